@@ -1,0 +1,462 @@
+#include "bam/bam.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <bitset>
+#include <cstring>
+
+namespace qcesim::bam {
+
+using sc_core::SC_ZERO_TIME;
+
+const char* pipe_error_name(PipeError e) {
+  switch (e) {
+    case PipeError::none: return "none";
+    case PipeError::ring_size_invalid: return "ring_size_invalid";
+    case PipeError::ring_address_invalid: return "ring_address_invalid";
+    case PipeError::doorbell_out_of_ring: return "doorbell_out_of_ring";
+    case PipeError::desc_size_zero: return "desc_size_zero";
+    case PipeError::desc_size_too_big: return "desc_size_too_big";
+    case PipeError::desc_address_invalid: return "desc_address_invalid";
+    case PipeError::cmd_on_producer: return "cmd_on_producer";
+    case PipeError::cmd_size_invalid: return "cmd_size_invalid";
+    case PipeError::ce_address_unmapped: return "ce_address_unmapped";
+    case PipeError::ce_command_invalid: return "ce_command_invalid";
+    case PipeError::ce_read_dest_invalid: return "ce_read_dest_invalid";
+  }
+  return "?";
+}
+
+SC_HAS_PROCESS(Bam);
+
+Bam::Bam(sc_core::sc_module_name name, const BamConfig& cfg)
+    : sc_core::sc_module(name),
+      regs_socket("regs_socket"),
+      bus_socket("bus_socket"),
+      peripheral("peripheral"),
+      irq("irq", cfg.num_ees),
+      m_cfg(cfg),
+      m_regs(std::string(this->name()) + ".regs"),
+      m_pipes(cfg.num_pipes) {
+  regs_socket.register_b_transport(this, &Bam::b_transport);
+  regs_socket.register_transport_dbg(this, &Bam::transport_dbg);
+  bus_socket.register_invalidate_direct_mem_ptr(this, &Bam::invalidate_dmi);
+  build_registers();
+
+  SC_METHOD(drive_irq);
+  sensitive << m_irq_update;
+
+  for (unsigned p = 0; p < m_cfg.num_pipes; ++p) {
+    m_pipes[p].index = p;
+    sc_core::sc_spawn(sc_bind(&Bam::pipe_thread, this, p),
+                      (std::string("pipe") + std::to_string(p)).c_str());
+  }
+}
+
+void Bam::build_registers() {
+  using model::Access;
+  using model::Register;
+  m_regs.add("BAM_CTRL", BAM_CTRL, 0);
+  m_regs.add("BAM_DESC_CNT_TRSHLD", BAM_DESC_CNT_TRSHLD, 0xFFFF);
+  m_regs.add("BAM_IRQ_STTS", BAM_IRQ_STTS, 0, Access::ro);
+  m_regs.add("BAM_IRQ_CLR", BAM_IRQ_CLR, 0, Access::wo);
+  m_regs.add("BAM_IRQ_EN", BAM_IRQ_EN, 0);
+  m_regs.add("BAM_CNFG_BITS", BAM_CNFG_BITS, 0);
+  m_regs.add("BAM_REVISION", BAM_REVISION, m_cfg.revision, Access::ro);
+  m_regs.add("BAM_NUM_PIPES", BAM_NUM_PIPES, m_cfg.num_pipes, Access::ro);
+  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
+    auto& srcs = m_regs.add("BAM_IRQ_SRCS_EE" + std::to_string(ee), BAM_IRQ_SRCS_EE(ee), 0, Access::ro, ee);
+    srcs.on_read = [this](Register& r) { return irq_srcs(r.tag); };
+    auto& msk = m_regs.add("BAM_IRQ_SRCS_MSK_EE" + std::to_string(ee), BAM_IRQ_SRCS_MSK_EE(ee), 0, Access::rw, ee);
+    msk.on_write = [this](Register& r, std::uint32_t v) {
+      r.value = v;
+      update_irq();
+    };
+    m_srcs_msk.push_back(&msk);
+  }
+  for (unsigned p = 0; p < m_cfg.num_pipes; ++p) {
+    Pipe& pp = m_pipes[p];
+    const std::string sfx = "[" + std::to_string(p) + "]";
+    pp.ctrl = &m_regs.add("BAM_P_CTRL" + sfx, BAM_P_CTRL(p), 0, Access::rw, p);
+    pp.ctrl->on_write = [this](Register& r, std::uint32_t v) {
+      r.value = v;
+      m_pipes[r.tag].kick.notify(SC_ZERO_TIME);
+    };
+    auto& rst = m_regs.add("BAM_P_RST" + sfx, BAM_P_RST(p), 0, Access::wo, p);
+    rst.on_write = [this](Register& r, std::uint32_t v) {
+      if (v & 1u) on_pipe_reset(m_pipes[r.tag]);
+    };
+    m_regs.add("BAM_P_HALT" + sfx, BAM_P_HALT(p), 0, Access::rw, p);
+    pp.irq_stts = &m_regs.add("BAM_P_IRQ_STTS" + sfx, BAM_P_IRQ_STTS(p), 0, Access::ro, p);
+    auto& clr = m_regs.add("BAM_P_IRQ_CLR" + sfx, BAM_P_IRQ_CLR(p), 0, Access::wo, p);
+    clr.on_write = [this](Register& r, std::uint32_t v) {
+      m_pipes[r.tag].irq_stts->value &= ~v;
+      update_irq();
+    };
+    pp.irq_en = &m_regs.add("BAM_P_IRQ_EN" + sfx, BAM_P_IRQ_EN(p), 0, Access::rw, p);
+    pp.irq_en->on_write = [this](Register& r, std::uint32_t v) {
+      r.value = v;
+      update_irq();
+    };
+    pp.trust = &m_regs.add("BAM_P_TRUST_REG" + sfx, BAM_P_TRUST_REG(p), 0, Access::rw, p);
+    pp.trust->on_write = [this](Register& r, std::uint32_t v) {
+      r.value = v & 0x7u;
+      update_irq();
+      m_lock_changed.notify(SC_ZERO_TIME);
+    };
+    pp.sw_ofsts = &m_regs.add("BAM_P_SW_OFSTS" + sfx, BAM_P_SW_OFSTS(p), 0, Access::ro, p);
+    pp.evnt = &m_regs.add("BAM_P_EVNT_REG" + sfx, BAM_P_EVNT_REG(p), 0, Access::rw, p);
+    pp.evnt->on_write = [this](Register& r, std::uint32_t v) { on_doorbell(m_pipes[r.tag], v); };
+    pp.fifo_addr = &m_regs.add("BAM_P_DESC_FIFO_ADDR" + sfx, BAM_P_DESC_FIFO_ADDR(p), 0, Access::rw, p);
+    pp.fifo_sizes = &m_regs.add("BAM_P_FIFO_SIZES" + sfx, BAM_P_FIFO_SIZES(p), 0, Access::rw, p);
+    m_regs.add("BAM_P_EVNT_GEN_TRSHLD" + sfx, BAM_P_EVNT_GEN_TRSHLD(p), 0, Access::rw, p);
+  }
+}
+
+unsigned Bam::pipe_ee(unsigned pipe) const { return m_pipes.at(pipe).trust->value & 0x7u; }
+
+void Bam::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) { m_regs.transport(trans); }
+
+unsigned int Bam::transport_dbg(tlm::tlm_generic_payload& trans) {
+  m_regs.transport(trans);
+  return trans.is_response_ok() ? trans.get_data_length() : 0u;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Doorbell, reset, errors, interrupts
+
+void Bam::on_doorbell(Pipe& pp, std::uint32_t value) {
+  pp.evnt->value = value;
+  if (pp.error != PipeError::none) return;  // a failed pipe stays stopped until P_RST
+  const std::uint32_t rs = ring_size(pp);
+  if (rs < 16 || rs > BAM_DESC_FIFO_SIZE || rs % sizeof(BamDescHw) != 0) {
+    fail(pp, PipeError::ring_size_invalid, "P_FIFO_SIZES ring size " + std::to_string(rs) +
+                                               " bytes (expected 16..32768, a multiple of 8)");
+    return;
+  }
+  if (value >= rs || value % sizeof(BamDescHw) != 0) {
+    fail(pp, PipeError::doorbell_out_of_ring,
+         "P_EVNT_REG offset " + std::to_string(value) + " outside a ring of " + std::to_string(rs) +
+             " bytes (" + std::to_string(rs / sizeof(BamDescHw) - 1) + " usable descriptors)");
+    return;
+  }
+  pp.write_off = value;
+  pp.kick.notify(SC_ZERO_TIME);
+}
+
+void Bam::on_pipe_reset(Pipe& pp) {
+  ++pp.generation;
+  pp.read_off = pp.write_off = 0;
+  pp.error = PipeError::none;
+  pp.error_detail.clear();
+  for (model::Register* r : {pp.ctrl, pp.irq_stts, pp.irq_en, pp.sw_ofsts, pp.evnt, pp.fifo_addr, pp.fifo_sizes})
+    r->value = r->reset;
+  if (m_lock.held && m_lock.pipe == pp.index) {
+    m_lock.held = false;
+    m_lock_changed.notify(SC_ZERO_TIME);
+  }
+  pp.kick.notify(SC_ZERO_TIME);
+  update_irq();
+}
+
+void Bam::fail(Pipe& pp, PipeError e, const std::string& detail) {
+  pp.error = e;
+  pp.error_detail = detail;
+  spdlog::debug("{}: pipe {} error {}: {}", name(), pp.index, pipe_error_name(e), detail);
+  raise(pp, P_ERR);
+}
+
+void Bam::raise(Pipe& pp, std::uint32_t bits) {
+  pp.stats.irq_events += std::bitset<32>(bits).count();
+  pp.irq_stts->value |= bits;
+  update_irq();
+}
+
+std::uint32_t Bam::irq_srcs(unsigned ee) const {
+  std::uint32_t srcs = 0;
+  for (const Pipe& pp : m_pipes) {
+    if ((pp.trust->value & 0x7u) == ee && (pp.irq_stts->value & pp.irq_en->value) != 0)
+      srcs |= 1u << pp.index;
+  }
+  return srcs;
+}
+
+void Bam::update_irq() { m_irq_update.notify(SC_ZERO_TIME); }
+
+// The interrupt lines are driven from this method only, never from a caller's stack.
+void Bam::drive_irq() {
+  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee)
+    irq[ee].write((irq_srcs(ee) & m_srcs_msk[ee]->value) != 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bus helpers
+
+void Bam::invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { m_dmi_valid = false; }
+
+std::uint8_t* Bam::dmi_ptr(std::uint64_t addr, std::uint64_t len, bool write) {
+  auto covers = [&] {
+    return m_dmi_valid && addr >= m_dmi.get_start_address() && len <= m_dmi.get_end_address() + 1 - addr &&
+           (write ? m_dmi.is_write_allowed() : m_dmi.is_read_allowed());
+  };
+  if (!covers()) {
+    tlm::tlm_generic_payload t;
+    t.set_address(addr);
+    t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    tlm::tlm_dmi dmi;
+    if (!bus_socket->get_direct_mem_ptr(t, dmi)) return nullptr;
+    m_dmi = dmi;
+    m_dmi_valid = true;
+    if (!covers()) return nullptr;
+  }
+  return m_dmi.get_dmi_ptr() + (addr - m_dmi.get_start_address());
+}
+
+bool Bam::bus_access(tlm::tlm_command cmd, std::uint64_t addr, std::uint8_t* data, unsigned len) {
+  tlm::tlm_generic_payload t;
+  sc_core::sc_time delay = SC_ZERO_TIME;
+  t.set_command(cmd);
+  t.set_address(addr);
+  t.set_data_ptr(data);
+  t.set_data_length(len);
+  t.set_streaming_width(len);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  bus_socket->b_transport(t, delay);
+  return t.is_response_ok();
+}
+
+bool Bam::mem_read(std::uint64_t addr, void* dst, std::uint64_t len) {
+  if (std::uint8_t* p = dmi_ptr(addr, len, false)) {
+    std::memcpy(dst, p, len);
+    return true;
+  }
+  return bus_access(tlm::TLM_READ_COMMAND, addr, static_cast<std::uint8_t*>(dst), static_cast<unsigned>(len));
+}
+
+bool Bam::mem_write(std::uint64_t addr, const void* src, std::uint64_t len) {
+  if (std::uint8_t* p = dmi_ptr(addr, len, true)) {
+    std::memcpy(p, src, len);
+    return true;
+  }
+  std::vector<std::uint8_t> tmp(static_cast<const std::uint8_t*>(src), static_cast<const std::uint8_t*>(src) + len);
+  return bus_access(tlm::TLM_WRITE_COMMAND, addr, tmp.data(), static_cast<unsigned>(len));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipe engine
+
+bool Bam::blocked_by_lock(const Pipe& pp) const {
+  return m_lock.held && m_lock.ee != (pp.trust->value & 0x7u);
+}
+
+bool Bam::pipe_runnable(const Pipe& pp) const {
+  return pp.error == PipeError::none && (pp.ctrl->value & P_EN) && pp.read_off != pp.write_off &&
+         !blocked_by_lock(pp);
+}
+
+void Bam::pipe_thread(unsigned p) {
+  Pipe& pp = m_pipes[p];
+  for (;;) {
+    while (!pipe_runnable(pp)) sc_core::wait(pp.kick | m_lock_changed);
+    const std::uint64_t gen = pp.generation;
+    const std::uint64_t slot = pp.fifo_addr->value + std::uint64_t{pp.read_off};
+    std::uint8_t raw[sizeof(BamDescHw)];
+    if (!mem_read(slot, raw, sizeof raw)) {
+      fail(pp, PipeError::ring_address_invalid,
+           "descriptor fetch at 0x" + fmt::format("{:x}", slot) + " (P_DESC_FIFO_ADDR + " +
+               std::to_string(pp.read_off) + ") hit no memory");
+      continue;
+    }
+    BamDescHw d;
+    std::memcpy(&d.addr, raw, 4);
+    std::memcpy(&d.size, raw + 4, 2);
+    std::memcpy(&d.flags, raw + 6, 2);
+    process_descriptor(pp, d, gen);
+  }
+}
+
+bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
+  const std::uint32_t slot_index = pp.read_off / sizeof(BamDescHw);
+  const std::string where = "descriptor " + std::to_string(slot_index);
+  if (d.size == 0) {
+    fail(pp, PipeError::desc_size_zero, where + " has size 0");
+    return false;
+  }
+  if (d.size > BAM_FIFO_SIZE) {
+    fail(pp, PipeError::desc_size_too_big, where + " has size " + std::to_string(d.size) + " (max 32760)");
+    return false;
+  }
+  const bool cmd = (d.flags & DESC_FLAG_CMD) != 0;
+  if (cmd && is_producer(pp)) {
+    fail(pp, PipeError::cmd_on_producer, where + " is a command descriptor on a producer pipe");
+    return false;
+  }
+  if (cmd && d.size % sizeof(BamCmdElement) != 0) {
+    fail(pp, PipeError::cmd_size_invalid, where + " command size " + std::to_string(d.size) + " not a multiple of 16");
+    return false;
+  }
+
+  const unsigned ee = pp.trust->value & 0x7u;
+  if (d.flags & DESC_FLAG_LOCK) {
+    // LOCK: from here on the BAM serves only this EE's pipes until UNLOCK.
+    while (m_lock.held && m_lock.ee != ee) {
+      sc_core::wait(m_lock_changed | pp.kick);
+      if (gen != pp.generation) return false;
+    }
+    m_lock = {true, ee, (pp.ctrl->value & P_LOCK_GROUP_MASK) >> P_LOCK_GROUP_SHIFT, pp.index};
+    m_lock_changed.notify(SC_ZERO_TIME);
+  }
+
+  bool peripheral_eot = false;
+  bool ok;
+  if (cmd) {
+    ok = run_command_elements(pp, d);
+  } else if (is_producer(pp)) {
+    ok = produce_data(pp, d, slot_index, gen, peripheral_eot);
+  } else {
+    ok = consume_data(pp, d, gen);
+  }
+  if (!ok || gen != pp.generation) return false;
+
+  if ((d.flags & DESC_FLAG_UNLOCK) && m_lock.held && m_lock.ee == ee) {
+    m_lock.held = false;
+    m_lock_changed.notify(SC_ZERO_TIME);
+  }
+
+  pp.read_off = (pp.read_off + static_cast<std::uint32_t>(sizeof(BamDescHw))) % ring_size(pp);
+  pp.sw_ofsts->value = pp.read_off;
+  ++pp.stats.descriptors;
+  std::uint32_t bits = 0;
+  if (d.flags & DESC_FLAG_INT) bits |= P_PRCSD_DESC;
+  if ((d.flags & DESC_FLAG_EOT) || peripheral_eot) bits |= P_TRNSFR_END;
+  if (bits) raise(pp, bits);
+
+  if (d.flags & DESC_FLAG_NWD) {
+    // Next descriptor waits until the peripheral has finished this transaction.
+    while (!peripheral->bam_transaction_done(pp.index)) {
+      sc_core::wait(peripheral->bam_state_event() | pp.kick);
+      if (gen != pp.generation) return false;
+    }
+  }
+  return true;
+}
+
+bool Bam::run_command_elements(Pipe& pp, const BamDescHw& d) {
+  ++pp.stats.cmd_descriptors;
+  const unsigned n = d.size / sizeof(BamCmdElement);
+  for (unsigned i = 0; i < n; ++i) {
+    BamCmdElement ce;
+    const std::uint64_t ce_addr = std::uint64_t{d.addr} + i * sizeof(BamCmdElement);
+    if (!mem_read(ce_addr, &ce, sizeof ce)) {
+      fail(pp, PipeError::desc_address_invalid,
+           fmt::format("command element {} at 0x{:x} is outside memory", i, ce_addr));
+      return false;
+    }
+    const std::uint32_t cmd = ce.cmd_and_addr >> 24;
+    const std::uint32_t target = (m_cfg.ce_addr_base & ~BAM_CE_ADDR_MASK) | (ce.cmd_and_addr & BAM_CE_ADDR_MASK);
+    ++pp.stats.command_elements;
+    if (cmd == BAM_WRITE_COMMAND) {
+      std::uint32_t value = ce.data;
+      if (ce.mask != 0xFFFFFFFFu) {
+        std::uint32_t old = 0;
+        if (!bus_access(tlm::TLM_READ_COMMAND, target, reinterpret_cast<std::uint8_t*>(&old), 4)) {
+          fail(pp, PipeError::ce_address_unmapped, fmt::format("command element {} reads 0x{:x}: nothing there", i, target));
+          return false;
+        }
+        value = (old & ~ce.mask) | (ce.data & ce.mask);
+      }
+      if (!bus_access(tlm::TLM_WRITE_COMMAND, target, reinterpret_cast<std::uint8_t*>(&value), 4)) {
+        fail(pp, PipeError::ce_address_unmapped, fmt::format("command element {} writes 0x{:x}: nothing there", i, target));
+        return false;
+      }
+    } else if (cmd == BAM_READ_COMMAND) {
+      std::uint32_t value = 0;
+      if (!bus_access(tlm::TLM_READ_COMMAND, target, reinterpret_cast<std::uint8_t*>(&value), 4)) {
+        fail(pp, PipeError::ce_address_unmapped, fmt::format("command element {} reads 0x{:x}: nothing there", i, target));
+        return false;
+      }
+      if (!mem_write(ce.data, &value, 4)) {
+        fail(pp, PipeError::ce_read_dest_invalid, fmt::format("command element {} stores to 0x{:x}: outside memory", i, ce.data));
+        return false;
+      }
+    } else {
+      fail(pp, PipeError::ce_command_invalid, fmt::format("command element {} has command {}", i, cmd));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Bam::consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
+  const std::uint32_t len = d.size;
+  const std::uint8_t* src = dmi_ptr(d.addr, len, false);
+  std::uint8_t burst[BAM_BURST_BYTES];
+  std::uint32_t done = 0;
+  while (done < len) {
+    std::size_t n = len - done;
+    const std::uint8_t* p;
+    if (src) {
+      p = src + done;
+    } else {
+      // No DMI: fetch one 64-byte burst at a time over the bus.
+      n = std::min<std::size_t>(n, BAM_BURST_BYTES);
+      if (!bus_access(tlm::TLM_READ_COMMAND, std::uint64_t{d.addr} + done, burst, static_cast<unsigned>(n))) {
+        fail(pp, PipeError::desc_address_invalid,
+             fmt::format("data at 0x{:x} ({} bytes) is outside memory", d.addr, len));
+        return false;
+      }
+      p = burst;
+    }
+    const bool eot = (d.flags & DESC_FLAG_EOT) && done + n == len;
+    const std::size_t took = peripheral->bam_din(pp.index, p, n, eot);
+    if (took == 0) {
+      sc_core::wait(peripheral->bam_state_event() | pp.kick);
+      if (gen != pp.generation) return false;
+      continue;
+    }
+    done += static_cast<std::uint32_t>(took);
+    pp.stats.bytes += took;
+  }
+  pp.stats.bursts += (len + BAM_BURST_BYTES - 1) / BAM_BURST_BYTES;
+  return true;
+}
+
+bool Bam::produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen,
+                       bool& peripheral_eot) {
+  const std::uint32_t len = d.size;
+  std::uint8_t* dst = dmi_ptr(d.addr, len, true);
+  std::uint8_t burst[BAM_BURST_BYTES];
+  std::uint32_t done = 0;
+  while (done < len) {
+    bool eot = false;
+    const std::size_t room = dst ? len - done : std::min<std::size_t>(len - done, BAM_BURST_BYTES);
+    const std::size_t n = peripheral->bam_dout(pp.index, dst ? dst + done : burst, room, eot);
+    if (n && !dst &&
+        !bus_access(tlm::TLM_WRITE_COMMAND, std::uint64_t{d.addr} + done, burst, static_cast<unsigned>(n))) {
+      fail(pp, PipeError::desc_address_invalid, fmt::format("result buffer at 0x{:x} is outside memory", d.addr));
+      return false;
+    }
+    done += static_cast<std::uint32_t>(n);
+    pp.stats.bytes += n;
+    if (eot) {
+      peripheral_eot = true;
+      break;
+    }
+    if (n == 0) {
+      sc_core::wait(peripheral->bam_state_event() | pp.kick);
+      if (gen != pp.generation) return false;
+    }
+  }
+  pp.stats.bursts += (done + BAM_BURST_BYTES - 1) / BAM_BURST_BYTES;
+  if (done < len) {
+    // The peripheral ended the transfer early: report the bytes written in the descriptor's
+    // size field, as producer pipes do [I].
+    const auto actual = static_cast<std::uint16_t>(done);
+    const std::uint64_t size_field = pp.fifo_addr->value + std::uint64_t{ring_slot} * sizeof(BamDescHw) + 4;
+    mem_write(size_field, &actual, sizeof actual);
+  }
+  return true;
+}
+
+}  // namespace qcesim::bam

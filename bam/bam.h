@@ -1,0 +1,144 @@
+// BAM DMA engine model (bam-v1.7.0): per-pipe descriptor FIFOs in memory, doorbells, command
+// elements executed as bus accesses, data streamed to/from the peripheral, pipe locking across
+// execution environments, per-pipe interrupt status and one interrupt line per EE.
+//
+// Each pipe has one long-lived thread, woken by its doorbell, the peripheral or the lock;
+// nothing is spawned per descriptor. Bad programming never asserts: it stops the pipe with
+// a PipeError, sets P_ERR in P_IRQ_STTS and raises the interrupt.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+#include "bam/bam_hw.h"
+#include "bam/bam_peripheral_if.h"
+#include "model/register_bank.h"
+
+namespace qcesim::bam {
+
+enum class PipeError {
+  none,
+  ring_size_invalid,      // P_FIFO_SIZES ring size 0, under 16, above 32768 or not a multiple of 8
+  ring_address_invalid,   // descriptor fetch from P_DESC_FIFO_ADDR failed (outside memory)
+  doorbell_out_of_ring,   // P_EVNT_REG offset beyond the ring or misaligned: more descriptors than it holds
+  desc_size_zero,         // zero-length descriptor (BAM does not do zero-length transfers)
+  desc_size_too_big,      // descriptor size above 32760 bytes (BAM_FIFO_SIZE)
+  desc_address_invalid,   // data buffer outside memory
+  cmd_on_producer,        // command descriptor on a producer pipe
+  cmd_size_invalid,       // command descriptor size not a multiple of 16
+  ce_address_unmapped,    // command element addresses nothing on the bus
+  ce_command_invalid,     // command element with a command other than read/write
+  ce_read_dest_invalid,   // command element read result could not be stored
+};
+
+const char* pipe_error_name(PipeError e);
+
+struct BamConfig {
+  unsigned num_pipes = 8;
+  unsigned num_ees = 4;
+  // Command elements carry 24 address bits; the BAM supplies the upper bits of the
+  // peripheral's register space [I]. SM8650: 0x01000000 | 0xdfa000 = QCE at 0x01dfa000.
+  std::uint32_t ce_addr_base = 0x01000000;
+  std::uint32_t revision = 0x00a80000u | CMD_DESC_EN;  // [I] value; CMD_DESC_EN is what matters
+};
+
+struct BamPipeStats {
+  std::uint64_t descriptors = 0;
+  std::uint64_t cmd_descriptors = 0;
+  std::uint64_t command_elements = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t bursts = 0;
+  std::uint64_t irq_events = 0;  // P_IRQ_STTS bits raised
+};
+
+class Bam : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Bam> regs_socket;     // register window
+  tlm_utils::simple_initiator_socket<Bam> bus_socket;   // descriptors, data, command elements
+  sc_core::sc_port<BamPeripheralIf> peripheral;
+  sc_core::sc_vector<sc_core::sc_out<bool>> irq;        // one level-high line per EE
+
+  Bam(sc_core::sc_module_name name, const BamConfig& cfg);
+
+  const BamConfig& config() const { return m_cfg; }
+  PipeError pipe_error(unsigned pipe) const { return m_pipes.at(pipe).error; }
+  std::string pipe_error_detail(unsigned pipe) const { return m_pipes.at(pipe).error_detail; }
+  const BamPipeStats& pipe_stats(unsigned pipe) const { return m_pipes.at(pipe).stats; }
+  // Current lock holder, or -1.
+  int lock_owner_pipe() const { return m_lock.held ? static_cast<int>(m_lock.pipe) : -1; }
+  unsigned pipe_ee(unsigned pipe) const;
+
+ private:
+  struct Pipe {
+    unsigned index = 0;
+    model::Register* ctrl = nullptr;
+    model::Register* irq_stts = nullptr;
+    model::Register* irq_en = nullptr;
+    model::Register* trust = nullptr;
+    model::Register* sw_ofsts = nullptr;
+    model::Register* evnt = nullptr;
+    model::Register* fifo_addr = nullptr;
+    model::Register* fifo_sizes = nullptr;
+    std::uint32_t read_off = 0;   // next descriptor the hardware processes (bytes)
+    std::uint32_t write_off = 0;  // doorbell position (bytes)
+    PipeError error = PipeError::none;
+    std::string error_detail;
+    std::uint64_t generation = 0;  // bumped by P_RST: abandons the descriptor in progress
+    sc_core::sc_event kick;
+    BamPipeStats stats;
+  };
+  struct Lock {
+    bool held = false;
+    unsigned ee = 0;
+    unsigned group = 0;
+    unsigned pipe = 0;
+  };
+
+  void build_registers();
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+
+  void pipe_thread(unsigned p);
+  bool pipe_runnable(const Pipe& pp) const;
+  bool blocked_by_lock(const Pipe& pp) const;
+  bool is_producer(const Pipe& pp) const { return (pp.ctrl->value & P_DIRECTION) != 0; }
+  std::uint32_t ring_size(const Pipe& pp) const { return pp.fifo_sizes->value & 0xFFFFu; }
+  // Each returns false when the pipe stopped (error or reset) and the descriptor is abandoned.
+  bool process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
+  bool run_command_elements(Pipe& pp, const BamDescHw& d);
+  bool consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
+  bool produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen, bool& peripheral_eot);
+  void fail(Pipe& pp, PipeError e, const std::string& detail);
+  void raise(Pipe& pp, std::uint32_t bits);
+  void on_doorbell(Pipe& pp, std::uint32_t value);
+  void on_pipe_reset(Pipe& pp);
+
+  // Bus helpers: DMI for memory where granted, b_transport otherwise.
+  std::uint8_t* dmi_ptr(std::uint64_t addr, std::uint64_t len, bool write);
+  bool bus_access(tlm::tlm_command cmd, std::uint64_t addr, std::uint8_t* data, unsigned len);
+  bool mem_read(std::uint64_t addr, void* dst, std::uint64_t len);
+  bool mem_write(std::uint64_t addr, const void* src, std::uint64_t len);
+
+  void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
+  void update_irq();
+  void drive_irq();
+  std::uint32_t irq_srcs(unsigned ee) const;
+
+  BamConfig m_cfg;
+  model::RegisterBank m_regs;
+  std::vector<Pipe> m_pipes;
+  std::vector<model::Register*> m_srcs_msk;
+  Lock m_lock;
+  sc_core::sc_event m_lock_changed;
+  sc_core::sc_event m_irq_update;
+  tlm::tlm_dmi m_dmi;
+  bool m_dmi_valid = false;
+};
+
+}  // namespace qcesim::bam

@@ -1,0 +1,126 @@
+// The dmaengine provider side of the BAM, as drivers/dma/qcom/bam_dma.c runs it on the CPU:
+// channel init (bam_chan_init_hw), descriptor preparation (bam_prep_slave_sg), loading the
+// descriptor FIFO and ringing the doorbell (bam_start_dma), the interrupt handler
+// (bam_dma_irq / process_channel_irqs), the bottom half that runs completion callbacks and
+// loads more work (vchan_complete / dma_tasklet), terminate_all, and the locking series'
+// LOCK/UNLOCK command descriptors around each transaction on a channel with a scratchpad.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bam/bam_hw.h"
+#include "cpu/host.h"
+
+namespace qcesim::bam {
+
+enum class DmaDir { mem_to_dev, dev_to_mem };
+
+// dmaengine prep flags.
+constexpr unsigned DMA_PREP_INTERRUPT = 1u << 0;  // -> EOT on the last hardware descriptor
+constexpr unsigned DMA_CTRL_ACK = 1u << 1;
+constexpr unsigned DMA_PREP_FENCE = 1u << 2;      // -> NWD
+constexpr unsigned DMA_PREP_CMD = 1u << 3;        // -> CMD on every hardware descriptor
+
+struct ScatterEntry {
+  std::uint64_t addr;  // bus address (dma_map_sg result)
+  std::uint32_t len;
+};
+
+struct DmaResult {
+  bool ok = true;
+  std::string error;
+};
+using DmaCallback = std::function<void(const DmaResult&)>;
+
+struct BamAsyncDesc {
+  std::vector<BamDescHw> desc;  // every hardware descriptor of this transfer
+  std::size_t loaded = 0;       // hardware descriptors put in the FIFO so far
+  std::size_t xfer_len = 0;     // hardware descriptors of the batch in the FIFO now
+  std::uint16_t flags = 0;      // EOT / NWD for the last hardware descriptor
+  DmaCallback callback;
+  bool lock = false, unlock = false;
+  cpu::DmaBuf ce_buf;           // LOCK/UNLOCK: their one command element
+};
+
+struct BamSlaveConfig {
+  DmaDir dir = DmaDir::mem_to_dev;
+  // Locking series: the register a LOCK/UNLOCK dummy write targets (QCE VERSION). Unset: no locking.
+  std::optional<std::uint64_t> scratchpad;
+};
+
+struct BamChanStats {
+  std::uint64_t hw_descriptors = 0;   // loaded into the FIFO
+  std::uint64_t async_descriptors = 0;
+  std::uint64_t doorbells = 0;
+  std::uint64_t lock_pairs = 0;
+  std::uint64_t resets = 0;
+};
+
+struct BamChan {
+  unsigned id = 0;
+  BamSlaveConfig cfg;
+  bool initialized = false;
+  bool locked = false;  // a LOCK is queued whose UNLOCK has not completed
+  cpu::DmaBuf fifo;
+  std::uint32_t head = 0;  // first slot not yet retired
+  std::uint32_t tail = 0;  // next free slot
+  std::uint32_t in_fifo = 0;
+  std::deque<std::unique_ptr<BamAsyncDesc>> issued;  // waiting for FIFO room
+  std::deque<std::unique_ptr<BamAsyncDesc>> active;  // in the FIFO (desc_list)
+  std::vector<std::unique_ptr<BamAsyncDesc>> submitted;
+  std::optional<std::string> error;  // set by a P_ERR interrupt until the next reset
+  BamChanStats stats;
+};
+
+struct BamIrqStats {
+  std::uint64_t hardirqs = 0;
+  std::uint64_t pipe_events = 0;  // status bits seen across pipes
+};
+
+class BamDma {
+ public:
+  static constexpr std::uint32_t kRingSlots = BAM_DESC_FIFO_SIZE / sizeof(BamDescHw);  // 4096
+
+  BamDma(cpu::Host& host, std::uint64_t base, unsigned ee, unsigned num_pipes);
+  ~BamDma();
+  BamDma(const BamDma&) = delete;
+  BamDma& operator=(const BamDma&) = delete;
+
+  BamChan& chan(unsigned pipe);
+  void slave_config(BamChan& c, const BamSlaveConfig& cfg);
+  std::unique_ptr<BamAsyncDesc> prep_slave_sg(BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
+                                              DmaCallback cb = {});
+  void submit(BamChan& c, std::unique_ptr<BamAsyncDesc> d);
+  void issue_pending(BamChan& c);
+  void terminate_all(BamChan& c);
+
+  // bam_dma_irq: returns the IRQ_SRCS_EE bits it handled.
+  std::uint32_t irq();
+  // Bottom half: completion callbacks (vchan_complete), then dma_tasklet (load more).
+  void run_bh();
+
+  const BamIrqStats& irq_stats() const { return m_irq_stats; }
+
+ private:
+  void init_hw(BamChan& c);
+  void start_dma(BamChan& c);
+  void fail_channel(BamChan& c, const std::string& why);
+  void free_desc(BamAsyncDesc& d);
+  std::unique_ptr<BamAsyncDesc> make_lock_desc(BamChan& c, bool lock);
+  std::uint64_t reg(std::uint32_t off) const { return m_base + off; }
+
+  cpu::Host& m_host;
+  std::uint64_t m_base;
+  unsigned m_ee;
+  std::vector<BamChan> m_chans;
+  std::vector<std::pair<DmaCallback, DmaResult>> m_completed;
+  BamIrqStats m_irq_stats;
+};
+
+}  // namespace qcesim::bam

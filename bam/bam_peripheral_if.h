@@ -1,0 +1,27 @@
+// The sideband between a BAM and its peripheral (here the crypto engine): consumer pipes push
+// data into the peripheral, producer pipes pull data out, and the NWD handshake asks whether the
+// peripheral has finished the transaction a pipe fed. The functional model moves runs of
+// 64-byte bursts per call; the peripheral may take fewer bytes than offered (back-pressure).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <systemc>
+
+namespace qcesim::bam {
+
+class BamPeripheralIf : public virtual sc_core::sc_interface {
+ public:
+  // Consumer pipe to peripheral. Returns the bytes taken (0: not ready now). `eot` marks that
+  // the offered run ends an EOT descriptor.
+  virtual std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot) = 0;
+  // Producer pipe from peripheral. Copies up to `max` bytes into dst; sets `eot` when the
+  // copied run ends the peripheral's transfer.
+  virtual std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) = 0;
+  // NWD: has the transaction fed through this pipe finished?
+  virtual bool bam_transaction_done(unsigned pipe) const = 0;
+  // Notified whenever any answer above may have changed.
+  virtual const sc_core::sc_event& bam_state_event() const = 0;
+};
+
+}  // namespace qcesim::bam

@@ -1,0 +1,143 @@
+#include "cpu/host.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <new>
+
+namespace qcesim::cpu {
+
+DmaAllocator::DmaAllocator(std::uint64_t base, std::uint64_t size) { m_free[base] = size; }
+
+std::uint64_t DmaAllocator::alloc(std::uint64_t size, std::uint64_t align) {
+  if (size == 0) size = 1;
+  if (align == 0) align = 1;
+  for (auto it = m_free.begin(); it != m_free.end(); ++it) {
+    const std::uint64_t start = it->first, len = it->second;
+    const std::uint64_t a = (start + align - 1) / align * align;
+    if (a - start > len || len - (a - start) < size) continue;
+    m_free.erase(it);
+    if (a > start) m_free[start] = a - start;
+    if (start + len > a + size) m_free[a + size] = start + len - (a + size);
+    m_used[a] = size;
+    return a;
+  }
+  throw std::bad_alloc();
+}
+
+void DmaAllocator::free(std::uint64_t addr) {
+  auto u = m_used.find(addr);
+  if (u == m_used.end()) return;
+  std::uint64_t start = addr, size = u->second;
+  m_used.erase(u);
+  auto next = m_free.lower_bound(start);
+  if (next != m_free.end() && start + size == next->first) {
+    size += next->second;
+    next = m_free.erase(next);
+  }
+  if (next != m_free.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == start) {
+      start = prev->first;
+      size += prev->second;
+      m_free.erase(prev);
+    }
+  }
+  m_free[start] = size;
+}
+
+std::uint64_t DmaAllocator::bytes_free() const {
+  std::uint64_t n = 0;
+  for (const auto& f : m_free) n += f.second;
+  return n;
+}
+
+SC_HAS_PROCESS(Host);
+
+Host::Host(sc_core::sc_module_name name, std::uint64_t dma_base, std::uint64_t dma_size)
+    : sc_core::sc_module(name), bus("bus"), irq("irq"), m_alloc(dma_base, dma_size) {
+  SC_THREAD(cpu_thread);
+  // Driver code (and the test assertions inside jobs) needs more than the 256 KiB default.
+  set_stack_size(8u << 20);
+}
+
+void Host::cpu_thread() {
+  try {
+    if (m_job) m_job();
+  } catch (...) {
+    m_exception = std::current_exception();
+  }
+  m_finished = true;
+  sc_core::sc_stop();
+}
+
+std::uint32_t Host::readl(std::uint64_t addr) {
+  std::uint32_t v = 0;
+  tlm::tlm_generic_payload t;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  t.set_command(tlm::TLM_READ_COMMAND);
+  t.set_address(addr);
+  t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+  t.set_data_length(4);
+  t.set_streaming_width(4);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  bus->b_transport(t, delay);
+  ++m_stats.mmio_reads;
+  if (!t.is_response_ok()) throw BusFault(fmt::format("readl(0x{:x}): {}", addr, t.get_response_string()), addr);
+  return v;
+}
+
+void Host::writel(std::uint64_t addr, std::uint32_t value) {
+  tlm::tlm_generic_payload t;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  t.set_command(tlm::TLM_WRITE_COMMAND);
+  t.set_address(addr);
+  t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+  t.set_data_length(4);
+  t.set_streaming_width(4);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  bus->b_transport(t, delay);
+  ++m_stats.mmio_writes;
+  if (!t.is_response_ok())
+    throw BusFault(fmt::format("writel(0x{:x}, 0x{:x}): {}", addr, value, t.get_response_string()), addr);
+}
+
+std::uint8_t* Host::dram_ptr(std::uint64_t addr, std::uint64_t len) {
+  if (!m_dmi_valid || addr < m_dmi.get_start_address() || len > m_dmi.get_end_address() + 1 - addr) {
+    tlm::tlm_generic_payload t;
+    t.set_address(addr);
+    t.set_command(tlm::TLM_WRITE_COMMAND);
+    if (!bus->get_direct_mem_ptr(t, m_dmi)) throw std::runtime_error(fmt::format("no DMI to DRAM at 0x{:x}", addr));
+    m_dmi_valid = true;
+    if (addr < m_dmi.get_start_address() || len > m_dmi.get_end_address() + 1 - addr)
+      throw std::runtime_error(fmt::format("DMA buffer 0x{:x}+{} outside DRAM", addr, len));
+  }
+  return m_dmi.get_dmi_ptr() + (addr - m_dmi.get_start_address());
+}
+
+DmaBuf Host::dma_alloc(std::size_t size, std::size_t align) {
+  DmaBuf b;
+  b.addr = m_alloc.alloc(size, align);
+  b.size = size;
+  b.ptr = dram_ptr(b.addr, size ? size : 1);
+  return b;
+}
+
+void Host::dma_free(const DmaBuf& buf) {
+  if (buf.ptr) m_alloc.free(buf.addr);
+}
+
+bool Host::wait_irq(const sc_core::sc_time& timeout) {
+  // Let the line settle first: a status clear just written by the handler drops the BAM's
+  // line one delta later (its driving method) and the signal shows it one delta after that.
+  // Without this the GIC would re-take an interrupt that is already handled.
+  sc_core::wait(sc_core::SC_ZERO_TIME);
+  sc_core::wait(sc_core::SC_ZERO_TIME);
+  if (!irq.read()) {
+    sc_core::wait(timeout, irq.posedge_event());
+    if (!irq.read()) return false;
+  }
+  ++m_stats.irqs;
+  return true;
+}
+
+}  // namespace qcesim::cpu

@@ -1,0 +1,89 @@
+#include "model/register_bank.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace qcesim::model {
+
+Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::uint32_t reset,
+                            Access access, std::uint32_t tag) {
+  if (offset % 4 != 0) throw std::invalid_argument(m_name + ": misaligned register " + name);
+  if (m_by_offset.count(offset)) throw std::invalid_argument(m_name + ": duplicate offset for " + name);
+  Register r;
+  r.name = name;
+  r.offset = offset;
+  r.reset = reset;
+  r.value = reset;
+  r.access = access;
+  r.tag = tag;
+  m_by_offset[offset] = m_regs.size();
+  m_regs.push_back(std::move(r));
+  return m_regs.back();
+}
+
+Register* RegisterBank::find(std::uint32_t offset) {
+  auto it = m_by_offset.find(offset);
+  return it == m_by_offset.end() ? nullptr : &m_regs[it->second];
+}
+
+Register& RegisterBank::at(std::uint32_t offset) {
+  Register* r = find(offset);
+  if (!r) throw std::out_of_range(m_name + ": no register at offset " + std::to_string(offset));
+  return *r;
+}
+
+void RegisterBank::reset() {
+  for (auto& r : m_regs) r.value = r.reset;
+}
+
+bool RegisterBank::read(std::uint32_t offset, std::uint32_t& value) {
+  Register* r = find(offset);
+  if (!r) return false;
+  if (r->access == Access::wo) {
+    value = 0;
+  } else {
+    value = r->on_read ? r->on_read(*r) : r->value;
+  }
+  return true;
+}
+
+bool RegisterBank::write(std::uint32_t offset, std::uint32_t value) {
+  Register* r = find(offset);
+  if (!r) return false;
+  if (r->access == Access::ro) return true;
+  if (r->on_write) {
+    r->on_write(*r, value);
+  } else {
+    r->value = value;
+  }
+  return true;
+}
+
+void RegisterBank::transport(tlm::tlm_generic_payload& trans) {
+  const std::uint64_t addr = trans.get_address();
+  const unsigned len = trans.get_data_length();
+  if (trans.get_byte_enable_ptr() || addr % 4 != 0 || len == 0 || len % 4 != 0) {
+    trans.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return;
+  }
+  unsigned char* p = trans.get_data_ptr();
+  for (unsigned i = 0; i < len; i += 4) {
+    const auto off = static_cast<std::uint32_t>(addr + i);
+    std::uint32_t v = 0;
+    bool ok;
+    if (trans.is_read()) {
+      ok = read(off, v);
+      std::memcpy(p + i, &v, 4);  // little-endian bus
+    } else {
+      std::memcpy(&v, p + i, 4);
+      ok = write(off, v);
+    }
+    if (!ok) {
+      trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return;
+    }
+  }
+  trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace qcesim::model

@@ -1,0 +1,57 @@
+// Memory-mapped registers in the style of VCML's peripheral: each register is an object
+// with a name (as the kernel headers spell it), an offset, a reset value, an access kind
+// and optional read/write callbacks. A bank decodes 32-bit TLM accesses to them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <tlm>
+#include <unordered_map>
+#include <deque>
+
+namespace qcesim::model {
+
+enum class Access { rw, ro, wo };
+
+struct Register {
+  std::string name;
+  std::uint32_t offset = 0;
+  std::uint32_t reset = 0;
+  Access access = Access::rw;
+  std::uint32_t value = 0;
+  std::uint32_t tag = 0;  // per-instance index for banked registers (pipe, EE)
+  // on_read returns the value to deliver; default: the stored value.
+  std::function<std::uint32_t(Register&)> on_read;
+  // on_write gets the written value; default: store it.
+  std::function<void(Register&, std::uint32_t)> on_write;
+};
+
+class RegisterBank {
+ public:
+  explicit RegisterBank(std::string name) : m_name(std::move(name)) {}
+
+  Register& add(const std::string& name, std::uint32_t offset, std::uint32_t reset = 0,
+                Access access = Access::rw, std::uint32_t tag = 0);
+  Register* find(std::uint32_t offset);
+  Register& at(std::uint32_t offset);  // throws if absent (model-internal use)
+  void reset();
+
+  // Register-sized accesses; writes to read-only registers are ignored (like the hardware),
+  // reads of write-only ones return 0. Returns false for an offset with no register.
+  bool read(std::uint32_t offset, std::uint32_t& value);
+  bool write(std::uint32_t offset, std::uint32_t value);
+
+  // Decodes a TLM payload: 4-byte aligned, a multiple of 4 bytes, each word a register.
+  void transport(tlm::tlm_generic_payload& trans);
+
+  const std::string& name() const { return m_name; }
+  std::size_t size() const { return m_regs.size(); }
+
+ private:
+  std::string m_name;
+  std::deque<Register> m_regs;  // deque: references stay valid as registers are added
+  std::unordered_map<std::uint32_t, std::size_t> m_by_offset;
+};
+
+}  // namespace qcesim::model

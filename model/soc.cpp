@@ -1,0 +1,59 @@
+#include "model/soc.h"
+
+#include <stdexcept>
+
+namespace qcesim::model {
+
+namespace {
+enum Target : unsigned { kDram = 0, kQce = 1, kBam = 2 };
+bool g_elaborated = false;
+}  // namespace
+
+Soc::Soc(sc_core::sc_module_name name, const SocConfig& c)
+    : sc_core::sc_module(name),
+      cfg(c),
+      dram("dram", c.map.dram_size),
+      bus("bus"),
+      bam("bam", c.bam),
+      qce("qce", c.qce),
+      host("cpu", c.map.dram_base, c.map.dram_size),
+      bam_irq("bam_irq", c.bam.num_ees) {
+  // Targets in the order of the Target enum.
+  bus.to_targets.bind(dram.socket);
+  bus.to_targets.bind(qce.regs_socket);
+  bus.to_targets.bind(bam.regs_socket);
+  bus.map("dram", c.map.dram_base, c.map.dram_size, kDram);
+  bus.map("crypto", c.map.qce_base, c.map.qce_size, kQce);
+  bus.map("cryptobam", c.map.bam_base, c.map.bam_size, kBam);
+  // Initiators: the CPU and the BAM (descriptors, data, command elements).
+  host.bus.bind(bus.from_initiators);
+  bam.bus_socket.bind(bus.from_initiators);
+  bam.peripheral.bind(qce);
+  for (unsigned ee = 0; ee < c.bam.num_ees; ++ee) bam.irq[ee].bind(bam_irq[ee]);
+  host.irq.bind(bam_irq[c.linux_ee]);
+}
+
+Emulator::Emulator(const EmulatorConfig& cfg) {
+  if (g_elaborated) throw std::logic_error("SystemC elaborates once per process: one Emulator per process");
+  g_elaborated = true;
+  m_soc = std::make_unique<Soc>("soc", cfg.soc);
+  m_bam_dma = std::make_unique<bam::BamDma>(m_soc->host, cfg.soc.map.bam_base, cfg.soc.linux_ee, cfg.soc.bam.num_pipes);
+  m_qce = std::make_unique<qce::QceDevice>(m_soc->host, *m_bam_dma, cfg.soc.map.qce_base, cfg.driver);
+}
+
+Emulator::~Emulator() = default;
+
+void Emulator::run(const std::function<void(Emulator&)>& job) {
+  if (m_ran) throw std::logic_error("Emulator::run: the simulation already ran in this process");
+  m_ran = true;
+  m_soc->host.set_job([this, &job] {
+    m_qce->probe();
+    job(*this);
+  });
+  sc_core::sc_start();
+  if (auto e = m_soc->host.job_exception()) std::rethrow_exception(e);
+  if (!m_soc->host.job_finished())
+    throw std::runtime_error("simulation stalled: the CPU thread waits for an event that never comes");
+}
+
+}  // namespace qcesim::model

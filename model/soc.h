@@ -1,0 +1,78 @@
+// The SoC top: DRAM, the interconnect, the crypto BAM, the crypto engine and the Linux CPU,
+// wired with the SM8650 address map, plus the Linux driver stack (bam_dma + qce) that runs
+// on the CPU. SystemC elaborates once per process, so one Emulator exists per process.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <systemc>
+
+#include "bam/bam.h"
+#include "bam/bam_dma.h"
+#include "cpu/host.h"
+#include "model/bus.h"
+#include "model/memory.h"
+#include "qce/qce.h"
+#include "qce/qce_driver.h"
+
+namespace qcesim::model {
+
+// SM8650 (sm8650.dtsi): crypto@1dfa000 size 0x6000; cryptobam "qcom,bam-v1.7.0" @1dc4000.
+struct AddressMap {
+  std::uint64_t dram_base = 0x80000000ull;
+  std::uint64_t dram_size = 256ull << 20;  // what the emulator gives its DMA buffers
+  std::uint64_t qce_base = 0x01dfa000ull;
+  std::uint64_t qce_size = 0x6000;
+  std::uint64_t bam_base = 0x01dc4000ull;
+  std::uint64_t bam_size = 0x28000;
+};
+
+struct SocConfig {
+  AddressMap map;
+  bam::BamConfig bam;
+  qce::QceConfig qce;
+  unsigned linux_ee = 0;  // qcom,ee = <0>
+};
+
+class Soc : public sc_core::sc_module {
+ public:
+  Soc(sc_core::sc_module_name name, const SocConfig& cfg);
+
+  const SocConfig cfg;
+  Memory dram;
+  Bus bus;
+  bam::Bam bam;
+  qce::Qce qce;
+  cpu::Host host;
+  sc_core::sc_vector<sc_core::sc_signal<bool>> bam_irq;  // one line per EE
+};
+
+struct EmulatorConfig {
+  SocConfig soc;
+  qce::QceDriverConfig driver;
+};
+
+class Emulator {
+ public:
+  // Elaborates the platform. A second Emulator in the same process throws std::logic_error.
+  explicit Emulator(const EmulatorConfig& cfg = {});
+  ~Emulator();
+
+  // Probes the qce driver on the CPU thread, then runs `job` there inside simulated time.
+  // Returns when the job ends; rethrows what the job threw. Once per process.
+  void run(const std::function<void(Emulator&)>& job);
+
+  Soc& soc() { return *m_soc; }
+  cpu::Host& host() { return m_soc->host; }
+  bam::BamDma& bam_dma() { return *m_bam_dma; }
+  qce::QceDevice& qce() { return *m_qce; }
+
+ private:
+  std::unique_ptr<Soc> m_soc;
+  std::unique_ptr<bam::BamDma> m_bam_dma;
+  std::unique_ptr<qce::QceDevice> m_qce;
+  bool m_ran = false;
+};
+
+}  // namespace qcesim::model

@@ -1,0 +1,269 @@
+#include "qce/qce.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace qcesim::qce {
+
+using model::Access;
+using model::Register;
+using sc_core::SC_ZERO_TIME;
+
+SC_HAS_PROCESS(Qce);
+
+Qce::Qce(sc_core::sc_module_name name, const QceConfig& cfg)
+    : sc_core::sc_module(name), regs_socket("regs_socket"), m_cfg(cfg), m_regs(std::string(this->name()) + ".regs") {
+  regs_socket.register_b_transport(this, &Qce::b_transport);
+  regs_socket.register_transport_dbg(this, &Qce::transport_dbg);
+  build_registers();
+  SC_THREAD(engine_thread);
+}
+
+void Qce::build_registers() {
+  auto& r = m_regs;
+  r.add("VERSION", REG_VERSION, m_cfg.version, Access::ro);
+  auto& status = r.add("STATUS", REG_STATUS, 0, Access::rw);
+  status.on_write = [](Register& reg, std::uint32_t v) { reg.value = v; };
+  r.add("STATUS2", REG_STATUS2, 0, Access::ro);
+  r.add("ENGINES_AVAIL", REG_ENGINES_AVAIL, SHA_SEL | (m_cfg.pipe_sets << BAM_PIPE_SETS_SHIFT), Access::ro);
+  r.add("FIFO_SIZES", REG_FIFO_SIZES, 0, Access::ro);
+  r.add("SEG_SIZE", REG_SEG_SIZE);
+  auto& go = r.add("GOPROC", REG_GOPROC, 0, Access::wo);
+  go.on_write = [this](Register&, std::uint32_t v) { on_goproc(v); };
+  r.add("ENCR_SEG_CFG", REG_ENCR_SEG_CFG);
+  r.add("ENCR_SEG_SIZE", REG_ENCR_SEG_SIZE);
+  r.add("ENCR_SEG_START", REG_ENCR_SEG_START);
+  r.add("CNTR0_IV0", REG_CNTR0_IV0);
+  r.add("CNTR1_IV1", REG_CNTR1_IV1);
+  r.add("CNTR2_IV2", REG_CNTR2_IV2);
+  r.add("CNTR3_IV3", REG_CNTR3_IV3);
+  r.add("CNTR_MASK", REG_CNTR_MASK);
+  for (unsigned i = 0; i < 4; ++i) r.add("ENCR_CCM_INT_CNTR" + std::to_string(i), REG_ENCR_CCM_INT_CNTR0 + 4 * i);
+  r.add("ENCR_XTS_DU_SIZE", REG_ENCR_XTS_DU_SIZE);
+  r.add("CNTR_MASK2", REG_CNTR_MASK2);
+  r.add("CNTR_MASK1", REG_CNTR_MASK1);
+  r.add("CNTR_MASK0", REG_CNTR_MASK0);
+  r.add("AUTH_SEG_CFG", REG_AUTH_SEG_CFG);
+  r.add("AUTH_SEG_SIZE", REG_AUTH_SEG_SIZE);
+  r.add("AUTH_SEG_START", REG_AUTH_SEG_START);
+  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) r.add("AUTH_IV" + std::to_string(i), REG_AUTH_IV0 + 4 * i);
+  for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i)
+    r.add("AUTH_BYTECNT" + std::to_string(i), REG_AUTH_BYTECNT0 + 4 * i);
+  r.add("CONFIG", REG_CONFIG);
+  // Key registers are write-only [I]: reads return 0.
+  for (unsigned i = 0; i < 8; ++i) r.add("ENCR_KEY" + std::to_string(i), REG_ENCR_KEY0 + 4 * i, 0, Access::wo);
+  for (unsigned i = 0; i < 8; ++i)
+    r.add("ENCR_XTS_KEY" + std::to_string(i), REG_ENCR_XTS_KEY0 + 4 * i, 0, Access::wo);
+  for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i)
+    r.add("AUTH_KEY" + std::to_string(i), REG_AUTH_KEY0 + 4 * i, 0, Access::wo);
+}
+
+void Qce::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) { m_regs.transport(trans); }
+
+unsigned int Qce::transport_dbg(tlm::tlm_generic_payload& trans) {
+  m_regs.transport(trans);
+  return trans.is_response_ok() ? trans.get_data_length() : 0u;
+}
+
+void Qce::set_status_bits(std::uint32_t set, std::uint32_t clear) {
+  Register& s = m_regs.at(REG_STATUS);
+  s.value = (s.value & ~clear) | set;
+}
+
+// Latches the programmed operation; returns why it cannot run, or "" when it can.
+std::string Qce::validate_and_latch(Op& op) {
+  const std::uint32_t encr = reg(REG_ENCR_SEG_CFG);
+  const std::uint32_t auth = reg(REG_AUTH_SEG_CFG);
+  const std::uint32_t config = reg(REG_CONFIG);
+  op.seg_size = reg(REG_SEG_SIZE);
+  op.auth_start = reg(REG_AUTH_SEG_START);
+  op.auth_size = reg(REG_AUTH_SEG_SIZE);
+  op.pipe_set = (config & PIPE_SET_SELECT_MASK) >> PIPE_SET_SELECT_SHIFT;
+  op.first = (auth & AUTH_FIRST) != 0;
+  op.last = (auth & AUTH_LAST) != 0;
+
+  if (encr != 0) return fmt::format("ENCR_SEG_CFG=0x{:08x}: cipher operations are not modelled", encr);
+  const std::uint32_t alg = (auth >> AUTH_ALG_SHIFT) & 0x7u;
+  if (alg == AUTH_ALG_NONE) return "AUTH_SEG_CFG and ENCR_SEG_CFG both select no algorithm";
+  if (alg != AUTH_ALG_SHA) return fmt::format("AUTH_SEG_CFG ALG={} is not SHA (1)", alg);
+  const std::uint32_t size = (auth >> AUTH_SIZE_SHIFT) & 0x1Fu;
+  if (size == AUTH_SIZE_SHA1) {
+    op.alg = HashAlg::sha1;
+  } else if (size == AUTH_SIZE_SHA256) {
+    op.alg = HashAlg::sha256;
+  } else {
+    return fmt::format("AUTH_SEG_CFG SIZE={} is neither SHA1 (0) nor SHA256 (1)", size);
+  }
+  const std::uint32_t mode = (auth >> AUTH_MODE_SHIFT) & 0x7u;
+  if (mode != AUTH_MODE_HASH && mode != AUTH_MODE_HMAC)
+    return fmt::format("AUTH_SEG_CFG MODE={} is neither HASH (0) nor HMAC (1)", mode);
+  op.hmac = mode == AUTH_MODE_HMAC;
+  if (auth & (AUTH_USE_HW_KEY | AUTH_USE_PIPE_KEY)) return "AUTH_SEG_CFG asks for a hardware or pipe key";
+  if (op.pipe_set >= m_cfg.pipe_sets)
+    return fmt::format("CONFIG PIPE_SET_SELECT={} but the engine has {} pipe sets", op.pipe_set, m_cfg.pipe_sets);
+  if (std::uint64_t{op.auth_start} + op.auth_size > op.seg_size)
+    return fmt::format("AUTH_SEG_START {} + AUTH_SEG_SIZE {} exceed SEG_SIZE {}", op.auth_start, op.auth_size,
+                       op.seg_size);
+  if (!op.last && op.auth_size % kShaBlockBytes != 0)
+    return fmt::format("AUTH_SEG_SIZE {} of a non-LAST segment is not a multiple of 64", op.auth_size);
+  if (!op.last && op.seg_size == 0) return "SEG_SIZE 0 on a non-LAST segment";
+
+  // Import the chaining state and byte count.
+  ShaState st;
+  st.alg = op.alg;
+  for (unsigned i = 0; i < state_words(op.alg); ++i) st.h[i] = reg(REG_AUTH_IV0 + 4 * i);
+  st.byte_count = std::uint64_t{reg(REG_AUTH_BYTECNT0)} | (std::uint64_t{reg(REG_AUTH_BYTECNT0 + 4)} << 32);
+  if (st.byte_count % kShaBlockBytes != 0)
+    return fmt::format("AUTH_BYTECNT {} is not a whole number of blocks", st.byte_count);
+  op.hash.emplace(st);
+  if (op.hmac) {
+    // K0 from AUTH_KEY0..15 as big-endian words (the driver writes the key zero-padded).
+    for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i) {
+      const std::uint32_t w = reg(REG_AUTH_KEY0 + 4 * i);
+      for (unsigned b = 0; b < 4; ++b) op.k0[4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
+    }
+    if (op.first) {
+      std::array<std::uint8_t, kShaBlockBytes> ipad;
+      for (std::size_t i = 0; i < kShaBlockBytes; ++i) ipad[i] = static_cast<std::uint8_t>(op.k0[i] ^ 0x36);
+      op.hash->update(ipad.data(), ipad.size());
+    }
+  }
+  return "";
+}
+
+void Qce::on_goproc(std::uint32_t v) {
+  if (!(v & GO)) return;  // CLR_CNTXT alone: the model keeps no context between operations
+  if (m_state != State::idle) {
+    m_last_error = "GO while the previous operation is still running or its result dump is unread";
+    set_status_bits(SW_ERR | ERR_INTR, 0);
+    ++m_stats.errors;
+    return;
+  }
+  m_op = Op{};
+  m_op.dump = (v & RESULTS_DUMP) != 0;
+  m_op.cfg_error = validate_and_latch(m_op);
+  m_state = State::running;
+  ++m_stats.operations;
+  set_status_bits(m_op.cfg_error.empty() ? (AUTH_BUSY | DIN_RDY | (1u << CRYPTO_STATE_SHIFT)) : 0,
+                  OPERATION_DONE | OP_DONE_INTR | SW_ERR | ERR_INTR | DIN_ERR | DOUT_RDY);
+  if (!m_op.cfg_error.empty() || m_op.seg_size == 0) m_kick.notify(SC_ZERO_TIME);
+  m_state_event.notify(SC_ZERO_TIME);
+}
+
+std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot) {
+  // Only the consumer pipe of the selected pipe set feeds the engine, only while it runs.
+  if (m_state != State::running || !m_op.cfg_error.empty() || m_op.din_error || pipe != 2 * m_op.pipe_set) return 0;
+  const std::uint32_t remaining = m_op.seg_size - m_op.received;
+  if (remaining == 0) return 0;
+  const std::size_t take = std::min<std::size_t>(len, remaining);
+  // The part of [received, received+take) inside the auth segment goes to the hash core.
+  const std::uint64_t lo = std::max<std::uint64_t>(m_op.received, m_op.auth_start);
+  const std::uint64_t hi = std::min<std::uint64_t>(m_op.received + take, std::uint64_t{m_op.auth_start} + m_op.auth_size);
+  if (hi > lo) m_op.hash->update(data + (lo - m_op.received), static_cast<std::size_t>(hi - lo));
+  m_op.received += static_cast<std::uint32_t>(take);
+  m_stats.bytes_in += take;
+  if (m_op.received == m_op.seg_size) {
+    m_kick.notify(SC_ZERO_TIME);
+  } else if (eot && take == len) {
+    m_op.din_error = true;  // end of transfer before SEG_SIZE bytes arrived
+    m_kick.notify(SC_ZERO_TIME);
+  }
+  return take;
+}
+
+void Qce::engine_thread() {
+  for (;;) {
+    sc_core::wait(m_kick);
+    if (m_state == State::running &&
+        (!m_op.cfg_error.empty() || m_op.din_error || m_op.received == m_op.seg_size))
+      finish_op();
+  }
+}
+
+void Qce::finish_op() {
+  if (!m_op.cfg_error.empty()) {
+    m_last_error = m_op.cfg_error;
+    set_status_bits(SW_ERR | ERR_INTR, AUTH_BUSY | DIN_RDY);
+    ++m_stats.errors;
+    spdlog::debug("{}: GO rejected: {}", name(), m_last_error);
+  } else if (m_op.din_error) {
+    m_last_error = fmt::format("data ended after {} of SEG_SIZE {} bytes", m_op.received, m_op.seg_size);
+    set_status_bits(DIN_ERR | ERR_INTR, AUTH_BUSY | DIN_RDY);
+    ++m_stats.errors;
+    spdlog::debug("{}: {}", name(), m_last_error);
+  } else {
+    m_last_error.clear();
+    ShaStream& h = *m_op.hash;
+    std::array<std::uint32_t, AUTH_IV_WORDS> iv{};
+    std::uint64_t count;
+    if (m_op.last) {
+      std::vector<std::uint8_t> digest = h.finish();
+      if (m_op.hmac) {
+        std::array<std::uint8_t, kShaBlockBytes> opad;
+        for (std::size_t i = 0; i < kShaBlockBytes; ++i) opad[i] = static_cast<std::uint8_t>(m_op.k0[i] ^ 0x5c);
+        ShaStream outer(m_op.alg);
+        outer.update(opad.data(), opad.size());
+        outer.update(digest);
+        digest = outer.finish();
+      }
+      for (std::size_t i = 0; i < digest.size() / 4; ++i)
+        iv[i] = (std::uint32_t{digest[4 * i]} << 24) | (std::uint32_t{digest[4 * i + 1]} << 16) |
+                (std::uint32_t{digest[4 * i + 2]} << 8) | digest[4 * i + 3];
+      count = h.total_bytes();
+    } else {
+      for (std::size_t i = 0; i < state_words(m_op.alg); ++i) iv[i] = h.state().h[i];
+      count = h.state().byte_count;
+    }
+    m_stats.blocks_hashed += (count + kShaBlockBytes - 1) / kShaBlockBytes;
+    for (unsigned i = 0; i < state_words(m_op.alg); ++i) set_reg(REG_AUTH_IV0 + 4 * i, iv[i]);
+    set_reg(REG_AUTH_BYTECNT0, static_cast<std::uint32_t>(count));
+    set_reg(REG_AUTH_BYTECNT0 + 4, static_cast<std::uint32_t>(count >> 32));
+    set_status_bits(OPERATION_DONE | OP_DONE_INTR, AUTH_BUSY | DIN_RDY | (0xFu << CRYPTO_STATE_SHIFT));
+  }
+  if (m_op.dump) {
+    build_dump();
+    m_state = State::dumping;
+    set_status_bits(DOUT_RDY, 0);
+  } else {
+    m_state = State::idle;
+  }
+  m_state_event.notify(SC_ZERO_TIME);
+}
+
+void Qce::build_dump() {
+  auto put_le = [this](unsigned off, std::uint32_t v) { std::memcpy(m_dump.data() + off, &v, 4); };
+  // auth_iv in digest byte order (big-endian words), so a final digest is read straight out.
+  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) {
+    const std::uint32_t w = reg(REG_AUTH_IV0 + 4 * i);
+    for (unsigned b = 0; b < 4; ++b) m_dump[DUMP_AUTH_IV + 4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
+  }
+  for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i) put_le(DUMP_AUTH_BYTECNT + 4 * i, reg(REG_AUTH_BYTECNT0 + 4 * i));
+  for (unsigned i = 0; i < 4; ++i) put_le(DUMP_ENCR_CNTR_IV + 4 * i, reg(REG_CNTR0_IV0 + 4 * i));
+  put_le(DUMP_STATUS, reg(REG_STATUS));
+  put_le(DUMP_STATUS2, reg(REG_STATUS2));
+  m_dump_pos = 0;
+  ++m_stats.dumps;
+}
+
+std::size_t Qce::bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) {
+  eot = false;
+  if (m_state != State::dumping || pipe != 2 * m_op.pipe_set + 1) return 0;
+  const std::size_t n = std::min<std::size_t>(max, RESULT_DUMP_BYTES - m_dump_pos);
+  std::memcpy(dst, m_dump.data() + m_dump_pos, n);
+  m_dump_pos += static_cast<unsigned>(n);
+  if (m_dump_pos == RESULT_DUMP_BYTES) {
+    eot = true;
+    m_state = State::idle;
+    set_status_bits(0, DOUT_RDY);
+    m_state_event.notify(SC_ZERO_TIME);
+  }
+  return n;
+}
+
+bool Qce::bam_transaction_done(unsigned pipe) const {
+  return !(m_state == State::running && pipe / 2 == m_op.pipe_set);
+}
+
+}  // namespace qcesim::qce

@@ -1,0 +1,90 @@
+// Qualcomm Crypto Engine (QCE v5) model: the register subset of regs-v5.h, a hash core for
+// SHA-1/SHA-256 (plain and HMAC) with FIRST/LAST segments and IV/byte-count import and export,
+// data in from the selected pipe set's consumer pipe and the 104-byte result dump out through
+// its producer pipe. Configuration is latched at GO; misprogramming sets STATUS error bits.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "bam/bam_peripheral_if.h"
+#include "model/register_bank.h"
+#include "model/sha_core.h"
+#include "qce/regs_v5.h"
+
+namespace qcesim::qce {
+
+struct QceConfig {
+  // VERSION: major 5 (the driver refuses 5.0). The SM8650 value is not public: estimate [I].
+  std::uint32_t version = 0x05080000;
+  unsigned pipe_sets = 4;  // pipe set s = BAM pipes 2s (consumer, data in) and 2s+1 (producer)
+};
+
+struct QceStats {
+  std::uint64_t operations = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t blocks_hashed = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t dumps = 0;
+};
+
+class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
+ public:
+  tlm_utils::simple_target_socket<Qce> regs_socket;
+
+  Qce(sc_core::sc_module_name name, const QceConfig& cfg);
+
+  // BamPeripheralIf
+  std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot) override;
+  std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) override;
+  bool bam_transaction_done(unsigned pipe) const override;
+  const sc_core::sc_event& bam_state_event() const override { return m_state_event; }
+
+  const QceStats& stats() const { return m_stats; }
+  // Why the last operation set an error bit (empty if none).
+  const std::string& last_error() const { return m_last_error; }
+  bool busy() const { return m_state != State::idle; }
+
+ private:
+  enum class State { idle, running, dumping };
+  struct Op {
+    HashAlg alg = HashAlg::sha256;
+    bool hmac = false, first = false, last = false, dump = false;
+    std::uint32_t seg_size = 0, auth_start = 0, auth_size = 0, received = 0;
+    unsigned pipe_set = 0;
+    std::optional<ShaStream> hash;
+    std::array<std::uint8_t, kShaBlockBytes> k0{};
+    std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
+    bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes
+  };
+
+  void build_registers();
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  void on_goproc(std::uint32_t v);
+  std::string validate_and_latch(Op& op);
+  void engine_thread();
+  void finish_op();
+  void build_dump();
+  std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
+  void set_reg(std::uint32_t off, std::uint32_t v) { m_regs.at(off).value = v; }
+  void set_status_bits(std::uint32_t set, std::uint32_t clear);
+
+  QceConfig m_cfg;
+  model::RegisterBank m_regs;
+  State m_state = State::idle;
+  Op m_op;
+  std::array<std::uint8_t, RESULT_DUMP_BYTES> m_dump{};
+  unsigned m_dump_pos = 0;
+  sc_core::sc_event m_kick;
+  sc_core::sc_event m_state_event;
+  QceStats m_stats;
+  std::string m_last_error;
+};
+
+}  // namespace qcesim::qce

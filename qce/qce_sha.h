@@ -1,0 +1,47 @@
+// The qce driver's ahash half (drivers/crypto/qce/sha.c): init/update/final/digest with the
+// request context that carries the partial digest, byte count and held-back bytes between
+// engine requests, so one message can span any number of requests.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "qce/qce_driver.h"
+
+namespace qcesim::qce {
+
+class QceAhash {
+ public:
+  // hmac_key set: "hmac(sha*)-qce"; a key longer than a block is hashed on the CPU first,
+  // as qce_ahash_hmac_setkey does.
+  QceAhash(QceDevice& dev, HashAlg alg, std::optional<std::vector<std::uint8_t>> hmac_key = std::nullopt);
+  ~QceAhash();
+  QceAhash(const QceAhash&) = delete;
+  QceAhash& operator=(const QceAhash&) = delete;
+
+  void init();
+  // The data is already in DRAM (bus address, length), as a mapped scatterlist would be.
+  void update(std::uint64_t addr, std::uint32_t len);
+  std::vector<std::uint8_t> final();
+  // One request with FIRST and LAST over the whole message (qce_ahash_digest).
+  std::vector<std::uint8_t> digest(std::uint64_t addr, std::uint32_t len);
+
+  std::uint64_t requests() const { return m_requests; }
+
+ private:
+  ShaRequest make_request(bool last) const;
+  void run(ShaRequest& req);
+
+  QceDevice& m_dev;
+  HashAlg m_alg;
+  bool m_hmac;
+  std::array<std::uint8_t, kShaBlockBytes> m_k0{};
+  cpu::DmaBuf m_buf;  // rctx->buf: bytes held back for a later request (DMA-able)
+  std::uint32_t m_buflen = 0;
+  bool m_first = true;
+  ShaCarry m_carry;
+  std::uint64_t m_requests = 0;
+};
+
+}  // namespace qcesim::qce
