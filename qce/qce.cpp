@@ -118,6 +118,7 @@ std::string Qce::validate_and_latch(Op& op) {
   if (st.byte_count % kShaBlockBytes != 0)
     return fmt::format("AUTH_BYTECNT {} is not a whole number of blocks", st.byte_count);
   op.hash.emplace(st);
+  op.start_count = st.byte_count;
   if (op.hmac) {
     // K0 from AUTH_KEY0..15 as big-endian words (the driver writes the key zero-padded).
     for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i) {
@@ -134,7 +135,13 @@ std::string Qce::validate_and_latch(Op& op) {
 }
 
 void Qce::on_goproc(std::uint32_t v) {
-  if (!(v & GO)) return;  // CLR_CNTXT alone: the model keeps no context between operations
+  if ((v & CLR_CNTXT) && m_state != State::idle) {
+    // Clearing the context abandons the operation in progress and any unread dump [I].
+    m_state = State::idle;
+    set_status_bits(0, AUTH_BUSY | DIN_RDY | DOUT_RDY | (0xFu << CRYPTO_STATE_SHIFT));
+    m_state_event.notify(SC_ZERO_TIME);
+  }
+  if (!(v & GO)) return;
   if (m_state != State::idle) {
     m_last_error = "GO while the previous operation is still running or its result dump is unread";
     set_status_bits(SW_ERR | ERR_INTR, 0);
@@ -216,7 +223,13 @@ void Qce::finish_op() {
       for (std::size_t i = 0; i < state_words(m_op.alg); ++i) iv[i] = h.state().h[i];
       count = h.state().byte_count;
     }
-    m_stats.blocks_hashed += (count + kShaBlockBytes - 1) / kShaBlockBytes;
+    // Compression blocks this operation ran: data (and ipad) blocks, padding, HMAC's outer hash.
+    std::uint64_t blocks = (h.total_bytes() - m_op.start_count) / kShaBlockBytes;
+    if (m_op.last) {
+      blocks += h.partial_len() + 9 <= kShaBlockBytes ? 1u : 2u;
+      if (m_op.hmac) blocks += 2u;
+    }
+    m_stats.blocks_hashed += blocks;
     for (unsigned i = 0; i < state_words(m_op.alg); ++i) set_reg(REG_AUTH_IV0 + 4 * i, iv[i]);
     set_reg(REG_AUTH_BYTECNT0, static_cast<std::uint32_t>(count));
     set_reg(REG_AUTH_BYTECNT0 + 4, static_cast<std::uint32_t>(count >> 32));

@@ -58,6 +58,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
     std::uint32_t seg_size = 0, auth_start = 0, auth_size = 0, received = 0;
     unsigned pipe_set = 0;
     std::optional<ShaStream> hash;
+    std::uint64_t start_count = 0;  // byte count imported at GO
     std::array<std::uint8_t, kShaBlockBytes> k0{};
     std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
     bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes

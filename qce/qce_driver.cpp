@@ -167,8 +167,11 @@ void QceDevice::run_sha(ShaRequest& req) {
     if (!tx_result.ok) throw QceError(tx_result.error);
     qce_ahash_done(req);
   } catch (...) {
+    // Recover for the next request: drop both channels' work (resetting busy pipes) and
+    // clear the engine's context, which abandons an operation still waiting for data.
     m_bam.terminate_all(*m_rx);
     m_bam.terminate_all(*m_tx);
+    m_host.writel(m_base + REG_GOPROC, CLR_CNTXT);
     throw;
   }
 }

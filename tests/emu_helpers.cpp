@@ -1,0 +1,73 @@
+#include "tests/emu_helpers.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <cstring>
+
+#include "cli/hex.h"
+
+namespace qcesim::test {
+
+void with_emulator(qce::RegIo io, const std::function<void(model::Emulator&)>& job) {
+  model::EmulatorConfig cfg;
+  cfg.driver.reg_io = io;
+  model::Emulator emu(cfg);
+  emu.run(job);
+}
+
+cpu::DmaBuf load(cpu::Host& host, const std::vector<std::uint8_t>& data) {
+  cpu::DmaBuf b = host.dma_alloc(data.empty() ? 1 : data.size(), 64);
+  if (!data.empty()) std::memcpy(b.ptr, data.data(), data.size());
+  return b;
+}
+
+std::vector<std::uint8_t> qce_digest(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+                                     const std::optional<std::vector<std::uint8_t>>& key) {
+  cpu::DmaBuf b = load(e.host(), msg);
+  qce::QceAhash h(e.qce(), alg, key);
+  auto d = h.digest(b.addr, static_cast<std::uint32_t>(msg.size()));
+  e.host().dma_free(b);
+  return d;
+}
+
+std::vector<std::uint8_t> qce_hash_chunked(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+                                           const std::vector<std::size_t>& cuts,
+                                           const std::optional<std::vector<std::uint8_t>>& key,
+                                           std::uint64_t* requests) {
+  cpu::DmaBuf b = load(e.host(), msg);
+  qce::QceAhash h(e.qce(), alg, key);
+  std::size_t off = 0;
+  for (std::size_t c : cuts) {
+    if (off + c > msg.size()) break;
+    h.update(b.addr + off, static_cast<std::uint32_t>(c));
+    off += c;
+  }
+  if (off < msg.size()) h.update(b.addr + off, static_cast<std::uint32_t>(msg.size() - off));
+  auto d = h.final();
+  if (requests) *requests = h.requests();
+  e.host().dma_free(b);
+  return d;
+}
+
+std::vector<std::uint8_t> openssl_digest(HashAlg alg, const std::vector<std::uint8_t>& msg) {
+  std::vector<std::uint8_t> out(EVP_MAX_MD_SIZE);
+  unsigned len = 0;
+  EVP_Digest(msg.data(), msg.size(), out.data(), &len, alg == HashAlg::sha1 ? EVP_sha1() : EVP_sha256(), nullptr);
+  out.resize(len);
+  return out;
+}
+
+std::vector<std::uint8_t> openssl_hmac(HashAlg alg, const std::vector<std::uint8_t>& key,
+                                       const std::vector<std::uint8_t>& msg) {
+  std::vector<std::uint8_t> out(EVP_MAX_MD_SIZE);
+  unsigned len = 0;
+  HMAC(alg == HashAlg::sha1 ? EVP_sha1() : EVP_sha256(), key.data(), static_cast<int>(key.size()), msg.data(),
+       msg.size(), out.data(), &len);
+  out.resize(len);
+  return out;
+}
+
+std::string hex(const std::vector<std::uint8_t>& v) { return cli::to_hex(v); }
+
+}  // namespace qcesim::test

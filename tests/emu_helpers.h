@@ -1,0 +1,38 @@
+// Helpers for tests that run driver code on the emulated platform.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "model/soc.h"
+#include "qce/qce_sha.h"
+
+namespace qcesim::test {
+
+// Elaborates the platform (once per process) with the given register I/O mode and runs job.
+void with_emulator(qce::RegIo io, const std::function<void(model::Emulator&)>& job);
+
+// Copies bytes into a fresh DMA buffer.
+cpu::DmaBuf load(cpu::Host& host, const std::vector<std::uint8_t>& data);
+
+// One-shot digest (qce_ahash_digest: one request with FIRST|LAST) through the engine.
+std::vector<std::uint8_t> qce_digest(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+                                     const std::optional<std::vector<std::uint8_t>>& key = std::nullopt);
+
+// init/update.../final through the engine, the message cut at the given update sizes
+// (the rest, if any, in one last update).
+std::vector<std::uint8_t> qce_hash_chunked(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+                                           const std::vector<std::size_t>& cuts,
+                                           const std::optional<std::vector<std::uint8_t>>& key = std::nullopt,
+                                           std::uint64_t* requests = nullptr);
+
+// OpenSSL's answers (EVP and HMAC), independent of the project's hash code.
+std::vector<std::uint8_t> openssl_digest(HashAlg alg, const std::vector<std::uint8_t>& msg);
+std::vector<std::uint8_t> openssl_hmac(HashAlg alg, const std::vector<std::uint8_t>& key,
+                                       const std::vector<std::uint8_t>& msg);
+
+std::string hex(const std::vector<std::uint8_t>& v);
+
+}  // namespace qcesim::test

@@ -1,0 +1,169 @@
+// Bad rings stop the pipe with a documented error, set P_ERR in P_IRQ_STTS and raise the
+// EE's interrupt line: never a crash, an assert or a hang.
+#include <gtest/gtest.h>
+
+#include "qce/regs_v5.h"
+#include "tests/emu_helpers.h"
+#include "tests/raw_bam.h"
+
+using namespace qcesim;
+using bam::PipeError;
+using test::RawPipe;
+using test::settle;
+
+namespace {
+
+// Runs `setup` on pipe 0 and checks the error it must produce.
+void expect_pipe_error(PipeError want, const std::function<void(model::Emulator&, RawPipe&)>& setup) {
+  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+    RawPipe p(e, 0);
+    EXPECT_FALSE(e.soc().bam_irq[0].read());
+    setup(e, p);
+    settle();
+    EXPECT_EQ(bam::pipe_error_name(e.soc().bam.pipe_error(0)), std::string(bam::pipe_error_name(want)))
+        << e.soc().bam.pipe_error_detail(0);
+    EXPECT_TRUE(p.irq_stts() & bam::P_ERR);
+    EXPECT_TRUE(e.soc().bam_irq[0].read()) << "the EE0 interrupt line is raised";
+    const std::uint32_t srcs = e.host().readl(e.soc().cfg.map.bam_base + bam::BAM_IRQ_SRCS_EE(0));
+    EXPECT_EQ(srcs & 1u, 1u);
+  });
+}
+
+bam::BamCmdElement write_ce(std::uint32_t addr, std::uint32_t value) {
+  return bam::bam_prep_ce(addr, bam::BAM_WRITE_COMMAND, value);
+}
+
+}  // namespace
+
+TEST(BamErrors, RingSizeZero) {
+  expect_pipe_error(PipeError::ring_size_invalid, [](model::Emulator&, RawPipe& p) {
+    p.init(false, 0);
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, RingSizeAbove32KiB) {
+  expect_pipe_error(PipeError::ring_size_invalid, [](model::Emulator&, RawPipe& p) {
+    p.init(false, 40000);
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, DescriptorSizeZero) {
+  expect_pipe_error(PipeError::desc_size_zero, [](model::Emulator& e, RawPipe& p) {
+    p.init();
+    cpu::DmaBuf b = e.host().dma_alloc(64);
+    p.put(0, {static_cast<std::uint32_t>(b.addr), 0, bam::DESC_FLAG_EOT});
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, DescriptorSizeAbove32760) {
+  expect_pipe_error(PipeError::desc_size_too_big, [](model::Emulator& e, RawPipe& p) {
+    p.init();
+    cpu::DmaBuf b = e.host().dma_alloc(40000);
+    p.put(0, {static_cast<std::uint32_t>(b.addr), 40000, bam::DESC_FLAG_EOT});
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, RingOutsideMemory) {
+  expect_pipe_error(PipeError::ring_address_invalid, [](model::Emulator&, RawPipe& p) {
+    p.init(false, bam::BAM_DESC_FIFO_SIZE, 0x10000000u);  // nothing is mapped there
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, DataOutsideMemory) {
+  expect_pipe_error(PipeError::desc_address_invalid, [](model::Emulator&, RawPipe& p) {
+    p.init();
+    p.put(0, {0x20000000u, 4096, bam::DESC_FLAG_EOT});
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, CommandElementToUnmappedAddress) {
+  expect_pipe_error(PipeError::ce_address_unmapped, [](model::Emulator&, RawPipe& p) {
+    p.init();
+    p.put(0, p.cmd({write_ce(0x100000u, 1)}));  // 0x01100000: no device
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, CommandElementToUnimplementedRegister) {
+  expect_pipe_error(PipeError::ce_address_unmapped, [](model::Emulator& e, RawPipe& p) {
+    p.init();
+    p.put(0, p.cmd({write_ce(static_cast<std::uint32_t>(e.soc().cfg.map.qce_base + 0x5000), 1)}));
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, MoreDescriptorsThanTheRingHolds) {
+  // 5000 descriptors written without wrapping put the doorbell past a 4096-slot ring.
+  expect_pipe_error(PipeError::doorbell_out_of_ring, [](model::Emulator&, RawPipe& p) {
+    p.init();
+    p.doorbell(5000 * 8);
+  });
+}
+
+TEST(BamErrors, CommandDescriptorOnProducerPipe) {
+  expect_pipe_error(PipeError::cmd_on_producer, [](model::Emulator& e, RawPipe& p) {
+    p.init(true);
+    p.put(0, p.cmd({write_ce(static_cast<std::uint32_t>(e.soc().cfg.map.qce_base + qce::REG_SEG_SIZE), 1)}));
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, CommandSizeNotMultipleOf16) {
+  expect_pipe_error(PipeError::cmd_size_invalid, [](model::Emulator& e, RawPipe& p) {
+    p.init();
+    auto d = p.cmd({write_ce(static_cast<std::uint32_t>(e.soc().cfg.map.qce_base + qce::REG_SEG_SIZE), 1)});
+    d.size = 24;
+    p.put(0, d);
+    p.doorbell(8);
+  });
+}
+
+TEST(BamErrors, ResetRecoversThePipe) {
+  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+    RawPipe p(e, 0);
+    p.init();
+    p.put(0, {0x20000000u, 64, bam::DESC_FLAG_EOT});
+    p.doorbell(8);
+    settle();
+    ASSERT_EQ(e.soc().bam.pipe_error(0), PipeError::desc_address_invalid);
+    p.doorbell(16);  // a failed pipe ignores doorbells
+    settle();
+    EXPECT_EQ(p.sw_ofsts(), 0u);
+    p.init();  // P_RST clears the error
+    EXPECT_EQ(e.soc().bam.pipe_error(0), PipeError::none);
+    EXPECT_FALSE(p.irq_stts() & bam::P_ERR);
+    const auto seg = static_cast<std::uint32_t>(e.soc().cfg.map.qce_base + qce::REG_SEG_SIZE);
+    p.put(0, p.cmd({write_ce(seg, 0xABCD)}, bam::DESC_FLAG_INT));
+    p.doorbell(8);
+    settle();
+    EXPECT_EQ(e.host().readl(seg), 0xABCDu);
+    EXPECT_EQ(p.sw_ofsts(), 8u);
+    EXPECT_TRUE(p.irq_stts() & bam::P_PRCSD_DESC);
+  });
+}
+
+// The driver surfaces a BAM pipe error as a request failure and recovers on the next one.
+TEST(BamErrors, DriverReportsPipeErrorAndRecovers) {
+  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+    qce::ShaRequest bad;
+    bad.carry.iv = sha_initial_state(HashAlg::sha256).h;
+    bad.src.push_back({0x20000000u, 4096});
+    bad.nbytes = 4096;
+    try {
+      e.qce().run_sha(bad);
+      ADD_FAILURE() << "a source outside memory must fail";
+    } catch (const qce::QceError& ex) {
+      EXPECT_NE(std::string(ex.what()).find("BAM pipe 4 error"), std::string::npos) << ex.what();
+    }
+    EXPECT_EQ(e.soc().bam.pipe_error(4), PipeError::desc_address_invalid);
+    std::vector<std::uint8_t> msg(4096, 3);
+    EXPECT_EQ(test::hex(test::qce_digest(e, HashAlg::sha256, msg)),
+              test::hex(test::openssl_digest(HashAlg::sha256, msg)));
+  });
+}
