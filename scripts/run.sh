@@ -16,8 +16,8 @@ if [ ! -s "$out/sample.bin" ]; then
 fi
 q=build/release/qcesim
 echo "== qcesim hash --engine qce --reg-io mmio (mainline register writes)"
-$q hash --engine qce --reg-io mmio --stats "$out/sample.bin" README.md | tee "$out/sums-mmio"
+$q hash --engine qce --reg-io mmio --stats "$out/sample.bin" | tee "$out/sums-mmio"
 echo "== qcesim hash --engine qce --reg-io bam (BAM locking series)"
-$q hash --engine qce --reg-io bam --stats "$out/sample.bin" README.md | tee "$out/sums-bam"
+$q hash --engine qce --reg-io bam --stats "$out/sample.bin" | tee "$out/sums-bam"
 echo "== sha256sum -c on both"
 sha256sum -c "$out/sums-mmio" "$out/sums-bam"

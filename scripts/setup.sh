@@ -13,6 +13,7 @@ PACKAGES=(
   libssl-dev openssl      # SHA block functions (host SHA instructions) and reference digests
   libbenchmark-dev
   coreutils               # sha256sum/sha1sum, used by the main job to cross-check output
+  time                    # /usr/bin/time for bench/hash_throughput.sh
 )
 
 missing=()
