@@ -1,0 +1,97 @@
+// One CPU core of the timed model. A core runs one execution context at a time: hardirq over
+// softirq over task level (task and kworker threads, first come first served). Software runs as
+// SystemC threads, each bound to one context of one core through a Runner; a Runner charges named
+// costs (kernel function names) and syncs, which blocks it until the core has given it that much
+// CPU time. A higher context preempts a lower one, and the preempted work resumes afterwards and
+// finishes later by exactly the time taken from it. Time is accounted per context the way Linux
+// does with CONFIG_IRQ_TIME_ACCOUNTING, and per (context, function) for profiles.
+//
+// The core is event-driven: one timed event for the running work's completion, nothing ticks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <systemc>
+#include <vector>
+
+namespace qcesim::cpu {
+
+enum class Ctx : std::uint8_t { task = 0, kworker = 1, softirq = 2, hardirq = 3 };
+constexpr std::size_t kNumCtx = 4;
+const char* ctx_name(Ctx c);
+// Scheduling level: hardirq 2, softirq 1, task and kworker 0.
+int ctx_level(Ctx c);
+
+struct CpuTimes {
+  std::array<sc_core::sc_time, kNumCtx> ctx{};  // busy time per context
+  sc_core::sc_time idle;
+  sc_core::sc_time busy() const;
+  sc_core::sc_time of(Ctx c) const { return ctx[static_cast<std::size_t>(c)]; }
+};
+
+class Core;
+
+// A thread's seat on a core in one context.
+class Runner {
+ public:
+  Runner(Core& core, Ctx ctx, std::string name);
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Adds `cost` of work in function `fn` to what this thread owes the core.
+  void charge(const char* fn, const sc_core::sc_time& cost);
+  // Blocks until the core has executed everything charged so far (preempted as needed).
+  void sync();
+  void run(const char* fn, const sc_core::sc_time& cost) {
+    charge(fn, cost);
+    sync();
+  }
+
+  Ctx ctx() const { return m_ctx; }
+  Core& core() { return m_core; }
+  const std::string& name() const { return m_name; }
+
+ private:
+  friend class Core;
+  Core& m_core;
+  Ctx m_ctx;
+  std::string m_name;
+  sc_core::sc_time m_debt;       // charged, not yet synced
+  sc_core::sc_time m_remaining;  // of the sync in progress
+  bool m_active = false;
+  std::uint64_t m_seq = 0;  // arrival order at its level
+  sc_core::sc_event m_done;
+};
+
+class Core : public sc_core::sc_module {
+ public:
+  Core(sc_core::sc_module_name name, unsigned id);
+
+  unsigned id() const { return m_id; }
+  // Totals up to now (the running work counted up to the present instant).
+  CpuTimes times() const;
+  // CPU time per (context, function), in charge order of first appearance.
+  const std::map<std::pair<Ctx, std::string>, sc_core::sc_time>& profile() const { return m_profile; }
+  // The context running now, or nothing.
+  const Runner* running() const { return m_current; }
+
+ private:
+  friend class Runner;
+  void submit(Runner& r);
+  void reschedule();
+  void on_complete();
+  void account_until_now();
+
+  unsigned m_id;
+  std::vector<Runner*> m_waiting;  // active runners
+  Runner* m_current = nullptr;
+  sc_core::sc_time m_since;  // when m_current last started running, or idle began
+  sc_core::sc_event m_complete;
+  std::uint64_t m_seq = 0;
+  CpuTimes m_times;
+  std::map<std::pair<Ctx, std::string>, sc_core::sc_time> m_profile;
+};
+
+}  // namespace qcesim::cpu

@@ -1,0 +1,114 @@
+// The core's scheduling and accounting against hand-computed expectations.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "cpu/core.h"
+
+using namespace qcesim::cpu;
+using sc_core::sc_time;
+using sc_core::SC_US;
+
+namespace {
+
+sc_time us(double v) { return sc_time(v, SC_US); }
+
+// A core and threads that each start at a time, charge work in a context, and record when
+// they finished. One elaboration per process: one bench per test.
+struct Bench {
+  struct Job {
+    Ctx ctx;
+    sc_time start;
+    std::vector<std::pair<const char*, sc_time>> work;
+    sc_time done;
+  };
+  Core core{"core0", 0};
+  std::vector<std::unique_ptr<Runner>> runners;
+  std::vector<Job> jobs;
+
+  void add(Ctx ctx, sc_time start, std::vector<std::pair<const char*, sc_time>> work) {
+    jobs.push_back({ctx, start, std::move(work), {}});
+  }
+  void run(sc_time until) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      runners.push_back(std::make_unique<Runner>(core, jobs[i].ctx, "job" + std::to_string(i)));
+      sc_core::sc_spawn([this, i] {
+        Job& j = jobs[i];
+        sc_core::wait(j.start);
+        for (auto& [fn, cost] : j.work) runners[i]->charge(fn, cost);
+        runners[i]->sync();
+        j.done = sc_core::sc_time_stamp();
+      });
+    }
+    sc_core::sc_start(until);
+  }
+};
+
+}  // namespace
+
+TEST(CpuCore, HardirqPreemptsTaskWhichFinishesLaterByTheIrqTime) {
+  Bench b;
+  b.add(Ctx::task, us(0), {{"task_work", us(10)}});
+  b.add(Ctx::hardirq, us(3), {{"bam_dma_irq", us(2)}});
+  b.run(us(20));
+  EXPECT_EQ(b.jobs[1].done, us(5));
+  EXPECT_EQ(b.jobs[0].done, us(12));
+  const CpuTimes t = b.core.times();
+  EXPECT_EQ(t.of(Ctx::task), us(10));
+  EXPECT_EQ(t.of(Ctx::hardirq), us(2));
+  EXPECT_EQ(t.idle, us(8));
+  EXPECT_EQ(t.busy(), us(12));
+}
+
+TEST(CpuCore, NestedHardirqInSoftirqInTask) {
+  Bench b;
+  b.add(Ctx::task, us(0), {{"task_work", us(10)}});
+  b.add(Ctx::softirq, us(2), {{"vchan_complete", us(4)}});
+  b.add(Ctx::hardirq, us(3), {{"bam_dma_irq", us(1)}});
+  b.run(us(30));
+  EXPECT_EQ(b.jobs[2].done, us(4));
+  EXPECT_EQ(b.jobs[1].done, us(7));
+  EXPECT_EQ(b.jobs[0].done, us(15));
+  const CpuTimes t = b.core.times();
+  EXPECT_EQ(t.of(Ctx::softirq), us(4));
+  EXPECT_EQ(t.of(Ctx::hardirq), us(1));
+  EXPECT_EQ(t.idle, us(15));
+}
+
+TEST(CpuCore, TaskLevelThreadsRunFirstComeFirstServed) {
+  Bench b;
+  b.add(Ctx::task, us(0), {{"task_work", us(5)}});
+  b.add(Ctx::kworker, us(1), {{"qce_req_done_work", us(2)}});
+  b.add(Ctx::hardirq, us(2), {{"bam_dma_irq", us(1)}});
+  b.run(us(10));
+  EXPECT_EQ(b.jobs[2].done, us(3));
+  EXPECT_EQ(b.jobs[0].done, us(6));  // the task keeps the CPU after the irq
+  EXPECT_EQ(b.jobs[1].done, us(8));
+  EXPECT_EQ(b.core.times().of(Ctx::kworker), us(2));
+  EXPECT_EQ(b.core.times().idle, us(2));
+}
+
+TEST(CpuCore, IdleBetweenWork) {
+  Bench b;
+  b.add(Ctx::task, us(0), {{"a", us(1)}});
+  b.add(Ctx::task, us(6), {{"b", us(1)}});
+  b.run(us(10));
+  EXPECT_EQ(b.jobs[1].done, us(7));
+  EXPECT_EQ(b.core.times().idle, us(8));
+  EXPECT_EQ(b.core.times().of(Ctx::task), us(2));
+}
+
+TEST(CpuCore, ProfileAttributesEveryChargeToItsFunction) {
+  Bench b;
+  b.add(Ctx::task, us(0), {{"dma_map_sg", us(1)}, {"writel", us(0.5)}, {"dma_map_sg", us(2)}});
+  b.add(Ctx::hardirq, us(1), {{"bam_dma_irq", us(3)}});
+  b.run(us(10));
+  EXPECT_EQ(b.jobs[0].done, us(6.5));
+  const auto& p = b.core.profile();
+  EXPECT_EQ(p.at({Ctx::task, "dma_map_sg"}), us(3));
+  EXPECT_EQ(p.at({Ctx::task, "writel"}), us(0.5));
+  EXPECT_EQ(p.at({Ctx::hardirq, "bam_dma_irq"}), us(3));
+}
