@@ -277,7 +277,7 @@ void Bam::pipe_thread(unsigned p) {
 }
 
 bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
-  const std::uint32_t slot_index = pp.read_off / sizeof(BamDescHw);
+  const std::uint32_t slot_index = pp.read_off / BAM_DESC_BYTES;
   const std::string where = "descriptor " + std::to_string(slot_index);
   if (d.size == 0) {
     fail(pp, PipeError::desc_size_zero, where + " has size 0");

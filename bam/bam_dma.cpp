@@ -171,7 +171,7 @@ std::uint32_t BamDma::irq() {
       fail_channel(c, fmt::format("BAM pipe {} error (P_IRQ_STTS=0x{:x})", i, pipe_stts));
       continue;
     }
-    const std::uint32_t offset = (m_host.readl(reg(BAM_P_SW_OFSTS(i))) & 0xFFFFu) / sizeof(BamDescHw);
+    const std::uint32_t offset = (m_host.readl(reg(BAM_P_SW_OFSTS(i))) & 0xFFFFu) / BAM_DESC_BYTES;
     std::uint32_t avail = (offset + kRingSlots - c.head) % kRingSlots;
     while (avail > 0 && !c.active.empty()) {
       BamAsyncDesc& d = *c.active.front();

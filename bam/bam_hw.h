@@ -79,6 +79,7 @@ struct BamDescHw {
   std::uint16_t flags;
 };
 static_assert(sizeof(BamDescHw) == 8, "BAM descriptors are 8 bytes");
+constexpr std::uint32_t BAM_DESC_BYTES = 8;
 
 // struct bam_cmd_element.
 struct BamCmdElement {
