@@ -8,12 +8,18 @@
 
 namespace qcesim::bam {
 
-BamDma::BamDma(cpu::Host& host, std::uint64_t base, unsigned ee, unsigned num_pipes)
-    : m_host(host), m_base(base), m_ee(ee), m_chans(num_pipes) {
+BamDma::BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes,
+               bool bh_workqueue)
+    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_base(base), m_ee(ee),
+      m_bh_workqueue(bh_workqueue), m_chans(num_pipes) {
   for (unsigned i = 0; i < num_pipes; ++i) m_chans[i].id = i;
 }
 
 BamDma::~BamDma() = default;
+
+void BamDma::request_irq(const sc_core::sc_signal<bool>& line, unsigned cpu) {
+  m_kernel.request_irq(line, cpu, "bam_dma", [this](Runner& r) { irq(r); });
+}
 
 BamChan& BamDma::chan(unsigned pipe) {
   if (pipe >= m_chans.size()) throw std::out_of_range(fmt::format("bam_dma: no pipe {}", pipe));
@@ -23,18 +29,18 @@ BamChan& BamDma::chan(unsigned pipe) {
 void BamDma::slave_config(BamChan& c, const BamSlaveConfig& cfg) { c.cfg = cfg; }
 
 // bam_chan_init_hw: reset the pipe and point it at its descriptor FIFO.
-void BamDma::init_hw(BamChan& c) {
+void BamDma::init_hw(Runner& r, BamChan& c) {
   if (!c.fifo) c.fifo = m_host.dma_alloc(BAM_DESC_FIFO_SIZE, 4096);
-  m_host.writel(reg(BAM_P_RST(c.id)), 1);
-  m_host.writel(reg(BAM_P_RST(c.id)), 0);
-  m_host.writel(reg(BAM_P_DESC_FIFO_ADDR(c.id)), static_cast<std::uint32_t>(c.fifo.addr));
-  m_host.writel(reg(BAM_P_FIFO_SIZES(c.id)), BAM_DESC_FIFO_SIZE);
-  m_host.writel(reg(BAM_P_IRQ_EN(c.id)), P_DEFAULT_IRQS_EN);
-  const std::uint32_t msk = m_host.readl(reg(BAM_IRQ_SRCS_MSK_EE(m_ee)));
-  m_host.writel(reg(BAM_IRQ_SRCS_MSK_EE(m_ee)), msk | (1u << c.id));
+  m_host.writel(r, reg(BAM_P_RST(c.id)), 1);
+  m_host.writel(r, reg(BAM_P_RST(c.id)), 0);
+  m_host.writel(r, reg(BAM_P_DESC_FIFO_ADDR(c.id)), static_cast<std::uint32_t>(c.fifo.addr));
+  m_host.writel(r, reg(BAM_P_FIFO_SIZES(c.id)), BAM_DESC_FIFO_SIZE);
+  m_host.writel(r, reg(BAM_P_IRQ_EN(c.id)), P_DEFAULT_IRQS_EN);
+  const std::uint32_t msk = m_host.readl(r, reg(BAM_IRQ_SRCS_MSK_EE(m_ee)));
+  m_host.writel(r, reg(BAM_IRQ_SRCS_MSK_EE(m_ee)), msk | (1u << c.id));
   std::uint32_t ctrl = P_EN | P_SYS_MODE;
   if (c.cfg.dir == DmaDir::dev_to_mem) ctrl |= P_DIRECTION;
-  m_host.writel(reg(BAM_P_CTRL(c.id)), ctrl);
+  m_host.writel(r, reg(BAM_P_CTRL(c.id)), ctrl);
   c.head = c.tail = c.in_fifo = 0;
   c.locked = false;
   c.error.reset();
@@ -42,39 +48,42 @@ void BamDma::init_hw(BamChan& c) {
   ++c.stats.resets;
 }
 
-std::unique_ptr<BamAsyncDesc> BamDma::prep_slave_sg(BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
-                                                    DmaCallback cb) {
+std::unique_ptr<BamAsyncDesc> BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg,
+                                                    unsigned flags, DmaCallback cb) {
   auto d = std::make_unique<BamAsyncDesc>();
+  r.charge("kmalloc", m_costs.kmalloc);  // the async descriptor (kzalloc)
+  r.charge("bam_prep_slave_sg", m_costs.bam_prep_slave_sg);
   for (const ScatterEntry& e : sg) {
     // Entries longer than BAM_FIFO_SIZE are split, as the hardware caps a descriptor.
     std::uint32_t off = 0;
     do {
       const std::uint32_t n = std::min<std::uint32_t>(e.len - off, BAM_FIFO_SIZE);
-      BamDescHw h{static_cast<std::uint32_t>(e.addr + off), static_cast<std::uint16_t>(n),
-                  static_cast<std::uint16_t>((flags & DMA_PREP_CMD) ? DESC_FLAG_CMD : 0)};
-      d->desc.push_back(h);
+      d->desc.push_back({static_cast<std::uint32_t>(e.addr + off), static_cast<std::uint16_t>(n),
+                         static_cast<std::uint16_t>((flags & DMA_PREP_CMD) ? DESC_FLAG_CMD : 0)});
+      r.charge("bam_prep_slave_sg", m_costs.bam_prep_per_desc);
       off += n;
     } while (off < e.len);
   }
   if (flags & DMA_PREP_INTERRUPT) d->flags |= DESC_FLAG_EOT;
   if (flags & DMA_PREP_FENCE) d->flags |= DESC_FLAG_NWD;
   d->callback = std::move(cb);
-  (void)c;
   return d;
 }
 
 void BamDma::submit(BamChan& c, std::unique_ptr<BamAsyncDesc> d) { c.submitted.push_back(std::move(d)); }
 
-void BamDma::issue_pending(BamChan& c) {
+void BamDma::issue_pending(Runner& r, BamChan& c) {
   for (auto& d : c.submitted) c.issued.push_back(std::move(d));
   c.submitted.clear();
-  if (!c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(c);
+  if (!c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(r, c);
 }
 
 // The locking series: one command element writing 0 to the scratchpad register, with
-// CMD|LOCK or CMD|UNLOCK, in its own DMA-mapped buffer.
-std::unique_ptr<BamAsyncDesc> BamDma::make_lock_desc(BamChan& c, bool lock) {
+// CMD|LOCK or CMD|UNLOCK, in its own kmalloc'ed and DMA-mapped buffer.
+std::unique_ptr<BamAsyncDesc> BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
   auto d = std::make_unique<BamAsyncDesc>();
+  r.charge("kmalloc", m_costs.kmalloc);
+  r.charge("dma_map_sg", m_costs.dma_map_sg + m_costs.dma_map_sg_per_entry);
   d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
   const BamCmdElement ce = bam_prep_ce(static_cast<std::uint32_t>(*c.cfg.scratchpad), BAM_WRITE_COMMAND, 0);
   std::memcpy(d->ce_buf.ptr, &ce, sizeof ce);
@@ -86,11 +95,12 @@ std::unique_ptr<BamAsyncDesc> BamDma::make_lock_desc(BamChan& c, bool lock) {
 }
 
 // bam_start_dma: copy as many hardware descriptors as fit into the FIFO and ring the doorbell.
-void BamDma::start_dma(BamChan& c) {
-  if (!c.initialized) init_hw(c);
+void BamDma::start_dma(Runner& r, BamChan& c) {
+  if (!c.initialized) init_hw(r, c);
+  r.charge("bam_start_dma", m_costs.bam_start_dma);
   if (c.cfg.dir == DmaDir::mem_to_dev && c.cfg.scratchpad && !c.locked && !c.issued.empty()) {
-    c.issued.push_front(make_lock_desc(c, true));
-    c.issued.push_back(make_lock_desc(c, false));
+    c.issued.push_front(make_lock_desc(r, c, true));
+    c.issued.push_back(make_lock_desc(r, c, false));
     c.locked = true;
     ++c.stats.lock_pairs;
   }
@@ -103,8 +113,7 @@ void BamDma::start_dma(BamChan& c) {
     const std::size_t n = std::min<std::size_t>(left, avail);
     for (std::size_t i = 0; i < n; ++i) {
       BamDescHw h = d->desc[d->loaded + i];
-      const bool last_of_batch = i + 1 == n;
-      if (last_of_batch) {
+      if (i + 1 == n) {
         if (d->loaded + n == d->desc.size()) {
           h.flags = static_cast<std::uint16_t>(h.flags | d->flags);
           // An interrupt where software must hear back: a callback, or the last issued work.
@@ -116,6 +125,7 @@ void BamDma::start_dma(BamChan& c) {
       }
       std::memcpy(c.fifo.ptr + std::size_t{c.tail} * sizeof(BamDescHw), &h, sizeof h);
       c.tail = (c.tail + 1) % kRingSlots;
+      r.charge("bam_start_dma", m_costs.bam_fifo_per_desc);
     }
     d->xfer_len = n;
     d->loaded += n;
@@ -127,52 +137,57 @@ void BamDma::start_dma(BamChan& c) {
     loaded_any = true;
   }
   if (loaded_any) {
-    // wmb() then the doorbell: the new tail offset in bytes.
-    m_host.writel(reg(BAM_P_EVNT_REG(c.id)), c.tail * static_cast<std::uint32_t>(sizeof(BamDescHw)));
+    // wmb() then the doorbell: the new tail offset in bytes. The BAM starts now, so the CPU
+    // time spent up to here must have passed.
+    r.sync();
+    m_host.writel(r, reg(BAM_P_EVNT_REG(c.id)), c.tail * BAM_DESC_BYTES);
     ++c.stats.doorbells;
   }
 }
 
-void BamDma::free_desc(BamAsyncDesc& d) {
-  if (d.ce_buf) m_host.dma_free(d.ce_buf);
-  d.ce_buf = {};
+void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
+  if (d.ce_buf) {
+    r.charge("dma_unmap_sg", m_costs.dma_unmap_sg + m_costs.dma_unmap_sg_per_entry);
+    m_host.dma_free(d.ce_buf);
+    d.ce_buf = {};
+  }
+  r.charge("kfree", m_costs.kfree);
 }
 
-void BamDma::fail_channel(BamChan& c, const std::string& why) {
+void BamDma::fail_channel(Runner& r, BamChan& c, const std::string& why) {
   c.error = why;
-  DmaResult r{false, why};
   for (auto* q : {&c.active, &c.issued}) {
-    for (auto& d : *q) {
-      if (d->callback) m_completed.emplace_back(d->callback, r);
-      free_desc(*d);
-    }
+    for (auto& d : *q) free_desc(r, *d);
     q->clear();
   }
   c.in_fifo = 0;
   c.locked = false;
   c.initialized = false;  // the next transfer resets the pipe (bam_chan_init_hw)
+  if (c.on_error) c.on_error(r, why);
 }
 
-// bam_dma_irq -> process_channel_irqs.
-std::uint32_t BamDma::irq() {
+// bam_dma_irq -> process_channel_irqs, in hardirq context.
+void BamDma::irq(Runner& r) {
   ++m_irq_stats.hardirqs;
-  const std::uint32_t srcs = m_host.readl(reg(BAM_IRQ_SRCS_EE(m_ee)));
+  const std::uint32_t srcs = m_host.readl(r, reg(BAM_IRQ_SRCS_EE(m_ee)));
   if (srcs & BAM_IRQ) {
-    const std::uint32_t st = m_host.readl(reg(BAM_IRQ_STTS));
-    m_host.writel(reg(BAM_IRQ_CLR), st);
+    const std::uint32_t st = m_host.readl(r, reg(BAM_IRQ_STTS));
+    m_host.writel(r, reg(BAM_IRQ_CLR), st);
   }
   for (unsigned i = 0; i < m_chans.size(); ++i) {
     if (!(srcs & P_IRQ & (1u << i))) continue;
     BamChan& c = m_chans[i];
-    const std::uint32_t pipe_stts = m_host.readl(reg(BAM_P_IRQ_STTS(i)));
-    m_host.writel(reg(BAM_P_IRQ_CLR(i)), pipe_stts);
+    r.charge("process_channel_irqs", m_costs.process_channel_irqs);
+    const std::uint32_t pipe_stts = m_host.readl(r, reg(BAM_P_IRQ_STTS(i)));
+    m_host.writel(r, reg(BAM_P_IRQ_CLR(i)), pipe_stts);
     m_irq_stats.pipe_events += static_cast<std::uint64_t>(__builtin_popcount(pipe_stts));
     if (pipe_stts & P_ERR) {
-      fail_channel(c, fmt::format("BAM pipe {} error (P_IRQ_STTS=0x{:x})", i, pipe_stts));
+      fail_channel(r, c, fmt::format("BAM pipe {} error (P_IRQ_STTS=0x{:x})", i, pipe_stts));
       continue;
     }
-    const std::uint32_t offset = (m_host.readl(reg(BAM_P_SW_OFSTS(i))) & 0xFFFFu) / BAM_DESC_BYTES;
+    const std::uint32_t offset = (m_host.readl(r, reg(BAM_P_SW_OFSTS(i))) & 0xFFFFu) / BAM_DESC_BYTES;
     std::uint32_t avail = (offset + kRingSlots - c.head) % kRingSlots;
+    bool completed = false;
     while (avail > 0 && !c.active.empty()) {
       BamAsyncDesc& d = *c.active.front();
       if (avail < d.xfer_len) break;  // this transfer's batch is not all consumed yet
@@ -184,33 +199,53 @@ std::uint32_t BamDma::irq() {
       if (done->lock || done->unlock) {
         // The series frees LOCK/UNLOCK descriptors right here, in hardirq context.
         if (done->unlock) c.locked = false;
-        free_desc(*done);
+        free_desc(r, *done);
       } else if (done->loaded < done->desc.size()) {
         done->xfer_len = 0;
         c.issued.push_front(std::move(done));  // the rest goes in when the FIFO has room
-      } else if (done->callback) {
-        m_completed.emplace_back(done->callback, DmaResult{});  // vchan_cookie_complete
+      } else {
+        // vchan_cookie_complete: the channel's completion work runs in softirq context.
+        c.completed.emplace_back(done->callback, DmaResult{});
+        completed = true;
       }
     }
+    if (completed && !c.vchan_scheduled) {
+      c.vchan_scheduled = true;
+      m_kernel.tasklet_schedule(r, "vchan_complete", [this, &c](Runner& s) { vchan_complete(s, c); });
+    }
   }
-  return srcs;
+  if ((srcs & P_IRQ) && !m_tasklet_scheduled) {
+    m_tasklet_scheduled = true;
+    m_kernel.tasklet_schedule(r, m_bh_workqueue ? "bam_dma_work" : "dma_tasklet",
+                              [this](Runner& s) { dma_tasklet(s); });
+  }
 }
 
-void BamDma::run_bh() {
-  // vchan_complete: client callbacks.
-  auto completed = std::move(m_completed);
-  m_completed.clear();
-  for (auto& [cb, res] : completed) cb(res);
-  // dma_tasklet: load more work where the FIFO has room.
+// vchan_complete: client callbacks, then the descriptors are freed.
+void BamDma::vchan_complete(Runner& r, BamChan& c) {
+  c.vchan_scheduled = false;
+  auto completed = std::move(c.completed);
+  c.completed.clear();
+  for (auto& [cb, res] : completed) {
+    r.charge("vchan_complete", m_costs.vchan_complete);
+    if (cb) cb(r, res);
+    r.charge("kfree", m_costs.kfree);
+  }
+}
+
+// dma_tasklet: load more work where the FIFO has room.
+void BamDma::dma_tasklet(Runner& r) {
+  m_tasklet_scheduled = false;
   for (BamChan& c : m_chans)
-    if (c.initialized && !c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(c);
+    if (c.initialized && !c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(r, c);
 }
 
 // bam_dma_terminate_all: a pipe that still holds descriptors is reset; all are dropped.
-void BamDma::terminate_all(BamChan& c) {
-  if (!c.active.empty() && c.initialized) init_hw(c);
+void BamDma::terminate_all(Runner& r, BamChan& c) {
+  r.charge("bam_dma_terminate_all", m_costs.bam_terminate_all);
+  if (!c.active.empty() && c.initialized) init_hw(r, c);
   for (auto* q : {&c.active, &c.issued}) {
-    for (auto& d : *q) free_desc(*d);
+    for (auto& d : *q) free_desc(r, *d);
     q->clear();
   }
   c.submitted.clear();

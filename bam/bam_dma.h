@@ -1,9 +1,10 @@
 // The dmaengine provider side of the BAM, as drivers/dma/qcom/bam_dma.c runs it on the CPU:
 // channel init (bam_chan_init_hw), descriptor preparation (bam_prep_slave_sg), loading the
 // descriptor FIFO and ringing the doorbell (bam_start_dma), the interrupt handler
-// (bam_dma_irq / process_channel_irqs), the bottom half that runs completion callbacks and
-// loads more work (vchan_complete / dma_tasklet), terminate_all, and the locking series'
+// (bam_dma_irq / process_channel_irqs) in hardirq context, the softirq work that runs completion
+// callbacks (vchan_complete) and loads more (dma_tasklet), terminate_all, and the locking series'
 // LOCK/UNLOCK command descriptors around each transaction on a channel with a scratchpad.
+// Every function takes the Runner of the context it runs in and charges its CPU time there.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,11 @@
 
 #include "bam/bam_hw.h"
 #include "cpu/host.h"
+#include "cpu/kernel.h"
 
 namespace qcesim::bam {
+
+using cpu::Runner;
 
 enum class DmaDir { mem_to_dev, dev_to_mem };
 
@@ -36,7 +40,8 @@ struct DmaResult {
   bool ok = true;
   std::string error;
 };
-using DmaCallback = std::function<void(const DmaResult&)>;
+// Runs in softirq context (vchan_complete), or in hardirq context for channel errors.
+using DmaCallback = std::function<void(Runner&, const DmaResult&)>;
 
 struct BamAsyncDesc {
   std::vector<BamDescHw> desc;  // every hardware descriptor of this transfer
@@ -55,7 +60,7 @@ struct BamSlaveConfig {
 };
 
 struct BamChanStats {
-  std::uint64_t hw_descriptors = 0;   // loaded into the FIFO
+  std::uint64_t hw_descriptors = 0;  // loaded into the FIFO
   std::uint64_t async_descriptors = 0;
   std::uint64_t doorbells = 0;
   std::uint64_t lock_pairs = 0;
@@ -74,7 +79,10 @@ struct BamChan {
   std::deque<std::unique_ptr<BamAsyncDesc>> issued;  // waiting for FIFO room
   std::deque<std::unique_ptr<BamAsyncDesc>> active;  // in the FIFO (desc_list)
   std::vector<std::unique_ptr<BamAsyncDesc>> submitted;
+  std::vector<std::pair<DmaCallback, DmaResult>> completed;  // for vchan_complete
+  bool vchan_scheduled = false;  // its tasklet is pending (tasklet_schedule is idempotent)
   std::optional<std::string> error;  // set by a P_ERR interrupt until the next reset
+  std::function<void(Runner&, const std::string&)> on_error;  // the client's error hook (hardirq)
   BamChanStats stats;
 };
 
@@ -85,41 +93,48 @@ struct BamIrqStats {
 
 class BamDma {
  public:
-  static constexpr std::uint32_t kRingSlots = BAM_DESC_FIFO_SIZE / sizeof(BamDescHw);  // 4096
+  static constexpr std::uint32_t kRingSlots = BAM_DESC_FIFO_SIZE / BAM_DESC_BYTES;  // 4096
 
-  BamDma(cpu::Host& host, std::uint64_t base, unsigned ee, unsigned num_pipes);
+  BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes,
+         bool bh_workqueue);
   ~BamDma();
   BamDma(const BamDma&) = delete;
   BamDma& operator=(const BamDma&) = delete;
 
+  // bam_dma_probe's request_irq: the BAM's EE line, handled on `cpu`.
+  void request_irq(const sc_core::sc_signal<bool>& line, unsigned cpu);
+
   BamChan& chan(unsigned pipe);
   void slave_config(BamChan& c, const BamSlaveConfig& cfg);
-  std::unique_ptr<BamAsyncDesc> prep_slave_sg(BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
-                                              DmaCallback cb = {});
+  std::unique_ptr<BamAsyncDesc> prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg,
+                                              unsigned flags, DmaCallback cb = {});
   void submit(BamChan& c, std::unique_ptr<BamAsyncDesc> d);
-  void issue_pending(BamChan& c);
-  void terminate_all(BamChan& c);
+  void issue_pending(Runner& r, BamChan& c);
+  void terminate_all(Runner& r, BamChan& c);
 
-  // bam_dma_irq: returns the IRQ_SRCS_EE bits it handled.
-  std::uint32_t irq();
-  // Bottom half: completion callbacks (vchan_complete), then dma_tasklet (load more).
-  void run_bh();
+  // bam_dma_irq, in hardirq context.
+  void irq(Runner& r);
 
   const BamIrqStats& irq_stats() const { return m_irq_stats; }
 
  private:
-  void init_hw(BamChan& c);
-  void start_dma(BamChan& c);
-  void fail_channel(BamChan& c, const std::string& why);
-  void free_desc(BamAsyncDesc& d);
-  std::unique_ptr<BamAsyncDesc> make_lock_desc(BamChan& c, bool lock);
+  void init_hw(Runner& r, BamChan& c);
+  void start_dma(Runner& r, BamChan& c);
+  void fail_channel(Runner& r, BamChan& c, const std::string& why);
+  void free_desc(Runner& r, BamAsyncDesc& d);
+  std::unique_ptr<BamAsyncDesc> make_lock_desc(Runner& r, BamChan& c, bool lock);
+  void vchan_complete(Runner& r, BamChan& c);
+  void dma_tasklet(Runner& r);
   std::uint64_t reg(std::uint32_t off) const { return m_base + off; }
 
   cpu::Host& m_host;
+  cpu::Kernel& m_kernel;
+  const cpu::Costs& m_costs;
   std::uint64_t m_base;
   unsigned m_ee;
+  bool m_bh_workqueue;  // the series moved dma_tasklet to a BH workqueue
+  bool m_tasklet_scheduled = false;
   std::vector<BamChan> m_chans;
-  std::vector<std::pair<DmaCallback, DmaResult>> m_completed;
   BamIrqStats m_irq_stats;
 };
 

@@ -45,7 +45,7 @@ void BM_QceDigest(benchmark::State& state) {
   const auto data = random_bytes(n);
   cpu::DmaBuf b = g_emu->host().dma_alloc(n, 4096);
   std::memcpy(b.ptr, data.data(), n);
-  qce::QceAhash h(g_emu->qce(), HashAlg::sha256);
+  qce::QceAhash h(g_emu->qce(), g_emu->task(), HashAlg::sha256);
   for (auto _ : state) benchmark::DoNotOptimize(h.digest(b.addr, static_cast<std::uint32_t>(n)));
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(n));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));

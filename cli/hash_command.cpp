@@ -97,7 +97,7 @@ void hash_on_qce(const HashOptions& opt, const std::vector<std::string>& names, 
         continue;
       }
       try {
-        qce::QceAhash h(e.qce(), opt.alg, opt.hmac_key);
+        qce::QceAhash h(e.qce(), e.task(), opt.alg, opt.hmac_key);
         long n;
         while ((n = in.read_full(buf.ptr, buf.size)) > 0) h.update(buf.addr, static_cast<std::uint32_t>(n));
         if (n < 0) {

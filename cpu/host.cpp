@@ -51,23 +51,18 @@ std::uint64_t DmaAllocator::bytes_free() const {
   return n;
 }
 
-SC_HAS_PROCESS(Host);
+Host::Host(sc_core::sc_module_name name, std::uint64_t dma_base, std::uint64_t dma_size, const Costs& costs)
+    : sc_core::sc_module(name), bus("bus"), m_alloc(dma_base, dma_size), m_costs(costs) {}
 
-Host::Host(sc_core::sc_module_name name, std::uint64_t dma_base, std::uint64_t dma_size)
-    : sc_core::sc_module(name), bus("bus"), irq("irq"), m_alloc(dma_base, dma_size) {
-  SC_THREAD(cpu_thread);
-  // Driver code (and the test assertions inside jobs) needs more than the 256 KiB default.
-  set_stack_size(8u << 20);
+std::uint32_t Host::readl(Runner& r, std::uint64_t addr) {
+  r.charge("readl", m_costs.readl);
+  r.sync();
+  return readl(addr);
 }
 
-void Host::cpu_thread() {
-  try {
-    if (m_job) m_job();
-  } catch (...) {
-    m_exception = std::current_exception();
-  }
-  m_finished = true;
-  sc_core::sc_stop();
+void Host::writel(Runner& r, std::uint64_t addr, std::uint32_t value) {
+  writel(addr, value);
+  r.charge("writel", m_costs.writel);
 }
 
 std::uint32_t Host::readl(std::uint64_t addr) {
@@ -124,20 +119,6 @@ DmaBuf Host::dma_alloc(std::size_t size, std::size_t align) {
 
 void Host::dma_free(const DmaBuf& buf) {
   if (buf.ptr) m_alloc.free(buf.addr);
-}
-
-bool Host::wait_irq(const sc_core::sc_time& timeout) {
-  // Let the line settle first: a status clear just written by the handler drops the BAM's
-  // line one delta later (its driving method) and the signal shows it one delta after that.
-  // Without this the GIC would re-take an interrupt that is already handled.
-  sc_core::wait(sc_core::SC_ZERO_TIME);
-  sc_core::wait(sc_core::SC_ZERO_TIME);
-  if (!irq.read()) {
-    sc_core::wait(timeout, irq.posedge_event());
-    if (!irq.read()) return false;
-  }
-  ++m_stats.irqs;
-  return true;
 }
 
 }  // namespace qcesim::cpu

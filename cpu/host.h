@@ -1,17 +1,18 @@
-// The Linux CPU as the drivers see it: MMIO readl/writel over the bus, DMA-able memory in
-// DRAM, a level-sensitive interrupt input, and one long-lived thread that runs the driver
-// code (a "job") inside simulated time. Timing of these primitives comes with the CPU model.
+// The Linux CPU cluster as the drivers see the bus: MMIO readl/writel (charged to the calling
+// context's Runner), DMA-able memory in DRAM and its host pointers. Execution contexts,
+// interrupts and threads are the Kernel's (cpu/kernel.h).
 #pragma once
 
 #include <cstdint>
-#include <exception>
-#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
+
+#include "cpu/core.h"
+#include "cpu/costs.h"
 
 namespace qcesim::cpu {
 
@@ -49,44 +50,34 @@ class DmaAllocator {
 struct HostStats {
   std::uint64_t mmio_reads = 0;
   std::uint64_t mmio_writes = 0;
-  std::uint64_t irqs = 0;
 };
 
 class Host : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<Host> bus;
-  sc_core::sc_in<bool> irq;
 
-  Host(sc_core::sc_module_name name, std::uint64_t dma_base, std::uint64_t dma_size);
+  Host(sc_core::sc_module_name name, std::uint64_t dma_base, std::uint64_t dma_size, const Costs& costs);
 
+  // Raw bus accesses, no CPU time (tests and set-up).
   std::uint32_t readl(std::uint64_t addr);
   void writel(std::uint64_t addr, std::uint32_t value);
+  // Driver accesses: a read waits for the CPU time spent so far and its own round trip; a write
+  // is posted now and its cost is paid at the caller's next sync.
+  std::uint32_t readl(Runner& r, std::uint64_t addr);
+  void writel(Runner& r, std::uint64_t addr, std::uint32_t value);
 
   DmaBuf dma_alloc(std::size_t size, std::size_t align = 64);
   void dma_free(const DmaBuf& buf);
-
-  // Waits until the interrupt line is high; false if `timeout` of simulated time passes first.
-  bool wait_irq(const sc_core::sc_time& timeout);
-
-  // The code to run on the CPU thread once the simulation starts; sc_stop() follows it.
-  void set_job(std::function<void()> job) { m_job = std::move(job); }
-  bool job_finished() const { return m_finished; }
-  std::exception_ptr job_exception() const { return m_exception; }
-
   // phys_to_virt for DRAM: the host pointer to `len` bytes at bus address `addr`.
   std::uint8_t* dram_ptr(std::uint64_t addr, std::uint64_t len);
 
   const HostStats& stats() const { return m_stats; }
 
  private:
-  void cpu_thread();
-
   DmaAllocator m_alloc;
+  const Costs& m_costs;
   tlm::tlm_dmi m_dmi;
   bool m_dmi_valid = false;
-  std::function<void()> m_job;
-  bool m_finished = false;
-  std::exception_ptr m_exception;
   HostStats m_stats;
 };
 

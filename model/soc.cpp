@@ -12,11 +12,12 @@ bool g_elaborated = false;
 Soc::Soc(sc_core::sc_module_name name, const SocConfig& c)
     : sc_core::sc_module(name),
       cfg(c),
+      kernel("kernel", c.num_cores, c.costs),
       dram("dram", c.map.dram_size),
       bus("bus"),
       bam("bam", c.bam),
       qce("qce", c.qce),
-      host("cpu", c.map.dram_base, c.map.dram_size),
+      host("cpu", c.map.dram_base, c.map.dram_size, kernel.costs()),
       bam_irq("bam_irq", c.bam.num_ees) {
   // Targets in the order of the Target enum.
   bus.to_targets.bind(dram.socket);
@@ -30,15 +31,19 @@ Soc::Soc(sc_core::sc_module_name name, const SocConfig& c)
   bam.bus_socket.bind(bus.from_initiators);
   bam.peripheral.bind(qce);
   for (unsigned ee = 0; ee < c.bam.num_ees; ++ee) bam.irq[ee].bind(bam_irq[ee]);
-  host.irq.bind(bam_irq[c.linux_ee]);
 }
 
 Emulator::Emulator(const EmulatorConfig& cfg) {
   if (g_elaborated) throw std::logic_error("SystemC elaborates once per process: one Emulator per process");
   g_elaborated = true;
   m_soc = std::make_unique<Soc>("soc", cfg.soc);
-  m_bam_dma = std::make_unique<bam::BamDma>(m_soc->host, cfg.soc.map.bam_base, cfg.soc.linux_ee, cfg.soc.bam.num_pipes);
-  m_qce = std::make_unique<qce::QceDevice>(m_soc->host, *m_bam_dma, cfg.soc.map.qce_base, cfg.driver);
+  // The series moved the BAM's deferred work from a tasklet to a BH workqueue.
+  const bool bh_workqueue = cfg.driver.reg_io == qce::RegIo::bam;
+  m_bam_dma = std::make_unique<bam::BamDma>(m_soc->host, m_soc->kernel, cfg.soc.map.bam_base, cfg.soc.linux_ee,
+                                            cfg.soc.bam.num_pipes, bh_workqueue);
+  m_bam_dma->request_irq(m_soc->bam_irq[cfg.soc.linux_ee], cfg.driver.irq_cpu);
+  m_qce = std::make_unique<qce::QceDevice>(m_soc->host, m_soc->kernel, *m_bam_dma, cfg.soc.map.qce_base,
+                                           cfg.driver);
 }
 
 Emulator::~Emulator() = default;
@@ -46,14 +51,22 @@ Emulator::~Emulator() = default;
 void Emulator::run(const std::function<void(Emulator&)>& job) {
   if (m_ran) throw std::logic_error("Emulator::run: the simulation already ran in this process");
   m_ran = true;
-  m_soc->host.set_job([this, &job] {
-    m_qce->probe();
-    job(*this);
+  bool finished = false;
+  std::exception_ptr failure;
+  m_task = &m_soc->kernel.spawn_task(0, "task", [&](cpu::Runner& r) {
+    try {
+      m_qce->probe(r);
+      job(*this);
+      r.sync();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    finished = true;
+    sc_core::sc_stop();
   });
   sc_core::sc_start();
-  if (auto e = m_soc->host.job_exception()) std::rethrow_exception(e);
-  if (!m_soc->host.job_finished())
-    throw std::runtime_error("simulation stalled: the CPU thread waits for an event that never comes");
+  if (failure) std::rethrow_exception(failure);
+  if (!finished) throw std::runtime_error("simulation stalled: the task waits for an event that never comes");
 }
 
 }  // namespace qcesim::model

@@ -11,6 +11,7 @@
 #include "bam/bam.h"
 #include "bam/bam_dma.h"
 #include "cpu/host.h"
+#include "cpu/kernel.h"
 #include "model/bus.h"
 #include "model/memory.h"
 #include "qce/qce.h"
@@ -33,6 +34,8 @@ struct SocConfig {
   bam::BamConfig bam;
   qce::QceConfig qce;
   unsigned linux_ee = 0;  // qcom,ee = <0>
+  unsigned num_cores = 1;
+  cpu::Costs costs;       // all zero: the untimed functional emulator
 };
 
 class Soc : public sc_core::sc_module {
@@ -40,6 +43,7 @@ class Soc : public sc_core::sc_module {
   Soc(sc_core::sc_module_name name, const SocConfig& cfg);
 
   const SocConfig cfg;
+  cpu::Kernel kernel;
   Memory dram;
   Bus bus;
   bam::Bam bam;
@@ -59,12 +63,15 @@ class Emulator {
   explicit Emulator(const EmulatorConfig& cfg = {});
   ~Emulator();
 
-  // Probes the qce driver on the CPU thread, then runs `job` there inside simulated time.
+  // Probes the drivers on a task thread of CPU 0, then runs `job` there inside simulated time.
   // Returns when the job ends; rethrows what the job threw. Once per process.
   void run(const std::function<void(Emulator&)>& job);
 
   Soc& soc() { return *m_soc; }
   cpu::Host& host() { return m_soc->host; }
+  cpu::Kernel& kernel() { return m_soc->kernel; }
+  // The job's thread (task context on CPU 0), valid inside run().
+  cpu::Runner& task() { return *m_task; }
   bam::BamDma& bam_dma() { return *m_bam_dma; }
   qce::QceDevice& qce() { return *m_qce; }
 
@@ -72,6 +79,7 @@ class Emulator {
   std::unique_ptr<Soc> m_soc;
   std::unique_ptr<bam::BamDma> m_bam_dma;
   std::unique_ptr<qce::QceDevice> m_qce;
+  cpu::Runner* m_task = nullptr;
   bool m_ran = false;
 };
 

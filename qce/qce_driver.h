@@ -1,11 +1,14 @@
 // The qce driver's device half (drivers/crypto/qce/core.c, common.c, dma.c) on the emulated CPU:
-// probe, register programming for a hash request (qce_setup_regs_ahash) over MMIO (mainline) or
-// as BAM command elements (the locking series), the request handler and its done path
-// (qce_ahash_async_req_handle / qce_ahash_done), and the STATUS check.
+// probe, the one-deep request queue (qce_handle_queue), register programming for a hash request
+// (qce_setup_regs_ahash) over MMIO (mainline) or as BAM command elements (the locking series),
+// the request handler (qce_ahash_async_req_handle), the done path in softirq (qce_ahash_done)
+// and in a kworker (qce_req_done_work), and the STATUS check.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <systemc>
@@ -13,10 +16,13 @@
 
 #include "bam/bam_dma.h"
 #include "cpu/host.h"
+#include "cpu/kernel.h"
 #include "model/sha_core.h"
 #include "qce/regs_v5.h"
 
 namespace qcesim::qce {
+
+using cpu::Runner;
 
 enum class RegIo {
   mmio,  // mainline: CPU writel() to every register
@@ -28,6 +34,7 @@ struct QceDriverConfig {
   RegIo reg_io = RegIo::mmio;
   unsigned rx_pipe = 4;  // dmas = <&cryptobam 4>, <&cryptobam 5>
   unsigned tx_pipe = 5;
+  unsigned irq_cpu = 0;  // the BAM interrupt's affinity
   sc_core::sc_time timeout = sc_core::sc_time(1, sc_core::SC_SEC);  // simulated time per request
 };
 
@@ -51,6 +58,8 @@ struct ShaRequest {
   std::uint32_t nbytes = 0;
   ShaCarry carry;                    // in: state before; out: state after
   std::vector<std::uint8_t> digest;  // out, when last
+  // Called in the kworker (crypto_request_complete) with "" or what went wrong.
+  std::function<void(Runner&, const std::string&)> complete;
 };
 
 struct QceDriverStats {
@@ -58,36 +67,46 @@ struct QceDriverStats {
   std::uint64_t reg_writes = 0;        // qce_write() calls
   std::uint64_t command_elements = 0;  // of those, sent as command elements
   std::uint64_t status_reads = 0;
+  std::uint64_t errors = 0;
 };
 
 class QceDevice {
  public:
-  QceDevice(cpu::Host& host, bam::BamDma& bam, std::uint64_t base_phys, const QceDriverConfig& cfg);
+  QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
+            const QceDriverConfig& cfg);
   ~QceDevice();
 
   // qce_crypto_probe: check VERSION, take the channels, allocate the result and CE buffers.
-  void probe();
-  // One engine request: programs, starts, waits for the done path, checks STATUS, reads
-  // the result dump into req.carry (and req.digest when LAST). Throws QceError on failure.
-  void run_sha(ShaRequest& req);
+  void probe(Runner& r);
+  // qce_async_request_enqueue from the caller's context: the request starts now if the engine
+  // is free, else when the one in flight completes. req.complete runs when it is done.
+  void enqueue(Runner& r, ShaRequest& req);
+  // The synchronous form a test or the hash command uses: enqueue, sleep until complete.
+  // Throws QceError on failure or after the timeout.
+  void run_sha(Runner& task, ShaRequest& req);
 
   const QceDriverConfig& config() const { return m_cfg; }
   const QceDriverStats& stats() const { return m_stats; }
   std::uint32_t version() const { return m_version; }
   cpu::Host& host() { return m_host; }
+  cpu::Kernel& kernel() { return m_kernel; }
 
  private:
-  void qce_write(std::uint32_t offset, std::uint32_t val);
-  void qce_write_array(std::uint32_t offset, const std::uint32_t* val, unsigned n);
-  std::uint32_t qce_read(std::uint32_t offset);
+  void qce_handle_queue(Runner& r);
+  void qce_ahash_async_req_handle(Runner& r, ShaRequest& req);
+  void qce_write(Runner& r, std::uint32_t offset, std::uint32_t val);
+  void qce_write_array(Runner& r, std::uint32_t offset, const std::uint32_t* val, unsigned n);
   std::uint32_t qce_config_reg(bool little) const;
-  void qce_setup_regs_ahash(const ShaRequest& req);
-  void qce_crypto_go();
-  void qce_submit_cmd_desc();
-  void wait_for(const bool& done, const char* what);
-  void qce_ahash_done(ShaRequest& req);
+  void qce_setup_regs_ahash(Runner& r, const ShaRequest& req);
+  void qce_submit_cmd_desc(Runner& r);
+  void qce_ahash_done(Runner& r, const bam::DmaResult& res);
+  void qce_dma_terminate_all(Runner& r);
+  void finish(Runner& r, std::string error);
+  void on_channel_error(Runner& r, const std::string& why);
 
   cpu::Host& m_host;
+  cpu::Kernel& m_kernel;
+  const cpu::Costs& m_costs;
   bam::BamDma& m_bam;
   std::uint64_t m_base;
   QceDriverConfig m_cfg;
@@ -96,7 +115,10 @@ class QceDevice {
   cpu::DmaBuf m_result_buf;
   cpu::DmaBuf m_ce_buf;  // command elements of the request being built (series: 128 max)
   unsigned m_ce_count = 0;
+  unsigned m_ce_mapped = 0;  // command elements of the request in flight (mapped sg entries)
   std::uint32_t m_version = 0;
+  std::deque<ShaRequest*> m_queue;  // crypto_queue; QCE_QUEUE_LENGTH
+  ShaRequest* m_req = nullptr;      // qce->req: the request in flight
   QceDriverStats m_stats;
 };
 

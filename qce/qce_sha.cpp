@@ -4,8 +4,8 @@
 
 namespace qcesim::qce {
 
-QceAhash::QceAhash(QceDevice& dev, HashAlg alg, std::optional<std::vector<std::uint8_t>> hmac_key)
-    : m_dev(dev), m_alg(alg), m_hmac(hmac_key.has_value()) {
+QceAhash::QceAhash(QceDevice& dev, Runner& task, HashAlg alg, std::optional<std::vector<std::uint8_t>> hmac_key)
+    : m_dev(dev), m_task(task), m_alg(alg), m_hmac(hmac_key.has_value()) {
   if (m_hmac) m_k0 = hmac_block_key(alg, *hmac_key);
   m_buf = m_dev.host().dma_alloc(2 * kShaBlockBytes, 64);
   init();
@@ -33,7 +33,7 @@ ShaRequest QceAhash::make_request(bool last) const {
 }
 
 void QceAhash::run(ShaRequest& req) {
-  m_dev.run_sha(req);
+  m_dev.run_sha(m_task, req);
   ++m_requests;
   m_carry = req.carry;
   m_first = false;

@@ -15,7 +15,9 @@ class QceAhash {
  public:
   // hmac_key set: "hmac(sha*)-qce"; a key longer than a block is hashed on the CPU first,
   // as qce_ahash_hmac_setkey does.
-  QceAhash(QceDevice& dev, HashAlg alg, std::optional<std::vector<std::uint8_t>> hmac_key = std::nullopt);
+  // `task` is the calling thread's context: requests are submitted from it and it sleeps on them.
+  QceAhash(QceDevice& dev, Runner& task, HashAlg alg,
+           std::optional<std::vector<std::uint8_t>> hmac_key = std::nullopt);
   ~QceAhash();
   QceAhash(const QceAhash&) = delete;
   QceAhash& operator=(const QceAhash&) = delete;
@@ -34,6 +36,7 @@ class QceAhash {
   void run(ShaRequest& req);
 
   QceDevice& m_dev;
+  Runner& m_task;
   HashAlg m_alg;
   bool m_hmac;
   std::array<std::uint8_t, kShaBlockBytes> m_k0{};

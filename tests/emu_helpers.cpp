@@ -25,7 +25,7 @@ cpu::DmaBuf load(cpu::Host& host, const std::vector<std::uint8_t>& data) {
 std::vector<std::uint8_t> qce_digest(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
                                      const std::optional<std::vector<std::uint8_t>>& key) {
   cpu::DmaBuf b = load(e.host(), msg);
-  qce::QceAhash h(e.qce(), alg, key);
+  qce::QceAhash h(e.qce(), e.task(), alg, key);
   auto d = h.digest(b.addr, static_cast<std::uint32_t>(msg.size()));
   e.host().dma_free(b);
   return d;
@@ -36,7 +36,7 @@ std::vector<std::uint8_t> qce_hash_chunked(model::Emulator& e, HashAlg alg, cons
                                            const std::optional<std::vector<std::uint8_t>>& key,
                                            std::uint64_t* requests) {
   cpu::DmaBuf b = load(e.host(), msg);
-  qce::QceAhash h(e.qce(), alg, key);
+  qce::QceAhash h(e.qce(), e.task(), alg, key);
   std::size_t off = 0;
   for (std::size_t c : cuts) {
     if (off + c > msg.size()) break;

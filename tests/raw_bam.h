@@ -1,5 +1,7 @@
 // Programs a BAM pipe by hand (MMIO from the CPU thread), for tests that drive the BAM or the
-// engine below the driver: ring set-up, descriptors, command elements, doorbells.
+// engine below the driver: ring set-up, descriptors, command elements, doorbells. The pipe
+// belongs to an execution environment other than Linux's (EE 2 unless told), so the Linux
+// bam_dma interrupt handler leaves its status alone and the test sees it.
 #pragma once
 
 #include <cstring>
@@ -13,7 +15,8 @@ namespace qcesim::test {
 
 class RawPipe {
  public:
-  RawPipe(model::Emulator& e, unsigned pipe) : m_e(e), m_pipe(pipe), m_base(e.soc().cfg.map.bam_base) {}
+  RawPipe(model::Emulator& e, unsigned pipe, unsigned ee = 2)
+      : m_e(e), m_pipe(pipe), m_ee(ee), m_base(e.soc().cfg.map.bam_base) {}
 
   // bam_chan_init_hw by hand; ring_bytes goes to P_FIFO_SIZES, ring_addr overrides the ring.
   void init(bool producer = false, std::uint32_t ring_bytes = bam::BAM_DESC_FIFO_SIZE,
@@ -25,11 +28,12 @@ class RawPipe {
     h.writel(m_base + bam::BAM_P_DESC_FIFO_ADDR(m_pipe), ring_addr ? *ring_addr : static_cast<std::uint32_t>(m_ring.addr));
     h.writel(m_base + bam::BAM_P_FIFO_SIZES(m_pipe), ring_bytes);
     h.writel(m_base + bam::BAM_P_IRQ_EN(m_pipe), bam::P_DEFAULT_IRQS_EN);
-    const std::uint32_t msk = h.readl(m_base + bam::BAM_IRQ_SRCS_MSK_EE(0));
-    h.writel(m_base + bam::BAM_IRQ_SRCS_MSK_EE(0), msk | (1u << m_pipe));
+    h.writel(m_base + bam::BAM_P_TRUST_REG(m_pipe), m_ee);
+    const std::uint32_t msk = h.readl(m_base + bam::BAM_IRQ_SRCS_MSK_EE(m_ee));
+    h.writel(m_base + bam::BAM_IRQ_SRCS_MSK_EE(m_ee), msk | (1u << m_pipe));
     h.writel(m_base + bam::BAM_P_CTRL(m_pipe), bam::P_EN | bam::P_SYS_MODE | (producer ? bam::P_DIRECTION : 0));
   }
-  void set_ee(unsigned ee) { m_e.host().writel(m_base + bam::BAM_P_TRUST_REG(m_pipe), ee); }
+  unsigned ee() const { return m_ee; }
   void put(std::uint32_t slot, const bam::BamDescHw& d) {
     std::memcpy(m_ring.ptr + slot * sizeof d, &d, sizeof d);
   }
@@ -48,6 +52,7 @@ class RawPipe {
  private:
   model::Emulator& m_e;
   unsigned m_pipe;
+  unsigned m_ee;
   std::uint64_t m_base;
   cpu::DmaBuf m_ring;
 };

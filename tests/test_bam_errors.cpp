@@ -17,14 +17,15 @@ namespace {
 void expect_pipe_error(PipeError want, const std::function<void(model::Emulator&, RawPipe&)>& setup) {
   test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
     RawPipe p(e, 0);
-    EXPECT_FALSE(e.soc().bam_irq[0].read());
+    EXPECT_FALSE(e.soc().bam_irq[p.ee()].read());
     setup(e, p);
     settle();
     EXPECT_EQ(bam::pipe_error_name(e.soc().bam.pipe_error(0)), std::string(bam::pipe_error_name(want)))
         << e.soc().bam.pipe_error_detail(0);
     EXPECT_TRUE(p.irq_stts() & bam::P_ERR);
-    EXPECT_TRUE(e.soc().bam_irq[0].read()) << "the EE0 interrupt line is raised";
-    const std::uint32_t srcs = e.host().readl(e.soc().cfg.map.bam_base + bam::BAM_IRQ_SRCS_EE(0));
+    EXPECT_TRUE(e.soc().bam_irq[p.ee()].read()) << "the pipe's EE interrupt line is raised";
+    EXPECT_FALSE(e.soc().bam_irq[0].read()) << "Linux's line is not";
+    const std::uint32_t srcs = e.host().readl(e.soc().cfg.map.bam_base + bam::BAM_IRQ_SRCS_EE(p.ee()));
     EXPECT_EQ(srcs & 1u, 1u);
   });
 }
@@ -156,7 +157,7 @@ TEST(BamErrors, DriverReportsPipeErrorAndRecovers) {
     bad.src.push_back({0x20000000u, 4096});
     bad.nbytes = 4096;
     try {
-      e.qce().run_sha(bad);
+      e.qce().run_sha(e.task(), bad);
       ADD_FAILURE() << "a source outside memory must fail";
     } catch (const qce::QceError& ex) {
       EXPECT_NE(std::string(ex.what()).find("BAM pipe 4 error"), std::string::npos) << ex.what();

@@ -19,12 +19,11 @@ bam::BamCmdElement write_ce(std::uint64_t addr, std::uint32_t value) {
 TEST(BamLock, OtherEePipesWaitForUnlock) {
   test::with_emulator(qce::RegIo::mmio, [](model::Emulator& e) {
     const auto qce = e.soc().cfg.map.qce_base;
-    RawPipe linux_pipe(e, 0), tz_pipe(e, 2);
-    linux_pipe.init();
+    RawPipe holder(e, 0, 2), tz_pipe(e, 2, 1);
+    holder.init();
     tz_pipe.init();
-    tz_pipe.set_ee(1);
-    linux_pipe.put(0, linux_pipe.cmd({write_ce(qce + qce::REG_VERSION, 0)}, bam::DESC_FLAG_LOCK));
-    linux_pipe.doorbell(8);
+    holder.put(0, holder.cmd({write_ce(qce + qce::REG_VERSION, 0)}, bam::DESC_FLAG_LOCK));
+    holder.doorbell(8);
     settle();
     EXPECT_EQ(e.soc().bam.lock_owner_pipe(), 0);
 
@@ -34,8 +33,8 @@ TEST(BamLock, OtherEePipesWaitForUnlock) {
     EXPECT_NE(e.host().readl(qce + qce::REG_SEG_SIZE), 0x1234u) << "EE1 ran while EE0 held the lock";
     EXPECT_EQ(tz_pipe.sw_ofsts(), 0u);
 
-    linux_pipe.put(1, linux_pipe.cmd({write_ce(qce + qce::REG_VERSION, 0)}, bam::DESC_FLAG_UNLOCK));
-    linux_pipe.doorbell(16);
+    holder.put(1, holder.cmd({write_ce(qce + qce::REG_VERSION, 0)}, bam::DESC_FLAG_UNLOCK));
+    holder.doorbell(16);
     settle();
     EXPECT_EQ(e.soc().bam.lock_owner_pipe(), -1);
     EXPECT_EQ(e.host().readl(qce + qce::REG_SEG_SIZE), 0x1234u);
@@ -46,9 +45,9 @@ TEST(BamLock, OtherEePipesWaitForUnlock) {
 TEST(BamLock, SameEePipesAreStillServed) {
   test::with_emulator(qce::RegIo::mmio, [](model::Emulator& e) {
     const auto qce = e.soc().cfg.map.qce_base;
-    RawPipe a(e, 0), b(e, 2);
+    RawPipe a(e, 0, 2), b(e, 2, 2);
     a.init();
-    b.init();  // both EE0
+    b.init();  // the same EE
     a.put(0, a.cmd({write_ce(qce + qce::REG_VERSION, 0)}, bam::DESC_FLAG_LOCK));
     a.doorbell(8);
     settle();
@@ -64,10 +63,9 @@ TEST(BamLock, SameEePipesAreStillServed) {
 TEST(BamLock, SecondLockWaitsForTheFirstUnlock) {
   test::with_emulator(qce::RegIo::mmio, [](model::Emulator& e) {
     const auto qce = e.soc().cfg.map.qce_base;
-    RawPipe a(e, 0), b(e, 2);
+    RawPipe a(e, 0, 2), b(e, 2, 1);
     a.init();
     b.init();
-    b.set_ee(1);
     a.put(0, a.cmd({write_ce(qce + qce::REG_VERSION, 0)}, bam::DESC_FLAG_LOCK));
     a.doorbell(8);
     settle();

@@ -20,13 +20,13 @@ Counts one_request(qce::RegIo io) {
     std::vector<std::uint8_t> msg(4096, 0x5a);
     cpu::DmaBuf b = test::load(e.host(), msg);
     auto& soc = e.soc();
-    qce::QceAhash warm(e.qce(), HashAlg::sha256);
+    qce::QceAhash warm(e.qce(), e.task(), HashAlg::sha256);
     warm.digest(b.addr, 4096);  // the first request also initialises both pipes
     const auto ops0 = e.qce().stats();
     const auto blocks0 = soc.qce.stats().blocks_hashed;
     const auto rx0 = soc.bam.pipe_stats(4), tx0 = soc.bam.pipe_stats(5);
     const auto w0 = soc.host.stats().mmio_writes;
-    qce::QceAhash h(e.qce(), HashAlg::sha256);
+    qce::QceAhash h(e.qce(), e.task(), HashAlg::sha256);
     c.digest = test::hex(h.digest(b.addr, 4096));
     const auto rx = soc.bam.pipe_stats(4), tx = soc.bam.pipe_stats(5);
     c.rx_desc = rx.descriptors - rx0.descriptors;
@@ -74,7 +74,7 @@ TEST(Descriptors, LockingSeriesRingContents) {
   test::with_emulator(qce::RegIo::bam, [&](model::Emulator& e) {
     std::vector<std::uint8_t> msg(4096, 1);
     cpu::DmaBuf b = test::load(e.host(), msg);
-    qce::QceAhash h(e.qce(), HashAlg::sha256);
+    qce::QceAhash h(e.qce(), e.task(), HashAlg::sha256);
     h.digest(b.addr, 4096);
     const bam::BamChan& rx = e.bam_dma().chan(4);
     std::vector<bam::BamDescHw> ring(24);

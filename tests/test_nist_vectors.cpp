@@ -44,7 +44,7 @@ void check_monte(qce::RegIo io, HashAlg alg, const std::string& file) {
   test::with_emulator(io, [&](model::Emulator& e) {
     const std::size_t dl = digest_bytes(alg);
     cpu::DmaBuf buf = e.host().dma_alloc(3 * dl, 64);
-    qce::QceAhash h(e.qce(), alg);
+    qce::QceAhash h(e.qce(), e.task(), alg);
     for (std::size_t j = 0; j < expected.size(); ++j) {
       std::vector<std::uint8_t> md[3] = {seed, seed, seed};
       for (int i = 3; i < 1003; ++i) {

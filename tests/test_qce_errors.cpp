@@ -94,14 +94,15 @@ TEST(QceErrors, DataShorterThanSegSizeSetsDinErr) {
     std::vector<std::uint8_t> data(64, 0x11);
     cpu::DmaBuf src = test::load(e.host(), data);
     cpu::DmaBuf result = e.host().dma_alloc(QCE_RESULT_BUF_SZ);
-    bool done = false;
+    cpu::Runner& task = e.task();
+    cpu::Completion done(e.kernel());
     auto& rx = dma.chan(4);
     auto& tx = dma.chan(5);
-    dma.submit(rx, dma.prep_slave_sg(rx, {{src.addr, 64}}, bam::DMA_PREP_INTERRUPT));
-    dma.submit(tx, dma.prep_slave_sg(tx, {{result.addr, QCE_RESULT_BUF_SZ}}, bam::DMA_PREP_INTERRUPT,
-                                     [&](const bam::DmaResult&) { done = true; }));
-    dma.issue_pending(rx);
-    dma.issue_pending(tx);
+    dma.submit(rx, dma.prep_slave_sg(task, rx, {{src.addr, 64}}, bam::DMA_PREP_INTERRUPT));
+    dma.submit(tx, dma.prep_slave_sg(task, tx, {{result.addr, QCE_RESULT_BUF_SZ}}, bam::DMA_PREP_INTERRUPT,
+                                     [&](cpu::Runner& s, const bam::DmaResult&) { done.complete(s); }));
+    dma.issue_pending(task, rx);
+    dma.issue_pending(task, tx);
     const ShaState iv = sha_initial_state(HashAlg::sha256);
     q.w(REG_CONFIG, kPipeSet2 | LITTLE_ENDIAN_MODE);
     for (unsigned i = 0; i < 8; ++i) q.w(REG_AUTH_IV0 + 4 * i, iv.h[i]);
@@ -111,11 +112,7 @@ TEST(QceErrors, DataShorterThanSegSizeSetsDinErr) {
     q.w(REG_SEG_SIZE, 128);
     q.w(REG_AUTH_SEG_SIZE, 128);
     q.w(REG_GOPROC, GO | RESULTS_DUMP);
-    while (!done) {
-      ASSERT_TRUE(e.host().wait_irq(sc_core::sc_time(1, sc_core::SC_MS)));
-      dma.irq();
-      dma.run_bh();
-    }
+    ASSERT_TRUE(done.wait_for(task, sc_core::sc_time(1, sc_core::SC_MS)));
     const std::uint32_t st = q.r(REG_STATUS);
     EXPECT_TRUE(st & DIN_ERR);
     EXPECT_TRUE(st & ERR_INTR);
@@ -141,7 +138,7 @@ TEST(QceErrors, DriverReportsEngineStatusError) {
     req.src.push_back({src.addr, 64});
     req.nbytes = 64;
     try {
-      e.qce().run_sha(req);
+      e.qce().run_sha(e.task(), req);
       ADD_FAILURE() << "the engine must refuse";
     } catch (const QceError& ex) {
       EXPECT_NE(std::string(ex.what()).find("STATUS="), std::string::npos) << ex.what();

@@ -92,7 +92,7 @@ TEST(MultiRequest, RequestWithMoreDescriptorsThanTheRing) {
     req.carry.iv = sha_initial_state(HashAlg::sha256).h;
     for (std::size_t i = 0; i < 5000; ++i) req.src.push_back({b.addr + i * 64, 64});
     req.nbytes = static_cast<std::uint32_t>(n);
-    e.qce().run_sha(req);
+    e.qce().run_sha(e.task(), req);
     EXPECT_EQ(hex(req.digest), hex(test::openssl_digest(HashAlg::sha256, msg)));
     EXPECT_EQ(e.soc().bam.pipe_stats(4).descriptors, 5000u);
     EXPECT_EQ(e.bam_dma().chan(4).stats.doorbells, 2u);  // 4095, then the other 905

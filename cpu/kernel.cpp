@@ -1,0 +1,159 @@
+// sc_spawn for the per-core threads and interrupt edge methods.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include "cpu/kernel.h"
+
+#include <stdexcept>
+
+namespace qcesim::cpu {
+
+using sc_core::SC_ZERO_TIME;
+
+Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& costs)
+    : sc_core::sc_module(name), m_costs(costs) {
+  for (unsigned i = 0; i < num_cores; ++i) {
+    auto c = std::make_unique<Cpu>();
+    const std::string n = "cpu" + std::to_string(i);
+    c->core = std::make_unique<Core>(n.c_str(), i);
+    c->hardirq = std::make_unique<Runner>(*c->core, Ctx::hardirq, n + ".hardirq");
+    c->softirq = std::make_unique<Runner>(*c->core, Ctx::softirq, n + ".softirq");
+    c->kworker = std::make_unique<Runner>(*c->core, Ctx::kworker, "kworker/" + std::to_string(i));
+    m_cpus.push_back(std::move(c));
+    sc_core::sc_spawn(sc_bind(&Kernel::hardirq_thread, this, i), (n + "_hardirq").c_str());
+    sc_core::sc_spawn(sc_bind(&Kernel::softirq_thread, this, i), (n + "_softirq").c_str());
+    sc_core::sc_spawn(sc_bind(&Kernel::kworker_thread, this, i), (n + "_kworker").c_str());
+  }
+}
+
+Kernel::~Kernel() = default;
+
+Core& Kernel::core(unsigned cpu) { return *m_cpus.at(cpu)->core; }
+
+void Kernel::request_irq(const sc_core::sc_signal<bool>& line, unsigned cpu, const std::string& name, Fn handler) {
+  Cpu& c = *m_cpus.at(cpu);
+  c.irqs.push_back({&line, name, std::move(handler)});
+  // Wake the core's hardirq thread on every rising edge of this line.
+  sc_core::sc_spawn_options opts;
+  opts.spawn_method();
+  opts.dont_initialize();
+  opts.set_sensitivity(&line.posedge_event());
+  sc_core::sc_spawn([&c] { c.irq_event.notify(SC_ZERO_TIME); }, sc_core::sc_gen_unique_name("irq_edge"), &opts);
+  if (line.read()) c.irq_event.notify(SC_ZERO_TIME);
+}
+
+void Kernel::hardirq_thread(unsigned cpu) {
+  Cpu& c = *m_cpus[cpu];
+  Runner& r = *c.hardirq;
+  for (;;) {
+    const Irq* pending = nullptr;
+    for (const Irq& irq : c.irqs)
+      if (irq.line->read()) {
+        pending = &irq;
+        break;
+      }
+    if (!pending) {
+      sc_core::wait(c.irq_event);
+      continue;
+    }
+    if (m_costs.gic_latency != SC_ZERO_TIME) sc_core::wait(m_costs.gic_latency);
+    ++m_hardirqs;
+    r.charge("gic_handle_irq", m_costs.irq_entry);
+    pending->handler(r);
+    r.charge("irq_exit", m_costs.irq_exit);
+    r.sync();
+    // EOI. The device drops its line one delta after the handler's status clear and the signal
+    // shows it one delta later: let it settle before the GIC looks at the level again.
+    sc_core::wait(SC_ZERO_TIME);
+    sc_core::wait(SC_ZERO_TIME);
+  }
+}
+
+void Kernel::softirq_thread(unsigned cpu) {
+  Cpu& c = *m_cpus[cpu];
+  Runner& r = *c.softirq;
+  for (;;) {
+    while (c.softirq_queue.empty()) sc_core::wait(c.softirq_event);
+    r.charge("__do_softirq", m_costs.softirq_entry);
+    while (!c.softirq_queue.empty()) {
+      Deferred d = std::move(c.softirq_queue.front());
+      c.softirq_queue.pop_front();
+      r.charge(d.fn, m_costs.tasklet_action);
+      d.work(r);
+    }
+    r.sync();
+  }
+}
+
+void Kernel::kworker_thread(unsigned cpu) {
+  Cpu& c = *m_cpus[cpu];
+  Runner& r = *c.kworker;
+  for (;;) {
+    while (c.work_queue.empty()) {
+      c.kworker_sleeping = true;
+      sc_core::wait(c.work_event);
+      r.charge("__schedule", m_costs.context_switch);
+    }
+    c.kworker_sleeping = false;
+    Deferred d = std::move(c.work_queue.front());
+    c.work_queue.pop_front();
+    d.work(r);
+    r.sync();
+  }
+}
+
+void Kernel::tasklet_schedule(Runner& from, const char* fn, Fn work) {
+  Cpu& c = *m_cpus.at(from.core().id());
+  from.charge("tasklet_schedule", m_costs.tasklet_schedule);
+  c.softirq_queue.push_back({fn, std::move(work)});
+  c.softirq_event.notify(SC_ZERO_TIME);
+}
+
+void Kernel::schedule_work(Runner& from, const char* fn, Fn work) {
+  Cpu& c = *m_cpus.at(from.core().id());
+  from.charge("queue_work_on", m_costs.queue_work);
+  if (c.kworker_sleeping && c.work_queue.empty()) from.charge("try_to_wake_up", m_costs.try_to_wake_up);
+  c.work_queue.push_back({fn, std::move(work)});
+  c.work_event.notify(SC_ZERO_TIME);
+}
+
+Runner& Kernel::spawn_task(unsigned cpu, const std::string& name, Fn body) {
+  m_tasks.push_back(std::make_unique<Runner>(*m_cpus.at(cpu)->core, Ctx::task, name));
+  Runner* r = m_tasks.back().get();
+  sc_core::sc_spawn_options opts;
+  opts.set_stack_size(8u << 20);  // driver code and test assertions run here
+  sc_core::sc_spawn([r, body] { body(*r); }, name.c_str(), &opts);
+  return *r;
+}
+
+void Completion::wait(Runner& task) {
+  task.sync();
+  if (!m_done) {
+    m_sleeping = true;
+    sc_core::wait(m_event);
+    m_sleeping = false;
+    task.charge("__schedule", m_kernel.costs().context_switch);
+  }
+  m_done = false;
+}
+
+bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
+  task.sync();
+  if (!m_done) {
+    m_sleeping = true;
+    sc_core::wait(timeout, m_event);
+    m_sleeping = false;
+    if (!m_done) return false;
+    task.charge("__schedule", m_kernel.costs().context_switch);
+  }
+  m_done = false;
+  return true;
+}
+
+void Completion::complete(Runner& from) {
+  m_done = true;
+  if (m_sleeping) {
+    from.charge("try_to_wake_up", m_kernel.costs().try_to_wake_up);
+    m_event.notify(SC_ZERO_TIME);
+  }
+}
+
+}  // namespace qcesim::cpu

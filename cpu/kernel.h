@@ -1,0 +1,90 @@
+// The kernel's execution machinery on the cores: interrupt delivery through a GIC to a chosen
+// core and its hardirq context, softirq work (tasklets, BH work) run after the hardirq on the
+// same core, workqueue items in a kworker, completions that wake a sleeping task, and task
+// threads. Per core there is one long-lived thread per context; nothing is spawned per request.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "cpu/core.h"
+#include "cpu/costs.h"
+
+namespace qcesim::cpu {
+
+class Kernel : public sc_core::sc_module {
+ public:
+  using Fn = std::function<void(Runner&)>;
+
+  Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& costs);
+  ~Kernel() override;
+
+  unsigned num_cores() const { return static_cast<unsigned>(m_cpus.size()); }
+  Core& core(unsigned cpu);
+  const Costs& costs() const { return m_costs; }
+  void set_costs(const Costs& c) { m_costs = c; }
+
+  // A level-high interrupt line, delivered to `cpu` (its affinity); `handler` runs in hardirq
+  // context there, between irq entry and exit, and again while the line stays high after EOI.
+  void request_irq(const sc_core::sc_signal<bool>& line, unsigned cpu, const std::string& name, Fn handler);
+
+  // Softirq work on the caller's core, run after the current hardirq (tasklet or BH work).
+  void tasklet_schedule(Runner& from, const char* fn, Fn work);
+  // A work item for the kworker of the caller's core (schedule_work).
+  void schedule_work(Runner& from, const char* fn, Fn work);
+
+  // Starts a thread in task context on `cpu`. Call before or during the simulation.
+  Runner& spawn_task(unsigned cpu, const std::string& name, Fn body);
+
+  std::uint64_t hardirqs() const { return m_hardirqs; }
+
+ private:
+  struct Irq {
+    const sc_core::sc_signal<bool>* line;
+    std::string name;
+    Fn handler;
+  };
+  struct Deferred {
+    const char* fn;
+    Fn work;
+  };
+  struct Cpu {
+    std::unique_ptr<Core> core;
+    std::unique_ptr<Runner> hardirq, softirq, kworker;
+    std::vector<Irq> irqs;
+    sc_core::sc_event irq_event, softirq_event, work_event;
+    std::deque<Deferred> softirq_queue, work_queue;
+    bool kworker_sleeping = true;
+  };
+  void hardirq_thread(unsigned cpu);
+  void softirq_thread(unsigned cpu);
+  void kworker_thread(unsigned cpu);
+
+  Costs m_costs;
+  std::vector<std::unique_ptr<Cpu>> m_cpus;
+  std::vector<std::unique_ptr<Runner>> m_tasks;
+  std::uint64_t m_hardirqs = 0;
+};
+
+// struct completion: wait_for_completion() in a task, complete() from anywhere.
+class Completion {
+ public:
+  explicit Completion(Kernel& k) : m_kernel(k) {}
+  void wait(Runner& task);
+  // As wait(), giving up after `timeout` of simulated time: false if it gave up.
+  bool wait_for(Runner& task, const sc_core::sc_time& timeout);
+  void complete(Runner& from);
+  bool done() const { return m_done; }
+
+ private:
+  Kernel& m_kernel;
+  bool m_done = false;
+  bool m_sleeping = false;
+  sc_core::sc_event m_event;
+};
+
+}  // namespace qcesim::cpu
