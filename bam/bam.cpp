@@ -268,6 +268,10 @@ void Bam::pipe_thread(unsigned p) {
                std::to_string(pp.read_off) + ") hit no memory");
       continue;
     }
+    if (m_cfg.desc_fetch != SC_ZERO_TIME) {
+      sc_core::wait(m_cfg.desc_fetch);
+      if (gen != pp.generation) continue;
+    }
     BamDescHw d;
     std::memcpy(&d.addr, raw, 4);
     std::memcpy(&d.size, raw + 4, 2);
@@ -345,6 +349,8 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
 bool Bam::run_command_elements(Pipe& pp, const BamDescHw& d) {
   ++pp.stats.cmd_descriptors;
   const unsigned n = d.size / sizeof(BamCmdElement);
+  // The elements take their bus time first, so the last one (GO) lands when it should.
+  if (m_cfg.ce_exec != SC_ZERO_TIME) sc_core::wait(m_cfg.ce_exec * n);
   for (unsigned i = 0; i < n; ++i) {
     BamCmdElement ce;
     const std::uint64_t ce_addr = std::uint64_t{d.addr} + i * sizeof(BamCmdElement);
@@ -409,7 +415,8 @@ bool Bam::consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
       p = burst;
     }
     const bool eot = (d.flags & DESC_FLAG_EOT) && done + n == len;
-    const std::size_t took = peripheral->bam_din(pp.index, p, n, eot);
+    sc_core::sc_time delivered = sc_core::sc_time_stamp();
+    const std::size_t took = peripheral->bam_din(pp.index, p, n, eot, m_cfg.burst, delivered);
     if (took == 0) {
       sc_core::wait(peripheral->bam_state_event() | pp.kick);
       if (gen != pp.generation) return false;
@@ -417,6 +424,10 @@ bool Bam::consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
     }
     done += static_cast<std::uint32_t>(took);
     pp.stats.bytes += took;
+    if (delivered > sc_core::sc_time_stamp()) {
+      sc_core::wait(delivered - sc_core::sc_time_stamp());
+      if (gen != pp.generation) return false;
+    }
   }
   pp.stats.bursts += (len + BAM_BURST_BYTES - 1) / BAM_BURST_BYTES;
   return true;
@@ -439,6 +450,10 @@ bool Bam::produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, st
     }
     done += static_cast<std::uint32_t>(n);
     pp.stats.bytes += n;
+    if (n && m_cfg.burst != SC_ZERO_TIME) {
+      sc_core::wait(m_cfg.burst * static_cast<double>((n + BAM_BURST_BYTES - 1) / BAM_BURST_BYTES));
+      if (gen != pp.generation) return false;
+    }
     if (eot) {
       peripheral_eot = true;
       break;

@@ -46,6 +46,10 @@ struct BamConfig {
   // peripheral's register space [I]. SM8650: 0x01000000 | 0xdfa000 = QCE at 0x01dfa000.
   std::uint32_t ce_addr_base = 0x01000000;
   std::uint32_t revision = 0x00a80000u | CMD_DESC_EN;  // [I] value; CMD_DESC_EN is what matters
+  // Timing (all zero: the untimed functional emulator).
+  sc_core::sc_time desc_fetch;  // fetching and decoding one descriptor from the ring
+  sc_core::sc_time ce_exec;     // executing one command element (a register access on the bus)
+  sc_core::sc_time burst;       // moving one 64-byte burst between memory and the peripheral
 };
 
 struct BamPipeStats {

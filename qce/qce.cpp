@@ -152,6 +152,8 @@ void Qce::on_goproc(std::uint32_t v) {
   m_op.dump = (v & RESULTS_DUMP) != 0;
   m_op.cfg_error = validate_and_latch(m_op);
   m_state = State::running;
+  m_core_free_at = sc_core::sc_time_stamp() + m_cfg.go_latency;
+  if (m_op.hmac && m_op.first) m_core_free_at += block_time();  // K0 xor ipad
   ++m_stats.operations;
   set_status_bits(m_op.cfg_error.empty() ? (AUTH_BUSY | DIN_RDY | (1u << CRYPTO_STATE_SHIFT)) : 0,
                   OPERATION_DONE | OP_DONE_INTR | SW_ERR | ERR_INTR | DIN_ERR | DOUT_RDY);
@@ -159,7 +161,8 @@ void Qce::on_goproc(std::uint32_t v) {
   m_state_event.notify(SC_ZERO_TIME);
 }
 
-std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot) {
+std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
+                         const sc_core::sc_time& burst_time, sc_core::sc_time& delivered_at) {
   // Only the consumer pipe of the selected pipe set feeds the engine, only while it runs.
   if (m_state != State::running || !m_op.cfg_error.empty() || m_op.din_error || pipe != 2 * m_op.pipe_set) return 0;
   const std::uint32_t remaining = m_op.seg_size - m_op.received;
@@ -168,9 +171,29 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   // The part of [received, received+take) inside the auth segment goes to the hash core.
   const std::uint64_t lo = std::max<std::uint64_t>(m_op.received, m_op.auth_start);
   const std::uint64_t hi = std::min<std::uint64_t>(m_op.received + take, std::uint64_t{m_op.auth_start} + m_op.auth_size);
-  if (hi > lo) m_op.hash->update(data + (lo - m_op.received), static_cast<std::size_t>(hi - lo));
+  if (hi > lo) {
+    if (m_cfg.functional && data) m_op.hash->update(data + (lo - m_op.received), static_cast<std::size_t>(hi - lo));
+    m_op.hashed += hi - lo;
+  }
   m_op.received += static_cast<std::uint32_t>(take);
   m_stats.bytes_in += take;
+
+  // Timing: k bursts arrive from now, one per burst_time; the core takes one block per
+  // block_time once it has the block and has finished the previous one. The BAM is held back
+  // while the input FIFO is full, so it has delivered the last burst when that burst fits.
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const auto k = static_cast<double>((take + 63) / 64);
+  const sc_core::sc_time b = burst_time, e = block_time();
+  auto core_done = [&](double n) {  // when the core finishes burst n of this run
+    const sc_core::sc_time serial = m_core_free_at + e * n;
+    const sc_core::sc_time streamed = e >= b ? now + b + e * n : now + b * n + e;
+    return std::max(serial, streamed);
+  };
+  delivered_at = now + b * k;
+  const double fifo = m_cfg.fifo_bursts;
+  if (k > fifo) delivered_at = std::max(delivered_at, core_done(k - fifo));
+  m_core_free_at = core_done(k);
+
   if (m_op.received == m_op.seg_size) {
     m_kick.notify(SC_ZERO_TIME);
   } else if (eot && take == len) {
@@ -180,12 +203,28 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   return take;
 }
 
+// Blocks the core runs after the last data block: padding, and HMAC's outer hash.
+unsigned Qce::tail_blocks() const {
+  if (!m_op.last || !m_op.cfg_error.empty() || m_op.din_error) return 0;
+  const std::uint64_t total = m_op.start_count + m_op.hashed;
+  unsigned n = total % kShaBlockBytes + 9 <= kShaBlockBytes ? 1u : 2u;
+  if (m_op.hmac) n += 2;
+  return n;
+}
+
 void Qce::engine_thread() {
   for (;;) {
     sc_core::wait(m_kick);
-    if (m_state == State::running &&
-        (!m_op.cfg_error.empty() || m_op.din_error || m_op.received == m_op.seg_size))
-      finish_op();
+    if (m_state != State::running) continue;
+    if (m_op.cfg_error.empty() && !m_op.din_error && m_op.received != m_op.seg_size) continue;
+    if (m_op.cfg_error.empty() && !m_op.din_error) {
+      const sc_core::sc_time now = sc_core::sc_time_stamp();
+      const sc_core::sc_time done =
+          std::max(now, m_core_free_at) + block_time() * static_cast<double>(tail_blocks()) + m_cfg.finish;
+      if (done > now) sc_core::wait(done - now);
+      if (m_state != State::running) continue;  // CLR_CNTXT meanwhile
+    }
+    finish_op();
   }
 }
 
@@ -205,7 +244,9 @@ void Qce::finish_op() {
     ShaStream& h = *m_op.hash;
     std::array<std::uint32_t, AUTH_IV_WORDS> iv{};
     std::uint64_t count;
-    if (m_op.last) {
+    if (!m_cfg.functional) {
+      count = m_op.start_count + m_op.hashed;  // timing only: no digest
+    } else if (m_op.last) {
       std::vector<std::uint8_t> digest = h.finish();
       if (m_op.hmac) {
         std::array<std::uint8_t, kShaBlockBytes> opad;
@@ -224,12 +265,8 @@ void Qce::finish_op() {
       count = h.state().byte_count;
     }
     // Compression blocks this operation ran: data (and ipad) blocks, padding, HMAC's outer hash.
-    std::uint64_t blocks = (h.total_bytes() - m_op.start_count) / kShaBlockBytes;
-    if (m_op.last) {
-      blocks += h.partial_len() + 9 <= kShaBlockBytes ? 1u : 2u;
-      if (m_op.hmac) blocks += 2u;
-    }
-    m_stats.blocks_hashed += blocks;
+    const std::uint64_t ipad = m_op.hmac && m_op.first ? kShaBlockBytes : 0;
+    m_stats.blocks_hashed += (m_op.hashed + ipad) / kShaBlockBytes + tail_blocks();
     for (unsigned i = 0; i < state_words(m_op.alg); ++i) set_reg(REG_AUTH_IV0 + 4 * i, iv[i]);
     set_reg(REG_AUTH_BYTECNT0, static_cast<std::uint32_t>(count));
     set_reg(REG_AUTH_BYTECNT0 + 4, static_cast<std::uint32_t>(count >> 32));

@@ -23,6 +23,13 @@ struct QceConfig {
   // VERSION: major 5 (the driver refuses 5.0). The SM8650 value is not public: estimate [I].
   std::uint32_t version = 0x05080000;
   unsigned pipe_sets = 4;  // pipe set s = BAM pipes 2s (consumer, data in) and 2s+1 (producer)
+  // Timing (all zero: the untimed functional emulator).
+  sc_core::sc_time block_sha1;    // the hash core's time per 64-byte block
+  sc_core::sc_time block_sha256;
+  sc_core::sc_time go_latency;    // GO to the core ready for data
+  sc_core::sc_time finish;        // last block to result registers and dump ready
+  unsigned fifo_bursts = 4;       // input FIFO depth in 64-byte bursts (back-pressure)
+  bool functional = true;         // false: timing only, no bytes hashed, zero digests
 };
 
 struct QceStats {
@@ -40,7 +47,8 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   Qce(sc_core::sc_module_name name, const QceConfig& cfg);
 
   // BamPeripheralIf
-  std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot) override;
+  std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
+                      const sc_core::sc_time& burst_time, sc_core::sc_time& delivered_at) override;
   std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) override;
   bool bam_transaction_done(unsigned pipe) const override;
   const sc_core::sc_event& bam_state_event() const override { return m_state_event; }
@@ -59,6 +67,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
     unsigned pipe_set = 0;
     std::optional<ShaStream> hash;
     std::uint64_t start_count = 0;  // byte count imported at GO
+    std::uint64_t hashed = 0;       // auth bytes taken (also in timing-only runs)
     std::array<std::uint8_t, kShaBlockBytes> k0{};
     std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
     bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes
@@ -75,6 +84,8 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
   void set_reg(std::uint32_t off, std::uint32_t v) { m_regs.at(off).value = v; }
   void set_status_bits(std::uint32_t set, std::uint32_t clear);
+  sc_core::sc_time block_time() const { return m_op.alg == HashAlg::sha1 ? m_cfg.block_sha1 : m_cfg.block_sha256; }
+  unsigned tail_blocks() const;
 
   QceConfig m_cfg;
   model::RegisterBank m_regs;
@@ -82,6 +93,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   Op m_op;
   std::array<std::uint8_t, RESULT_DUMP_BYTES> m_dump{};
   unsigned m_dump_pos = 0;
+  sc_core::sc_time m_core_free_at;  // when the hash core finishes the last block it took
   sc_core::sc_event m_kick;
   sc_core::sc_event m_state_event;
   QceStats m_stats;

@@ -1,0 +1,139 @@
+#include "model/profile.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "spdlog/fmt/fmt.h"
+
+namespace qcesim::model {
+
+using nlohmann::json;
+
+namespace {
+
+const std::set<std::string> kUnits = {"ns", "us", "ms", "s", "MHz", "GHz", "MB/s", "cycles", "count", "ratio", "name"};
+
+std::string describe(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return j.get<bool>() ? "true" : "false";
+    case json::value_t::string: return "the string \"" + j.get<std::string>() + "\"";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    default: return "the number " + j.dump();
+  }
+}
+
+}  // namespace
+
+double Profile::unit_to_seconds(const std::string& unit) {
+  if (unit == "ns") return 1e-9;
+  if (unit == "us") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1.0;
+  return 0;
+}
+
+Profile Profile::load(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file, "", "a readable profile file", "none (cannot open it)");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(file, "", "valid JSON", std::string("a syntax error (") + e.what() + ")");
+  }
+  Profile p;
+  p.m_file = file;
+  if (!j.is_object()) throw ConfigError(file, "", "an object", describe(j));
+  if (!j.contains("profile") || !j["profile"].is_string())
+    throw ConfigError(file, "/profile", "the profile's name as a string", j.contains("profile") ? describe(j["profile"]) : "nothing");
+  p.m_name = j["profile"];
+  if (!j.contains("parameters") || !j["parameters"].is_object())
+    throw ConfigError(file, "/parameters", "an object of parameters", j.contains("parameters") ? describe(j["parameters"]) : "nothing");
+  for (const auto& [name, pj] : j["parameters"].items()) {
+    const std::string path = "/parameters/" + name;
+    if (!pj.is_object()) throw ConfigError(file, path, "an object with value, unit, range, provenance", describe(pj));
+    Param prm;
+    prm.name = name;
+    if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
+      throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, count, ratio, name",
+                        pj.contains("unit") ? describe(pj["unit"]) : "nothing");
+    prm.unit = pj["unit"];
+    if (prm.is_text()) {
+      if (!pj.contains("value") || !pj["value"].is_string())
+        throw ConfigError(file, path + "/value", "a string", pj.contains("value") ? describe(pj["value"]) : "nothing");
+      prm.text = pj["value"];
+    } else {
+      if (!pj.contains("value") || !pj["value"].is_number())
+        throw ConfigError(file, path + "/value", "a number", pj.contains("value") ? describe(pj["value"]) : "nothing");
+      prm.value = pj["value"];
+      if (!pj.contains("range") || !pj["range"].is_array() || pj["range"].size() != 2 || !pj["range"][0].is_number() ||
+          !pj["range"][1].is_number())
+        throw ConfigError(file, path + "/range", "[min, max] as two numbers",
+                          pj.contains("range") ? describe(pj["range"]) : "nothing");
+      prm.min = pj["range"][0];
+      prm.max = pj["range"][1];
+      if (prm.min > prm.max) throw ConfigError(file, path + "/range", "min <= max", pj["range"].dump());
+      if (prm.value < prm.min || prm.value > prm.max)
+        throw ConfigError(file, path + "/value", fmt::format("a value in [{}, {}] {}", prm.min, prm.max, prm.unit),
+                          fmt::format("{}", prm.value));
+    }
+    if (!pj.contains("provenance") || !pj["provenance"].is_string())
+      throw ConfigError(file, path + "/provenance", "a string naming its source",
+                        pj.contains("provenance") ? describe(pj["provenance"]) : "nothing");
+    prm.provenance = pj["provenance"];
+    static const char* kinds[] = {"measured:", "derived:", "datasheet:", "estimate:", "calibrated:"};
+    bool kind_ok = false;
+    for (const char* k : kinds) kind_ok = kind_ok || prm.provenance.rfind(k, 0) == 0;
+    if (!kind_ok)
+      throw ConfigError(file, path + "/provenance",
+                        "a string starting with measured:, derived:, datasheet:, estimate: or calibrated:",
+                        describe(pj["provenance"]));
+    prm.doc = pj.value("doc", "");
+    p.m_params[name] = prm;
+  }
+  return p;
+}
+
+const Param& Profile::param(const std::string& name) const {
+  auto it = m_params.find(name);
+  if (it == m_params.end()) throw ConfigError(m_file, "/parameters/" + name, "this parameter in the profile", "nothing");
+  return it->second;
+}
+
+double Profile::num(const std::string& name) const { return param(name).value; }
+const std::string& Profile::text(const std::string& name) const { return param(name).text; }
+
+sc_core::sc_time Profile::time(const std::string& name) const {
+  const Param& p = param(name);
+  const double s = unit_to_seconds(p.unit);
+  if (s == 0) throw ConfigError(m_file, "/parameters/" + name + "/unit", "a time unit (ns, us, ms, s)", p.unit);
+  return sc_core::sc_time(p.value * s, sc_core::SC_SEC);
+}
+
+void Profile::set(const std::string& name, double value, const std::string& origin_file, const std::string& origin_path) {
+  auto it = m_params.find(name);
+  if (it == m_params.end())
+    throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
+  Param& p = it->second;
+  if (p.is_text()) throw ConfigError(origin_file, origin_path, "a word for " + name, fmt::format("the number {}", value));
+  if (value < p.min || value > p.max)
+    throw ConfigError(origin_file, origin_path, fmt::format("{} in [{}, {}] {}", name, p.min, p.max, p.unit),
+                      fmt::format("{}", value));
+  p.value = value;
+}
+
+void Profile::set_text(const std::string& name, const std::string& value, const std::string& origin_file,
+                       const std::string& origin_path) {
+  auto it = m_params.find(name);
+  if (it == m_params.end())
+    throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
+  if (!it->second.is_text())
+    throw ConfigError(origin_file, origin_path, fmt::format("a number for {} ({})", name, it->second.unit),
+                      "the string \"" + value + "\"");
+  it->second.text = value;
+}
+
+}  // namespace qcesim::model

@@ -1,0 +1,55 @@
+// A platform profile: every model parameter with its value, unit, allowed range, provenance
+// (measured / derived / datasheet / estimate, and from what) and a line of documentation.
+// Loaded from scenarios/<platform>.json; overrides from a scenario or the command line are
+// checked against the same unit and range.
+#pragma once
+
+#include <map>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "model/config_error.h"
+
+namespace qcesim::model {
+
+struct Param {
+  std::string name;
+  double value = 0;
+  std::string text;  // for parameters whose value is a word (a core type)
+  std::string unit;
+  double min = 0, max = 0;
+  std::string provenance;  // "measured: ...", "derived: ...", "datasheet: ...", "estimate: ..."
+  std::string doc;
+  bool is_text() const { return unit == "name"; }
+};
+
+class Profile {
+ public:
+  static Profile load(const std::string& file);
+
+  const std::string& name() const { return m_name; }
+  const std::string& file() const { return m_file; }
+  bool has(const std::string& name) const { return m_params.count(name) != 0; }
+  const Param& param(const std::string& name) const;
+  const std::map<std::string, Param>& params() const { return m_params; }
+
+  double num(const std::string& name) const;
+  const std::string& text(const std::string& name) const;
+  // A duration parameter (unit ns, us, ms or s) as simulated time.
+  sc_core::sc_time time(const std::string& name) const;
+
+  // Changes a value, checked against the parameter's kind and range. `origin` names where the
+  // override came from (a file and JSON path, or "--set") for the error message.
+  void set(const std::string& name, double value, const std::string& origin_file, const std::string& origin_path);
+  void set_text(const std::string& name, const std::string& value, const std::string& origin_file,
+                const std::string& origin_path);
+
+  static double unit_to_seconds(const std::string& unit);  // 0 when not a time unit
+
+ private:
+  std::string m_name, m_file;
+  std::map<std::string, Param> m_params;
+};
+
+}  // namespace qcesim::model
