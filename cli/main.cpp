@@ -9,6 +9,9 @@
 
 #include "cli/hash_command.h"
 #include "cli/hex.h"
+#include "cli/run_command.h"
+#include "cli/calibrate_command.h"
+#include "model/config_error.h"
 
 using namespace qcesim;
 
@@ -42,6 +45,28 @@ int sc_main(int argc, char* argv[]) {
       ->capture_default_str();
   h->add_flag("--stats", hash.stats, "Print descriptor, interrupt and register counts on stderr");
   h->add_option("files", hash.files, "Files to hash; none or '-' reads standard input");
+
+  cli::RunOptions run;
+  auto* r = app.add_subcommand("run", "Replay a scenario's workload for each variant and compare with the measurement");
+  r->add_option("scenario", run.scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
+  r->add_option("--jobs,-j", run.jobs, "Variants simulated at once, each in its own process (default: cores)");
+  r->add_option("--set", run.sets, "PATH=VALUE: change the scenario (workload.messages=500) or a profile parameter (qce.clock=200)");
+  r->add_option("--variant", run.variants, "Run only this variant (repeatable)");
+  r->add_option("--json", run.json_file, "Write the results as JSON to this file");
+  r->add_flag("--timing-only", run.timing_only, "Skip the bytes: same timing, no digests computed or checked");
+  r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->capture_default_str();
+
+  cli::CalibrateOptions cal;
+  auto* c = app.add_subcommand("calibrate", "Fit profile parameters to a scenario's measured values");
+  c->add_option("scenario", cal.scenario, "Scenario JSON file with measured values per variant")->required();
+  c->add_option("--fit", cal.fit, "Profile parameters to fit (comma separated or repeated)")->delimiter(',')->required();
+  c->add_option("--set", cal.sets, "PATH=VALUE changes as for run");
+  c->add_option("--messages", cal.messages, "Messages per variant per evaluation")->capture_default_str();
+  c->add_option("--prior-factor", cal.prior_factor, "One prior standard deviation as a factor")->capture_default_str();
+  c->add_option("--iterations", cal.iterations, "Pattern-search sweeps at most")->capture_default_str();
+  c->add_option("--jobs,-j", cal.jobs, "Simulations at once (default: cores)");
+  c->add_option("--write-profile", cal.write_profile, "Write the profile with the fitted values here");
+  c->add_option("--report", cal.report, "Write the Markdown fit report here");
 
   try {
     app.parse(argc, argv);
@@ -77,6 +102,25 @@ int sc_main(int argc, char* argv[]) {
       return cli::run_hash(hash, std::cout, std::cerr);
     } catch (const std::exception& e) {
       std::cerr << "qcesim hash: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (c->parsed()) {
+    try {
+      return cli::run_calibrate(cal, std::cout, std::cerr);
+    } catch (const std::exception& e) {
+      std::cerr << "qcesim calibrate: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (r->parsed()) {
+    try {
+      return cli::run_scenario(run, std::cout, std::cerr);
+    } catch (const model::ConfigError& e) {
+      std::cerr << "qcesim run: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "qcesim run: " << e.what() << "\n";
       return 2;
     }
   }

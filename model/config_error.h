@@ -8,9 +8,11 @@ namespace qcesim::model {
 
 class ConfigError : public std::runtime_error {
  public:
-  ConfigError(const std::string& file, const std::string& path, const std::string& expected, const std::string& found)
-      : std::runtime_error(file + ": at " + (path.empty() ? "/" : path) + ": expected " + expected + ", found " + found),
-        file(file), path(path) {}
+  ConfigError(const std::string& in_file, const std::string& at_path, const std::string& expected,
+              const std::string& found)
+      : std::runtime_error(in_file + ": at " + (at_path.empty() ? "/" : at_path) + ": expected " + expected +
+                           ", found " + found),
+        file(in_file), path(at_path) {}
   std::string file, path;
 };
 

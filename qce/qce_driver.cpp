@@ -27,7 +27,7 @@ void QceDevice::probe(Runner& r) {
   m_rx = &m_bam.chan(m_cfg.rx_pipe);
   m_tx = &m_bam.chan(m_cfg.tx_pipe);
   bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
-  if (m_cfg.reg_io == RegIo::bam) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
+  if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
   m_bam.slave_config(*m_rx, rx);
   m_bam.slave_config(*m_tx, {bam::DmaDir::dev_to_mem, std::nullopt});
   auto on_error = [this](Runner& hr, const std::string& why) { on_channel_error(hr, why); };

@@ -32,6 +32,7 @@ const char* reg_io_name(RegIo r);
 
 struct QceDriverConfig {
   RegIo reg_io = RegIo::mmio;
+  bool bam_lock = true;  // with reg_io bam: LOCK/UNLOCK around each transaction (the series)
   unsigned rx_pipe = 4;  // dmas = <&cryptobam 4>, <&cryptobam 5>
   unsigned tx_pipe = 5;
   unsigned irq_cpu = 0;  // the BAM interrupt's affinity

@@ -1,0 +1,197 @@
+#include "cli/run_command.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <spdlog/fmt/fmt.h>
+#include <thread>
+
+namespace qcesim::cli {
+
+using nlohmann::json;
+
+std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<json(std::size_t)>& fn,
+                            const std::function<void(std::size_t, const json&)>& on_done) {
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<json> results(n);
+  struct Child {
+    pid_t pid;
+    int fd;
+    std::size_t index;
+    std::string data;
+  };
+  std::vector<Child> running;
+  std::size_t next = 0;
+  auto reap_one = [&] {
+    // Read whichever child has output, until it closes its pipe.
+    fd_set set;
+    FD_ZERO(&set);
+    int maxfd = -1;
+    for (const Child& c : running) {
+      FD_SET(c.fd, &set);
+      maxfd = std::max(maxfd, c.fd);
+    }
+    if (select(maxfd + 1, &set, nullptr, nullptr, nullptr) < 0) {
+      if (errno == EINTR) return;
+      throw std::runtime_error(std::string("select: ") + std::strerror(errno));
+    }
+    for (auto it = running.begin(); it != running.end(); ++it) {
+      if (!FD_ISSET(it->fd, &set)) continue;
+      char buf[65536];
+      const ssize_t r = read(it->fd, buf, sizeof buf);
+      if (r > 0) {
+        it->data.append(buf, static_cast<std::size_t>(r));
+        return;
+      }
+      close(it->fd);
+      int status = 0;
+      waitpid(it->pid, &status, 0);
+      json j;
+      try {
+        j = json::parse(it->data);
+      } catch (const json::parse_error&) {
+        j = {{"error", WIFSIGNALED(status) ? fmt::format("the simulation process died (signal {})", WTERMSIG(status))
+                                           : "the simulation process ended without a result"}};
+      }
+      results[it->index] = j;
+      on_done(it->index, j);
+      running.erase(it);
+      return;
+    }
+  };
+  while (next < n || !running.empty()) {
+    while (next < n && running.size() < jobs) {
+      int fds[2];
+      if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+      std::fflush(nullptr);  // no buffered output may be duplicated into the child
+      const pid_t pid = fork();
+      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+      if (pid == 0) {
+        close(fds[0]);
+        json j;
+        try {
+          j = fn(next);
+        } catch (const std::exception& e) {
+          j = {{"error", e.what()}};
+        }
+        const std::string s = j.dump();
+        std::size_t off = 0;
+        while (off < s.size()) {
+          const ssize_t w = write(fds[1], s.data() + off, s.size() - off);
+          if (w <= 0) break;
+          off += static_cast<std::size_t>(w);
+        }
+        close(fds[1]);
+        _exit(0);
+      }
+      close(fds[1]);
+      running.push_back({pid, fds[0], next, {}});
+      ++next;
+    }
+    reap_one();
+  }
+  return results;
+}
+
+namespace {
+
+std::string cell(double sim, const std::map<std::string, double>& measured, const char* key) {
+  auto it = measured.find(key);
+  if (it == measured.end()) return fmt::format("{:>7.3f} {:>6} {:>7}", sim, "-", "-");
+  const double m = it->second;
+  // A measured 0.00 is a rounded value: anything that rounds to it agrees.
+  const std::string err = m == 0 ? (std::fabs(sim) < 0.005 ? "ok" : "n/a") : fmt::format("{:+.1f}%", (sim - m) / m * 100);
+  return fmt::format("{:>7.3f} {:>6.3f} {:>7}", sim, m, err);
+}
+
+}  // namespace
+
+std::string format_table(const std::vector<model::VariantResult>& results) {
+  std::string s;
+  s += fmt::format("{:<20} | {:^22} | {:^22} | {:^22} | {:^22}\n", "variant", "wall [s]", "CPU [s]", "hardirq [s]",
+                   "softirq [s]");
+  s += fmt::format("{:<20} | {:^22} | {:^22} | {:^22} | {:^22}\n", "", "sim   meas    err", "sim   meas    err",
+                   "sim   meas    err", "sim   meas    err");
+  s += std::string(20, '-') + ("-+-" + std::string(22, '-')) + ("-+-" + std::string(22, '-')) +
+       ("-+-" + std::string(22, '-')) + ("-+-" + std::string(22, '-')) + "\n";
+  for (const auto& r : results) {
+    s += fmt::format("{:<20} | {} | {} | {} | {}\n", r.name, cell(r.wall_s, r.measured, "wall_s"),
+                     cell(r.cpu_s, r.measured, "cpu_s"), cell(r.hardirq_s, r.measured, "hardirq_s"),
+                     cell(r.softirq_s, r.measured, "softirq_s"));
+  }
+  return s;
+}
+
+int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
+  const model::Scenario sc = model::Scenario::load(opt.scenario, opt.sets);
+  std::vector<const model::Variant*> chosen;
+  if (opt.variants.empty()) {
+    for (const auto& v : sc.variants) chosen.push_back(&v);
+  } else {
+    for (const auto& name : opt.variants) chosen.push_back(&sc.variant(name));
+  }
+  err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
+                     sc.workload.message_bytes, hash_alg_name(sc.workload.alg), sc.workload.queue_depth,
+                     chosen.size(), opt.timing_only ? ", timing only" : "");
+  err.flush();
+  std::size_t finished = 0;
+  const auto raw = fork_each(
+      chosen.size(), opt.jobs,
+      [&](std::size_t i) { return model::run_variant(sc, *chosen[i], opt.timing_only).to_json(); },
+      [&](std::size_t i, const json& j) {
+        ++finished;
+        if (j.contains("error")) {
+          err << fmt::format("[{}/{}] {}: failed: {}\n", finished, chosen.size(), chosen[i]->name,
+                             j["error"].get<std::string>());
+        } else {
+          err << fmt::format("[{}/{}] {}: {:.3f} s simulated in {:.2f} s\n", finished, chosen.size(), chosen[i]->name,
+                             j["wall_s"].get<double>(), j["host_seconds"].get<double>());
+        }
+        err.flush();
+      });
+  std::vector<model::VariantResult> results;
+  int status = 0;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i].contains("error")) {
+      status = 2;
+      continue;
+    }
+    results.push_back(model::VariantResult::from_json(raw[i]));
+  }
+  out << format_table(results);
+  for (const auto& r : results) {
+    out << fmt::format("\n{}: {} requests, latency mean {:.1f} us, p50 {:.1f}, p99 {:.1f}, max {:.1f}; {} irqs, {} BAM "
+                       "descriptors, {} digest mismatches{}\n",
+                       r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
+                       r.bam_descriptors, r.digest_mismatches, r.timing_only ? " (timing only: not checked)" : "");
+    out << fmt::format("  top CPU: ");
+    for (std::size_t k = 0; k < std::min<std::size_t>(opt.top, r.profile.size()); ++k)
+      out << fmt::format("{}{} {}:{} {:.3f} s", k ? "," : "", k % 4 == 3 ? "\n          " : "", r.profile[k].ctx,
+                         r.profile[k].function, r.profile[k].seconds);
+    out << "\n";
+  }
+  if (!opt.json_file.empty()) {
+    json j = {{"scenario", sc.name}, {"variants", json::array()}};
+    for (const auto& r : results) j["variants"].push_back(r.to_json());
+    // Write to a temporary name and rename, so a failure never leaves half a file.
+    const std::string tmp = opt.json_file + ".tmp";
+    {
+      std::ofstream f(tmp);
+      if (!f) throw std::runtime_error("cannot write " + tmp);
+      f << j.dump(2) << "\n";
+      if (!f) throw std::runtime_error("cannot write " + tmp);
+    }
+    std::filesystem::rename(tmp, opt.json_file);
+  }
+  return status;
+}
+
+}  // namespace qcesim::cli

@@ -1,0 +1,301 @@
+#include "model/replay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "cpu/ce_core.h"
+#include "cpu/ce_sha.h"
+#include "model/stats.h"
+
+namespace qcesim::model {
+
+using nlohmann::json;
+using sc_core::sc_time;
+
+namespace {
+
+// Profile names of the CPU cost items ("cost.<name>", in us).
+const std::vector<std::pair<const char*, sc_time cpu::Costs::*>>& cost_fields() {
+  static const std::vector<std::pair<const char*, sc_time cpu::Costs::*>> f = {
+      {"irq_entry", &cpu::Costs::irq_entry},
+      {"irq_exit", &cpu::Costs::irq_exit},
+      {"softirq_entry", &cpu::Costs::softirq_entry},
+      {"tasklet_action", &cpu::Costs::tasklet_action},
+      {"tasklet_schedule", &cpu::Costs::tasklet_schedule},
+      {"queue_work", &cpu::Costs::queue_work},
+      {"try_to_wake_up", &cpu::Costs::try_to_wake_up},
+      {"context_switch", &cpu::Costs::context_switch},
+      {"readl", &cpu::Costs::readl},
+      {"writel", &cpu::Costs::writel},
+      {"dma_map_sg", &cpu::Costs::dma_map_sg},
+      {"dma_map_sg_per_entry", &cpu::Costs::dma_map_sg_per_entry},
+      {"dma_unmap_sg", &cpu::Costs::dma_unmap_sg},
+      {"dma_unmap_sg_per_entry", &cpu::Costs::dma_unmap_sg_per_entry},
+      {"kmalloc", &cpu::Costs::kmalloc},
+      {"kfree", &cpu::Costs::kfree},
+      {"bam_prep_slave_sg", &cpu::Costs::bam_prep_slave_sg},
+      {"bam_prep_per_desc", &cpu::Costs::bam_prep_per_desc},
+      {"bam_start_dma", &cpu::Costs::bam_start_dma},
+      {"bam_fifo_per_desc", &cpu::Costs::bam_fifo_per_desc},
+      {"process_channel_irqs", &cpu::Costs::process_channel_irqs},
+      {"vchan_complete", &cpu::Costs::vchan_complete},
+      {"bam_terminate_all", &cpu::Costs::bam_terminate_all},
+      {"crypto_ahash_digest", &cpu::Costs::crypto_ahash_digest},
+      {"qce_handle_queue", &cpu::Costs::qce_handle_queue},
+      {"qce_ahash_async_req_handle", &cpu::Costs::qce_ahash_async_req_handle},
+      {"qce_write_ce", &cpu::Costs::qce_write_ce},
+      {"qce_ahash_done", &cpu::Costs::qce_ahash_done},
+      {"qce_req_done_work", &cpu::Costs::qce_req_done_work},
+      {"crypto_request_complete", &cpu::Costs::crypto_request_complete},
+      {"kernel_neon_begin", &cpu::Costs::kernel_neon_begin},
+      {"kernel_neon_end", &cpu::Costs::kernel_neon_end},
+  };
+  return f;
+}
+
+sc_time cycles(double n, double hz) { return sc_time(n / hz, sc_core::SC_SEC); }
+
+struct Snapshot {
+  std::vector<cpu::CpuTimes> cores;
+  std::map<std::pair<cpu::Ctx, std::string>, sc_time> profile;
+  std::uint64_t irqs = 0, descriptors = 0;
+  sc_time at;
+};
+
+Snapshot snapshot(Emulator& e) {
+  Snapshot s;
+  for (unsigned c = 0; c < e.kernel().num_cores(); ++c) {
+    s.cores.push_back(e.kernel().core(c).times());
+    for (const auto& [k, t] : e.kernel().core(c).profile()) s.profile[k] += t;
+  }
+  s.irqs = e.kernel().hardirqs();
+  for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) s.descriptors += e.soc().bam.pipe_stats(p).descriptors;
+  s.at = sc_core::sc_time_stamp();
+  return s;
+}
+
+}  // namespace
+
+EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only) {
+  EmulatorConfig c;
+  SocConfig& s = c.soc;
+  s.num_cores = static_cast<unsigned>(p.num("cpu.cores"));
+  for (const auto& [name, field] : cost_fields()) s.costs.*field = p.time(std::string("cost.") + name);
+  s.costs.gic_latency = p.time("gic.latency");
+  s.bam.desc_fetch = p.time("bam.desc_fetch");
+  s.bam.ce_exec = p.time("bam.ce_exec");
+  s.bam.burst = sc_time(64.0 / (p.num("bam.bandwidth") * 1e6), sc_core::SC_SEC);
+  const double qce_hz = p.num("qce.clock") * 1e6;
+  s.qce.block_sha256 = cycles(p.num("qce.cycles_per_block_sha256"), qce_hz);
+  s.qce.block_sha1 = cycles(p.num("qce.cycles_per_block_sha1"), qce_hz);
+  s.qce.go_latency = p.time("qce.go_latency");
+  s.qce.finish = p.time("qce.finish");
+  s.qce.fifo_bursts = static_cast<unsigned>(p.num("qce.fifo_bursts"));
+  s.qce.functional = !timing_only;
+  c.driver.reg_io = v.reg_io;
+  c.driver.bam_lock = v.bam_lock;
+  c.driver.irq_cpu = static_cast<unsigned>(p.num("cpu.irq_cpu"));
+  if (c.driver.irq_cpu >= s.num_cores)
+    throw ConfigError(p.file(), "/parameters/cpu.irq_cpu", "a core below cpu.cores", std::to_string(c.driver.irq_cpu));
+  return c;
+}
+
+VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only) {
+  const auto host_start = std::chrono::steady_clock::now();
+  const Profile prof = sc.profile_for(v);
+  const EmulatorConfig cfg = emulator_config(prof, v, timing_only);
+  const Workload& w = sc.workload;
+  const bool check = !timing_only;
+  Emulator emu(cfg);
+  LatencyStats lat;
+  VariantResult res;
+  res.name = v.name;
+  // Measured values belong to the workload they were taken with: scale them to this run's
+  // message count, and drop them if the message size differs.
+  {
+    auto m = v.measured;
+    const double mm = m.count("messages") ? m["messages"] : static_cast<double>(w.messages);
+    const double mb = m.count("message_bytes") ? m["message_bytes"] : static_cast<double>(w.message_bytes);
+    m.erase("messages");
+    m.erase("message_bytes");
+    if (mb == static_cast<double>(w.message_bytes)) {
+      for (auto& [k, val] : m) val *= static_cast<double>(w.messages) / mm;
+      res.measured = m;
+    }
+  }
+  res.timing_only = timing_only;
+  Snapshot s0, s1;
+
+  emu.run([&](Emulator& e) {
+    cpu::Runner& task = e.task();
+    // A pool of distinct messages in DRAM, each request reads one of them; their reference
+    // digests are computed once on the host.
+    const std::size_t pool =
+        std::max<std::size_t>(1, std::min<std::size_t>(64, (32u << 20) / std::max<std::uint32_t>(w.message_bytes, 1)));
+    std::vector<cpu::DmaBuf> msgs;
+    std::vector<std::vector<std::uint8_t>> refs;
+    std::mt19937_64 rng(2026);
+    for (std::size_t i = 0; i < pool; ++i) {
+      msgs.push_back(e.host().dma_alloc(w.message_bytes, 4096));
+      if (check) {
+        for (std::uint32_t b = 0; b < w.message_bytes; ++b) msgs.back().ptr[b] = static_cast<std::uint8_t>(rng());
+        refs.push_back(sha_digest(w.alg, msgs.back().ptr, w.message_bytes));
+      }
+    }
+    task.sync();
+    s0 = snapshot(e);
+
+    if (v.engine == VariantEngine::ce) {
+      // The CPU path: the kernel SHA library on the CE core, in the caller's task context.
+      const auto& table = cpu::ce_core_table(prof.text("ce.core"));
+      const double cpb = cpu::sha256_ce_cycles_per_block(table, v.ce_interleave);
+      const double hz = prof.num("cpu.freq") * 1e9;
+      const std::uint64_t blocks = (std::uint64_t{w.message_bytes} + 9 + 63) / 64;
+      const auto& costs = e.kernel().costs();
+      for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
+        const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
+        const sc_time t0 = sc_core::sc_time_stamp();
+        task.charge("sha256_lib_call", prof.time("cost.sha256_lib_call"));
+        task.charge("kernel_neon_begin", costs.kernel_neon_begin);
+        task.charge(v.ce_interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform",
+                    cycles(cpb * static_cast<double>(blocks * n), hz));
+        task.charge("kernel_neon_end", costs.kernel_neon_end);
+        for (unsigned k = 0; k < n; ++k) {
+          if (check) {
+            const std::size_t m = (i + k) % pool;
+            cpu::CeSha h(w.alg);
+            h.update(msgs[m].ptr, w.message_bytes);
+            if (h.final() != refs[m]) ++res.digest_mismatches;
+          }
+        }
+        task.sync();
+        const double ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9;
+        for (unsigned k = 0; k < n; ++k) lat.add(ns);
+      }
+    } else {
+      // The QCE path: up to queue_depth requests in flight, one engine request per message.
+      struct Slot {
+        qce::ShaRequest req;
+        sc_time t0;
+        std::size_t msg = 0;
+        bool busy = false;
+      };
+      std::vector<Slot> slots(w.queue_depth);
+      cpu::Completion freed(e.kernel());
+      std::uint64_t submitted = 0, completed = 0;
+      std::string failure;
+      const ShaState iv = sha_initial_state(w.alg);
+      while (completed < w.messages) {
+        for (Slot& s : slots) {
+          if (s.busy || submitted == w.messages) continue;
+          s.busy = true;
+          s.msg = submitted % pool;
+          s.req = qce::ShaRequest{};
+          s.req.alg = w.alg;
+          s.req.carry.iv = iv.h;
+          s.req.src = {{msgs[s.msg].addr, w.message_bytes}};
+          s.req.nbytes = w.message_bytes;
+          s.req.complete = [&, sp = &s](cpu::Runner& k, const std::string& err) {
+            if (!err.empty() && failure.empty()) failure = err;
+            lat.add((sc_core::sc_time_stamp() - sp->t0).to_seconds() * 1e9);
+            if (check && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
+            sp->busy = false;
+            ++completed;
+            freed.complete(k);
+          };
+          s.t0 = sc_core::sc_time_stamp();
+          ++submitted;
+          e.qce().enqueue(task, s.req);
+        }
+        if (completed < w.messages && !freed.wait_for(task, cfg.driver.timeout))
+          throw qce::QceError("a request did not complete within " + cfg.driver.timeout.to_string());
+        if (!failure.empty()) throw qce::QceError("request failed: " + failure);
+      }
+    }
+    task.sync();
+    s1 = snapshot(e);
+  });
+
+  // Totals over all cores, between the two snapshots.
+  const double wall = (s1.at - s0.at).to_seconds();
+  res.wall_s = wall;
+  for (std::size_t c = 0; c < s1.cores.size(); ++c) {
+    res.task_s += (s1.cores[c].of(cpu::Ctx::task) - s0.cores[c].of(cpu::Ctx::task)).to_seconds();
+    res.kworker_s += (s1.cores[c].of(cpu::Ctx::kworker) - s0.cores[c].of(cpu::Ctx::kworker)).to_seconds();
+    res.softirq_s += (s1.cores[c].of(cpu::Ctx::softirq) - s0.cores[c].of(cpu::Ctx::softirq)).to_seconds();
+    res.hardirq_s += (s1.cores[c].of(cpu::Ctx::hardirq) - s0.cores[c].of(cpu::Ctx::hardirq)).to_seconds();
+    res.idle_s += (s1.cores[c].idle - s0.cores[c].idle).to_seconds();
+  }
+  res.cpu_s = res.task_s + res.kworker_s + res.softirq_s + res.hardirq_s;
+  res.requests = lat.count();
+  res.bytes = lat.count() * w.message_bytes;
+  res.irqs = s1.irqs - s0.irqs;
+  res.bam_descriptors = s1.descriptors - s0.descriptors;
+  res.lat_mean_us = lat.mean() / 1e3;
+  res.lat_p50_us = lat.quantile(0.5) / 1e3;
+  res.lat_p99_us = lat.quantile(0.99) / 1e3;
+  res.lat_max_us = lat.max() / 1e3;
+  for (const auto& [key, t] : s1.profile) {
+    auto it = s0.profile.find(key);
+    const double sec = (t - (it == s0.profile.end() ? sc_core::SC_ZERO_TIME : it->second)).to_seconds();
+    if (sec > 0) res.profile.push_back({cpu::ctx_name(key.first), key.second, sec});
+  }
+  std::sort(res.profile.begin(), res.profile.end(),
+            [](const FunctionTime& a, const FunctionTime& b) { return a.seconds > b.seconds; });
+  res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
+  return res;
+}
+
+json VariantResult::to_json() const {
+  json j = {{"name", name},
+            {"wall_s", wall_s},
+            {"cpu_s", cpu_s},
+            {"hardirq_s", hardirq_s},
+            {"softirq_s", softirq_s},
+            {"task_s", task_s},
+            {"kworker_s", kworker_s},
+            {"idle_s", idle_s},
+            {"requests", requests},
+            {"bytes", bytes},
+            {"latency_us", {{"mean", lat_mean_us}, {"p50", lat_p50_us}, {"p99", lat_p99_us}, {"max", lat_max_us}}},
+            {"irqs", irqs},
+            {"bam_descriptors", bam_descriptors},
+            {"digest_mismatches", digest_mismatches},
+            {"measured", measured},
+            {"timing_only", timing_only},
+            {"host_seconds", host_seconds}};
+  json prof = json::array();
+  for (const auto& f : profile) prof.push_back({{"context", f.ctx}, {"function", f.function}, {"cpu_s", f.seconds}});
+  j["profile"] = prof;
+  return j;
+}
+
+VariantResult VariantResult::from_json(const json& j) {
+  VariantResult r;
+  r.name = j.at("name");
+  r.wall_s = j.at("wall_s");
+  r.cpu_s = j.at("cpu_s");
+  r.hardirq_s = j.at("hardirq_s");
+  r.softirq_s = j.at("softirq_s");
+  r.task_s = j.at("task_s");
+  r.kworker_s = j.at("kworker_s");
+  r.idle_s = j.at("idle_s");
+  r.requests = j.at("requests");
+  r.bytes = j.at("bytes");
+  r.irqs = j.at("irqs");
+  r.bam_descriptors = j.at("bam_descriptors");
+  r.digest_mismatches = j.at("digest_mismatches");
+  r.lat_mean_us = j.at("latency_us").at("mean");
+  r.lat_p50_us = j.at("latency_us").at("p50");
+  r.lat_p99_us = j.at("latency_us").at("p99");
+  r.lat_max_us = j.at("latency_us").at("max");
+  r.measured = j.at("measured").get<std::map<std::string, double>>();
+  r.timing_only = j.at("timing_only");
+  r.host_seconds = j.at("host_seconds");
+  for (const auto& f : j.at("profile")) r.profile.push_back({f.at("context"), f.at("function"), f.at("cpu_s")});
+  return r;
+}
+
+}  // namespace qcesim::model

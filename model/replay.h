@@ -1,0 +1,41 @@
+// Replays a scenario's workload for one variant on a freshly elaborated platform built from the
+// variant's profile, and measures it the way the kernel would have: wall time of the loop,
+// CPU time per context on every core, per-request latency, interrupt and descriptor counts,
+// digest checks, and the per-function CPU profile. One variant per process.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/scenario.h"
+#include "model/soc.h"
+
+namespace qcesim::model {
+
+struct FunctionTime {
+  std::string ctx, function;
+  double seconds;
+};
+
+struct VariantResult {
+  std::string name;
+  double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0, task_s = 0, kworker_s = 0, idle_s = 0;
+  std::uint64_t requests = 0, bytes = 0, irqs = 0, bam_descriptors = 0, digest_mismatches = 0;
+  double lat_mean_us = 0, lat_p50_us = 0, lat_p99_us = 0, lat_max_us = 0;
+  std::map<std::string, double> measured;
+  std::vector<FunctionTime> profile;  // CPU time per (context, function), largest first
+  bool timing_only = false;
+  double host_seconds = 0;  // how long the simulation took to run
+
+  nlohmann::json to_json() const;
+  static VariantResult from_json(const nlohmann::json& j);
+};
+
+// The emulator configuration a profile and a variant describe.
+EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only);
+
+VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only);
+
+}  // namespace qcesim::model

@@ -1,0 +1,56 @@
+// A scenario: a platform profile, a workload, the variants to compare, overrides of profile
+// parameters (for all variants and per variant) and optional measured values per variant.
+// `--set PATH=VALUE` edits the scenario document before it is read (see docs/scenarios.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/profile.h"
+#include "model/sha_core.h"
+#include "qce/qce_driver.h"
+
+namespace qcesim::model {
+
+enum class VariantEngine { ce, qce };
+
+struct Variant {
+  std::string name;
+  VariantEngine engine = VariantEngine::qce;
+  qce::RegIo reg_io = qce::RegIo::mmio;
+  bool bam_lock = false;       // LOCK/UNLOCK around each transaction (with reg_io bam)
+  unsigned ce_interleave = 1;  // CPU path: 1, or 2 (finup2x)
+  nlohmann::json overrides = nlohmann::json::object();
+  std::map<std::string, double> measured;  // wall_s, cpu_s, hardirq_s, softirq_s...
+};
+
+struct Workload {
+  std::uint64_t messages = 50000;
+  std::uint32_t message_bytes = 4096;
+  HashAlg alg = HashAlg::sha256;
+  unsigned queue_depth = 1;  // requests the caller keeps in flight
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string profile_file;  // resolved against the scenario's folder
+  Workload workload;
+  std::vector<Variant> variants;
+  nlohmann::json overrides = nlohmann::json::object();
+  nlohmann::json document;  // after --set edits
+
+  static Scenario load(const std::string& file, const std::vector<std::string>& sets = {});
+  // The profile with the scenario's overrides and then the variant's applied.
+  Profile profile_for(const Variant& v) const;
+  const Variant& variant(const std::string& name) const;
+};
+
+// Applies "a.b.c=VALUE" to a JSON document (VALUE parsed as JSON, else taken as a string).
+// Keys under "overrides" are parameter names and keep their dots.
+void apply_set(nlohmann::json& doc, const std::string& assignment, const std::string& file);
+
+}  // namespace qcesim::model

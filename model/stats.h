@@ -1,0 +1,50 @@
+// Streaming latency statistics: count, mean, max and quantiles from a log-bucketed histogram
+// (about 1% relative resolution). Nothing is kept per sample, so a million requests cost the
+// same memory as ten.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+namespace qcesim::model {
+
+class LatencyStats {
+ public:
+  void add(double ns) {
+    ++m_count;
+    m_sum += ns;
+    if (ns > m_max) m_max = ns;
+    ++m_buckets[bucket(ns)];
+  }
+  std::uint64_t count() const { return m_count; }
+  double mean() const { return m_count ? m_sum / static_cast<double>(m_count) : 0; }
+  double max() const { return m_max; }
+  // The smallest bucket value with at least q of the samples at or below it.
+  double quantile(double q) const {
+    if (!m_count) return 0;
+    const double target = q * static_cast<double>(m_count);
+    double seen = 0;
+    for (std::size_t i = 0; i < kBuckets; ++i) {
+      seen += static_cast<double>(m_buckets[i]);
+      if (seen >= target) return std::min(upper(i), m_max);
+    }
+    return m_max;
+  }
+
+ private:
+  static constexpr std::size_t kBuckets = 2400;  // 1 ns .. ~20 s at 1% steps
+  static constexpr double kStep = 1.01;
+  static std::size_t bucket(double ns) {
+    if (ns <= 1) return 0;
+    const auto b = static_cast<std::size_t>(std::log(ns) / std::log(kStep)) + 1;
+    return b < kBuckets ? b : kBuckets - 1;
+  }
+  static double upper(std::size_t b) { return std::pow(kStep, static_cast<double>(b)); }
+
+  std::uint64_t m_count = 0;
+  double m_sum = 0, m_max = 0;
+  std::array<std::uint64_t, kBuckets> m_buckets{};
+};
+
+}  // namespace qcesim::model
