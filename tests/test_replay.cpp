@@ -1,0 +1,124 @@
+// The timed model: the calibrated seed replay at reduced scale, one request's timeline
+// against a hand-derived sum, descriptor and interrupt counts per request, determinism.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cli/run_command.h"
+#include "model/replay.h"
+#include "qce/qce_sha.h"
+#include "tests/emu_helpers.h"
+
+using namespace qcesim;
+using sc_core::sc_time;
+using sc_core::SC_US;
+
+namespace {
+
+std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+
+model::VariantResult scaled_seed(const std::string& variant, std::uint64_t messages = 500) {
+  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)});
+  return model::run_variant(sc, sc.variant(variant), false);
+}
+
+void expect_within(const model::VariantResult& r, const char* key, double sim, double tol) {
+  const double m = r.measured.at(key);
+  if (m == 0) {
+    EXPECT_LT(sim, 0.005 * static_cast<double>(r.requests) / 50000.0) << r.name << " " << key;
+  } else {
+    EXPECT_NEAR(sim / m, 1.0, tol) << r.name << " " << key << ": simulated " << sim << " measured " << m;
+  }
+}
+
+void expect_seed_match(const std::string& variant) {
+  const auto r = scaled_seed(variant);
+  EXPECT_EQ(r.requests, 500u);
+  EXPECT_EQ(r.digest_mismatches, 0u);
+  expect_within(r, "wall_s", r.wall_s, 0.05);
+  expect_within(r, "cpu_s", r.cpu_s, 0.05);
+  expect_within(r, "hardirq_s", r.hardirq_s, 0.05);
+  expect_within(r, "softirq_s", r.softirq_s, 0.05);
+  // Accounting adds up: every context's time plus idle is the wall time on the one core.
+  EXPECT_NEAR(r.cpu_s + r.idle_s, r.wall_s, 1e-9);
+  EXPECT_NEAR(r.task_s + r.kworker_s + r.hardirq_s + r.softirq_s, r.cpu_s, 1e-12);
+}
+
+}  // namespace
+
+TEST(SeedReplay, Sha256Lib) { expect_seed_match("sha256-lib"); }
+TEST(SeedReplay, Sha256QceLock) { expect_seed_match("sha256-qce-lock"); }
+TEST(SeedReplay, Sha256QceNolock) { expect_seed_match("sha256-qce-nolock"); }
+
+// Per request: 1 + 1 hardware descriptors without locking, 24 + 1 with; the series adds one
+// pipe event, and in this profile's timing both flows take two hardirqs.
+TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
+  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=100"});
+  const auto raw = cli::fork_each(
+      2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variants[i + 1], true).to_json(); },
+      [](std::size_t, const nlohmann::json&) {});
+  const auto lock = model::VariantResult::from_json(raw[0]);
+  const auto nolock = model::VariantResult::from_json(raw[1]);
+  EXPECT_EQ(lock.name, "sha256-qce-lock");
+  EXPECT_EQ(lock.bam_descriptors, 100u * 25u);
+  EXPECT_EQ(nolock.bam_descriptors, 100u * 2u);
+  EXPECT_EQ(nolock.irqs, 100u * 2u);
+  EXPECT_EQ(lock.irqs, 100u * 2u);
+}
+
+// Two runs of the same variant, each in its own process, give the same results.
+TEST(SeedReplay, Deterministic) {
+  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=200"});
+  const auto raw = cli::fork_each(
+      2, 2, [&](std::size_t) { return model::run_variant(sc, sc.variant("sha256-qce-lock"), false).to_json(); },
+      [](std::size_t, const nlohmann::json&) {});
+  auto a = raw[0], b = raw[1];
+  a.erase("host_seconds");
+  b.erase("host_seconds");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+// --timing-only skips the bytes and gives the same timing.
+TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
+  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=200"});
+  const auto raw = cli::fork_each(
+      2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variant("sha256-qce-nolock"), i == 1).to_json(); },
+      [](std::size_t, const nlohmann::json&) {});
+  for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "irqs", "bam_descriptors"})
+    EXPECT_EQ(raw[0][k], raw[1][k]) << k;
+  EXPECT_EQ(raw[0]["latency_us"], raw[1]["latency_us"]);
+}
+
+// One mainline request with only writel costing CPU time (1 us each) and known hardware times:
+// the task programs 2 doorbells and 21 registers (GO lands at 22 us: the rx doorbell went out
+// at 0, each later write waits for the ones before), the engine streams 64 bursts and hashes
+// 64 data blocks plus one padding block, finishes, the dump goes out in 2 bursts, the GIC
+// delivers, the hardirq clears the tx pipe's status (one writel), and everything else is free.
+TEST(TimedRequest, MainlineLatencyIsTheHandDerivedSum) {
+  model::EmulatorConfig cfg;
+  cfg.soc.costs.writel = sc_time(1, SC_US);
+  cfg.soc.costs.gic_latency = sc_time(0.5, SC_US);
+  cfg.soc.bam.desc_fetch = sc_time(1, SC_US);
+  cfg.soc.bam.burst = sc_time(0.1, SC_US);
+  cfg.soc.qce.block_sha256 = sc_time(1, SC_US);
+  cfg.soc.qce.finish = sc_time(2, SC_US);
+  model::Emulator emu(cfg);
+  sc_time latency, task_cpu;
+  emu.run([&](model::Emulator& e) {
+    std::vector<std::uint8_t> msg(4096, 0x42);
+    cpu::DmaBuf b = test::load(e.host(), msg);
+    qce::QceAhash h(e.qce(), e.task(), HashAlg::sha256);
+    h.digest(b.addr, 4096);  // first request: pipe initialisation writes happen here
+    const sc_time t0 = sc_core::sc_time_stamp();
+    const auto cpu0 = e.kernel().core(0).times().busy();
+    const auto d = h.digest(b.addr, 4096);
+    latency = sc_core::sc_time_stamp() - t0;
+    task_cpu = e.kernel().core(0).times().busy() - cpu0;
+    EXPECT_EQ(test::hex(d), test::hex(test::openssl_digest(HashAlg::sha256, msg)));
+  });
+  // 22 (GO) + 0.1 (first burst) + 65 blocks + 2 (finish) + 0.2 (dump bursts) + 0.5 (GIC)
+  // + 1 (P_IRQ_CLR in the tx hardirq, before its softirq can run)
+  EXPECT_EQ(latency, sc_time(90.8, SC_US));
+  // 2 doorbells, 21 registers, 2 P_IRQ_CLR writes in the hardirqs.
+  EXPECT_EQ(task_cpu, sc_time(25, SC_US));
+}

@@ -1,0 +1,100 @@
+// Scenario and profile loading: every bad input names the file, the JSON path, what was
+// expected and what was found. No SystemC elaboration here.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "model/scenario.h"
+
+using namespace qcesim::model;
+
+namespace {
+
+std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+
+std::string error_of(const std::vector<std::string>& sets) {
+  try {
+    Scenario::load(seed_path(), sets);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/qcesim-scenario-XXXXXX";
+  const int fd = mkstemp(name);
+  close(fd);
+  std::ofstream(name) << text;
+  return name;
+}
+
+}  // namespace
+
+TEST(Scenario, SeedLoadsWithItsThreeVariantsAndMeasurements) {
+  const Scenario sc = Scenario::load(seed_path());
+  ASSERT_EQ(sc.variants.size(), 3u);
+  EXPECT_EQ(sc.variants[0].name, "sha256-lib");
+  EXPECT_EQ(sc.variants[1].reg_io, qcesim::qce::RegIo::bam);
+  EXPECT_TRUE(sc.variants[1].bam_lock);
+  EXPECT_FALSE(sc.variants[2].bam_lock);
+  EXPECT_EQ(sc.workload.messages, 50000u);
+  EXPECT_DOUBLE_EQ(sc.variants[1].measured.at("wall_s"), 10.76);
+}
+
+TEST(Scenario, SetChangesWorkloadAndProfileParameters) {
+  const Scenario sc = Scenario::load(seed_path(), {"workload.message_bytes=1048576", "qce.clock=200",
+                                                   "overrides.cost.readl=0.5", "variants.0.ce_interleave=2"});
+  EXPECT_EQ(sc.workload.message_bytes, 1048576u);
+  EXPECT_EQ(sc.variants[0].ce_interleave, 2u);
+  const Profile p = sc.profile_for(sc.variants[2]);
+  EXPECT_DOUBLE_EQ(p.num("qce.clock"), 200);
+  EXPECT_DOUBLE_EQ(p.num("cost.readl"), 0.5);
+}
+
+TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
+  std::string e = error_of({"workload.messages=-1"});
+  EXPECT_NE(e.find("sm8650-seed.json: at /workload/messages: expected an integer"), std::string::npos) << e;
+  EXPECT_NE(e.find("found the number -1"), std::string::npos) << e;
+  e = error_of({"qce.clock=5000"});
+  EXPECT_NE(e.find("/overrides/qce.clock: expected qce.clock in [50, 600] MHz, found 5000"), std::string::npos) << e;
+  e = error_of({"qce.clok=100"});
+  EXPECT_NE(e.find("expected a parameter of profile sm8650, found \"qce.clok\""), std::string::npos) << e;
+  e = error_of({"variants.0.engine=\"gpu\""});
+  EXPECT_NE(e.find("/variants/0/engine: expected \"qce\" or \"ce\", found the string \"gpu\""), std::string::npos) << e;
+  e = error_of({"variants.2.bam_lock=true"});
+  EXPECT_NE(e.find("/variants/2/bam_lock"), std::string::npos) << e;
+  e = error_of({"workload.size=3"});
+  EXPECT_NE(e.find("/workload/size: expected one of messages"), std::string::npos) << e;
+}
+
+TEST(Scenario, BadFilesAreReportedNotCrashed) {
+  const std::string bad_json = write_temp("{\"scenario\": ");
+  EXPECT_THROW(Scenario::load(bad_json), ConfigError);
+  const std::string no_variants = write_temp(R"({"scenario":"x","profile":"sm8650.json","variants":[]})");
+  try {
+    Scenario::load(no_variants);
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("/variants: expected a non-empty array"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Scenario::load("/nonexistent.json"), ConfigError);
+  std::remove(bad_json.c_str());
+  std::remove(no_variants.c_str());
+}
+
+TEST(Profile, EveryParameterHasUnitRangeProvenanceAndDoc) {
+  const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
+  EXPECT_GT(p.params().size(), 40u);
+  for (const auto& [name, prm] : p.params()) {
+    EXPECT_FALSE(prm.unit.empty()) << name;
+    EXPECT_FALSE(prm.doc.empty()) << name;
+    EXPECT_FALSE(prm.provenance.empty()) << name;
+    if (!prm.is_text()) {
+      EXPECT_LE(prm.min, prm.value) << name;
+      EXPECT_LE(prm.value, prm.max) << name;
+    }
+  }
+  EXPECT_EQ(p.time("cost.readl"), sc_core::sc_time(0.3, sc_core::SC_US));
+}
