@@ -114,8 +114,10 @@ class Bam : public sc_core::sc_module {
   bool is_producer(const Pipe& pp) const { return (pp.ctrl->value & P_DIRECTION) != 0; }
   std::uint32_t ring_size(const Pipe& pp) const { return pp.fifo_sizes->value & 0xFFFFu; }
   // Each returns false when the pipe stopped (error or reset) and the descriptor is abandoned.
-  bool process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
-  bool run_command_elements(Pipe& pp, const BamDescHw& d);
+  // prepaid: the descriptor's fetch and command-element time were already waited for.
+  bool process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid);
+  bool run_command_elements(Pipe& pp, const BamDescHw& d, bool prepaid);
+  unsigned command_run(const Pipe& pp, const BamDescHw& first);
   bool consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
   bool produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen, bool& peripheral_eot);
   void fail(Pipe& pp, PipeError e, const std::string& detail);
@@ -143,6 +145,7 @@ class Bam : public sc_core::sc_module {
   sc_core::sc_event m_irq_update;
   tlm::tlm_dmi m_dmi;
   bool m_dmi_valid = false;
+  tlm::tlm_generic_payload m_trans;  // reused for command elements and DMI-less bursts
 };
 
 }  // namespace qcesim::bam

@@ -37,7 +37,7 @@ Runner::Runner(Core& core, Ctx ctx, std::string name) : m_core(core), m_ctx(ctx)
 
 void Runner::charge(const char* fn, const sc_time& cost) {
   m_debt += cost;
-  m_core.m_profile[{m_ctx, fn}] += cost;
+  m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn] += cost;
 }
 
 void Runner::sync() {
@@ -89,12 +89,21 @@ void Core::reschedule() {
   Runner* best = nullptr;
   for (Runner* r : m_waiting)
     if (!best || better(r, best)) best = r;
+  // The same work keeps running to the same end: leave its completion event alone (most
+  // submissions are of lower contexts, and re-queuing a timed event costs the kernel a heap
+  // operation).
+  if (best && best == m_current && m_complete_pending && m_complete_at == sc_time_stamp() + best->m_remaining) return;
   m_current = best;
   m_complete.cancel();
-  if (best) m_complete.notify(best->m_remaining);
+  m_complete_pending = best != nullptr;
+  if (best) {
+    m_complete_at = sc_time_stamp() + best->m_remaining;
+    m_complete.notify(best->m_remaining);
+  }
 }
 
 void Core::on_complete() {
+  m_complete_pending = false;
   account_until_now();
   Runner* done = m_current;
   if (done && done->m_remaining == SC_ZERO_TIME) {
@@ -103,6 +112,13 @@ void Core::on_complete() {
     done->m_done.notify(SC_ZERO_TIME);
   }
   reschedule();
+}
+
+std::map<std::pair<Ctx, std::string>, sc_time> Core::profile() const {
+  std::map<std::pair<Ctx, std::string>, sc_time> out;
+  for (std::size_t c = 0; c < kNumCtx; ++c)
+    for (const auto& [fn, t] : m_fn_time[c]) out[{static_cast<Ctx>(c), fn}] += t;
+  return out;
 }
 
 CpuTimes Core::times() const {

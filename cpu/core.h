@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 namespace qcesim::cpu {
@@ -50,6 +51,7 @@ class Runner {
   }
 
   Ctx ctx() const { return m_ctx; }
+  const sc_core::sc_time& debt() const { return m_debt; }
   Core& core() { return m_core; }
   const std::string& name() const { return m_name; }
 
@@ -72,8 +74,8 @@ class Core : public sc_core::sc_module {
   unsigned id() const { return m_id; }
   // Totals up to now (the running work counted up to the present instant).
   CpuTimes times() const;
-  // CPU time per (context, function), in charge order of first appearance.
-  const std::map<std::pair<Ctx, std::string>, sc_core::sc_time>& profile() const { return m_profile; }
+  // CPU time per (context, function name).
+  std::map<std::pair<Ctx, std::string>, sc_core::sc_time> profile() const;
   // The context running now, or nothing.
   const Runner* running() const { return m_current; }
 
@@ -89,9 +91,13 @@ class Core : public sc_core::sc_module {
   Runner* m_current = nullptr;
   sc_core::sc_time m_since;  // when m_current last started running, or idle began
   sc_core::sc_event m_complete;
+  bool m_complete_pending = false;
+  sc_core::sc_time m_complete_at;
   std::uint64_t m_seq = 0;
   CpuTimes m_times;
-  std::map<std::pair<Ctx, std::string>, sc_core::sc_time> m_profile;
+  // Keyed by the name's address: charges pass string literals, and a hash of a pointer is
+  // much cheaper than building a string per charge. profile() merges equal names.
+  std::array<std::unordered_map<const char*, sc_core::sc_time>, kNumCtx> m_fn_time;
 };
 
 }  // namespace qcesim::cpu

@@ -74,8 +74,11 @@ class Host : public sc_core::sc_module {
   const HostStats& stats() const { return m_stats; }
 
  private:
+  std::uint32_t access(tlm::tlm_command cmd, std::uint64_t addr, std::uint32_t value);
+
   DmaAllocator m_alloc;
   const Costs& m_costs;
+  tlm::tlm_generic_payload m_trans;  // reused: building a payload per access is costly
   tlm::tlm_dmi m_dmi;
   bool m_dmi_valid = false;
   HostStats m_stats;
