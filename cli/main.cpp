@@ -12,6 +12,7 @@
 #include "cli/run_command.h"
 #include "cli/calibrate_command.h"
 #include "model/config_error.h"
+#include "model/profile.h"
 
 using namespace qcesim;
 
@@ -68,6 +69,10 @@ int sc_main(int argc, char* argv[]) {
   c->add_option("--write-profile", cal.write_profile, "Write the profile with the fitted values here");
   c->add_option("--report", cal.report, "Write the Markdown fit report here");
 
+  std::string profile_file;
+  auto* pr = app.add_subcommand("profile", "Print a platform profile's parameters as a Markdown table");
+  pr->add_option("profile", profile_file, "Profile JSON file (e.g. scenarios/sm8650.json)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -102,6 +107,15 @@ int sc_main(int argc, char* argv[]) {
       return cli::run_hash(hash, std::cout, std::cerr);
     } catch (const std::exception& e) {
       std::cerr << "qcesim hash: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (pr->parsed()) {
+    try {
+      std::cout << model::Profile::load(profile_file).markdown();
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "qcesim profile: " << e.what() << "\n";
       return 2;
     }
   }

@@ -172,9 +172,9 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
                        "descriptors, {} digest mismatches{}\n",
                        r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
                        r.bam_descriptors, r.digest_mismatches, r.timing_only ? " (timing only: not checked)" : "");
-    out << fmt::format("  top CPU: ");
+    out << "  top CPU:";
     for (std::size_t k = 0; k < std::min<std::size_t>(opt.top, r.profile.size()); ++k)
-      out << fmt::format("{}{} {}:{} {:.3f} s", k ? "," : "", k % 4 == 3 ? "\n          " : "", r.profile[k].ctx,
+      out << fmt::format("{}{}{}:{} {:.3f} s", k ? "," : "", k && k % 4 == 0 ? "\n          " : " ", r.profile[k].ctx,
                          r.profile[k].function, r.profile[k].seconds);
     out << "\n";
   }

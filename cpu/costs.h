@@ -19,6 +19,7 @@ struct Costs {
   T try_to_wake_up;   // waking a sleeping thread (charged to the waker)
   T context_switch;   // __schedule + switch-in (charged to the thread switched in)
   T gic_latency;      // line to CPU exception: not CPU time
+  T idle_exit;        // extra delay when the interrupt finds its core idle (WFI/cpuidle exit): not CPU time
   T sync_quantum;     // a device read syncs the CPU only once this much time is owed (0: always)
   // Memory-mapped I/O and DMA mapping.
   T readl;                  // one device-register read (an uncached round trip on the NoC)

@@ -54,7 +54,9 @@ void Kernel::hardirq_thread(unsigned cpu) {
       sc_core::wait(c.irq_event);
       continue;
     }
-    if (m_costs.gic_latency != SC_ZERO_TIME) sc_core::wait(m_costs.gic_latency);
+    // A core sleeping in its idle state first has to wake up.
+    const sc_core::sc_time delay = m_costs.gic_latency + (c.core->running() ? SC_ZERO_TIME : m_costs.idle_exit);
+    if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     ++m_hardirqs;
     r.charge("gic_handle_irq", m_costs.irq_entry);
     pending->handler(r);

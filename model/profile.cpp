@@ -136,4 +136,14 @@ void Profile::set_text(const std::string& name, const std::string& value, const 
   it->second.text = value;
 }
 
+std::string Profile::markdown() const {
+  std::string s = "| parameter | value | unit | range | provenance | meaning |\n|---|---|---|---|---|---|\n";
+  for (const auto& [name, p] : m_params) {
+    const std::string value = p.is_text() ? p.text : fmt::format("{:g}", p.value);
+    const std::string range = p.is_text() ? "" : fmt::format("[{:g}, {:g}]", p.min, p.max);
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", name, value, p.unit, range, p.provenance, p.doc);
+  }
+  return s;
+}
+
 }  // namespace qcesim::model

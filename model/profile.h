@@ -47,6 +47,9 @@ class Profile {
 
   static double unit_to_seconds(const std::string& unit);  // 0 when not a time unit
 
+  // The parameter table as Markdown: name, value, unit, range, provenance, meaning.
+  std::string markdown() const;
+
  private:
   std::string m_name, m_file;
   std::map<std::string, Param> m_params;

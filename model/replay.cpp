@@ -85,6 +85,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   for (const auto& [name, field] : cost_fields()) s.costs.*field = p.time(std::string("cost.") + name);
   s.costs.gic_latency = p.time("gic.latency");
   s.costs.sync_quantum = p.time("cpu.sync_quantum");
+  s.costs.idle_exit = p.time("cpu.idle_exit");
   s.bam.desc_fetch = p.time("bam.desc_fetch");
   s.bam.ce_exec = p.time("bam.ce_exec");
   s.bam.burst = sc_time(64.0 / (p.num("bam.bandwidth") * 1e6), sc_core::SC_SEC);
