@@ -14,16 +14,7 @@ namespace {
 
 const std::set<std::string> kUnits = {"ns", "us", "ms", "s", "MHz", "GHz", "MB/s", "cycles", "count", "ratio", "name"};
 
-std::string describe(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return j.get<bool>() ? "true" : "false";
-    case json::value_t::string: return "the string \"" + j.get<std::string>() + "\"";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    default: return "the number " + j.dump();
-  }
-}
+const auto& describe = describe_json;
 
 }  // namespace
 

@@ -11,16 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string describe(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return j.get<bool>() ? "true" : "false";
-    case json::value_t::string: return "the string \"" + j.get<std::string>() + "\"";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    default: return "the number " + j.dump();
-  }
-}
+const auto& describe = describe_json;
 
 const std::vector<std::string> kTopKeys = {"scenario", "about", "profile", "workload", "variants", "overrides"};
 
