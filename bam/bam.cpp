@@ -327,22 +327,23 @@ unsigned Bam::command_run(const Pipe& pp, const BamDescHw& first) {
 
 bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid) {
   const std::uint32_t slot_index = pp.read_off / BAM_DESC_BYTES;
-  const std::string where = "descriptor " + std::to_string(slot_index);
+  // Only the error paths need the text.
+  const auto where = [slot_index] { return "descriptor " + std::to_string(slot_index); };
   if (d.size == 0) {
-    fail(pp, PipeError::desc_size_zero, where + " has size 0");
+    fail(pp, PipeError::desc_size_zero, where() + " has size 0");
     return false;
   }
   if (d.size > BAM_FIFO_SIZE) {
-    fail(pp, PipeError::desc_size_too_big, where + " has size " + std::to_string(d.size) + " (max 32760)");
+    fail(pp, PipeError::desc_size_too_big, where() + " has size " + std::to_string(d.size) + " (max 32760)");
     return false;
   }
   const bool cmd = (d.flags & DESC_FLAG_CMD) != 0;
   if (cmd && is_producer(pp)) {
-    fail(pp, PipeError::cmd_on_producer, where + " is a command descriptor on a producer pipe");
+    fail(pp, PipeError::cmd_on_producer, where() + " is a command descriptor on a producer pipe");
     return false;
   }
   if (cmd && d.size % sizeof(BamCmdElement) != 0) {
-    fail(pp, PipeError::cmd_size_invalid, where + " command size " + std::to_string(d.size) + " not a multiple of 16");
+    fail(pp, PipeError::cmd_size_invalid, where() + " command size " + std::to_string(d.size) + " not a multiple of 16");
     return false;
   }
 
