@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/emu_helpers.h"
 
 using namespace qcesim;
@@ -126,4 +128,29 @@ TEST_F(HashCommand, BadOptionsExit2WithReason) {
   r = run("--request-bytes 100 abc");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("multiple of 64"), std::string::npos) << r.err;
+}
+
+// `qcesim run` end to end: bad input exits 2 with the file, path, expectation and finding, and
+// --json writes the documented keys.
+TEST_F(HashCommand, RunReportsBadScenariosAndWritesJson) {
+  const std::string seed = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json";
+  const std::string cmd = std::string(QCESIM_BINARY) + " run " + seed;
+  const std::string err = dir + "/err", out = dir + "/out";
+  int rc = std::system((cmd + " --set qce.clock=5 >" + out + " 2>" + err).c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  EXPECT_NE(slurp(err).find("at /overrides/qce.clock: expected qce.clock in [50, 600] MHz, found 5"), std::string::npos)
+      << slurp(err);
+  EXPECT_EQ(slurp(out), "");
+  const std::string json_file = dir + "/r.json";
+  rc = std::system((cmd + " --set workload.messages=20 --json " + json_file + " >" + out + " 2>" + err).c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
+  const auto j = nlohmann::json::parse(slurp(json_file));
+  ASSERT_EQ(j["variants"].size(), 3u);
+  for (const char* k : {"name", "wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "idle_s", "requests",
+                        "bytes", "latency_us", "irqs", "bam_descriptors", "digest_mismatches", "measured"})
+    EXPECT_TRUE(j["variants"][1].contains(k)) << k;
+  for (const char* k : {"mean", "p50", "p99", "max"}) EXPECT_TRUE(j["variants"][1]["latency_us"].contains(k)) << k;
+  EXPECT_EQ(j["variants"][1]["requests"], 20);
+  EXPECT_EQ(j["variants"][1]["digest_mismatches"], 0);
+  EXPECT_NE(slurp(out).find("sha256-qce-lock"), std::string::npos);
 }
