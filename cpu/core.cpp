@@ -48,6 +48,13 @@ void Runner::sync() {
   sc_core::wait(m_done);
 }
 
+void Runner::block() {
+  if (m_core.m_owner != this) return;
+  m_core.m_owner = nullptr;
+  m_core.account_until_now();
+  m_core.reschedule();
+}
+
 SC_HAS_PROCESS(Core);
 
 Core::Core(sc_core::sc_module_name name, unsigned id) : sc_core::sc_module(name), m_id(id) {
@@ -82,6 +89,8 @@ void Core::submit(Runner& r) {
 void Core::reschedule() {
   auto better = [this](const Runner* a, const Runner* b) {
     if (ctx_level(a->m_ctx) != ctx_level(b->m_ctx)) return ctx_level(a->m_ctx) > ctx_level(b->m_ctx);
+    if (a == m_owner) return true;  // task level runs until it sleeps
+    if (b == m_owner) return false;
     if (a == m_current) return true;
     if (b == m_current) return false;
     return a->m_seq < b->m_seq;
@@ -107,6 +116,7 @@ void Core::on_complete() {
   account_until_now();
   Runner* done = m_current;
   if (done && done->m_remaining == SC_ZERO_TIME) {
+    if (ctx_level(done->m_ctx) == 0) m_owner = done;
     done->m_active = false;
     m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), done));
     done->m_done.notify(SC_ZERO_TIME);

@@ -49,6 +49,9 @@ class Runner {
     charge(fn, cost);
     sync();
   }
+  // Task level: the thread is about to sleep (wait for a completion or for work), so it gives
+  // up the core; until then it keeps the core between its syncs (no wake-up preemption).
+  void block();
 
   Ctx ctx() const { return m_ctx; }
   const sc_core::sc_time& debt() const { return m_debt; }
@@ -88,6 +91,7 @@ class Core : public sc_core::sc_module {
 
   unsigned m_id;
   std::vector<Runner*> m_waiting;  // active runners
+  Runner* m_owner = nullptr;       // the task-level thread holding the core between its syncs
   Runner* m_current = nullptr;
   sc_core::sc_time m_since;  // when m_current last started running, or idle began
   sc_core::sc_event m_complete;

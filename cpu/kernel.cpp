@@ -91,6 +91,8 @@ void Kernel::kworker_thread(unsigned cpu) {
   for (;;) {
     while (c.work_queue.empty()) {
       c.kworker_sleeping = true;
+      r.sync();
+      r.block();
       sc_core::wait(c.work_event);
       r.charge("__schedule", m_costs.context_switch);
     }
@@ -130,6 +132,7 @@ void Completion::wait(Runner& task) {
   task.sync();
   if (!m_done) {
     m_sleeping = true;
+    task.block();
     sc_core::wait(m_event);
     m_sleeping = false;
     task.charge("__schedule", m_kernel.costs().context_switch);
@@ -141,6 +144,7 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
   task.sync();
   if (!m_done) {
     m_sleeping = true;
+    task.block();
     sc_core::wait(timeout, m_event);
     m_sleeping = false;
     if (!m_done) return false;

@@ -61,6 +61,7 @@ void Emulator::run(const std::function<void(Emulator&)>& job) {
     } catch (...) {
       failure = std::current_exception();
     }
+    r.block();
     finished = true;
     sc_core::sc_stop();
   });
