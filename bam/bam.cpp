@@ -43,6 +43,7 @@ Bam::Bam(sc_core::sc_module_name name, const BamConfig& cfg)
   regs_socket.register_transport_dbg(this, &Bam::transport_dbg);
   bus_socket.register_invalidate_direct_mem_ptr(this, &Bam::invalidate_dmi);
   build_registers();
+  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) m_lines.push_back(std::make_unique<Line>());
 
   SC_METHOD(drive_irq);
   sensitive << m_irq_update;
@@ -182,12 +183,19 @@ std::uint32_t Bam::irq_srcs(unsigned ee) const {
   return srcs;
 }
 
-void Bam::update_irq() { m_irq_update.notify(SC_ZERO_TIME); }
+// The level is known at once (the GIC samples it); the output ports follow from drive_irq.
+void Bam::update_irq() {
+  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
+    const bool high = (irq_srcs(ee) & m_srcs_msk[ee]->value) != 0;
+    if (high && !m_lines[ee]->high) m_lines[ee]->rise.notify(SC_ZERO_TIME);
+    m_lines[ee]->high = high;
+  }
+  m_irq_update.notify(SC_ZERO_TIME);
+}
 
 // The interrupt lines are driven from this method only, never from a caller's stack.
 void Bam::drive_irq() {
-  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee)
-    irq[ee].write((irq_srcs(ee) & m_srcs_msk[ee]->value) != 0);
+  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) irq[ee].write(m_lines[ee]->high);
 }
 
 // ---------------------------------------------------------------------------------------------

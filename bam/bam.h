@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <systemc>
@@ -18,6 +19,7 @@
 
 #include "bam/bam_hw.h"
 #include "bam/bam_peripheral_if.h"
+#include "cpu/kernel.h"
 #include "model/register_bank.h"
 
 namespace qcesim::bam {
@@ -77,6 +79,8 @@ class Bam : public sc_core::sc_module {
   // Current lock holder, or -1.
   int lock_owner_pipe() const { return m_lock.held ? static_cast<int>(m_lock.pipe) : -1; }
   unsigned pipe_ee(unsigned pipe) const;
+  // The EE's interrupt line as the GIC samples it (the `irq` ports follow it a delta later).
+  const cpu::IrqLine& irq_line(unsigned ee) const { return *m_lines.at(ee); }
 
  private:
   struct Pipe {
@@ -136,8 +140,17 @@ class Bam : public sc_core::sc_module {
   void drive_irq();
   std::uint32_t irq_srcs(unsigned ee) const;
 
+  class Line : public cpu::IrqLine {
+   public:
+    bool level() const override { return high; }
+    const sc_core::sc_event& rise_event() const override { return rise; }
+    bool high = false;
+    sc_core::sc_event rise;
+  };
+
   BamConfig m_cfg;
   model::RegisterBank m_regs;
+  std::vector<std::unique_ptr<Line>> m_lines;
   std::vector<Pipe> m_pipes;
   std::vector<model::Register*> m_srcs_msk;
   Lock m_lock;

@@ -28,16 +28,10 @@ Kernel::~Kernel() = default;
 
 Core& Kernel::core(unsigned cpu) { return *m_cpus.at(cpu)->core; }
 
-void Kernel::request_irq(const sc_core::sc_signal<bool>& line, unsigned cpu, const std::string& name, Fn handler) {
+void Kernel::request_irq(const IrqLine& line, unsigned cpu, const std::string& name, Fn handler) {
   Cpu& c = *m_cpus.at(cpu);
   c.irqs.push_back({&line, name, std::move(handler)});
-  // Wake the core's hardirq thread on every rising edge of this line.
-  sc_core::sc_spawn_options opts;
-  opts.spawn_method();
-  opts.dont_initialize();
-  opts.set_sensitivity(&line.posedge_event());
-  sc_core::sc_spawn([&c] { c.irq_event.notify(SC_ZERO_TIME); }, sc_core::sc_gen_unique_name("irq_edge"), &opts);
-  if (line.read()) c.irq_event.notify(SC_ZERO_TIME);
+  c.irq_event.notify(SC_ZERO_TIME);  // the hardirq thread starts watching this line
 }
 
 void Kernel::hardirq_thread(unsigned cpu) {
@@ -46,12 +40,16 @@ void Kernel::hardirq_thread(unsigned cpu) {
   for (;;) {
     const Irq* pending = nullptr;
     for (const Irq& irq : c.irqs)
-      if (irq.line->read()) {
+      if (irq.line->level()) {
         pending = &irq;
         break;
       }
     if (!pending) {
-      sc_core::wait(c.irq_event);
+      // Sleep until a line rises (or a new one is registered).
+      sc_core::sc_event_or_list any;
+      any |= c.irq_event;
+      for (const Irq& irq : c.irqs) any |= irq.line->rise_event();
+      sc_core::wait(any);
       continue;
     }
     // A core sleeping in its idle state first has to wake up.
@@ -62,10 +60,8 @@ void Kernel::hardirq_thread(unsigned cpu) {
     pending->handler(r);
     r.charge("irq_exit", m_costs.irq_exit);
     r.sync();
-    // EOI. The device drops its line one delta after the handler's status clear and the signal
-    // shows it one delta later: let it settle before the GIC looks at the level again.
-    sc_core::wait(SC_ZERO_TIME);
-    sc_core::wait(SC_ZERO_TIME);
+    // EOI: the GIC samples the line's level again (the loop), which the handler's status
+    // clears have already lowered if nothing new is pending.
   }
 }
 

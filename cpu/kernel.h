@@ -16,6 +16,15 @@
 
 namespace qcesim::cpu {
 
+// A level-sensitive interrupt line as the GIC samples it: the device's level now (no signal
+// delta delays), and an event on every rise.
+class IrqLine {
+ public:
+  virtual ~IrqLine() = default;
+  virtual bool level() const = 0;
+  virtual const sc_core::sc_event& rise_event() const = 0;
+};
+
 class Kernel : public sc_core::sc_module {
  public:
   using Fn = std::function<void(Runner&)>;
@@ -30,7 +39,7 @@ class Kernel : public sc_core::sc_module {
 
   // A level-high interrupt line, delivered to `cpu` (its affinity); `handler` runs in hardirq
   // context there, between irq entry and exit, and again while the line stays high after EOI.
-  void request_irq(const sc_core::sc_signal<bool>& line, unsigned cpu, const std::string& name, Fn handler);
+  void request_irq(const IrqLine& line, unsigned cpu, const std::string& name, Fn handler);
 
   // Softirq work on the caller's core, run after the current hardirq (tasklet or BH work).
   void tasklet_schedule(Runner& from, const char* fn, Fn work);
@@ -44,7 +53,7 @@ class Kernel : public sc_core::sc_module {
 
  private:
   struct Irq {
-    const sc_core::sc_signal<bool>* line;
+    const IrqLine* line;
     std::string name;
     Fn handler;
   };

@@ -41,7 +41,7 @@ Emulator::Emulator(const EmulatorConfig& cfg) {
   const bool bh_workqueue = cfg.driver.reg_io == qce::RegIo::bam;
   m_bam_dma = std::make_unique<bam::BamDma>(m_soc->host, m_soc->kernel, cfg.soc.map.bam_base, cfg.soc.linux_ee,
                                             cfg.soc.bam.num_pipes, bh_workqueue);
-  m_bam_dma->request_irq(m_soc->bam_irq[cfg.soc.linux_ee], cfg.driver.irq_cpu);
+  m_bam_dma->request_irq(m_soc->bam.irq_line(cfg.soc.linux_ee), cfg.driver.irq_cpu);
   m_qce = std::make_unique<qce::QceDevice>(m_soc->host, m_soc->kernel, *m_bam_dma, cfg.soc.map.qce_base,
                                            cfg.driver);
 }

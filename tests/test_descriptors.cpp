@@ -63,9 +63,10 @@ TEST(Descriptors, LockingSeriesOneRequest) {
   EXPECT_EQ(c.pipe_events, 3u);  // rx EOT, rx UNLOCK INT, tx EOT
   EXPECT_EQ(c.reg_writes, 21u);
   EXPECT_EQ(c.command_elements, 21u);
-  // Two doorbells and one P_IRQ_CLR per pipe: untimed, all three events are pending by the
-  // time the hardirq runs, so one handler run sees rx's EOT and UNLOCK bits together.
-  EXPECT_EQ(c.mmio_writes, 2u + 2u);
+  // Two doorbells, and one P_IRQ_CLR per pipe per hardirq that finds it flagged: rx's EOT and
+  // UNLOCK events are cleared together or apart depending on when the handler runs.
+  EXPECT_GE(c.mmio_writes, 2u + 2u);
+  EXPECT_LE(c.mmio_writes, 2u + 3u);
   EXPECT_EQ(c.blocks, 65u);
 }
 
