@@ -287,6 +287,13 @@ void Bam::pipe_thread(unsigned p) {
     // still lands when it should, at a fraction of the simulator's cost.
     const unsigned batch = command_run(pp, d);
     sc_core::sc_time t = m_cfg.desc_fetch * batch;
+    // A data descriptor's fetch overlaps the wait for the peripheral: the transfer starts at
+    // fetched_at at the earliest, one SystemC wait fewer per descriptor.
+    pp.fetched_at = sc_core::sc_time_stamp();
+    if (!(d.flags & DESC_FLAG_CMD)) {
+      pp.fetched_at += t;
+      t = SC_ZERO_TIME;
+    }
     if (batch > 0 && (d.flags & DESC_FLAG_CMD)) {
       std::uint32_t off = pp.read_off;
       for (unsigned i = 0; i < batch; ++i, off = (off + BAM_DESC_BYTES) % ring_size(pp)) {
@@ -470,7 +477,7 @@ bool Bam::consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
     }
     const bool eot = (d.flags & DESC_FLAG_EOT) && done + n == len;
     sc_core::sc_time delivered = sc_core::sc_time_stamp();
-    const std::size_t took = peripheral->bam_din(pp.index, p, n, eot, m_cfg.burst, delivered);
+    const std::size_t took = peripheral->bam_din(pp.index, p, n, eot, pp.fetched_at, m_cfg.burst, delivered);
     if (took == 0) {
       sc_core::wait(peripheral->bam_state_event() | pp.kick);
       if (gen != pp.generation) return false;
@@ -504,9 +511,13 @@ bool Bam::produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, st
     }
     done += static_cast<std::uint32_t>(n);
     pp.stats.bytes += n;
-    if (n && m_cfg.burst != SC_ZERO_TIME) {
-      sc_core::wait(m_cfg.burst * static_cast<double>((n + BAM_BURST_BYTES - 1) / BAM_BURST_BYTES));
-      if (gen != pp.generation) return false;
+    if (n) {
+      const sc_core::sc_time end = std::max(pp.fetched_at, sc_core::sc_time_stamp()) +
+                                   m_cfg.burst * static_cast<double>((n + BAM_BURST_BYTES - 1) / BAM_BURST_BYTES);
+      if (end > sc_core::sc_time_stamp()) {
+        sc_core::wait(end - sc_core::sc_time_stamp());
+        if (gen != pp.generation) return false;
+      }
     }
     if (eot) {
       peripheral_eot = true;

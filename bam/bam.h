@@ -98,6 +98,7 @@ class Bam : public sc_core::sc_module {
     PipeError error = PipeError::none;
     std::string error_detail;
     std::uint64_t generation = 0;  // bumped by P_RST: abandons the descriptor in progress
+    sc_core::sc_time fetched_at;   // when the data descriptor in progress has been fetched
     sc_core::sc_event kick;
     BamPipeStats stats;
   };

@@ -12,12 +12,14 @@ namespace qcesim::bam {
 
 class BamPeripheralIf : public virtual sc_core::sc_interface {
  public:
-  // Consumer pipe to peripheral, from now on, one 64-byte burst per `burst_time`. Returns the
-  // bytes taken (0: not ready now) and in `delivered_at` when the last of them has gone over,
-  // back-pressure from the peripheral's input FIFO included. `eot` marks that the offered run
-  // ends an EOT descriptor. `data` is null in timing-only runs.
+  // Consumer pipe to peripheral: bursts flow from `start` (now or later: the descriptor may
+  // still be in fetch), one 64-byte burst per `burst_time`. Returns the bytes taken (0: not
+  // ready now) and in `delivered_at` when the last of them has gone over, back-pressure from
+  // the peripheral's input FIFO included. `eot` marks that the offered run ends an EOT
+  // descriptor.
   virtual std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
-                              const sc_core::sc_time& burst_time, sc_core::sc_time& delivered_at) = 0;
+                              const sc_core::sc_time& start, const sc_core::sc_time& burst_time,
+                              sc_core::sc_time& delivered_at) = 0;
   // Producer pipe from peripheral. Copies up to `max` bytes into dst; sets `eot` when the
   // copied run ends the peripheral's transfer.
   virtual std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) = 0;

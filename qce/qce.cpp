@@ -162,7 +162,8 @@ void Qce::on_goproc(std::uint32_t v) {
 }
 
 std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
-                         const sc_core::sc_time& burst_time, sc_core::sc_time& delivered_at) {
+                         const sc_core::sc_time& start, const sc_core::sc_time& burst_time,
+                         sc_core::sc_time& delivered_at) {
   // Only the consumer pipe of the selected pipe set feeds the engine, only while it runs.
   if (m_state != State::running || !m_op.cfg_error.empty() || m_op.din_error || pipe != 2 * m_op.pipe_set) return 0;
   const std::uint32_t remaining = m_op.seg_size - m_op.received;
@@ -178,10 +179,10 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   m_op.received += static_cast<std::uint32_t>(take);
   m_stats.bytes_in += take;
 
-  // Timing: k bursts arrive from now, one per burst_time; the core takes one block per
+  // Timing: k bursts arrive from `start`, one per burst_time; the core takes one block per
   // block_time once it has the block and has finished the previous one. The BAM is held back
   // while the input FIFO is full, so it has delivered the last burst when that burst fits.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = std::max(start, sc_core::sc_time_stamp());
   const auto k = static_cast<double>((take + 63) / 64);
   const sc_core::sc_time b = burst_time, e = block_time();
   auto core_done = [&](double n) {  // when the core finishes burst n of this run

@@ -48,7 +48,8 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
 
   // BamPeripheralIf
   std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
-                      const sc_core::sc_time& burst_time, sc_core::sc_time& delivered_at) override;
+                      const sc_core::sc_time& start, const sc_core::sc_time& burst_time,
+                      sc_core::sc_time& delivered_at) override;
   std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) override;
   bool bam_transaction_done(unsigned pipe) const override;
   const sc_core::sc_event& bam_state_event() const override { return m_state_event; }
