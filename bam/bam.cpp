@@ -104,7 +104,7 @@ void Bam::build_registers() {
     pp.trust->on_write = [this](Register& r, std::uint32_t v) {
       r.value = v & 0x7u;
       update_irq();
-      m_lock_changed.notify(SC_ZERO_TIME);
+      notify_lock_changed();
     };
     pp.sw_ofsts = &m_regs.add("BAM_P_SW_OFSTS" + sfx, BAM_P_SW_OFSTS(p), 0, Access::ro, p);
     pp.evnt = &m_regs.add("BAM_P_EVNT_REG" + sfx, BAM_P_EVNT_REG(p), 0, Access::rw, p);
@@ -155,7 +155,7 @@ void Bam::on_pipe_reset(Pipe& pp) {
     r->value = r->reset;
   if (m_lock.held && m_lock.pipe == pp.index) {
     m_lock.held = false;
-    m_lock_changed.notify(SC_ZERO_TIME);
+    notify_lock_changed();
   }
   pp.kick.notify(SC_ZERO_TIME);
   update_irq();
@@ -181,6 +181,31 @@ std::uint32_t Bam::irq_srcs(unsigned ee) const {
       srcs |= 1u << pp.index;
   }
   return srcs;
+}
+
+// One event per pipe, no event or-lists (which allocate on every wait): lock changes and the
+// peripheral's state changes are forwarded to the pipes' kicks.
+void Bam::notify_lock_changed() {
+  for (Pipe& pp : m_pipes) pp.kick.notify(SC_ZERO_TIME);
+}
+
+void Bam::wait_peripheral(Pipe& pp) {
+  pp.waiting_peripheral = true;
+  sc_core::wait(pp.kick);
+  pp.waiting_peripheral = false;
+}
+
+void Bam::end_of_elaboration() {
+  sc_core::sc_spawn_options opts;
+  opts.spawn_method();
+  opts.dont_initialize();
+  opts.set_sensitivity(&peripheral->bam_state_event());
+  sc_core::sc_spawn(
+      [this] {
+        for (Pipe& pp : m_pipes)
+          if (pp.waiting_peripheral) pp.kick.notify(SC_ZERO_TIME);
+      },
+      "peripheral_state", &opts);
 }
 
 // The level is known at once (the GIC samples it); the output ports follow from drive_irq.
@@ -268,7 +293,7 @@ bool Bam::pipe_runnable(const Pipe& pp) const {
 void Bam::pipe_thread(unsigned p) {
   Pipe& pp = m_pipes[p];
   for (;;) {
-    while (!pipe_runnable(pp)) sc_core::wait(pp.kick | m_lock_changed);
+    while (!pipe_runnable(pp)) sc_core::wait(pp.kick);
     const std::uint64_t gen = pp.generation;
     const std::uint64_t slot = pp.fifo_addr->value + std::uint64_t{pp.read_off};
     std::uint8_t raw[sizeof(BamDescHw)];
@@ -366,11 +391,11 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
   if (d.flags & DESC_FLAG_LOCK) {
     // LOCK: from here on the BAM serves only this EE's pipes until UNLOCK.
     while (m_lock.held && m_lock.ee != ee) {
-      sc_core::wait(m_lock_changed | pp.kick);
+      sc_core::wait(pp.kick);
       if (gen != pp.generation) return false;
     }
     m_lock = {true, ee, (pp.ctrl->value & P_LOCK_GROUP_MASK) >> P_LOCK_GROUP_SHIFT, pp.index};
-    m_lock_changed.notify(SC_ZERO_TIME);
+    notify_lock_changed();
   }
 
   bool peripheral_eot = false;
@@ -386,7 +411,7 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
 
   if ((d.flags & DESC_FLAG_UNLOCK) && m_lock.held && m_lock.ee == ee) {
     m_lock.held = false;
-    m_lock_changed.notify(SC_ZERO_TIME);
+    notify_lock_changed();
   }
 
   pp.read_off = (pp.read_off + static_cast<std::uint32_t>(sizeof(BamDescHw))) % ring_size(pp);
@@ -400,7 +425,7 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
   if (d.flags & DESC_FLAG_NWD) {
     // Next descriptor waits until the peripheral has finished this transaction.
     while (!peripheral->bam_transaction_done(pp.index)) {
-      sc_core::wait(peripheral->bam_state_event() | pp.kick);
+      wait_peripheral(pp);
       if (gen != pp.generation) return false;
     }
   }
@@ -479,7 +504,7 @@ bool Bam::consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
     sc_core::sc_time delivered = sc_core::sc_time_stamp();
     const std::size_t took = peripheral->bam_din(pp.index, p, n, eot, pp.fetched_at, m_cfg.burst, delivered);
     if (took == 0) {
-      sc_core::wait(peripheral->bam_state_event() | pp.kick);
+      wait_peripheral(pp);
       if (gen != pp.generation) return false;
       continue;
     }
@@ -524,7 +549,7 @@ bool Bam::produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, st
       break;
     }
     if (n == 0) {
-      sc_core::wait(peripheral->bam_state_event() | pp.kick);
+      wait_peripheral(pp);
       if (gen != pp.generation) return false;
     }
   }

@@ -99,7 +99,8 @@ class Bam : public sc_core::sc_module {
     std::string error_detail;
     std::uint64_t generation = 0;  // bumped by P_RST: abandons the descriptor in progress
     sc_core::sc_time fetched_at;   // when the data descriptor in progress has been fetched
-    sc_core::sc_event kick;
+    sc_core::sc_event kick;  // doorbell, reset, lock change, or the peripheral's state (when waiting on it)
+    bool waiting_peripheral = false;
     BamPipeStats stats;
   };
   struct Lock {
@@ -137,6 +138,9 @@ class Bam : public sc_core::sc_module {
   bool mem_write(std::uint64_t addr, const void* src, std::uint64_t len);
 
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
+  void notify_lock_changed();
+  void wait_peripheral(Pipe& pp);
+  void end_of_elaboration() override;
   void update_irq();
   void drive_irq();
   std::uint32_t irq_srcs(unsigned ee) const;
@@ -155,7 +159,6 @@ class Bam : public sc_core::sc_module {
   std::vector<Pipe> m_pipes;
   std::vector<model::Register*> m_srcs_msk;
   Lock m_lock;
-  sc_core::sc_event m_lock_changed;
   sc_core::sc_event m_irq_update;
   tlm::tlm_dmi m_dmi;
   bool m_dmi_valid = false;

@@ -45,11 +45,18 @@ void Kernel::hardirq_thread(unsigned cpu) {
         break;
       }
     if (!pending) {
-      // Sleep until a line rises (or a new one is registered).
-      sc_core::sc_event_or_list any;
-      any |= c.irq_event;
-      for (const Irq& irq : c.irqs) any |= irq.line->rise_event();
-      sc_core::wait(any);
+      // Sleep until a line rises (or a new one is registered). One line, the usual case,
+      // needs no event or-list (which allocates on every wait).
+      if (c.irqs.empty()) {
+        sc_core::wait(c.irq_event);
+      } else if (c.irqs.size() == 1) {
+        sc_core::wait(c.irqs.front().line->rise_event());
+      } else {
+        sc_core::sc_event_or_list any;
+        any |= c.irq_event;
+        for (const Irq& irq : c.irqs) any |= irq.line->rise_event();
+        sc_core::wait(any);
+      }
       continue;
     }
     // A core sleeping in its idle state first has to wake up.
