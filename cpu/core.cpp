@@ -15,6 +15,7 @@ const char* ctx_name(Ctx c) {
     case Ctx::kworker: return "kworker";
     case Ctx::softirq: return "softirq";
     case Ctx::hardirq: return "hardirq";
+    case Ctx::ksoftirqd: return "ksoftirqd";
   }
   return "?";
 }

@@ -19,10 +19,12 @@
 
 namespace qcesim::cpu {
 
-enum class Ctx : std::uint8_t { task = 0, kworker = 1, softirq = 2, hardirq = 3 };
-constexpr std::size_t kNumCtx = 4;
+// ksoftirqd runs softirq work as a thread (task level) and is accounted as softirq, as
+// CONFIG_IRQ_TIME_ACCOUNTING does.
+enum class Ctx : std::uint8_t { task = 0, kworker = 1, softirq = 2, hardirq = 3, ksoftirqd = 4 };
+constexpr std::size_t kNumCtx = 5;
 const char* ctx_name(Ctx c);
-// Scheduling level: hardirq 2, softirq 1, task and kworker 0.
+// Scheduling level: hardirq 2, softirq 1, task, kworker and ksoftirqd 0.
 int ctx_level(Ctx c);
 
 struct CpuTimes {

@@ -17,10 +17,12 @@ Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& co
     c->hardirq = std::make_unique<Runner>(*c->core, Ctx::hardirq, n + ".hardirq");
     c->softirq = std::make_unique<Runner>(*c->core, Ctx::softirq, n + ".softirq");
     c->kworker = std::make_unique<Runner>(*c->core, Ctx::kworker, "kworker/" + std::to_string(i));
+    c->ksoftirqd = std::make_unique<Runner>(*c->core, Ctx::ksoftirqd, "ksoftirqd/" + std::to_string(i));
     m_cpus.push_back(std::move(c));
     sc_core::sc_spawn(sc_bind(&Kernel::hardirq_thread, this, i), (n + "_hardirq").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::softirq_thread, this, i), (n + "_softirq").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::kworker_thread, this, i), (n + "_kworker").c_str());
+    sc_core::sc_spawn(sc_bind(&Kernel::ksoftirqd_thread, this, i), (n + "_ksoftirqd").c_str());
   }
 }
 
@@ -75,8 +77,47 @@ void Kernel::hardirq_thread(unsigned cpu) {
 void Kernel::softirq_thread(unsigned cpu) {
   Cpu& c = *m_cpus[cpu];
   Runner& r = *c.softirq;
+  constexpr int kMaxRestart = 10;                               // MAX_SOFTIRQ_RESTART
+  const sc_core::sc_time max_time(2, sc_core::SC_MS);           // MAX_SOFTIRQ_TIME
   for (;;) {
-    while (c.softirq_queue.empty()) sc_core::wait(c.softirq_event);
+    while (c.softirq_queue.empty() || !c.ksoftirqd_sleeping) {
+      // Work ksoftirqd already owns is left to it.
+      sc_core::wait(c.softirq_event);
+    }
+    r.charge("__do_softirq", m_costs.softirq_entry);
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    for (int pass = 0; !c.softirq_queue.empty(); ++pass) {
+      if (pass == kMaxRestart || sc_core::sc_time_stamp() + r.debt() - start > max_time) {
+        wake_ksoftirqd(c, r);
+        break;
+      }
+      // One pass runs what was pending when it started; what that raises is a restart.
+      std::deque<Deferred> batch;
+      batch.swap(c.softirq_queue);
+      for (Deferred& d : batch) {
+        r.charge(d.fn, m_costs.tasklet_action);
+        d.work(r);
+      }
+    }
+    r.sync();
+  }
+}
+
+void Kernel::wake_ksoftirqd(Cpu& c, Runner& from) {
+  if (!c.ksoftirqd_sleeping) return;
+  c.ksoftirqd_sleeping = false;
+  ++m_ksoftirqd_wakeups;
+  from.charge("wakeup_softirqd", m_costs.try_to_wake_up);
+  c.ksoftirqd_event.notify(SC_ZERO_TIME);
+}
+
+// ksoftirqd: softirq work run as a thread; its time counts as softirq.
+void Kernel::ksoftirqd_thread(unsigned cpu) {
+  Cpu& c = *m_cpus[cpu];
+  Runner& r = *c.ksoftirqd;
+  for (;;) {
+    while (c.ksoftirqd_sleeping) sc_core::wait(c.ksoftirqd_event);
+    r.charge("__schedule", m_costs.context_switch);
     r.charge("__do_softirq", m_costs.softirq_entry);
     while (!c.softirq_queue.empty()) {
       Deferred d = std::move(c.softirq_queue.front());
@@ -85,6 +126,11 @@ void Kernel::softirq_thread(unsigned cpu) {
       d.work(r);
     }
     r.sync();
+    if (c.softirq_queue.empty()) {
+      c.ksoftirqd_sleeping = true;
+      r.block();
+      c.softirq_event.notify(SC_ZERO_TIME);  // irq-exit processing may resume
+    }
   }
 }
 
@@ -111,7 +157,11 @@ void Kernel::tasklet_schedule(Runner& from, const char* fn, Fn work) {
   Cpu& c = *m_cpus.at(from.core().id());
   from.charge("tasklet_schedule", m_costs.tasklet_schedule);
   c.softirq_queue.push_back({fn, std::move(work)});
-  c.softirq_event.notify(SC_ZERO_TIME);
+  if (ctx_level(from.ctx()) == 0) {
+    wake_ksoftirqd(c, from);  // raised outside interrupt context
+  } else {
+    c.softirq_event.notify(SC_ZERO_TIME);
+  }
 }
 
 void Kernel::schedule_work(Runner& from, const char* fn, Fn work) {

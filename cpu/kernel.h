@@ -41,7 +41,10 @@ class Kernel : public sc_core::sc_module {
   // context there, between irq entry and exit, and again while the line stays high after EOI.
   void request_irq(const IrqLine& line, unsigned cpu, const std::string& name, Fn handler);
 
-  // Softirq work on the caller's core, run after the current hardirq (tasklet or BH work).
+  // Softirq work on the caller's core: raised in interrupt context it runs on irq exit (after
+  // the current hardirq); raised from a thread it wakes ksoftirqd, as raise_softirq does. A
+  // softirq pass that keeps being re-raised (10 restarts) or runs over 2 ms hands the rest to
+  // ksoftirqd too.
   void tasklet_schedule(Runner& from, const char* fn, Fn work);
   // A work item for the kworker of the caller's core (schedule_work).
   void schedule_work(Runner& from, const char* fn, Fn work);
@@ -63,15 +66,24 @@ class Kernel : public sc_core::sc_module {
   };
   struct Cpu {
     std::unique_ptr<Core> core;
-    std::unique_ptr<Runner> hardirq, softirq, kworker;
+    std::unique_ptr<Runner> hardirq, softirq, kworker, ksoftirqd;
     std::vector<Irq> irqs;
-    sc_core::sc_event irq_event, softirq_event, work_event;
+    sc_core::sc_event irq_event, softirq_event, work_event, ksoftirqd_event;
+    bool ksoftirqd_sleeping = true;
     std::deque<Deferred> softirq_queue, work_queue;
     bool kworker_sleeping = true;
   };
   void hardirq_thread(unsigned cpu);
   void softirq_thread(unsigned cpu);
   void kworker_thread(unsigned cpu);
+  void ksoftirqd_thread(unsigned cpu);
+  void wake_ksoftirqd(Cpu& c, Runner& from);
+  std::uint64_t m_ksoftirqd_wakeups = 0;
+
+ public:
+  std::uint64_t ksoftirqd_wakeups() const { return m_ksoftirqd_wakeups; }
+
+ private:
 
   Costs m_costs;
   std::vector<std::unique_ptr<Cpu>> m_cpus;

@@ -227,9 +227,11 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     res.task_s += (s1.cores[c].of(cpu::Ctx::task) - s0.cores[c].of(cpu::Ctx::task)).to_seconds();
     res.kworker_s += (s1.cores[c].of(cpu::Ctx::kworker) - s0.cores[c].of(cpu::Ctx::kworker)).to_seconds();
     res.softirq_s += (s1.cores[c].of(cpu::Ctx::softirq) - s0.cores[c].of(cpu::Ctx::softirq)).to_seconds();
+    res.ksoftirqd_s += (s1.cores[c].of(cpu::Ctx::ksoftirqd) - s0.cores[c].of(cpu::Ctx::ksoftirqd)).to_seconds();
     res.hardirq_s += (s1.cores[c].of(cpu::Ctx::hardirq) - s0.cores[c].of(cpu::Ctx::hardirq)).to_seconds();
     res.idle_s += (s1.cores[c].idle - s0.cores[c].idle).to_seconds();
   }
+  res.softirq_s += res.ksoftirqd_s;  // CONFIG_IRQ_TIME_ACCOUNTING counts ksoftirqd as softirq
   res.cpu_s = res.task_s + res.kworker_s + res.softirq_s + res.hardirq_s;
   res.requests = lat.count();
   res.bytes = lat.count() * w.message_bytes;
@@ -259,6 +261,7 @@ json VariantResult::to_json() const {
             {"task_s", task_s},
             {"kworker_s", kworker_s},
             {"idle_s", idle_s},
+            {"ksoftirqd_s", ksoftirqd_s},
             {"requests", requests},
             {"bytes", bytes},
             {"latency_us", {{"mean", lat_mean_us}, {"p50", lat_p50_us}, {"p99", lat_p99_us}, {"max", lat_max_us}}},
@@ -284,6 +287,7 @@ VariantResult VariantResult::from_json(const json& j) {
   r.task_s = j.at("task_s");
   r.kworker_s = j.at("kworker_s");
   r.idle_s = j.at("idle_s");
+  r.ksoftirqd_s = j.value("ksoftirqd_s", 0.0);
   r.requests = j.at("requests");
   r.bytes = j.at("bytes");
   r.irqs = j.at("irqs");

@@ -22,6 +22,7 @@ struct FunctionTime {
 struct VariantResult {
   std::string name;
   double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0, task_s = 0, kworker_s = 0, idle_s = 0;
+  double ksoftirqd_s = 0;  // the part of softirq_s that ran in ksoftirqd
   std::uint64_t requests = 0, bytes = 0, irqs = 0, bam_descriptors = 0, digest_mismatches = 0;
   double lat_mean_us = 0, lat_p50_us = 0, lat_p99_us = 0, lat_max_us = 0;
   std::map<std::string, double> measured;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu/core.h"
+#include "cpu/kernel.h"
 
 using namespace qcesim::cpu;
 using sc_core::sc_time;
@@ -111,4 +112,28 @@ TEST(CpuCore, ProfileAttributesEveryChargeToItsFunction) {
   EXPECT_EQ(p.at({Ctx::task, "dma_map_sg"}), us(3));
   EXPECT_EQ(p.at({Ctx::task, "writel"}), us(0.5));
   EXPECT_EQ(p.at({Ctx::hardirq, "bam_dma_irq"}), us(3));
+}
+
+// Softirq work raised from a thread goes to ksoftirqd: it runs as a thread (it does not
+// preempt the task, which keeps the core until it sleeps) and its time counts as softirq.
+TEST(Kernel, SoftirqRaisedFromATaskRunsInKsoftirqd) {
+  Costs costs;
+  Kernel k("kernel", 1, costs);
+  sc_time work_done_at, task_done_at;
+  k.spawn_task(0, "task", [&](Runner& r) {
+    k.tasklet_schedule(r, "test_tasklet", [&](Runner& s) {
+      EXPECT_EQ(s.ctx(), Ctx::ksoftirqd);
+      s.run("test_tasklet_work", us(5));
+      work_done_at = sc_core::sc_time_stamp();
+    });
+    r.run("task_work", us(10));
+    task_done_at = sc_core::sc_time_stamp();
+    r.block();
+  });
+  sc_core::sc_start(us(50));
+  EXPECT_EQ(task_done_at, us(10));
+  EXPECT_EQ(work_done_at, us(15));
+  EXPECT_EQ(k.core(0).times().of(Ctx::ksoftirqd), us(5));
+  EXPECT_EQ(k.core(0).times().of(Ctx::softirq), us(0));
+  EXPECT_EQ(k.ksoftirqd_wakeups(), 1u);
 }
