@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <systemc>
@@ -17,6 +18,17 @@
 using namespace qcesim;
 
 namespace {
+// Bad input (a ConfigError names file, JSON path, expectation and finding) or any other failure:
+// one line on stderr and exit status 2, never a crash.
+int guarded(const char* command, const std::function<int()>& fn) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    std::cerr << "qcesim " << command << ": " << e.what() << "\n";
+    return 2;
+  }
+}
+
 // libsystemc prints its banner before sc_main runs, unless this is set by then.
 const int kQuietBanner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
 }  // namespace
@@ -103,40 +115,15 @@ int sc_main(int argc, char* argv[]) {
       std::cerr << "qcesim hash: --request-bytes: expected a multiple of 64, found " << hash.request_bytes << "\n";
       return 2;
     }
-    try {
-      return cli::run_hash(hash, std::cout, std::cerr);
-    } catch (const std::exception& e) {
-      std::cerr << "qcesim hash: " << e.what() << "\n";
-      return 2;
-    }
+    return guarded("hash", [&] { return cli::run_hash(hash, std::cout, std::cerr); });
   }
   if (pr->parsed()) {
-    try {
+    return guarded("profile", [&] {
       std::cout << model::Profile::load(profile_file).markdown();
       return 0;
-    } catch (const std::exception& e) {
-      std::cerr << "qcesim profile: " << e.what() << "\n";
-      return 2;
-    }
+    });
   }
-  if (c->parsed()) {
-    try {
-      return cli::run_calibrate(cal, std::cout, std::cerr);
-    } catch (const std::exception& e) {
-      std::cerr << "qcesim calibrate: " << e.what() << "\n";
-      return 2;
-    }
-  }
-  if (r->parsed()) {
-    try {
-      return cli::run_scenario(run, std::cout, std::cerr);
-    } catch (const model::ConfigError& e) {
-      std::cerr << "qcesim run: " << e.what() << "\n";
-      return 2;
-    } catch (const std::exception& e) {
-      std::cerr << "qcesim run: " << e.what() << "\n";
-      return 2;
-    }
-  }
+  if (c->parsed()) return guarded("calibrate", [&] { return cli::run_calibrate(cal, std::cout, std::cerr); });
+  if (r->parsed()) return guarded("run", [&] { return cli::run_scenario(run, std::cout, std::cerr); });
   return 0;
 }
