@@ -120,7 +120,7 @@ void Core::on_complete() {
     if (ctx_level(done->m_ctx) == 0) m_owner = done;
     done->m_active = false;
     m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), done));
-    done->m_done.notify(SC_ZERO_TIME);
+    done->m_done.notify();  // immediate: the thread resumes in this delta, no extra cycle
   }
   reschedule();
 }

@@ -108,7 +108,7 @@ void Kernel::wake_ksoftirqd(Cpu& c, Runner& from) {
   c.ksoftirqd_sleeping = false;
   ++m_ksoftirqd_wakeups;
   from.charge("wakeup_softirqd", m_costs.try_to_wake_up);
-  c.ksoftirqd_event.notify(SC_ZERO_TIME);
+  c.ksoftirqd_event.notify();
 }
 
 // ksoftirqd: softirq work run as a thread; its time counts as softirq.
@@ -138,11 +138,13 @@ void Kernel::kworker_thread(unsigned cpu) {
   Cpu& c = *m_cpus[cpu];
   Runner& r = *c.kworker;
   for (;;) {
-    while (c.work_queue.empty()) {
+    if (c.work_queue.empty()) {
       c.kworker_sleeping = true;
       r.sync();
       r.block();
-      sc_core::wait(c.work_event);
+      // Re-check after every wake-up: an item queued while this thread was still syncing
+      // would otherwise be missed.
+      while (c.work_queue.empty()) sc_core::wait(c.work_event);
       r.charge("__schedule", m_costs.context_switch);
     }
     c.kworker_sleeping = false;
@@ -160,7 +162,7 @@ void Kernel::tasklet_schedule(Runner& from, const char* fn, Fn work) {
   if (ctx_level(from.ctx()) == 0) {
     wake_ksoftirqd(c, from);  // raised outside interrupt context
   } else {
-    c.softirq_event.notify(SC_ZERO_TIME);
+    c.softirq_event.notify();  // immediate: the thread re-checks its queue, nothing is lost
   }
 }
 
@@ -169,7 +171,7 @@ void Kernel::schedule_work(Runner& from, const char* fn, Fn work) {
   from.charge("queue_work_on", m_costs.queue_work);
   if (c.kworker_sleeping && c.work_queue.empty()) from.charge("try_to_wake_up", m_costs.try_to_wake_up);
   c.work_queue.push_back({fn, std::move(work)});
-  c.work_event.notify(SC_ZERO_TIME);
+  c.work_event.notify();
 }
 
 Runner& Kernel::spawn_task(unsigned cpu, const std::string& name, Fn body) {
@@ -211,7 +213,7 @@ void Completion::complete(Runner& from) {
   m_done = true;
   if (m_sleeping) {
     from.charge("try_to_wake_up", m_kernel.costs().try_to_wake_up);
-    m_event.notify(SC_ZERO_TIME);
+    m_event.notify();
   }
 }
 
