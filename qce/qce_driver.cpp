@@ -52,6 +52,7 @@ void QceDevice::qce_handle_queue(Runner& r) {
   if (m_req || m_queue.empty()) return;  // one request in flight per device
   m_req = m_queue.front();
   m_queue.pop_front();
+  ++m_req_seq;
   qce_ahash_async_req_handle(r, *m_req);
 }
 
@@ -68,6 +69,7 @@ void QceDevice::run_sha(Runner& task, ShaRequest& req) {
     qce_dma_terminate_all(task);
     m_host.writel(task, m_base + REG_GOPROC, CLR_CNTXT);
     m_req = nullptr;
+    ++m_req_seq;  // a late completion of the abandoned request is ignored
     ++m_stats.errors;
     throw QceError(fmt::format("timed out after {} waiting for the request to complete",
                                m_cfg.timeout.to_string()));
@@ -248,8 +250,10 @@ void QceDevice::finish(Runner& r, std::string error) {
     m_host.writel(r, m_base + REG_GOPROC, CLR_CNTXT);
   }
   ShaRequest* req = m_req;
-  m_kernel.schedule_work(r, "qce_req_done_work", [this, req, error](Runner& k) {
+  const std::uint64_t seq = m_req_seq;
+  m_kernel.schedule_work(r, "qce_req_done_work", [this, req, seq, error](Runner& k) {
     k.charge("qce_req_done_work", m_costs.qce_req_done_work);
+    if (seq != m_req_seq) return;  // abandoned after a timeout
     m_req = nullptr;
     k.charge("crypto_request_complete", m_costs.crypto_request_complete);
     if (req->complete) req->complete(k, error);

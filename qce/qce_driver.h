@@ -120,6 +120,7 @@ class QceDevice {
   std::uint32_t m_version = 0;
   std::deque<ShaRequest*> m_queue;  // crypto_queue; QCE_QUEUE_LENGTH
   ShaRequest* m_req = nullptr;      // qce->req: the request in flight
+  std::uint64_t m_req_seq = 0;      // which request that is: stale completions are dropped
   QceDriverStats m_stats;
 };
 
