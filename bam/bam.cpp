@@ -310,59 +310,48 @@ void Bam::pipe_thread(unsigned p) {
     // A run of plain command descriptors (the series' register writes) takes its fetch and
     // execution time in one wait before the elements execute in order, so the last write (GO)
     // still lands when it should, at a fraction of the simulator's cost.
-    const unsigned batch = command_run(pp, d);
-    sc_core::sc_time t = m_cfg.desc_fetch * batch;
-    // A data descriptor's fetch overlaps the wait for the peripheral: the transfer starts at
-    // fetched_at at the earliest, one SystemC wait fewer per descriptor.
+    command_run(pp, d);
+    const bool cmd = (d.flags & DESC_FLAG_CMD) != 0;
+    sc_core::sc_time t = m_cfg.desc_fetch * static_cast<double>(pp.run.size());
     pp.fetched_at = sc_core::sc_time_stamp();
-    if (!(d.flags & DESC_FLAG_CMD)) {
+    if (cmd) {
+      for (const BamDescHw& e : pp.run) t += m_cfg.ce_exec * static_cast<double>(e.size / sizeof(BamCmdElement));
+    } else {
+      // A data descriptor's fetch overlaps the wait for the peripheral: the transfer starts at
+      // fetched_at at the earliest, one SystemC wait fewer per descriptor.
       pp.fetched_at += t;
       t = SC_ZERO_TIME;
-    }
-    if (batch > 0 && (d.flags & DESC_FLAG_CMD)) {
-      std::uint32_t off = pp.read_off;
-      for (unsigned i = 0; i < batch; ++i, off = (off + BAM_DESC_BYTES) % ring_size(pp)) {
-        BamDescHw e;
-        mem_read(pp.fifo_addr->value + std::uint64_t{off}, &e, sizeof e);
-        t += m_cfg.ce_exec * static_cast<double>(e.size / sizeof(BamCmdElement));
-      }
     }
     if (t != SC_ZERO_TIME) {
       sc_core::wait(t);
       if (gen != pp.generation) continue;
     }
-    for (unsigned i = 0; i < batch; ++i) {
-      if (i > 0) {
-        mem_read(pp.fifo_addr->value + std::uint64_t{pp.read_off}, &d, sizeof d);
-      }
-      if (!process_descriptor(pp, d, gen, (d.flags & DESC_FLAG_CMD) != 0)) break;
-    }
+    for (const BamDescHw& e : pp.run)
+      if (!process_descriptor(pp, e, gen, cmd)) break;
   }
 }
 
-// How many descriptors from this one on are handled with one wait: a run of command
-// descriptors with no LOCK (unless the lock is free to take), UNLOCK, NWD, EOT or INT; else 1.
-unsigned Bam::command_run(const Pipe& pp, const BamDescHw& first) {
+// Fills pp.run with the descriptors handled with one wait, `first` and those after it: a run
+// of command descriptors with no LOCK (unless the lock is free to take), UNLOCK, NWD, EOT or
+// INT; otherwise `first` alone.
+void Bam::command_run(Pipe& pp, const BamDescHw& first) {
   constexpr std::uint16_t stop = DESC_FLAG_UNLOCK | DESC_FLAG_NWD | DESC_FLAG_EOT | DESC_FLAG_INT;
   auto plain_cmd = [&](const BamDescHw& e) {
     return (e.flags & DESC_FLAG_CMD) && !(e.flags & stop) && e.size > 0 && e.size <= BAM_FIFO_SIZE &&
            e.size % sizeof(BamCmdElement) == 0 && !is_producer(pp);
   };
-  if (!(first.flags & DESC_FLAG_CMD)) return 1;
-  if (!plain_cmd(first)) return 1;
-  if ((first.flags & DESC_FLAG_LOCK) && m_lock.held && m_lock.ee != (pp.trust->value & 0x7u)) return 1;
-  unsigned n = 1;
+  pp.run.clear();
+  pp.run.push_back(first);
+  if (!plain_cmd(first)) return;
+  if ((first.flags & DESC_FLAG_LOCK) && m_lock.held && m_lock.ee != (pp.trust->value & 0x7u)) return;
   const std::uint32_t rs = ring_size(pp);
-  for (std::uint32_t off = (pp.read_off + BAM_DESC_BYTES) % rs; off != pp.write_off && n < 256;
+  for (std::uint32_t off = (pp.read_off + BAM_DESC_BYTES) % rs; off != pp.write_off && pp.run.size() < 256;
        off = (off + BAM_DESC_BYTES) % rs) {
     BamDescHw e;
-    const std::uint8_t* q = dmi_ptr(pp.fifo_addr->value + std::uint64_t{off}, sizeof e, false);
-    if (!q) break;
-    std::memcpy(&e, q, sizeof e);
+    if (!mem_read(pp.fifo_addr->value + std::uint64_t{off}, &e, sizeof e)) break;
     if (!plain_cmd(e) || (e.flags & DESC_FLAG_LOCK)) break;
-    ++n;
+    pp.run.push_back(e);
   }
-  return n;
 }
 
 bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid) {

@@ -99,6 +99,7 @@ class Bam : public sc_core::sc_module {
     std::string error_detail;
     std::uint64_t generation = 0;  // bumped by P_RST: abandons the descriptor in progress
     sc_core::sc_time fetched_at;   // when the data descriptor in progress has been fetched
+    std::vector<BamDescHw> run;    // descriptors handled with one wait (see command_run)
     sc_core::sc_event kick;  // doorbell, reset, lock change, or the peripheral's state (when waiting on it)
     bool waiting_peripheral = false;
     BamPipeStats stats;
@@ -123,7 +124,7 @@ class Bam : public sc_core::sc_module {
   // prepaid: the descriptor's fetch and command-element time were already waited for.
   bool process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid);
   bool run_command_elements(Pipe& pp, const BamDescHw& d, bool prepaid);
-  unsigned command_run(const Pipe& pp, const BamDescHw& first);
+  void command_run(Pipe& pp, const BamDescHw& first);
   bool consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
   bool produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen, bool& peripheral_eot);
   void fail(Pipe& pp, PipeError e, const std::string& detail);
