@@ -49,6 +49,7 @@ struct Costs {
   // The CPU path: kernel-mode NEON around a CE hash.
   T kernel_neon_begin;
   T kernel_neon_end;
+  T sha256_lib_call;  // the SHA-256 library call around the CE transform (init, update, final)
 };
 
 // n times a per-item cost.
