@@ -39,6 +39,8 @@ Bam::Bam(sc_core::sc_module_name name, const BamConfig& cfg)
       m_cfg(cfg),
       m_regs(std::string(this->name()) + ".regs"),
       m_pipes(cfg.num_pipes) {
+  if (cfg.num_ees == 0 || cfg.num_ees > kMaxEes || cfg.num_pipes == 0 || cfg.num_pipes > 32)
+    throw std::invalid_argument("BAM: num_ees must be 1.." + std::to_string(kMaxEes) + " and num_pipes 1..32");
   regs_socket.register_b_transport(this, &Bam::b_transport);
   regs_socket.register_transport_dbg(this, &Bam::transport_dbg);
   bus_socket.register_invalidate_direct_mem_ptr(this, &Bam::invalidate_dmi);
@@ -209,13 +211,23 @@ void Bam::end_of_elaboration() {
 }
 
 // The level is known at once (the GIC samples it); the output ports follow from drive_irq.
+// Runs on every status, enable, mask or trust change, so it makes one pass over the pipes for
+// all EEs and wakes drive_irq only when a level changes.
 void Bam::update_irq() {
-  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
-    const bool high = (irq_srcs(ee) & m_srcs_msk[ee]->value) != 0;
-    if (high && !m_lines[ee]->high) m_lines[ee]->rise.notify(SC_ZERO_TIME);
-    m_lines[ee]->high = high;
+  std::uint32_t srcs[kMaxEes] = {};
+  for (const Pipe& pp : m_pipes) {
+    const unsigned ee = pp.trust->value & 0x7u;
+    if (ee < m_cfg.num_ees && (pp.irq_stts->value & pp.irq_en->value) != 0) srcs[ee] |= 1u << pp.index;
   }
-  m_irq_update.notify(SC_ZERO_TIME);
+  bool changed = false;
+  for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
+    const bool high = (srcs[ee] & m_srcs_msk[ee]->value) != 0;
+    if (high == m_lines[ee]->high) continue;
+    if (high) m_lines[ee]->rise.notify(SC_ZERO_TIME);
+    m_lines[ee]->high = high;
+    changed = true;
+  }
+  if (changed) m_irq_update.notify(SC_ZERO_TIME);
 }
 
 // The interrupt lines are driven from this method only, never from a caller's stack.

@@ -41,9 +41,12 @@ enum class PipeError {
 
 const char* pipe_error_name(PipeError e);
 
+// BAM_P_TRUST_REG's EE field is 3 bits wide.
+constexpr unsigned kMaxEes = 8;
+
 struct BamConfig {
-  unsigned num_pipes = 8;
-  unsigned num_ees = 4;
+  unsigned num_pipes = 8;  // at most 32: IRQ_SRCS has a bit per pipe
+  unsigned num_ees = 4;    // at most kMaxEes
   // Command elements carry 24 address bits; the BAM supplies the upper bits of the
   // peripheral's register space [I]. SM8650: 0x01000000 | 0xdfa000 = QCE at 0x01dfa000.
   std::uint32_t ce_addr_base = 0x01000000;

@@ -34,6 +34,35 @@ sc_time CpuTimes::busy() const {
   return t;
 }
 
+sc_time& FnTimes::operator[](const char* fn) {
+  if (fn == m_last_fn) return *m_last;
+  for (;;) {
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t i = (reinterpret_cast<std::uintptr_t>(fn) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+    while (m_slots[i].first && m_slots[i].first != fn) i = (i + 1) & mask;
+    if (!m_slots[i].first) {
+      if (2 * (m_used + 1) > m_slots.size()) {
+        grow();
+        continue;
+      }
+      ++m_used;
+      m_slots[i].first = fn;
+    }
+    m_last_fn = fn;
+    return *(m_last = &m_slots[i].second);
+  }
+}
+
+// Over half full: double and re-insert.
+void FnTimes::grow() {
+  std::vector<std::pair<const char*, sc_time>> old(m_slots.size() * 2);
+  old.swap(m_slots);
+  m_used = 0;
+  m_last_fn = nullptr;
+  for (const auto& e : old)
+    if (e.first) (*this)[e.first] = e.second;
+}
+
 Runner::Runner(Core& core, Ctx ctx, std::string name) : m_core(core), m_ctx(ctx), m_name(std::move(name)) {}
 
 void Runner::charge(const char* fn, const sc_time& cost) {
@@ -46,7 +75,9 @@ void Runner::sync() {
   m_remaining = m_debt;
   m_debt = SC_ZERO_TIME;
   m_core.submit(*this);
-  sc_core::wait(m_done);
+  do {
+    sc_core::wait(m_done);
+  } while (!m_core.finish(*this));
 }
 
 void Runner::block() {
@@ -56,13 +87,7 @@ void Runner::block() {
   m_core.reschedule();
 }
 
-SC_HAS_PROCESS(Core);
-
-Core::Core(sc_core::sc_module_name name, unsigned id) : sc_core::sc_module(name), m_id(id) {
-  SC_METHOD(on_complete);
-  sensitive << m_complete;
-  dont_initialize();
-}
+Core::Core(sc_core::sc_module_name name, unsigned id) : sc_core::sc_module(name), m_id(id) {}
 
 void Core::account_until_now() {
   const sc_time now = sc_time_stamp();
@@ -103,32 +128,33 @@ void Core::reschedule() {
   // submissions are of lower contexts, and re-queuing a timed event costs the kernel a heap
   // operation).
   if (best && best == m_current && m_complete_pending && m_complete_at == sc_time_stamp() + best->m_remaining) return;
+  if (m_current && m_complete_pending) m_current->m_done.cancel();
   m_current = best;
-  m_complete.cancel();
   m_complete_pending = best != nullptr;
   if (best) {
     m_complete_at = sc_time_stamp() + best->m_remaining;
-    m_complete.notify(best->m_remaining);
+    best->m_done.notify(best->m_remaining);
   }
 }
 
-void Core::on_complete() {
-  m_complete_pending = false;
+bool Core::finish(Runner& r) {
   account_until_now();
-  Runner* done = m_current;
-  if (done && done->m_remaining == SC_ZERO_TIME) {
-    if (ctx_level(done->m_ctx) == 0) m_owner = done;
-    done->m_active = false;
-    m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), done));
-    done->m_done.notify();  // immediate: the thread resumes in this delta, no extra cycle
+  if (r.m_remaining != SC_ZERO_TIME) return false;
+  if (&r == m_current) {
+    m_current = nullptr;  // its event has fired
+    m_complete_pending = false;
   }
+  if (ctx_level(r.m_ctx) == 0) m_owner = &r;
+  r.m_active = false;
+  m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), &r));
   reschedule();
+  return true;
 }
 
 std::map<std::pair<Ctx, std::string>, sc_time> Core::profile() const {
   std::map<std::pair<Ctx, std::string>, sc_time> out;
   for (std::size_t c = 0; c < kNumCtx; ++c)
-    for (const auto& [fn, t] : m_fn_time[c]) out[{static_cast<Ctx>(c), fn}] += t;
+    m_fn_time[c].for_each([&](const char* fn, const sc_time& t) { out[{static_cast<Ctx>(c), fn}] += t; });
   return out;
 }
 

@@ -6,7 +6,9 @@
 // finishes later by exactly the time taken from it. Time is accounted per context the way Linux
 // does with CONFIG_IRQ_TIME_ACCOUNTING, and per (context, function) for profiles.
 //
-// The core is event-driven: one timed event for the running work's completion, nothing ticks.
+// The core is event-driven: the running work's thread sleeps on its own timed event, armed for
+// when its work will be done and re-armed on preemption; nothing ticks and no process of the
+// core's own sits between the threads.
 #pragma once
 
 #include <array>
@@ -14,7 +16,6 @@
 #include <map>
 #include <string>
 #include <systemc>
-#include <unordered_map>
 #include <vector>
 
 namespace qcesim::cpu {
@@ -35,6 +36,29 @@ struct CpuTimes {
 };
 
 class Core;
+
+// CPU time per function name, keyed by the name's address (charges pass string literals, so
+// no string is built per charge; Core::profile() merges equal names). Open addressing on the
+// pointer: charge() runs for every cost item, and a std::unordered_map lookup cost several
+// percent of a replay.
+class FnTimes {
+ public:
+  FnTimes() : m_slots(64) {}
+  sc_core::sc_time& operator[](const char* fn);
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& s : m_slots)
+      if (s.first) f(s.first, s.second);
+  }
+
+ private:
+  void grow();
+  std::vector<std::pair<const char*, sc_core::sc_time>> m_slots;  // size: a power of two
+  std::size_t m_used = 0;
+  // Runs of the same item (writel after writel) skip the probe. Slots move only on growth.
+  const char* m_last_fn = nullptr;
+  sc_core::sc_time* m_last = nullptr;
+};
 
 // A thread's seat on a core in one context.
 class Runner {
@@ -69,7 +93,7 @@ class Runner {
   sc_core::sc_time m_remaining;  // of the sync in progress
   bool m_active = false;
   std::uint64_t m_seq = 0;  // arrival order at its level
-  sc_core::sc_event m_done;
+  sc_core::sc_event m_done;  // timed: fires when the core will have run all of m_remaining
 };
 
 class Core : public sc_core::sc_module {
@@ -88,7 +112,8 @@ class Core : public sc_core::sc_module {
   friend class Runner;
   void submit(Runner& r);
   void reschedule();
-  void on_complete();
+  // The runner's sync woke up: true if its work is done (it leaves the core).
+  bool finish(Runner& r);
   void account_until_now();
 
   unsigned m_id;
@@ -96,14 +121,11 @@ class Core : public sc_core::sc_module {
   Runner* m_owner = nullptr;       // the task-level thread holding the core between its syncs
   Runner* m_current = nullptr;
   sc_core::sc_time m_since;  // when m_current last started running, or idle began
-  sc_core::sc_event m_complete;
-  bool m_complete_pending = false;
+  bool m_complete_pending = false;  // m_current's m_done is armed for m_complete_at
   sc_core::sc_time m_complete_at;
   std::uint64_t m_seq = 0;
   CpuTimes m_times;
-  // Keyed by the name's address: charges pass string literals, and a hash of a pointer is
-  // much cheaper than building a string per charge. profile() merges equal names.
-  std::array<std::unordered_map<const char*, sc_core::sc_time>, kNumCtx> m_fn_time;
+  std::array<FnTimes, kNumCtx> m_fn_time;
 };
 
 }  // namespace qcesim::cpu

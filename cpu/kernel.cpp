@@ -8,6 +8,8 @@ namespace qcesim::cpu {
 
 using sc_core::SC_ZERO_TIME;
 
+SC_HAS_PROCESS(Kernel);
+
 Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& costs)
     : sc_core::sc_module(name), m_costs(costs) {
   for (unsigned i = 0; i < num_cores; ++i) {
@@ -23,6 +25,37 @@ Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& co
     sc_core::sc_spawn(sc_bind(&Kernel::softirq_thread, this, i), (n + "_softirq").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::kworker_thread, this, i), (n + "_kworker").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::ksoftirqd_thread, this, i), (n + "_ksoftirqd").c_str());
+  }
+  SC_METHOD(on_timeout);
+  sensitive << m_timeout_event;
+  dont_initialize();
+}
+
+Kernel::Deadlines::iterator Kernel::arm_timeout(const sc_core::sc_time& deadline, Completion& c) {
+  auto it = m_deadlines.emplace(deadline, &c);
+  if (!m_timeout_pending || deadline < m_timeout_armed) {
+    m_timeout_pending = true;
+    m_timeout_armed = deadline;
+    m_timeout_event.notify(deadline - sc_core::sc_time_stamp());  // an earlier notify overrides
+  }
+  return it;
+}
+
+// Fires at the earliest deadline armed so far; waiters woken in time have left the map, so it
+// wakes the expired ones and re-arms for the earliest still waiting.
+void Kernel::on_timeout() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  m_timeout_pending = false;
+  while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
+    Completion* c = m_deadlines.begin()->second;
+    m_deadlines.erase(m_deadlines.begin());
+    c->m_timed_out = true;
+    c->m_event.notify();
+  }
+  if (!m_deadlines.empty()) {
+    m_timeout_pending = true;
+    m_timeout_armed = m_deadlines.begin()->first;
+    m_timeout_event.notify(m_timeout_armed - now);
   }
 }
 
@@ -199,8 +232,11 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
   task.sync();
   if (!m_done) {
     m_sleeping = true;
+    m_timed_out = false;
     task.block();
-    sc_core::wait(timeout, m_event);
+    const auto deadline = m_kernel.arm_timeout(sc_core::sc_time_stamp() + timeout, *this);
+    sc_core::wait(m_event);
+    if (!m_timed_out) m_kernel.disarm_timeout(deadline);
     m_sleeping = false;
     if (!m_done) return false;
     task.charge("__schedule", m_kernel.costs().context_switch);

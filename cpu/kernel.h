@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <functional>
 #include <memory>
 #include <string>
@@ -24,6 +25,8 @@ class IrqLine {
   virtual bool level() const = 0;
   virtual const sc_core::sc_event& rise_event() const = 0;
 };
+
+class Completion;
 
 class Kernel : public sc_core::sc_module {
  public:
@@ -55,6 +58,19 @@ class Kernel : public sc_core::sc_module {
   std::uint64_t hardirqs() const { return m_hardirqs; }
 
  private:
+  friend class Completion;
+  using Deadlines = std::multimap<sc_core::sc_time, Completion*>;
+  // Timeouts of sleeping waiters share one timer: a timed wait per request would leave a
+  // cancelled entry in the simulator's event heap until its (far) deadline, and thousands of
+  // those make every timed notification slower.
+  Deadlines::iterator arm_timeout(const sc_core::sc_time& deadline, Completion& c);
+  void disarm_timeout(Deadlines::iterator it) { m_deadlines.erase(it); }
+  void on_timeout();
+  Deadlines m_deadlines;
+  sc_core::sc_event m_timeout_event;
+  bool m_timeout_pending = false;
+  sc_core::sc_time m_timeout_armed;  // when m_timeout_event fires, if pending
+
   struct Irq {
     const IrqLine* line;
     std::string name;
@@ -102,9 +118,11 @@ class Completion {
   bool done() const { return m_done; }
 
  private:
+  friend class Kernel;
   Kernel& m_kernel;
   bool m_done = false;
   bool m_sleeping = false;
+  bool m_timed_out = false;
   sc_core::sc_event m_event;
 };
 

@@ -8,7 +8,9 @@ namespace qcesim::model {
 Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::uint32_t reset,
                             Access access, std::uint32_t tag) {
   if (offset % 4 != 0) throw std::invalid_argument(m_name + ": misaligned register " + name);
-  if (m_by_offset.count(offset)) throw std::invalid_argument(m_name + ": duplicate offset for " + name);
+  const std::size_t word = offset / 4;
+  if (word < m_by_word.size() && m_by_word[word])
+    throw std::invalid_argument(m_name + ": duplicate offset for " + name);
   Register r;
   r.name = name;
   r.offset = offset;
@@ -16,14 +18,16 @@ Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::
   r.value = reset;
   r.access = access;
   r.tag = tag;
-  m_by_offset[offset] = m_regs.size();
+  if (word >= m_by_word.size()) m_by_word.resize(word + 1, nullptr);
   m_regs.push_back(std::move(r));
+  m_by_word[word] = &m_regs.back();
   return m_regs.back();
 }
 
 Register* RegisterBank::find(std::uint32_t offset) {
-  auto it = m_by_offset.find(offset);
-  return it == m_by_offset.end() ? nullptr : &m_regs[it->second];
+  const std::size_t word = offset / 4;
+  if (offset % 4 != 0 || word >= m_by_word.size()) return nullptr;
+  return m_by_word[word];
 }
 
 Register& RegisterBank::at(std::uint32_t offset) {

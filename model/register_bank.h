@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 #include <tlm>
-#include <unordered_map>
 #include <deque>
+#include <vector>
 
 namespace qcesim::model {
 
@@ -51,7 +51,8 @@ class RegisterBank {
  private:
   std::string m_name;
   std::deque<Register> m_regs;  // deque: references stay valid as registers are added
-  std::unordered_map<std::uint32_t, std::size_t> m_by_offset;
+  // Register by offset / 4 (null: none): a decode per access must not hash.
+  std::vector<Register*> m_by_word;
 };
 
 }  // namespace qcesim::model

@@ -137,3 +137,60 @@ TEST(Kernel, SoftirqRaisedFromATaskRunsInKsoftirqd) {
   EXPECT_EQ(k.core(0).times().of(Ctx::softirq), us(0));
   EXPECT_EQ(k.ksoftirqd_wakeups(), 1u);
 }
+
+// The per-function table grows past its first size and keeps every total; the last-hit shortcut
+// must follow the slots when they move.
+TEST(FnTimesTable, KeepsEveryNameAcrossGrowth) {
+  static char names[200];  // distinct addresses, as string literals are
+  FnTimes t;
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < 200; ++i) t[&names[i]] += us(i + 1);
+  t[&names[7]] += us(1);
+  int seen = 0;
+  t.for_each([&](const char* fn, const sc_time& v) {
+    const int i = static_cast<int>(fn - names);
+    EXPECT_EQ(v, us(3.0 * (i + 1) + (i == 7 ? 1 : 0))) << i;
+    ++seen;
+  });
+  EXPECT_EQ(seen, 200);
+}
+
+// Timed completion waits share one kernel timer: a waiter completed in time returns true at
+// the completion, one nobody completes gives up exactly at its own deadline, whatever the
+// order in which the deadlines were armed.
+TEST(Kernel, CompletionTimeoutsExpireAtTheirOwnDeadlines) {
+  Costs costs;
+  Kernel k("kernel", 2, costs);
+  Completion early(k), never(k), late(k);
+  struct Seen {
+    bool ok = true;
+    sc_time at;
+  } a, b, c, d;
+  k.spawn_task(0, "long_wait", [&](Runner& r) {
+    b.ok = never.wait_for(r, us(30));  // armed first, expires last
+    b.at = sc_core::sc_time_stamp();
+  });
+  k.spawn_task(1, "short_waits", [&](Runner& r) {
+    a.ok = early.wait_for(r, us(10));  // completed at 2 us
+    a.at = sc_core::sc_time_stamp();
+    c.ok = late.wait_for(r, us(3));  // nobody completes it: gives up at 5 us
+    c.at = sc_core::sc_time_stamp();
+    d.ok = late.wait_for(r, us(4));  // completed at 7 us
+    d.at = sc_core::sc_time_stamp();
+  });
+  k.spawn_task(1, "completer", [&](Runner& r) {
+    sc_core::wait(us(2));
+    early.complete(r);
+    sc_core::wait(us(5));
+    late.complete(r);
+  });
+  sc_core::sc_start(us(100));
+  EXPECT_TRUE(a.ok);
+  EXPECT_EQ(a.at, us(2));
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.at, us(5));
+  EXPECT_TRUE(d.ok);
+  EXPECT_EQ(d.at, us(7));
+  EXPECT_FALSE(b.ok);
+  EXPECT_EQ(b.at, us(30));
+}
