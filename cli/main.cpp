@@ -12,6 +12,7 @@
 #include "cli/hex.h"
 #include "cli/run_command.h"
 #include "cli/calibrate_command.h"
+#include "cli/sweep_command.h"
 #include "model/config_error.h"
 #include "model/profile.h"
 
@@ -81,6 +82,19 @@ int sc_main(int argc, char* argv[]) {
   c->add_option("--write-profile", cal.write_profile, "Write the profile with the fitted values here");
   c->add_option("--report", cal.report, "Write the Markdown fit report here");
 
+  cli::SweepOptions sw;
+  auto* sp = app.add_subcommand("sweep", "Run a scenario at every point of a sweep file; CSV, JSON and an optional SVG chart");
+  sp->add_option("sweep", sw.file, "Sweep JSON file (e.g. scenarios/study-message-size.json)")->required();
+  sp->add_option("--jobs,-j", sw.jobs, "Runs at once, each in its own process (default: cores)");
+  sp->add_option("--out,-o", sw.out, "Prefix of the output files PREFIX.csv and PREFIX.json (default: the sweep's name)");
+  sp->add_flag("--fresh", sw.fresh, "Discard the journal of an interrupted run instead of resuming it");
+  sp->add_option("--set", sw.sets, "PATH=VALUE applied at every point (as for run)");
+  sp->add_option("--plot", sw.plot, "Draw a metric against a swept value into this SVG file (gnuplot)");
+  sp->add_option("--x", sw.x, "Axis path on the chart's x axis (default: the sweep file's plot.x, else the first axis)");
+  sp->add_option("--y", sw.y, "Metric on the y axis, e.g. us_per_request, cpu_us_per_request, mb_per_s (default: plot.y)");
+  sp->add_flag("--log-x", sw.log_x, "Logarithmic x axis");
+  sp->add_flag("--log-y", sw.log_y, "Logarithmic y axis");
+
   std::string profile_file;
   auto* pr = app.add_subcommand("profile", "Print a platform profile's parameters as a Markdown table");
   pr->add_option("profile", profile_file, "Profile JSON file (e.g. scenarios/sm8650.json)")->required();
@@ -124,6 +138,7 @@ int sc_main(int argc, char* argv[]) {
     });
   }
   if (c->parsed()) return guarded("calibrate", [&] { return cli::run_calibrate(cal, std::cout, std::cerr); });
+  if (sp->parsed()) return guarded("sweep", [&] { return cli::run_sweep(sw, std::cout, std::cerr); });
   if (r->parsed()) return guarded("run", [&] { return cli::run_scenario(run, std::cout, std::cerr); });
   return 0;
 }

@@ -14,6 +14,7 @@ PACKAGES=(
   libbenchmark-dev
   coreutils               # sha256sum/sha1sum, used by the main job to cross-check output
   time                    # /usr/bin/time for bench/hash_throughput.sh
+  gnuplot-nox             # qcesim sweep --plot: SVG charts
 )
 
 missing=()

@@ -1,0 +1,60 @@
+// A sweep: one scenario, run at many points, each point a set of `--set` assignments taken from
+// axes (lists or ranges of values for a scenario or profile path), combined as a cartesian
+// product or zipped. Parsed and expanded here; run by `qcesim sweep` (cli/sweep_command.cpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace qcesim::model {
+
+struct SweepAxis {
+  std::string path;                   // as for --set: workload.message_bytes, qce.clock...
+  std::vector<nlohmann::json> values;  // numbers, strings or booleans
+};
+
+struct SweepPlot {
+  std::string x, y;  // x: an axis path; y: a metric name (sweep_metric_names())
+  bool log_x = false, log_y = false;
+  std::string title;
+};
+
+struct SweepPoint {
+  std::size_t index = 0;
+  std::vector<nlohmann::json> values;  // one per axis
+};
+
+struct Sweep {
+  std::string file;
+  std::string name, about;
+  std::string scenario_file;          // resolved against the sweep file's folder
+  std::vector<std::string> variants;  // empty: all of the scenario's
+  std::vector<std::string> sets;      // fixed assignments applied to every point
+  bool timing_only = true;
+  bool zip = false;                   // false: cartesian product of the axes
+  std::vector<SweepAxis> axes;
+  SweepPlot plot;                     // defaults for --plot
+  nlohmann::json analysis;            // optional: {"break_even": {...}}
+  nlohmann::json document;
+
+  static Sweep load(const std::string& file);
+  std::vector<SweepPoint> points() const;
+  std::vector<std::string> sets_for(const SweepPoint& p) const;
+  // A digest of everything that decides the results: a journal from another definition is not
+  // resumed.
+  std::string key() const;
+};
+
+// The metrics a sweep row carries: the run's JSON keys, latency_us.* flattened, and per-request
+// figures derived from them.
+const std::vector<std::string>& sweep_metric_names();
+// Picks the metrics out of a variant's result JSON (model::VariantResult::to_json).
+nlohmann::json sweep_metrics(const nlohmann::json& result);
+
+// Where `variant`'s metric crosses `host`'s along the (single, numeric) axis: for each offload
+// variant, the interpolated x (log-x), or a note that it does not cross in the swept range.
+// Rows: {"point", "values", "variant", "metrics"} as in the sweep's JSON output.
+nlohmann::json break_even(const Sweep& s, const std::vector<nlohmann::json>& rows);
+
+}  // namespace qcesim::model

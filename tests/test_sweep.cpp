@@ -1,0 +1,152 @@
+// Sweeps: expansion of axes (lists, step and factor ranges, product and zip), bad input named by
+// file and JSON path, the break-even interpolation, and resuming from a journal. The end-to-end
+// cases fork one simulation per run, as `qcesim sweep` does; this process never elaborates.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <cmath>
+#include <sstream>
+
+#include "cli/sweep_command.h"
+#include "model/config_error.h"
+#include "model/sweep.h"
+
+using namespace qcesim;
+using nlohmann::json;
+
+namespace {
+
+std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+
+std::string temp_dir() {
+  char name[] = "/tmp/qcesim-sweep-XXXXXX";
+  return mkdtemp(name);
+}
+
+std::string write(const std::string& dir, const std::string& name, const json& j) {
+  const std::string f = dir + "/" + name;
+  std::ofstream(f) << j.dump(1);
+  return f;
+}
+
+json base_sweep() {
+  return {{"sweep", "t"},
+          {"scenario", seed_path()},
+          {"variants", {"sha256-lib", "sha256-qce-nolock"}},
+          {"set", {{"workload.messages", 20}}},
+          {"axes", {{{"path", "workload.message_bytes"}, {"values", {64, 4096}}}}}};
+}
+
+std::string load_error(const json& j) {
+  const std::string dir = temp_dir();
+  try {
+    model::Sweep::load(write(dir, "s.json", j));
+  } catch (const model::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Sweep, ProductOfAStepRangeAndAFactorRangeLastAxisFastest) {
+  json j = base_sweep();
+  j["axes"] = {{{"path", "qce.clock"}, {"range", {{"from", 100}, {"to", 200}, {"step", 50}}}},
+               {{"path", "workload.message_bytes"}, {"range", {{"from", 1024}, {"to", 4096}, {"factor", 2}}}}};
+  const model::Sweep s = model::Sweep::load(write(temp_dir(), "s.json", j));
+  const auto pts = s.points();
+  ASSERT_EQ(pts.size(), 9u);
+  EXPECT_EQ(pts[0].values, (std::vector<json>{100, 1024}));
+  EXPECT_EQ(pts[1].values, (std::vector<json>{100, 2048}));
+  EXPECT_EQ(pts[3].values, (std::vector<json>{150, 1024}));
+  EXPECT_EQ(pts[8].values, (std::vector<json>{200, 4096}));
+  EXPECT_EQ(s.sets_for(pts[8]).back(), "workload.message_bytes=4096");
+  EXPECT_EQ(s.sets_for(pts[8])[1], "qce.clock=200");
+}
+
+TEST(Sweep, ZipPairsValuesAndNeedsEqualLengths) {
+  json j = base_sweep();
+  j["combine"] = "zip";
+  j["axes"] = {{{"path", "qce.clock"}, {"values", {100, 200}}}, {{"path", "workload.message_bytes"}, {"values", {64, 128}}}};
+  const auto pts = model::Sweep::load(write(temp_dir(), "s.json", j)).points();
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[1].values, (std::vector<json>{200, 128}));
+  j["axes"][1]["values"] = {64};
+  EXPECT_NE(load_error(j).find("/axes/1: expected 2 values"), std::string::npos) << load_error(j);
+}
+
+TEST(Sweep, BadInputNamesThePathTheExpectationAndTheFinding) {
+  json j = base_sweep();
+  j["axis"] = 1;
+  EXPECT_NE(load_error(j).find("at /axis: expected one of sweep,"), std::string::npos) << load_error(j);
+  j = base_sweep();
+  j["axes"][0] = {{"path", "workload.message_bytes"}, {"range", {{"from", 64}, {"to", 4096}, {"factor", 1}}}};
+  EXPECT_NE(load_error(j).find("at /axes/0/range/factor: expected a number above 1, found the number 1"), std::string::npos)
+      << load_error(j);
+  j = base_sweep();
+  j["axes"][0] = {{"path", "qce.clock"}, {"values", {100000}}};  // outside the profile's range
+  EXPECT_NE(load_error(j).find("at /axes: expected paths and values the scenario accepts"), std::string::npos)
+      << load_error(j);
+  j = base_sweep();
+  j["analysis"] = {{"break_even", {{"host", "sha256-lib"}}}};
+  j["axes"].push_back({{"path", "qce.clock"}, {"values", {100}}});
+  EXPECT_NE(load_error(j).find("expected a sweep with exactly one axis, found 2 axes"), std::string::npos) << load_error(j);
+}
+
+// The crossing is interpolated linearly in log x between the two points that bracket it.
+TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
+  json j = base_sweep();
+  j["analysis"] = {{"break_even", {{"host", "cpu"}, {"metrics", {"us_per_request"}}}}};
+  const model::Sweep s = model::Sweep::load(write(temp_dir(), "s.json", j));
+  auto row = [](double x, const char* v, double us) {
+    return json{{"values", {{"workload.message_bytes", x}}}, {"variant", v}, {"metrics", {{"us_per_request", us}}}};
+  };
+  // offload - host: +30 at 1000, -10 at 10000 -> t = 0.75 -> x = 10^(3 + 0.75)
+  const std::vector<json> rows = {row(1000, "cpu", 10), row(1000, "acc", 40), row(10000, "cpu", 100), row(10000, "acc", 90)};
+  const json be = model::break_even(s, rows);
+  EXPECT_NEAR(be["variants"]["acc"]["us_per_request"]["x"].get<double>(), std::pow(10.0, 3.75), 1e-6);
+  EXPECT_EQ(be["variants"]["acc"]["us_per_request"]["offload_wins"], "above");
+}
+
+// A journal holding a finished run (with a marker value) is resumed: that run is not redone,
+// the others are, and the journal is removed once every run is in.
+TEST(Sweep, ResumesFromTheJournalWithoutRedoingFinishedRuns) {
+  const std::string dir = temp_dir();
+  const std::string file = write(dir, "s.json", base_sweep());
+  const std::string prefix = dir + "/out";
+  const model::Sweep s = model::Sweep::load(file);
+  json marker = {{"name", "sha256-lib"}, {"wall_s", 123.0}, {"cpu_s", 1.0}, {"requests", 20}, {"bytes", 1280}};
+  {
+    std::ofstream j(prefix + ".journal.jsonl");
+    j << json{{"key", s.key()}, {"sweep", "t"}}.dump() << "\n";
+    j << json{{"point", 0}, {"variant", "sha256-lib"}, {"result", marker}}.dump() << "\n";
+    j << "{\"point\": 1, \"vari";  // cut short by the interruption: ignored
+  }
+  cli::SweepOptions opt;
+  opt.file = file;
+  opt.out = prefix;
+  opt.jobs = 2;
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::run_sweep(opt, out, err), 0) << err.str();
+  EXPECT_NE(err.str().find("4 runs, 1 already done"), std::string::npos) << err.str();
+  std::ifstream csv(prefix + ".csv");
+  std::string line, all;
+  int lines = 0;
+  while (std::getline(csv, line)) {
+    all += line + "\n";
+    ++lines;
+  }
+  EXPECT_EQ(lines, 5) << all;
+  EXPECT_NE(all.find("0,64,sha256-lib,123,"), std::string::npos) << all;
+  EXPECT_NE(all.find("1,4096,sha256-qce-nolock,"), std::string::npos) << all;
+  EXPECT_FALSE(std::filesystem::exists(prefix + ".journal.jsonl"));
+  // A journal from another definition is refused, not silently mixed in.
+  {
+    std::ofstream j(prefix + ".journal.jsonl");
+    j << json{{"key", "0000"}, {"sweep", "t"}}.dump() << "\n";
+  }
+  EXPECT_THROW(cli::run_sweep(opt, out, err), model::ConfigError);
+}
