@@ -1,5 +1,7 @@
 #include "bam/bam.h"
 
+#include "model/trace.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -189,6 +191,9 @@ std::uint32_t Bam::irq_srcs(unsigned ee) const {
 // peripheral's state changes are forwarded to the pipes' kicks.
 void Bam::notify_lock_changed() {
   for (Pipe& pp : m_pipes) pp.kick.notify(SC_ZERO_TIME);
+  if (auto* tr = model::Tracer::active())
+    tr->counter(tr->track("BAM", "lock owner (EE, -1 free)", "lock"), sc_core::sc_time_stamp(),
+                m_lock.held ? static_cast<double>(m_lock.ee) : -1.0);
 }
 
 void Bam::wait_peripheral(Pipe& pp) {
@@ -226,6 +231,8 @@ void Bam::update_irq() {
     if (high) m_lines[ee]->rise.notify(SC_ZERO_TIME);
     m_lines[ee]->high = high;
     changed = true;
+    if (auto* tr = model::Tracer::active())
+      tr->counter(tr->track("IRQ", fmt::format("bam_irq EE {}", ee), "irq"), sc_core::sc_time_stamp(), high ? 1 : 0);
   }
   if (changed) m_irq_update.notify(SC_ZERO_TIME);
 }
@@ -338,9 +345,34 @@ void Bam::pipe_thread(unsigned p) {
       sc_core::wait(t);
       if (gen != pp.generation) continue;
     }
+    const sc_core::sc_time begin = pp.fetched_at - (cmd ? SC_ZERO_TIME : m_cfg.desc_fetch);
     for (const BamDescHw& e : pp.run)
       if (!process_descriptor(pp, e, gen, cmd)) break;
+    if (model::Tracer::active()) trace_run(pp, begin, cmd);
   }
+}
+
+void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
+  model::Tracer& tr = *model::Tracer::active();
+  const int track = tr.track("BAM", fmt::format("pipe {} (EE {}, {})", pp.index, pp.trust->value & 0x7u,
+                                                is_producer(pp) ? "producer" : "consumer"),
+                             "bam");
+  std::string flags;
+  std::uint32_t bytes = 0, elements = 0;
+  for (const BamDescHw& e : pp.run) {
+    for (const auto& [bit, name] : {std::pair{DESC_FLAG_LOCK, "LOCK"}, {DESC_FLAG_UNLOCK, "UNLOCK"}, {DESC_FLAG_NWD, "NWD"},
+                                    {DESC_FLAG_EOT, "EOT"}, {DESC_FLAG_INT, "INT"}})
+      if ((e.flags & bit) && flags.find(name) == std::string::npos) flags += std::string(flags.empty() ? "" : "+") + name;
+    bytes += e.size;
+    elements += e.size / static_cast<std::uint32_t>(sizeof(BamCmdElement));
+  }
+  std::string name = cmd ? fmt::format("{} CMD desc ({} register writes)", pp.run.size(), elements)
+                         : fmt::format("{} B {}", bytes, is_producer(pp) ? "result dump" : "data to QCE");
+  if (!flags.empty()) name += " " + flags;
+  const std::string detail =
+      cmd ? fmt::format("descriptor fetch {} each, command elements {} each", m_cfg.desc_fetch.to_string(), m_cfg.ce_exec.to_string())
+          : fmt::format("descriptor fetch {}, then 64-byte bursts at {} each", m_cfg.desc_fetch.to_string(), m_cfg.burst.to_string());
+  tr.span(track, std::move(name), begin, sc_core::sc_time_stamp(), tr.request(), detail);
 }
 
 // Fills pp.run with the descriptors handled with one wait, `first` and those after it: a run

@@ -148,6 +148,8 @@ class Bam : public sc_core::sc_module {
   void update_irq();
   void drive_irq();
   std::uint32_t irq_srcs(unsigned ee) const;
+  // Timeline hooks (model/trace.h): one span per descriptor run on the pipe's track.
+  void trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd);
 
   class Line : public cpu::IrqLine {
    public:

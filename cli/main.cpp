@@ -13,6 +13,7 @@
 #include "cli/run_command.h"
 #include "cli/calibrate_command.h"
 #include "cli/sweep_command.h"
+#include "cli/explain_command.h"
 #include "model/config_error.h"
 #include "model/profile.h"
 
@@ -69,6 +70,10 @@ int sc_main(int argc, char* argv[]) {
   r->add_option("--json", run.json_file, "Write the results as JSON to this file");
   r->add_flag("--timing-only", run.timing_only, "Skip the bytes: same timing, no digests computed or checked");
   r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->capture_default_str();
+  std::string trace_requests = "0:200";
+  r->add_option("--trace", run.trace_file, "Write a Chrome-trace/Perfetto JSON timeline (per variant when several)");
+  r->add_option("--trace-requests", trace_requests, "A:B: the requests the timeline keeps (A to B-1)")->capture_default_str();
+  r->add_option("--profile", run.profile_file, "Write folded stacks (context;function nanoseconds) for flame graphs");
 
   cli::CalibrateOptions cal;
   auto* c = app.add_subcommand("calibrate", "Fit profile parameters to a scenario's measured values");
@@ -94,6 +99,14 @@ int sc_main(int argc, char* argv[]) {
   sp->add_option("--y", sw.y, "Metric on the y axis, e.g. us_per_request, cpu_us_per_request, mb_per_s (default: plot.y)");
   sp->add_flag("--log-x", sw.log_x, "Logarithmic x axis");
   sp->add_flag("--log-y", sw.log_y, "Logarithmic y axis");
+
+  cli::ExplainOptions ex;
+  auto* xp = app.add_subcommand("explain", "Narrate one request step by step: every CPU and hardware step, its context, time and why");
+  xp->add_option("scenario", ex.scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
+  xp->add_option("--variant", ex.variant, "Variant to explain (default: the first QCE variant)");
+  xp->add_option("--request", ex.request, "Request number, from 0 (0 includes the driver's first-use set-up)")->capture_default_str();
+  xp->add_option("--set", ex.sets, "PATH=VALUE changes as for run");
+  xp->add_flag("--timing-only", ex.timing_only, "Skip the bytes (same timing)");
 
   std::string profile_file;
   auto* pr = app.add_subcommand("profile", "Print a platform profile's parameters as a Markdown table");
@@ -138,7 +151,12 @@ int sc_main(int argc, char* argv[]) {
     });
   }
   if (c->parsed()) return guarded("calibrate", [&] { return cli::run_calibrate(cal, std::cout, std::cerr); });
+  if (xp->parsed()) return guarded("explain", [&] { return cli::run_explain(ex, std::cout, std::cerr); });
   if (sp->parsed()) return guarded("sweep", [&] { return cli::run_sweep(sw, std::cout, std::cerr); });
+  if (r->parsed() && !cli::parse_request_range(trace_requests, run.trace_first, run.trace_last)) {
+    std::cerr << "qcesim run: --trace-requests: expected A:B with 0 <= A < B, found " << trace_requests << "\n";
+    return 2;
+  }
   if (r->parsed()) return guarded("run", [&] { return cli::run_scenario(run, std::cout, std::cerr); });
   return 0;
 }

@@ -10,9 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
 #include <thread>
+
+#include "model/trace.h"
 
 namespace qcesim::cli {
 
@@ -101,6 +104,46 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
   return results;
 }
 
+std::string per_variant_file(const std::string& file, const std::string& variant, bool several) {
+  if (!several) return file;
+  const std::filesystem::path p(file);
+  return (p.parent_path() / (p.stem().string() + "." + variant + p.extension().string())).string();
+}
+
+bool parse_request_range(const std::string& text, std::int64_t& first, std::int64_t& last) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return false;
+  try {
+    const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+    std::size_t used = 0;
+    first = a.empty() ? 0 : std::stoll(a, &used);
+    if (!a.empty() && used != a.size()) return false;
+    last = b.empty() ? INT64_MAX : std::stoll(b, &used);
+    if (!b.empty() && used != b.size()) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  return first >= 0 && last > first;
+}
+
+std::string folded_stacks(const model::VariantResult& r) {
+  std::string s;
+  for (const auto& f : r.profile)
+    s += fmt::format("{};{} {}\n", f.ctx, f.function, static_cast<long long>(std::llround(f.seconds * 1e9)));
+  return s;
+}
+
+void write_file_atomic(const std::string& file, const std::string& text) {
+  const std::string tmp = file + ".tmp";
+  {
+    std::ofstream f(tmp);
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, file);
+}
+
 namespace {
 
 std::string cell(double sim, const std::map<std::string, double>& measured, const char* key) {
@@ -145,7 +188,17 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   std::size_t finished = 0;
   const auto raw = fork_each(
       chosen.size(), opt.jobs,
-      [&](std::size_t i) { return model::run_variant(sc, *chosen[i], opt.timing_only).to_json(); },
+      [&](std::size_t i) {
+        const bool several = chosen.size() > 1;
+        std::unique_ptr<model::Tracer> tracer;
+        if (!opt.trace_file.empty()) tracer = std::make_unique<model::Tracer>(opt.trace_first, opt.trace_last);
+        const model::VariantResult r = model::run_variant(sc, *chosen[i], opt.timing_only);
+        if (tracer)
+          write_file_atomic(per_variant_file(opt.trace_file, r.name, several),
+                            tracer->chrome_json(sc.name + " / " + r.name));
+        if (!opt.profile_file.empty()) write_file_atomic(per_variant_file(opt.profile_file, r.name, several), folded_stacks(r));
+        return r.to_json();
+      },
       [&](std::size_t i, const json& j) {
         ++finished;
         if (j.contains("error")) {
@@ -181,15 +234,14 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   if (!opt.json_file.empty()) {
     json j = {{"scenario", sc.name}, {"variants", json::array()}};
     for (const auto& r : results) j["variants"].push_back(r.to_json());
-    // Write to a temporary name and rename, so a failure never leaves half a file.
-    const std::string tmp = opt.json_file + ".tmp";
-    {
-      std::ofstream f(tmp);
-      if (!f) throw std::runtime_error("cannot write " + tmp);
-      f << j.dump(2) << "\n";
-      if (!f) throw std::runtime_error("cannot write " + tmp);
-    }
-    std::filesystem::rename(tmp, opt.json_file);
+    // Written under a temporary name and renamed, so a failure never leaves half a file.
+    write_file_atomic(opt.json_file, j.dump(2) + "\n");
+  }
+  for (const auto& r : results) {
+    if (!opt.trace_file.empty())
+      err << "wrote " << per_variant_file(opt.trace_file, r.name, chosen.size() > 1) << " (open it in ui.perfetto.dev)\n";
+    if (!opt.profile_file.empty())
+      err << "wrote " << per_variant_file(opt.profile_file, r.name, chosen.size() > 1) << " (flamegraph.pl or speedscope)\n";
   }
   return status;
 }

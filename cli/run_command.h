@@ -3,6 +3,7 @@
 // and error % per cell; optional JSON results.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -19,7 +20,19 @@ struct RunOptions {
   std::string json_file;
   bool timing_only = false;
   unsigned top = 8;  // functions per variant in the CPU profile summary
+  std::string trace_file;          // Chrome-trace/Perfetto JSON (one per variant when several)
+  std::int64_t trace_first = 0, trace_last = 200;  // --trace-requests A:B
+  std::string profile_file;        // folded stacks (one per variant when several)
 };
+
+// FILE for one variant; with several, the variant's name goes before the extension
+// (trace.json -> trace.sha256-qce-lock.json).
+std::string per_variant_file(const std::string& file, const std::string& variant, bool several);
+// Parses "A:B" (requests A to B-1; either side may be empty: 0 and no end).
+bool parse_request_range(const std::string& text, std::int64_t& first, std::int64_t& last);
+// Folded stacks for flamegraph.pl and speedscope: "context;function nanoseconds" per line.
+std::string folded_stacks(const model::VariantResult& r);
+void write_file_atomic(const std::string& file, const std::string& text);
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "model/trace.h"
+
 namespace qcesim::cpu {
 
 using sc_core::sc_time;
@@ -67,6 +69,7 @@ Runner::Runner(Core& core, Ctx ctx, std::string name) : m_core(core), m_ctx(ctx)
 
 void Runner::charge(const char* fn, const sc_time& cost) {
   m_debt += cost;
+  if (auto* tr = model::Tracer::active(); tr && cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, tr->request()});
   m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn] += cost;
 }
 
@@ -95,10 +98,53 @@ void Core::account_until_now() {
   if (m_current) {
     m_current->m_remaining -= elapsed;
     m_times.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
+    if (!m_current->m_trace_items.empty() && elapsed != SC_ZERO_TIME) trace_run(*m_current, m_since, elapsed);
   } else {
     m_times.idle += elapsed;
   }
   m_since = now;
+}
+
+// The runner ran its charged items in order for `elapsed` from `from`: one span per item, split
+// only where something preempted it (pieces that touch are joined).
+void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
+  model::Tracer* tr = model::Tracer::active();
+  if (!tr) {
+    r.m_trace_items.clear();
+    return;
+  }
+  if (r.m_trace_track < 0) {
+    const std::string ctx = ctx_name(r.m_ctx);
+    const std::string label = r.m_ctx == Ctx::task ? "task: " + r.m_name
+                              : r.m_ctx == Ctx::hardirq || r.m_ctx == Ctx::softirq ? ctx
+                                                                                  : r.m_name;
+    r.m_trace_track = tr->track("cpu" + std::to_string(m_id), label, "cpu", ctx);
+  }
+  while (elapsed != SC_ZERO_TIME && !r.m_trace_items.empty()) {
+    Runner::TraceItem& it = r.m_trace_items.front();
+    const sc_time take = std::min(it.left, elapsed);
+    if (r.m_trace_open && r.m_trace_end == from) {
+      r.m_trace_end = from + take;
+    } else {
+      if (r.m_trace_open) tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request);
+      r.m_trace_open = true;
+      r.m_trace_start = from;
+      r.m_trace_end = from + take;
+    }
+    from += take;
+    elapsed -= take;
+    it.left -= take;
+    if (it.left == SC_ZERO_TIME) {
+      // Consecutive items of one function (a base cost and its per-entry part) make one span.
+      const bool joins = r.m_trace_items.size() > 1 && r.m_trace_items[1].fn == it.fn &&
+                         r.m_trace_items[1].request == it.request;
+      if (!joins) {
+        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request);
+        r.m_trace_open = false;
+      }
+      r.m_trace_items.pop_front();
+    }
+  }
 }
 
 void Core::submit(Runner& r) {

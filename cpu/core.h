@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -93,6 +94,17 @@ class Runner {
   sc_core::sc_time m_remaining;  // of the sync in progress
   bool m_active = false;
   std::uint64_t m_seq = 0;  // arrival order at its level
+  // Timeline (only while a model::Tracer is installed): the charged items not yet run, each
+  // with the request it was charged for, and the piece of the front item running now.
+  struct TraceItem {
+    const char* fn;
+    sc_core::sc_time left;
+    std::int64_t request;
+  };
+  std::deque<TraceItem> m_trace_items;
+  int m_trace_track = -1;
+  bool m_trace_open = false;
+  sc_core::sc_time m_trace_start, m_trace_end;
   sc_core::sc_event m_done;  // timed: fires when the core will have run all of m_remaining
 };
 
@@ -115,6 +127,7 @@ class Core : public sc_core::sc_module {
   // The runner's sync woke up: true if its work is done (it leaves the core).
   bool finish(Runner& r);
   void account_until_now();
+  void trace_run(Runner& r, sc_core::sc_time from, sc_core::sc_time elapsed);
 
   unsigned m_id;
   std::vector<Runner*> m_waiting;  // active runners

@@ -8,6 +8,7 @@
 #include "cpu/ce_core.h"
 #include "cpu/ce_sha.h"
 #include "model/stats.h"
+#include "model/trace.h"
 
 namespace qcesim::model {
 
@@ -160,6 +161,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
         const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
         const sc_time t0 = sc_core::sc_time_stamp();
+        if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
         task.charge("sha256_lib_call", costs.sha256_lib_call);
         task.charge("kernel_neon_begin", costs.kernel_neon_begin);
         task.charge(v.ce_interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform",
@@ -176,6 +178,8 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
         task.sync();
         const double ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9;
         for (unsigned k = 0; k < n; ++k) lat.add(ns);
+        if (auto* tr = Tracer::active())
+          for (unsigned k = 0; k < n; ++k) tr->request_span(static_cast<std::int64_t>(i + k), t0, sc_core::sc_time_stamp());
       }
     } else {
       // The QCE path: up to queue_depth requests in flight, one engine request per message.
@@ -183,6 +187,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
         qce::ShaRequest req;
         sc_time t0;
         std::size_t msg = 0;
+        std::uint64_t id = 0;  // the request's number in the run
         bool busy = false;
       };
       std::vector<Slot> slots(w.queue_depth);
@@ -202,13 +207,19 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
           s.req.nbytes = w.message_bytes;
           s.req.complete = [&, sp = &s](cpu::Runner& k, const std::string& err) {
             if (!err.empty() && failure.empty()) failure = err;
-            lat.add((sc_core::sc_time_stamp() - sp->t0).to_seconds() * 1e9);
+            // The callback runs when the kworker has done the work charged before it.
+            const sc_time end = sc_core::sc_time_stamp() + k.debt();
+            lat.add((end - sp->t0).to_seconds() * 1e9);
+            if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(sp->id), sp->t0, end);
             if (check && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
             sp->busy = false;
             ++completed;
             freed.complete(k);
           };
+          task.sync();  // the caller starts the request when it has the CPU again
           s.t0 = sc_core::sc_time_stamp();
+          s.id = submitted;
+          if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(submitted));
           ++submitted;
           e.qce().enqueue(task, s.req);
         }

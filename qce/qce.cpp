@@ -1,5 +1,7 @@
 #include "qce/qce.h"
 
+#include "model/trace.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -149,6 +151,7 @@ void Qce::on_goproc(std::uint32_t v) {
     return;
   }
   m_op = Op{};
+  m_op.go_at = sc_core::sc_time_stamp();
   m_op.dump = (v & RESULTS_DUMP) != 0;
   m_op.cfg_error = validate_and_latch(m_op);
   m_state = State::running;
@@ -220,8 +223,8 @@ void Qce::engine_thread() {
     if (m_op.cfg_error.empty() && !m_op.din_error && m_op.received != m_op.seg_size) continue;
     if (m_op.cfg_error.empty() && !m_op.din_error) {
       const sc_core::sc_time now = sc_core::sc_time_stamp();
-      const sc_core::sc_time done =
-          std::max(now, m_core_free_at) + block_time() * static_cast<double>(tail_blocks()) + m_cfg.finish;
+      m_op.data_done = std::max(now, m_core_free_at);
+      const sc_core::sc_time done = m_op.data_done + block_time() * static_cast<double>(tail_blocks()) + m_cfg.finish;
       if (done > now) sc_core::wait(done - now);
       if (m_state != State::running) continue;  // CLR_CNTXT meanwhile
     }
@@ -229,7 +232,26 @@ void Qce::engine_thread() {
   }
 }
 
+void Qce::trace_op() {
+  model::Tracer& tr = *model::Tracer::active();
+  const int track = tr.track("QCE", "crypto engine", "qce");
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const std::int64_t req = tr.request();
+  const char* alg = m_op.alg == HashAlg::sha1 ? "SHA-1" : "SHA-256";
+  if (!m_op.cfg_error.empty() || m_op.din_error) {
+    tr.span(track, fmt::format("{} rejected", alg), m_op.go_at, now, req, m_op.cfg_error.empty() ? "DIN_ERR" : m_op.cfg_error);
+    return;
+  }
+  tr.span(track, fmt::format("{}{} {} B", m_op.hmac ? "HMAC-" : "", alg, m_op.seg_size), m_op.go_at, now, req,
+          fmt::format("GO latency {}, {} blocks at {} each, pipelined with the data bursts", m_cfg.go_latency.to_string(),
+                      m_op.hashed / kShaBlockBytes, block_time().to_string()));
+  const sc_core::sc_time tail_end = m_op.data_done + block_time() * static_cast<double>(tail_blocks());
+  if (tail_blocks()) tr.span(track, fmt::format("{} padding/outer blocks", tail_blocks()), m_op.data_done, tail_end, req);
+  if (now > tail_end) tr.span(track, "finish: result registers", tail_end, now, req, "qce.finish");
+}
+
 void Qce::finish_op() {
+  if (model::Tracer::active()) trace_op();
   if (!m_op.cfg_error.empty()) {
     m_last_error = m_op.cfg_error;
     set_status_bits(SW_ERR | ERR_INTR, AUTH_BUSY | DIN_RDY);

@@ -72,6 +72,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
     std::array<std::uint8_t, kShaBlockBytes> k0{};
     std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
     bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes
+    sc_core::sc_time go_at, data_done;  // for the timeline
   };
 
   void build_registers();
@@ -81,6 +82,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   std::string validate_and_latch(Op& op);
   void engine_thread();
   void finish_op();
+  void trace_op();
   void build_dump();
   std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
   void set_reg(std::uint32_t off, std::uint32_t v) { m_regs.at(off).value = v; }

@@ -1,0 +1,46 @@
+#include "cli/explain_command.h"
+
+#include <algorithm>
+#include <ostream>
+#include <spdlog/fmt/fmt.h>
+
+#include "model/config_error.h"
+#include "model/explain.h"
+#include "model/replay.h"
+#include "model/scenario.h"
+#include "model/trace.h"
+
+namespace qcesim::cli {
+
+int run_explain(const ExplainOptions& opt, std::ostream& out, std::ostream& err) {
+  if (opt.request < 0) throw model::ConfigError("--request", "", "a request number >= 0", std::to_string(opt.request));
+  model::Scenario full = model::Scenario::load(opt.scenario, opt.sets);
+  if (static_cast<std::uint64_t>(opt.request) >= full.workload.messages)
+    throw model::ConfigError("--request", "", fmt::format("a request below workload.messages ({})", full.workload.messages),
+                             std::to_string(opt.request));
+  // The requests after N do not change N (they start after it, or queue behind it): replay up
+  // to the one after N, plus what the queue keeps in flight.
+  std::vector<std::string> sets = opt.sets;
+  const std::uint64_t n = std::min<std::uint64_t>(full.workload.messages,
+                                                  static_cast<std::uint64_t>(opt.request) + 2 + full.workload.queue_depth);
+  sets.push_back(fmt::format("workload.messages={}", n));
+  const model::Scenario sc = model::Scenario::load(opt.scenario, sets);
+  const model::Variant* v = nullptr;
+  if (!opt.variant.empty()) {
+    v = &sc.variant(opt.variant);
+  } else {
+    for (const auto& c : sc.variants)
+      if (!v && c.engine == model::VariantEngine::qce) v = &c;
+    if (!v) v = &sc.variants.front();
+    std::string others;
+    for (const auto& c : sc.variants)
+      if (&c != v) others += (others.empty() ? "" : ", ") + c.name;
+    if (!others.empty()) err << "qcesim explain: " << v->name << " (others: --variant " << others << ")\n";
+  }
+  model::Tracer tracer(opt.request, opt.request + 2);
+  const model::VariantResult r = model::run_variant(sc, *v, opt.timing_only);
+  out << model::narrate(tracer, opt.request, sc, *v, r);
+  return 0;
+}
+
+}  // namespace qcesim::cli

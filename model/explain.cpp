@@ -1,0 +1,166 @@
+#include "model/explain.h"
+
+#include <algorithm>
+#include <map>
+#include <spdlog/fmt/fmt.h>
+
+namespace qcesim::model {
+
+namespace {
+
+// One line per cost item and hardware step: what the kernel or the hardware is doing and why
+// the request needs it. Kernel names as in drivers/crypto/qce and drivers/dma/qcom/bam_dma.c.
+const std::map<std::string, std::string>& reasons() {
+  static const std::map<std::string, std::string> m = {
+      {"crypto_ahash_digest", "the caller asks the crypto API for a digest; the API picks the qce ahash driver"},
+      {"qce_handle_queue", "the qce core queues the request and starts it if the engine is free (one request in flight)"},
+      {"qce_ahash_async_req_handle", "the sha driver sets up the request: scatterlists and the result buffer"},
+      {"dma_map_sg", "maps a buffer for the device through the IOMMU: a base cost plus one per scatterlist entry"},
+      {"kmalloc", "allocates a dmaengine descriptor"},
+      {"kfree", "frees a finished dmaengine descriptor"},
+      {"bam_prep_slave_sg", "bam_dma turns the scatterlist into BAM hardware descriptors"},
+      {"bam_start_dma", "issue_pending: copies descriptors into the pipe's FIFO and rings the doorbell"},
+      {"writel", "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma (posted, no wait)"},
+      {"readl", "an MMIO register read (status, IRQ sources): the CPU waits for the device's answer"},
+      {"qce_write", "adds a register write to a command descriptor (the locking series moves register I/O to BAM)"},
+      {"gic_handle_irq", "interrupt entry: the GIC delivered the BAM interrupt to this core; exception entry and dispatch"},
+      {"process_channel_irqs", "bam_dma_irq: reads which pipes raised it (IRQ_SRCS_EE) and clears their status"},
+      {"tasklet_schedule", "defers the completion to softirq (bam_dma's tasklet or BH work) to leave hardirq quickly"},
+      {"irq_exit", "leaves hardirq context; pending softirqs run right after"},
+      {"__do_softirq", "softirq processing on irq exit"},
+      {"vchan_complete", "virt-dma completes the finished descriptors and calls the client's callback"},
+      {"dma_tasklet", "bam_dma's tasklet: starts descriptors still waiting for FIFO room"},
+      {"bam_dma_work", "bam_dma's BH work item: starts descriptors still waiting for FIFO room"},
+      {"qce_ahash_done", "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status"},
+      {"bam_dma_terminate_all", "dmaengine_terminate_all on a channel: the driver stops its RX and TX channels"},
+      {"dma_unmap_sg", "unmaps a buffer from the IOMMU: a base cost plus a TLB invalidation per entry"},
+      {"queue_work_on", "queues the request's completion on a workqueue (process context)"},
+      {"try_to_wake_up", "wakes a sleeping thread: the kworker, or the caller waiting for its digest"},
+      {"__schedule", "context switch into the thread that was woken"},
+      {"qce_req_done_work", "the qce core's work item: finishes the request and frees the engine for the next"},
+      {"crypto_request_complete", "calls the caller's completion callback: the digest is ready"},
+      {"wakeup_softirqd", "softirq work raised outside interrupt context goes to ksoftirqd"},
+      {"sha256_lib_call", "the kernel's SHA-256 library entry: state set-up and final padding bookkeeping"},
+      {"kernel_neon_begin", "saves the task's FP/SIMD state so the kernel may use NEON/Crypto Extensions"},
+      {"kernel_neon_end", "gives FP/SIMD back to the task"},
+      {"sha256_ce_transform", "the ARMv8 Crypto Extensions block loop (SHA256H/H2/SU0/SU1), one buffer"},
+      {"sha256_ce_finup2x", "the ARMv8 CE loop hashing two buffers interleaved"},
+      {"qce_dma_error", "the driver handles a DMA error"},
+      {"finish: result registers", "the engine's fixed end-of-operation time before the result registers and dump are ready (qce.finish)"},
+  };
+  return m;
+}
+
+std::string us(const sc_core::sc_time& t) { return fmt::format("{:.3f}", t.to_seconds() * 1e6); }
+
+}  // namespace
+
+std::string why(const std::string& step, const std::string& kind) {
+  const auto& m = reasons();
+  if (auto it = m.find(step); it != m.end()) return it->second;
+  if (kind == "bam") {
+    if (step.find("CMD") != std::string::npos)
+      return "BAM executes command descriptors: each element is a register write into QCE (LOCK/UNLOCK keep other EEs out)";
+    if (step.find("result dump") != std::string::npos)
+      return "BAM's producer pipe waits for the engine, then writes its result dump to memory (then EOT interrupt)";
+    return "BAM's consumer pipe reads the message from memory in 64-byte bursts into QCE's input FIFO";
+  }
+  if (kind == "qce") {
+    if (step.find("padding") != std::string::npos) return "the engine hashes the padding block(s) after the last data block";
+    return "the engine hashes the data block by block as BAM delivers it (pipelined with the bursts)";
+  }
+  if (kind == "request") return "from the caller's submission to the completion callback";
+  return "";
+}
+
+std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r) {
+  std::vector<const TraceSpan*> mine;
+  sc_core::sc_time next_start = sc_core::sc_max_time();
+  const TraceSpan* req_span = nullptr;
+  for (const TraceSpan& s : tr.spans()) {
+    const std::string& kind = tr.tracks()[static_cast<std::size_t>(s.track)].kind;
+    if (kind == "request") {
+      if (s.request == request) req_span = &s;
+      continue;
+    }
+    if (s.request == request) mine.push_back(&s);
+    if (s.request == request + 1 && s.start < next_start) next_start = s.start;
+  }
+  if (mine.empty()) return fmt::format("request {} left no trace (the run has {} requests)\n", request, r.requests);
+  std::stable_sort(mine.begin(), mine.end(), [](const TraceSpan* a, const TraceSpan* b) { return a->start < b->start; });
+  const sc_core::sc_time t0 = mine.front()->start;
+  sc_core::sc_time last_end = t0;
+  for (const TraceSpan* s : mine) last_end = std::max(last_end, s->end);
+  const sc_core::sc_time window_end = next_start == sc_core::sc_max_time() ? last_end : next_start;
+
+  std::string out;
+  out += fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {})\n", sc.name, v.name, request, r.requests,
+                     r.requests, sc.workload.message_bytes, sc.workload.queue_depth);
+  out += fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", "start us", "dur us", "where", "step", "why");
+  for (const TraceSpan* s : mine) {
+    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    std::string where = t.group + " " + t.name;
+    out += fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", us(s->start - t0), us(s->end - s->start), where, s->name,
+                       why(s->name, t.kind));
+  }
+
+  // Accounting: the request's CPU time by context, each core's busy and idle time over the
+  // request's window (its first step to the next request's first step), the hardware's time.
+  std::map<std::string, sc_core::sc_time> by_ctx;
+  sc_core::sc_time cpu = sc_core::SC_ZERO_TIME;
+  for (const TraceSpan* s : mine) {
+    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    if (t.kind != "cpu") continue;
+    const std::string ctx = t.context == "ksoftirqd" ? "softirq" : t.context;
+    by_ctx[ctx] += s->end - s->start;
+    cpu += s->end - s->start;
+  }
+  const sc_core::sc_time window = window_end - t0;
+  out += fmt::format("\naccounting for request {}:\n", request);
+  std::string split;
+  for (const char* c : {"task", "kworker", "softirq", "hardirq"})
+    if (by_ctx.count(c)) split += fmt::format("{}{} {} us", split.empty() ? "" : " + ", c, us(by_ctx[c]));
+  out += fmt::format("  CPU   {} us = {}\n", us(cpu), split);
+  const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
+  out += fmt::format("        (this replay's average over {} requests, request 0's first-use set-up included: {:.3f} us; task {:.3f}, kworker {:.3f}, softirq {:.3f}, hardirq {:.3f})\n",
+                     r.requests, r.cpu_s / n * 1e6, r.task_s / n * 1e6, r.kworker_s / n * 1e6, r.softirq_s / n * 1e6,
+                     r.hardirq_s / n * 1e6);
+  // Per core: busy (any request's CPU steps inside the window) and idle.
+  std::map<std::string, sc_core::sc_time> busy;
+  for (const TraceSpan& s : tr.spans()) {
+    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s.track)];
+    if (t.kind != "cpu") continue;
+    const sc_core::sc_time a = std::max(s.start, t0), b = std::min(s.end, window_end);
+    if (b > a) busy[t.group] += b - a;
+  }
+  out += fmt::format("  wall  {} us from this request's first step to the next request's first step\n", us(window));
+  for (const auto& [core, b] : busy)
+    out += fmt::format("        {}: busy {} us + idle {} us (waiting for the hardware)\n", core, us(b), us(window - b));
+  out += fmt::format("        (this replay's average: {:.3f} us per request)\n", r.wall_s / n * 1e6);
+  if (req_span)
+    out += fmt::format("  latency {} us from the caller's submission to the completion callback\n", us(req_span->end - req_span->start));
+  // Hardware busy time per track: the union of its spans (sub-steps nest inside operations).
+  std::map<std::string, std::vector<std::pair<sc_core::sc_time, sc_core::sc_time>>> hw;
+  for (const TraceSpan* s : mine) {
+    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    if (t.kind == "bam" || t.kind == "qce") hw[t.group + " " + t.name].emplace_back(s->start, s->end);
+  }
+  for (auto& [name, iv] : hw) {
+    std::sort(iv.begin(), iv.end());
+    sc_core::sc_time total = sc_core::SC_ZERO_TIME, a = iv.front().first, b = iv.front().second;
+    for (const auto& [s, e] : iv) {
+      if (s > b) {
+        total += b - a;
+        a = s;
+        b = e;
+      } else {
+        b = std::max(b, e);
+      }
+    }
+    total += b - a;
+    out += fmt::format("  {:<30} busy {} us\n", name, us(total));
+  }
+  return out;
+}
+
+}  // namespace qcesim::model

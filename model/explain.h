@@ -1,0 +1,20 @@
+// `qcesim explain`: one request narrated step by step from the timeline recorder's spans: every
+// CPU and hardware step with its context, start, duration and a line on why it happens, then
+// the accounting that closes the request's wall and CPU time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/replay.h"
+#include "model/trace.h"
+
+namespace qcesim::model {
+
+// Why a step happens, by kernel function or hardware step name ("" if unknown).
+std::string why(const std::string& step, const std::string& track_kind);
+
+// The narration of `request` (the tracer must have kept it and the request after it).
+std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r);
+
+}  // namespace qcesim::model

@@ -1,0 +1,84 @@
+// The timeline recorder behind `--trace` (Chrome-trace/Perfetto JSON) and `qcesim explain`.
+// Models report what they did and when: CPU work per core, context and kernel function (split
+// exactly where it was preempted), BAM descriptors per pipe, QCE operations, the interrupt
+// lines and the BAM lock owner. Each span carries the request it belongs to (the request the
+// caller was working on when the work was charged or the hardware was started), and only the
+// requests in the chosen range are kept, so a trace of a 50000-request run stays small.
+//
+// One recorder per process (one elaboration per process); when none is installed, every hook
+// is a single pointer test.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <systemc>
+#include <vector>
+
+namespace qcesim::model {
+
+struct TraceSpan {
+  int track = 0;
+  std::string name;
+  sc_core::sc_time start, end;
+  std::int64_t request = -1;  // -1: not attributed
+  std::string detail;         // one line for the trace's args and the narration
+};
+
+struct TraceCounter {
+  int track = 0;
+  sc_core::sc_time at;
+  double value = 0;
+};
+
+struct TraceTrack {
+  std::string group;  // Perfetto process: "cpu0", "BAM", "QCE", "requests"
+  std::string name;   // Perfetto thread: "hardirq", "pipe 4 (QCE DIN)", ...
+  std::string kind;   // "cpu", "bam", "qce", "irq", "lock", "request"
+  std::string context;  // for cpu tracks: task, kworker, softirq, hardirq, ksoftirqd
+};
+
+class Tracer {
+ public:
+  // Keeps requests in [first, last).
+  Tracer(std::int64_t first, std::int64_t last);
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  // The installed recorder, or nullptr.
+  static Tracer* active() { return s_active; }
+
+  // The request the caller is working on from now (the replay loop sets it per message).
+  void set_request(std::int64_t r) { m_request = r; }
+  std::int64_t request() const { return m_request; }
+  bool keeps(std::int64_t r) const { return r >= m_first && r < m_last; }
+
+  int track(const std::string& group, const std::string& name, const std::string& kind, const std::string& context = "");
+  void span(int track, std::string name, const sc_core::sc_time& start, const sc_core::sc_time& end, std::int64_t request,
+            std::string detail = "");
+  void counter(int track, const sc_core::sc_time& at, double value);
+  // A request's own span: from the caller's submission to its completion callback.
+  void request_span(std::int64_t request, const sc_core::sc_time& start, const sc_core::sc_time& end);
+
+  const std::vector<TraceTrack>& tracks() const { return m_tracks; }
+  const std::vector<TraceSpan>& spans() const { return m_spans; }
+  const std::vector<TraceCounter>& counters() const { return m_counters; }
+
+  // Chrome-trace JSON (loads in ui.perfetto.dev and chrome://tracing): tracks as processes and
+  // threads, spans as complete events, counters, and one flow per request through its spans.
+  std::string chrome_json(const std::string& title) const;
+
+ private:
+  static Tracer* s_active;
+  std::int64_t m_first, m_last;
+  std::int64_t m_request = -1;
+  std::vector<TraceTrack> m_tracks;
+  std::map<std::string, int> m_track_ids;
+  std::vector<TraceSpan> m_spans;
+  std::vector<TraceCounter> m_counters;
+  int m_request_track = -1;
+};
+
+}  // namespace qcesim::model

@@ -1,0 +1,115 @@
+// The timeline: the Chrome-trace JSON parses, spans on one track nest (or follow each other),
+// every CPU span of a request adds up to that request's CPU time, the kept range is honoured,
+// and `explain` accounts for the whole window: busy + idle = wall, the CPU split sums.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "model/explain.h"
+#include "model/replay.h"
+#include "model/trace.h"
+
+using namespace qcesim;
+using nlohmann::json;
+
+namespace {
+
+std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+
+struct Traced {
+  model::Scenario sc;
+  model::VariantResult r;
+  std::string json_text;
+  std::string narration;
+};
+
+Traced run_traced(const std::string& variant, std::int64_t first, std::int64_t last, std::uint64_t messages) {
+  Traced t{model::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)}), {}, {}, {}};
+  model::Tracer tr(first, last);
+  t.r = model::run_variant(t.sc, t.sc.variant(variant), true);
+  t.json_text = tr.chrome_json("test");
+  t.narration = model::narrate(tr, first, t.sc, t.sc.variant(variant), t.r);
+  return t;
+}
+
+// Spans on one track (pid, tid) nest: sorted by start, each starts after the previous ends or
+// ends inside it.
+void expect_nested(const json& events) {
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;
+  for (const json& e : events)
+    if (e["ph"] == "X") tracks[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+  ASSERT_FALSE(tracks.empty());
+  for (auto& [key, spans] : tracks) {
+    std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first || (a.first == b.first && a.second > b.second);
+    });
+    std::vector<double> open_ends;
+    for (const auto& [s, e] : spans) {
+      while (!open_ends.empty() && open_ends.back() <= s + 1e-6) open_ends.pop_back();
+      if (!open_ends.empty()) {
+        EXPECT_LE(e, open_ends.back() + 1e-6) << "track " << key.first << "/" << key.second << " span at " << s;
+      }
+      open_ends.push_back(e);
+    }
+  }
+}
+
+}  // namespace
+
+TEST(Trace, ParsesAndSpansNestOnEveryTrackLockVariant) {
+  const Traced t = run_traced("sha256-qce-lock", 3, 6, 8);
+  const json doc = json::parse(t.json_text);
+  const json& ev = doc.at("traceEvents");
+  expect_nested(ev);
+  std::set<std::string> names, kinds;
+  std::set<std::int64_t> requests;
+  int flows = 0, counters = 0;
+  for (const json& e : ev) {
+    if (e["ph"] == "X") {
+      names.insert(e["name"].get<std::string>());
+      kinds.insert(e["cat"].get<std::string>());
+      requests.insert(e["args"]["request"].get<std::int64_t>());
+    }
+    if (e["ph"] == "s" || e["ph"] == "t" || e["ph"] == "f") ++flows;
+    if (e["ph"] == "C") ++counters;
+  }
+  EXPECT_EQ(requests, (std::set<std::int64_t>{3, 4, 5}));  // --trace-requests 3:6
+  for (const char* k : {"cpu", "bam", "qce", "request"}) EXPECT_TRUE(kinds.count(k)) << k;
+  for (const char* n : {"gic_handle_irq", "qce_ahash_done", "dma_unmap_sg", "crypto_request_complete"})
+    EXPECT_TRUE(names.count(n)) << n;
+  EXPECT_GT(flows, 3 * 4);  // each request's flow crosses task, BAM, engine, hardirq, softirq, kworker
+  EXPECT_GT(counters, 0);   // IRQ line and lock owner
+}
+
+// The CPU spans of one request add up to the steady-state CPU time per request.
+TEST(Trace, ARequestsCpuSpansAddUpToItsCpuTime) {
+  const Traced t = run_traced("sha256-qce-nolock", 5, 7, 8);
+  const json ev = json::parse(t.json_text).at("traceEvents");
+  double cpu_us = 0;
+  for (const json& e : ev)
+    if (e["ph"] == "X" && e["cat"] == "cpu" && e["args"]["request"] == 5) cpu_us += e["dur"].get<double>();
+  // The seed profile's mainline request: 54.57 us of CPU (docs/timing.md); request 0 adds set-up.
+  EXPECT_NEAR(cpu_us, t.r.cpu_s / static_cast<double>(t.r.requests) * 1e6, 1.0);
+  EXPECT_NEAR(cpu_us, 54.57, 0.05);
+}
+
+// The narration closes: CPU = task + kworker + softirq + hardirq, and busy + idle = wall.
+TEST(Explain, AccountsForTheWholeWallAndCpuTime) {
+  const Traced t = run_traced("sha256-qce-lock", 4, 6, 7);
+  const std::string& n = t.narration;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(n, m, std::regex(R"(CPU\s+([0-9.]+) us = task ([0-9.]+) us \+ kworker ([0-9.]+) us \+ softirq ([0-9.]+) us \+ hardirq ([0-9.]+) us)"))) << n;
+  const double cpu = std::stod(m[1]);
+  EXPECT_NEAR(cpu, std::stod(m[2]) + std::stod(m[3]) + std::stod(m[4]) + std::stod(m[5]), 0.002);
+  ASSERT_TRUE(std::regex_search(n, m, std::regex(R"(wall\s+([0-9.]+) us from)"))) << n;
+  const double wall = std::stod(m[1]);
+  ASSERT_TRUE(std::regex_search(n, m, std::regex(R"(cpu0: busy ([0-9.]+) us \+ idle ([0-9.]+) us)"))) << n;
+  EXPECT_NEAR(std::stod(m[1]) + std::stod(m[2]), wall, 0.002);
+  EXPECT_NEAR(std::stod(m[1]), cpu, 0.002);  // one core, one request at a time
+  EXPECT_NEAR(wall, 207.5, 0.5);             // the lock variant's steady-state request
+  for (const char* step : {"LOCK", "UNLOCK", "gic_handle_irq", "qce_ahash_done", "crypto_request_complete"})
+    EXPECT_NE(n.find(step), std::string::npos) << step;
+  EXPECT_EQ(n.find("  \n"), std::string::npos);  // every step has its reason
+}
