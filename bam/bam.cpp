@@ -312,7 +312,13 @@ bool Bam::pipe_runnable(const Pipe& pp) const {
 void Bam::pipe_thread(unsigned p) {
   Pipe& pp = m_pipes[p];
   for (;;) {
-    while (!pipe_runnable(pp)) sc_core::wait(pp.kick);
+    while (!pipe_runnable(pp)) {
+      const bool by_lock = blocked_by_lock(pp) && pp.error == PipeError::none && (pp.ctrl->value & P_EN) &&
+                           pp.read_off != pp.write_off;
+      const sc_core::sc_time since = sc_core::sc_time_stamp();
+      sc_core::wait(pp.kick);
+      if (by_lock) pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
+    }
     const std::uint64_t gen = pp.generation;
     const std::uint64_t slot = pp.fifo_addr->value + std::uint64_t{pp.read_off};
     std::uint8_t raw[sizeof(BamDescHw)];
@@ -334,7 +340,8 @@ void Bam::pipe_thread(unsigned p) {
     sc_core::sc_time t = m_cfg.desc_fetch * static_cast<double>(pp.run.size());
     pp.fetched_at = sc_core::sc_time_stamp();
     if (cmd) {
-      for (const BamDescHw& e : pp.run) t += m_cfg.ce_exec * static_cast<double>(e.size / sizeof(BamCmdElement));
+      if (!m_cfg.exact_elements)
+        for (const BamDescHw& e : pp.run) t += m_cfg.ce_exec * static_cast<double>(e.size / sizeof(BamCmdElement));
     } else {
       // A data descriptor's fetch overlaps the wait for the peripheral: the transfer starts at
       // fetched_at at the earliest, one SystemC wait fewer per descriptor.
@@ -386,7 +393,7 @@ void Bam::command_run(Pipe& pp, const BamDescHw& first) {
   };
   pp.run.clear();
   pp.run.push_back(first);
-  if (!plain_cmd(first)) return;
+  if (m_cfg.exact_elements || !plain_cmd(first)) return;
   if ((first.flags & DESC_FLAG_LOCK) && m_lock.held && m_lock.ee != (pp.trust->value & 0x7u)) return;
   const std::uint32_t rs = ring_size(pp);
   for (std::uint32_t off = (pp.read_off + BAM_DESC_BYTES) % rs; off != pp.write_off && pp.run.size() < 256;
@@ -424,7 +431,9 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
   if (d.flags & DESC_FLAG_LOCK) {
     // LOCK: from here on the BAM serves only this EE's pipes until UNLOCK.
     while (m_lock.held && m_lock.ee != ee) {
+      const sc_core::sc_time since = sc_core::sc_time_stamp();
       sc_core::wait(pp.kick);
+      pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
       if (gen != pp.generation) return false;
     }
     m_lock = {true, ee, (pp.ctrl->value & P_LOCK_GROUP_MASK) >> P_LOCK_GROUP_SHIFT, pp.index};
@@ -468,9 +477,16 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
 bool Bam::run_command_elements(Pipe& pp, const BamDescHw& d, bool prepaid) {
   ++pp.stats.cmd_descriptors;
   const unsigned n = d.size / sizeof(BamCmdElement);
-  // The elements take their bus time first, so the last one (GO) lands when it should.
-  if (!prepaid && m_cfg.ce_exec != SC_ZERO_TIME) sc_core::wait(m_cfg.ce_exec * n);
+  // The elements take their bus time first, so the last one (GO) lands when it should; exactly,
+  // each lands after its own execution time.
+  const bool each = m_cfg.exact_elements && m_cfg.ce_exec != SC_ZERO_TIME;
+  if (!prepaid && !each && m_cfg.ce_exec != SC_ZERO_TIME) sc_core::wait(m_cfg.ce_exec * n);
+  const std::uint64_t gen = pp.generation;
   for (unsigned i = 0; i < n; ++i) {
+    if (each) {
+      sc_core::wait(m_cfg.ce_exec);
+      if (gen != pp.generation) return false;  // reset meanwhile
+    }
     BamCmdElement ce;
     const std::uint64_t ce_addr = std::uint64_t{d.addr} + i * sizeof(BamCmdElement);
     if (!mem_read(ce_addr, &ce, sizeof ce)) {

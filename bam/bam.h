@@ -55,6 +55,10 @@ struct BamConfig {
   sc_core::sc_time desc_fetch;  // fetching and decoding one descriptor from the ring
   sc_core::sc_time ce_exec;     // executing one command element (a register access on the bus)
   sc_core::sc_time burst;       // moving one 64-byte burst between memory and the peripheral
+  // Every command element lands at its own time (fetch, then one ce_exec per element) instead
+  // of a run of descriptors sharing one wait: slower to simulate, needed when another EE's
+  // register writes may interleave with them.
+  bool exact_elements = false;
 };
 
 struct BamPipeStats {
@@ -64,6 +68,7 @@ struct BamPipeStats {
   std::uint64_t bytes = 0;
   std::uint64_t bursts = 0;
   std::uint64_t irq_events = 0;  // P_IRQ_STTS bits raised
+  sc_core::sc_time lock_wait;    // time with work pending while another EE held the lock
 };
 
 class Bam : public sc_core::sc_module {

@@ -157,6 +157,39 @@ std::string cell(double sim, const std::map<std::string, double>& measured, cons
 
 }  // namespace
 
+// What sharing the engine with another EE did, in words.
+std::string race_summary(const model::VariantResult& r) {
+  std::string s;
+  if (!r.tz.is_null()) {
+    const auto& t = r.tz;
+    s += fmt::format("  other EE (TrustZone): {} jobs, {} completed, {} wrong digests, {} engine errors, {} timed out; "
+                     "its pipes waited {:.3f} ms for Linux's lock\n",
+                     t.value("jobs", 0), t.value("completed", 0), t.value("digest_mismatches", 0), t.value("errors", 0),
+                     t.value("timeouts", 0), t.value("lock_wait_s", 0.0) * 1e3);
+    s += fmt::format("  Linux: {} wrong digests, {} failed requests; its pipes waited {:.3f} ms for the other EE's lock; "
+                     "{} AUTH_IV writes hit a running operation\n",
+                     r.digest_mismatches, r.failed_requests, r.lock_wait_s * 1e3, r.live_state_writes);
+  }
+  const bool locked = !r.tz.is_null() && r.tz.value("lock", false);
+  if (!locked && (r.digest_mismatches || r.failed_requests || r.live_state_writes)) {
+    s += "  why: without the BAM lock nothing keeps the other EE's register writes out of Linux's request. Its\n"
+         "       command elements land one by one while Linux programs or runs the engine: AUTH_IV writes replace\n"
+         "       the running hash state (wrong digest, no error), its CONFIG/SEG_SIZE writes before Linux's GO\n"
+         "       redirect Linux's operation, and a GO while the engine is busy sets SW_ERR, which fails the request\n"
+         "       whose driver reads STATUS next (and its CLR_CNTXT kills the other EE's operation in turn).\n";
+  } else if (locked && r.failed_requests) {
+    s += "  why: the BAM lock serializes the two EEs' descriptors, so none of the other EE's register writes lands\n"
+         "       inside Linux's request (no wrong digests). The failures come from qce_check_status: the done\n"
+         "       callback reads STATUS with a CPU MMIO read after UNLOCK (the series keeps that read), when the\n"
+         "       other EE may already hold the lock and run its operation (busy, OPERATION_DONE clear). The driver\n"
+         "       fails the request and writes CLR_CNTXT, which kills the other EE's operation (its timeouts).\n"
+         "       On hardware that aborts CPU access to a BAM-locked engine this read would fault instead.\n"
+         "       Taking STATUS from the result dump (variant key status_from_dump) removes both.\n";
+  }
+  if ((r.digest_mismatches || r.failed_requests) && !r.race.empty()) s += "  first failure: " + r.race + "\n";
+  return s;
+}
+
 std::string format_table(const std::vector<model::VariantResult>& results) {
   std::string s;
   s += fmt::format("{:<20} | {:^22} | {:^22} | {:^22} | {:^22}\n", "variant", "wall [s]", "CPU [s]", "hardirq [s]",
@@ -225,6 +258,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
                        "descriptors, {} digest mismatches{}\n",
                        r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
                        r.bam_descriptors, r.digest_mismatches, r.timing_only ? " (timing only: not checked)" : "");
+    if (!r.tz.is_null() || r.failed_requests) out << race_summary(r);
     out << "  top CPU:";
     for (std::size_t k = 0; k < std::min<std::size_t>(opt.top, r.profile.size()); ++k)
       out << fmt::format("{}{}{}:{} {:.3f} s", k ? "," : "", k && k % 4 == 0 ? "\n          " : " ", r.profile[k].ctx,

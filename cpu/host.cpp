@@ -65,6 +65,7 @@ std::uint32_t Host::readl(Runner& r, std::uint64_t addr) {
 }
 
 void Host::writel(Runner& r, std::uint64_t addr, std::uint32_t value) {
+  if (m_exact_writes) r.sync();
   writel(addr, value);
   r.charge("writel", m_costs.writel);
 }

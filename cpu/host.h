@@ -72,6 +72,9 @@ class Host : public sc_core::sc_module {
   std::uint8_t* dram_ptr(std::uint64_t addr, std::uint64_t len);
 
   const HostStats& stats() const { return m_stats; }
+  // Every driver write lands when the CPU gets there (a sync per write) instead of being posted
+  // ahead of the CPU's owed time: slower, needed when another EE may interleave its writes.
+  void set_exact_writes(bool on) { m_exact_writes = on; }
 
  private:
   std::uint32_t access(tlm::tlm_command cmd, std::uint64_t addr, std::uint32_t value);
@@ -82,6 +85,7 @@ class Host : public sc_core::sc_module {
   tlm::tlm_dmi m_dmi;
   bool m_dmi_valid = false;
   HostStats m_stats;
+  bool m_exact_writes = false;
 };
 
 }  // namespace qcesim::cpu

@@ -207,6 +207,12 @@ void Kernel::schedule_work(Runner& from, const char* fn, Fn work) {
   c.work_event.notify();
 }
 
+void Kernel::schedule_work_on(unsigned cpu, const char* fn, Fn work) {
+  Cpu& c = *m_cpus.at(cpu);
+  c.work_queue.push_back({fn, std::move(work)});
+  c.work_event.notify();
+}
+
 Runner& Kernel::spawn_task(unsigned cpu, const std::string& name, Fn body) {
   m_tasks.push_back(std::make_unique<Runner>(*m_cpus.at(cpu)->core, Ctx::task, name));
   Runner* r = m_tasks.back().get();

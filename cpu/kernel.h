@@ -51,6 +51,8 @@ class Kernel : public sc_core::sc_module {
   void tasklet_schedule(Runner& from, const char* fn, Fn work);
   // A work item for the kworker of the caller's core (schedule_work).
   void schedule_work(Runner& from, const char* fn, Fn work);
+  // A work item queued by a timer (a delayed work's expiry): no calling context to charge.
+  void schedule_work_on(unsigned cpu, const char* fn, Fn work);
 
   // Starts a thread in task context on `cpu`. Call before or during the simulation.
   Runner& spawn_task(unsigned cpu, const std::string& name, Fn body);

@@ -100,16 +100,31 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   s.qce.functional = !timing_only;
   c.driver.reg_io = v.reg_io;
   c.driver.bam_lock = v.bam_lock;
+  c.driver.status_from_dump = v.status_from_dump;
   c.driver.irq_cpu = static_cast<unsigned>(p.num("cpu.irq_cpu"));
   if (c.driver.irq_cpu >= s.num_cores)
     throw ConfigError(p.file(), "/parameters/cpu.irq_cpu", "a core below cpu.cores", std::to_string(c.driver.irq_cpu));
   return c;
 }
 
+EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w) {
+  EmulatorConfig c = emulator_config(p, v, timing_only);
+  if (w.tz.rate_per_s > 0 && v.engine == VariantEngine::qce) {
+    c.tz.rate_per_s = w.tz.rate_per_s;
+    c.tz.message_bytes = w.tz.message_bytes;
+    c.tz.lock = v.bam_lock && v.reg_io == qce::RegIo::bam;  // one protocol for the whole system
+    c.tz.functional = !timing_only;
+    c.tz.timeout = sc_time(w.tz.timeout_us, sc_core::SC_US);
+    c.driver.request_timeout = c.tz.timeout;
+    c.soc.bam.exact_elements = true;  // the two EEs' register writes interleave element by element
+  }
+  return c;
+}
+
 VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only) {
   const auto host_start = std::chrono::steady_clock::now();
   const Profile prof = sc.profile_for(v);
-  const EmulatorConfig cfg = emulator_config(prof, v, timing_only);
+  const EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload);
   const Workload& w = sc.workload;
   const bool check = !timing_only;
   Emulator emu(cfg);
@@ -206,12 +221,20 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
           s.req.src = {{msgs[s.msg].addr, w.message_bytes}};
           s.req.nbytes = w.message_bytes;
           s.req.complete = [&, sp = &s](cpu::Runner& k, const std::string& err) {
-            if (!err.empty() && failure.empty()) failure = err;
-            // The callback runs when the kworker has done the work charged before it.
-            const sc_time end = sc_core::sc_time_stamp() + k.debt();
+            if (!err.empty()) {
+              // With another EE on the engine a failed request is an outcome to count; alone,
+              // it is a bug in the model and stops the run.
+              ++res.failed_requests;
+              if (!e.tz() && failure.empty()) failure = err;
+              if (res.race.empty()) res.race = err;
+            }
+            // The callback's moment is when the kworker gets there: after the work charged
+            // before it and after the softirq work that preempts it.
+            k.sync();
+            const sc_time end = sc_core::sc_time_stamp();
             lat.add((end - sp->t0).to_seconds() * 1e9);
             if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(sp->id), sp->t0, end);
-            if (check && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
+            if (check && err.empty() && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
             sp->busy = false;
             ++completed;
             freed.complete(k);
@@ -230,6 +253,14 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     }
     task.sync();
     s1 = snapshot(e);
+    if (qce::TzAgent* tz = e.tz()) {
+      const qce::TzStats& t = tz->stats();
+      res.tz = {{"lock", cfg.tz.lock}, {"jobs", t.jobs}, {"completed", t.completed}, {"digest_mismatches", t.digest_mismatches},
+                {"errors", t.errors}, {"timeouts", t.timeouts}, {"lock_wait_s", t.lock_wait.to_seconds()}};
+      const auto& cfgd = e.qce().config();
+      res.lock_wait_s = (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
+    }
+    res.live_state_writes = e.soc().qce.stats().live_state_writes;
   });
 
   // Totals over all cores, between the two snapshots.
@@ -283,6 +314,13 @@ json VariantResult::to_json() const {
             {"measured", measured},
             {"timing_only", timing_only},
             {"host_seconds", host_seconds}};
+  j["failed_requests"] = failed_requests;
+  j["live_state_writes"] = live_state_writes;
+  if (!tz.is_null()) {
+    j["lock_wait_s"] = lock_wait_s;
+    j["tz"] = tz;
+  }
+  if (!race.empty()) j["race"] = race;
   json prof = json::array();
   for (const auto& f : profile) prof.push_back({{"context", f.ctx}, {"function", f.function}, {"cpu_s", f.seconds}});
   j["profile"] = prof;
@@ -313,6 +351,11 @@ VariantResult VariantResult::from_json(const json& j) {
   r.timing_only = j.at("timing_only");
   r.host_seconds = j.at("host_seconds");
   for (const auto& f : j.at("profile")) r.profile.push_back({f.at("context"), f.at("function"), f.at("cpu_s")});
+  r.failed_requests = j.value("failed_requests", std::uint64_t{0});
+  r.live_state_writes = j.value("live_state_writes", std::uint64_t{0});
+  r.lock_wait_s = j.value("lock_wait_s", 0.0);
+  if (j.contains("tz")) r.tz = j["tz"];
+  r.race = j.value("race", "");
   return r;
 }
 

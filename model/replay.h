@@ -29,6 +29,14 @@ struct VariantResult {
   std::vector<FunctionTime> profile;  // CPU time per (context, function), largest first
   bool timing_only = false;
   double host_seconds = 0;  // how long the simulation took to run
+  // Sharing the engine with another EE (workload.tz): Linux's failed requests, the time Linux's
+  // pipes waited for the other EE's BAM lock, AUTH_IV writes that hit a running operation, and
+  // the other EE's own counts; `race` explains mismatches and failures in words.
+  std::uint64_t failed_requests = 0;
+  double lock_wait_s = 0;
+  std::uint64_t live_state_writes = 0;
+  nlohmann::json tz;  // null without another EE
+  std::string race;
 
   nlohmann::json to_json() const;
   static VariantResult from_json(const nlohmann::json& j);
@@ -36,6 +44,8 @@ struct VariantResult {
 
 // The emulator configuration a profile and a variant describe.
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only);
+// With the workload's other execution environment (workload.tz), if any.
+EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w);
 
 VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only);
 

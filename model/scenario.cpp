@@ -1,5 +1,7 @@
 #include "model/scenario.h"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -118,8 +120,26 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
   if (!w.is_object()) throw ConfigError(file, "/workload", "an object", describe(w));
   for (const auto& [k, v] : w.items()) {
     (void)v;
-    if (k != "messages" && k != "message_bytes" && k != "algorithm" && k != "queue_depth")
-      throw ConfigError(file, "/workload/" + k, "one of messages, message_bytes, algorithm, queue_depth", "\"" + k + "\"");
+    if (k != "messages" && k != "message_bytes" && k != "algorithm" && k != "queue_depth" && k != "tz")
+      throw ConfigError(file, "/workload/" + k, "one of messages, message_bytes, algorithm, queue_depth, tz", "\"" + k + "\"");
+  }
+  if (w.contains("tz")) {
+    const json& t = w["tz"];
+    if (!t.is_object()) throw ConfigError(file, "/workload/tz", "an object {rate_per_s, message_bytes, timeout_us}", describe(t));
+    for (const auto& [k, v] : t.items()) {
+      (void)v;
+      if (k != "rate_per_s" && k != "message_bytes" && k != "timeout_us")
+        throw ConfigError(file, "/workload/tz/" + k, "one of rate_per_s, message_bytes, timeout_us", "\"" + k + "\"");
+    }
+    auto number = [&](const char* k, double def, double lo, double hi) {
+      if (!t.contains(k)) return def;
+      if (!t[k].is_number() || t[k].get<double>() < lo || t[k].get<double>() > hi)
+        throw ConfigError(file, std::string("/workload/tz/") + k, fmt::format("a number in [{}, {}]", lo, hi), describe(t[k]));
+      return t[k].get<double>();
+    };
+    sc.workload.tz.rate_per_s = number("rate_per_s", 0, 0, 1e6);
+    sc.workload.tz.message_bytes = get_uint<std::uint32_t>(t, "message_bytes", 4096, 1, 32760, file, "/workload/tz");
+    sc.workload.tz.timeout_us = number("timeout_us", 2000, 10, 1e6);
   }
   sc.workload.messages = get_uint<std::uint64_t>(w, "messages", 50000, 1, 100000000000ull, file, "/workload");
   sc.workload.message_bytes = get_uint<std::uint32_t>(w, "message_bytes", 4096, 1, 64u << 20, file, "/workload");
@@ -140,9 +160,9 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
     for (const auto& [k, val] : vj.items()) {
       (void)val;
       if (k != "name" && k != "engine" && k != "reg_io" && k != "bam_lock" && k != "ce_interleave" &&
-          k != "overrides" && k != "measured" && k != "about")
+          k != "status_from_dump" && k != "overrides" && k != "measured" && k != "about")
         throw ConfigError(file, path + "/" + k,
-                          "one of name, engine, reg_io, bam_lock, ce_interleave, overrides, measured, about",
+                          "one of name, engine, reg_io, bam_lock, ce_interleave, status_from_dump, overrides, measured, about",
                           "\"" + k + "\"");
     }
     if (!vj.contains("name") || !vj["name"].is_string())
@@ -156,6 +176,11 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
     const std::string reg_io = vj.value("reg_io", "mmio");
     if (reg_io != "mmio" && reg_io != "bam") throw ConfigError(file, path + "/reg_io", "\"mmio\" or \"bam\"", describe(vj["reg_io"]));
     v.reg_io = reg_io == "bam" ? qce::RegIo::bam : qce::RegIo::mmio;
+    if (vj.contains("status_from_dump")) {
+      if (!vj["status_from_dump"].is_boolean())
+        throw ConfigError(file, path + "/status_from_dump", "true or false", describe(vj["status_from_dump"]));
+      v.status_from_dump = vj["status_from_dump"];
+    }
     if (vj.contains("bam_lock")) {
       if (!vj["bam_lock"].is_boolean()) throw ConfigError(file, path + "/bam_lock", "true or false", describe(vj["bam_lock"]));
       v.bam_lock = vj["bam_lock"];

@@ -23,6 +23,7 @@ struct Variant {
   qce::RegIo reg_io = qce::RegIo::mmio;
   bool bam_lock = false;       // LOCK/UNLOCK around each transaction (with reg_io bam)
   unsigned ce_interleave = 1;  // CPU path: 1, or 2 (finup2x)
+  bool status_from_dump = false;  // what-if: the done callback's STATUS from the result dump
   nlohmann::json overrides = nlohmann::json::object();
   std::map<std::string, double> measured;  // wall_s, cpu_s, hardirq_s, softirq_s...
 };
@@ -32,6 +33,12 @@ struct Workload {
   std::uint32_t message_bytes = 4096;
   HashAlg alg = HashAlg::sha256;
   unsigned queue_depth = 1;  // requests the caller keeps in flight
+  // Another execution environment (TrustZone) using the engine on its own pipes.
+  struct Tz {
+    double rate_per_s = 0;  // 0: none
+    std::uint32_t message_bytes = 4096;
+    double timeout_us = 2000;  // its jobs' and Linux's request watchdog
+  } tz;
 };
 
 struct Scenario {

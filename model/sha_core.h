@@ -51,6 +51,8 @@ class ShaStream {
   std::uint64_t total_bytes() const { return m_state.byte_count + m_buf_len; }
   const ShaState& state() const { return m_state; }
   std::size_t partial_len() const { return m_buf_len; }
+  // The engine's live state is its AUTH_IV registers: a write while it runs replaces a word.
+  void set_state_word(std::size_t i, std::uint32_t v) { m_state.h[i] = v; }
 
  private:
   ShaState m_state;

@@ -44,6 +44,11 @@ Emulator::Emulator(const EmulatorConfig& cfg) {
   m_bam_dma->request_irq(m_soc->bam.irq_line(cfg.soc.linux_ee), cfg.driver.irq_cpu);
   m_qce = std::make_unique<qce::QceDevice>(m_soc->host, m_soc->kernel, *m_bam_dma, cfg.soc.map.qce_base,
                                            cfg.driver);
+  if (cfg.tz.rate_per_s > 0) {
+    // Another EE's writes may interleave with Linux's: every register write lands at its time.
+    m_soc->host.set_exact_writes(true);
+    m_tz = std::make_unique<qce::TzAgent>("tz", m_soc->host, m_soc->bam, cfg.soc.map.bam_base, cfg.soc.map.qce_base, cfg.tz);
+  }
 }
 
 Emulator::~Emulator() = default;
@@ -56,7 +61,9 @@ void Emulator::run(const std::function<void(Emulator&)>& job) {
   m_task = &m_soc->kernel.spawn_task(0, "task", [&](cpu::Runner& r) {
     try {
       m_qce->probe(r);
+      if (m_tz) m_tz->start();
       job(*this);
+      if (m_tz) m_tz->stop();
       r.sync();
     } catch (...) {
       failure = std::current_exception();

@@ -16,6 +16,7 @@
 #include "model/memory.h"
 #include "qce/qce.h"
 #include "qce/qce_driver.h"
+#include "qce/qce_tz.h"
 
 namespace qcesim::model {
 
@@ -55,6 +56,7 @@ class Soc : public sc_core::sc_module {
 struct EmulatorConfig {
   SocConfig soc;
   qce::QceDriverConfig driver;
+  qce::TzConfig tz;  // another EE on the engine (rate 0: none)
 };
 
 class Emulator {
@@ -74,11 +76,13 @@ class Emulator {
   cpu::Runner& task() { return *m_task; }
   bam::BamDma& bam_dma() { return *m_bam_dma; }
   qce::QceDevice& qce() { return *m_qce; }
+  qce::TzAgent* tz() { return m_tz.get(); }
 
  private:
   std::unique_ptr<Soc> m_soc;
   std::unique_ptr<bam::BamDma> m_bam_dma;
   std::unique_ptr<qce::QceDevice> m_qce;
+  std::unique_ptr<qce::TzAgent> m_tz;
   cpu::Runner* m_task = nullptr;
   bool m_ran = false;
 };

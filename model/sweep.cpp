@@ -313,15 +313,21 @@ const std::vector<std::string>& sweep_metric_names() {
       "wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "idle_s", "ksoftirqd_s",
       "requests", "bytes", "latency_us.mean", "latency_us.p50", "latency_us.p99", "latency_us.max",
       "irqs", "bam_descriptors", "digest_mismatches", "us_per_request", "cpu_us_per_request",
-      "hardirq_us_per_request", "softirq_us_per_request", "mb_per_s", "host_seconds"};
+      "hardirq_us_per_request", "softirq_us_per_request", "mb_per_s", "host_seconds", "failed_requests",
+      "live_state_writes", "lock_wait_s", "tz.jobs", "tz.completed", "tz.digest_mismatches", "tz.errors", "tz.timeouts",
+      "tz.lock_wait_s"};
   return names;
 }
 
 json sweep_metrics(const json& r) {
   json m = json::object();
   for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "idle_s", "ksoftirqd_s",
-                        "requests", "bytes", "irqs", "bam_descriptors", "digest_mismatches", "host_seconds"})
+                        "requests", "bytes", "irqs", "bam_descriptors", "digest_mismatches", "host_seconds",
+                        "failed_requests", "live_state_writes", "lock_wait_s"})
     if (r.contains(k)) m[k] = r[k];
+  if (r.contains("tz") && r["tz"].is_object())
+    for (const auto& [k, v] : r["tz"].items())
+      if (v.is_number()) m["tz." + k] = v;
   if (r.contains("latency_us"))
     for (const auto& [k, v] : r["latency_us"].items()) m["latency_us." + k] = v;
   const double n = r.value("requests", 0.0);

@@ -50,7 +50,19 @@ void Qce::build_registers() {
   r.add("AUTH_SEG_CFG", REG_AUTH_SEG_CFG);
   r.add("AUTH_SEG_SIZE", REG_AUTH_SEG_SIZE);
   r.add("AUTH_SEG_START", REG_AUTH_SEG_START);
-  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) r.add("AUTH_IV" + std::to_string(i), REG_AUTH_IV0 + 4 * i);
+  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) {
+    auto& iv = r.add("AUTH_IV" + std::to_string(i), REG_AUTH_IV0 + 4 * i, 0, Access::rw, i);
+    // AUTH_IVn hold the hash core's running state: a write during an operation (another EE
+    // programming the engine without the BAM lock) replaces that word of the state, applied to the
+    // state after the data delivered so far (the emulator hashes a delivery at once).
+    iv.on_write = [this](Register& reg, std::uint32_t v) {
+      reg.value = v;
+      if (m_state == State::running && m_op.hash && reg.tag < state_words(m_op.alg)) {
+        m_op.hash->set_state_word(reg.tag, v);
+        ++m_stats.live_state_writes;
+      }
+    };
+  }
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i)
     r.add("AUTH_BYTECNT" + std::to_string(i), REG_AUTH_BYTECNT0 + 4 * i);
   r.add("CONFIG", REG_CONFIG);
@@ -335,8 +347,11 @@ std::size_t Qce::bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, boo
   return n;
 }
 
+// A transaction ends when the operation's result dump has been taken, not when the core stops:
+// the series' UNLOCK (behind an NWD data descriptor) must not let another EE's GO in while the
+// dump is still waiting for the producer pipe.
 bool Qce::bam_transaction_done(unsigned pipe) const {
-  return !(m_state == State::running && pipe / 2 == m_op.pipe_set);
+  return !((m_state == State::running || m_state == State::dumping) && pipe / 2 == m_op.pipe_set);
 }
 
 }  // namespace qcesim::qce

@@ -36,6 +36,7 @@ struct QceStats {
   std::uint64_t operations = 0;
   std::uint64_t bytes_in = 0;
   std::uint64_t blocks_hashed = 0;
+  std::uint64_t live_state_writes = 0;  // AUTH_IV writes that changed a running operation's state
   std::uint64_t errors = 0;
   std::uint64_t dumps = 0;
 };

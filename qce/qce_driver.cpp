@@ -1,3 +1,4 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "qce/qce_driver.h"
 
 #include <spdlog/fmt/fmt.h>
@@ -15,7 +16,15 @@ const char* reg_io_name(RegIo r) { return r == RegIo::mmio ? "mmio" : "bam"; }
 
 QceDevice::QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
                      const QceDriverConfig& cfg)
-    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_bam(bam), m_base(base_phys), m_cfg(cfg) {}
+    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_bam(bam), m_base(base_phys), m_cfg(cfg) {
+  if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME) {
+    sc_core::sc_spawn_options opts;
+    opts.spawn_method();
+    opts.dont_initialize();
+    opts.set_sensitivity(&m_watchdog);
+    sc_core::sc_spawn([this] { on_watchdog(); }, "qce_watchdog", &opts);
+  }
+}
 
 QceDevice::~QceDevice() = default;
 
@@ -53,6 +62,11 @@ void QceDevice::qce_handle_queue(Runner& r) {
   m_req = m_queue.front();
   m_queue.pop_front();
   ++m_req_seq;
+  m_req_started = sc_core::sc_time_stamp() + r.debt();
+  if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME && !m_watchdog_armed) {
+    m_watchdog_armed = true;
+    m_watchdog.notify(m_cfg.request_timeout + r.debt());
+  }
   qce_ahash_async_req_handle(r, *m_req);
 }
 
@@ -215,9 +229,12 @@ void QceDevice::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
   const std::uint8_t* dump = m_result_buf.ptr;
   std::uint32_t dump_status;
   std::memcpy(&dump_status, dump + DUMP_STATUS, 4);
-  // qce_check_status: one CPU read of STATUS.
-  ++m_stats.status_reads;
-  const std::uint32_t status = m_host.readl(r, m_base + REG_STATUS);
+  // qce_check_status: one CPU read of STATUS (or, as a what-if, the dump's copy).
+  std::uint32_t status = dump_status;
+  if (!m_cfg.status_from_dump) {
+    ++m_stats.status_reads;
+    status = m_host.readl(r, m_base + REG_STATUS);
+  }
   if (status & (SW_ERR | AXI_ERR | HSD_ERR) || !(status & OPERATION_DONE))
     return finish(r, fmt::format("engine reported STATUS=0x{:08x} (dump status 0x{:08x})", status, dump_status));
   for (unsigned i = 0; i < 8; ++i) {
@@ -238,6 +255,28 @@ void QceDevice::on_channel_error(Runner& r, const std::string& why) {
     if (!m_req) return;
     qce_dma_terminate_all(s);
     finish(s, why);
+  });
+}
+
+// The request_timeout watchdog: fails a request that has not completed in time (its channels
+// are reset and the engine's context cleared, as after an error) and starts the next.
+void QceDevice::on_watchdog() {
+  m_watchdog_armed = false;
+  if (!m_req) return;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (now < m_req_started + m_cfg.request_timeout) {
+    m_watchdog_armed = true;
+    m_watchdog.notify(m_req_started + m_cfg.request_timeout - now);
+    return;
+  }
+  const std::uint64_t seq = m_req_seq;
+  m_kernel.schedule_work_on(m_cfg.irq_cpu, "qce_request_timeout", [this, seq](Runner& k) {
+    if (seq != m_req_seq || !m_req) return;
+    ++m_stats.timeouts;
+    qce_dma_terminate_all(k);
+    finish(k, fmt::format("no completion within {}: the engine did not finish this request (another execution "
+                          "environment took it, or its result went elsewhere)",
+                          m_cfg.request_timeout.to_string()));
   });
 }
 

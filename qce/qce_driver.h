@@ -37,6 +37,13 @@ struct QceDriverConfig {
   unsigned tx_pipe = 5;
   unsigned irq_cpu = 0;  // the BAM interrupt's affinity
   sc_core::sc_time timeout = sc_core::sc_time(1, sc_core::SC_SEC);  // simulated time per request
+  // A request not completed this long after it started is failed and its channels reset, so a
+  // run goes on when another EE has taken the engine away. 0: none (the kernel driver has none
+  // and would hang).
+  sc_core::sc_time request_timeout = sc_core::SC_ZERO_TIME;
+  // What-if: qce_check_status takes STATUS from the result dump instead of a CPU read of the
+  // register (which, after UNLOCK, may see another EE's operation).
+  bool status_from_dump = false;
 };
 
 class QceError : public std::runtime_error {
@@ -69,6 +76,7 @@ struct QceDriverStats {
   std::uint64_t command_elements = 0;  // of those, sent as command elements
   std::uint64_t status_reads = 0;
   std::uint64_t errors = 0;
+  std::uint64_t timeouts = 0;  // requests failed by the request_timeout watchdog
 };
 
 class QceDevice {
@@ -104,6 +112,7 @@ class QceDevice {
   void qce_dma_terminate_all(Runner& r);
   void finish(Runner& r, std::string error);
   void on_channel_error(Runner& r, const std::string& why);
+  void on_watchdog();
 
   cpu::Host& m_host;
   cpu::Kernel& m_kernel;
@@ -122,6 +131,10 @@ class QceDevice {
   ShaRequest* m_req = nullptr;      // qce->req: the request in flight
   std::uint64_t m_req_seq = 0;      // which request that is: stale completions are dropped
   QceDriverStats m_stats;
+  // request_timeout: one timer, re-armed lazily (no cancelled timed events per request).
+  sc_core::sc_time m_req_started;
+  sc_core::sc_event m_watchdog;
+  bool m_watchdog_armed = false;
 };
 
 }  // namespace qcesim::qce

@@ -141,3 +141,31 @@ TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
   EXPECT_NEAR(q2.cpu_s / q1.cpu_s, 1.0, 0.02);
   EXPECT_GT(q2.lat_mean_us, q1.lat_mean_us * 1.5);  // each request also waits for the one before
 }
+
+// Another EE on the engine (scenarios/study-trustzone.json, shortened): without locking its
+// register writes corrupt Linux's requests; with it, no wrong digests and Linux waits for the
+// lock; with STATUS taken from the dump, nothing fails on either side.
+TEST(TrustZone, RaceWithoutLockingNoneWithIt) {
+  const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-trustzone.json",
+                                        {"workload.messages=1500"});
+  const auto nolock = model::run_variant(sc, sc.variant("mainline-no-lock"), false);
+  EXPECT_GT(nolock.digest_mismatches, 0u);
+  EXPECT_GT(nolock.live_state_writes, 0u);
+  EXPECT_EQ(nolock.requests, 1500u);  // failed ones are counted, the run goes on
+  ASSERT_FALSE(nolock.tz.is_null());
+  EXPECT_GT(nolock.tz["jobs"].get<int>(), 0);
+  EXPECT_DOUBLE_EQ(nolock.lock_wait_s, 0.0);
+}
+
+TEST(TrustZone, LockedSeriesGivesNoWrongDigestAndWaitsForTheLock) {
+  const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-trustzone.json",
+                                        {"workload.messages=1500"});
+  const auto lock = model::run_variant(sc, sc.variant("series-lock-dump-status"), false);
+  EXPECT_EQ(lock.digest_mismatches, 0u);
+  EXPECT_EQ(lock.failed_requests, 0u);
+  EXPECT_EQ(lock.live_state_writes, 0u);
+  EXPECT_GT(lock.lock_wait_s, 0.0);
+  EXPECT_GT(lock.tz["jobs"].get<int>(), 100);
+  EXPECT_EQ(lock.tz["completed"], lock.tz["jobs"]);
+  EXPECT_EQ(lock.tz["digest_mismatches"].get<int>(), 0);
+}
