@@ -80,11 +80,13 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     plots += fmt::format("{}{} using {} with linespoints lw 2 pt 7 ps 0.6 title {}", plots.empty() ? "" : ", \\\n  ",
                          quoted(data.string()), numeric_x ? "1:2" : "1:2:xtic(3)", quoted(label));
   }
-  const auto tmp_svg = dir / "out.svg";
+  const bool png = std::filesystem::path(spec.file).extension() == ".png";
+  const auto tmp_svg = dir / (png ? "out.png" : "out.svg");
   const auto script = dir / "plot.gp";
   {
     std::ofstream g(script);
-    g << "set terminal svg size 960,600 dynamic enhanced font 'sans,12' background rgb 'white'\n";
+    g << (png ? "set terminal pngcairo size 960,600 enhanced font 'sans,11' background rgb 'white'\n"
+              : "set terminal svg size 960,600 dynamic enhanced font 'sans,12' background rgb 'white'\n");
     g << "set output " << quoted(tmp_svg.string()) << "\n";
     g << "set encoding utf8\nset grid\nset key outside right top noenhanced\n";
     g << "set title " << quoted(spec.title.empty() ? spec.y + " against " + spec.x : spec.title) << " noenhanced\n";

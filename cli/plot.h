@@ -9,7 +9,7 @@
 namespace qcesim::cli {
 
 struct PlotSpec {
-  std::string file;   // .svg
+  std::string file;   // .svg, or .png
   std::string x, y;   // axis path, metric name
   bool log_x = false, log_y = false;
   std::string title;
