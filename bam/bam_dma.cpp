@@ -35,7 +35,7 @@ void BamDma::init_hw(Runner& r, BamChan& c) {
   m_host.writel(r, reg(BAM_P_RST(c.id)), 0);
   m_host.writel(r, reg(BAM_P_DESC_FIFO_ADDR(c.id)), static_cast<std::uint32_t>(c.fifo.addr));
   m_host.writel(r, reg(BAM_P_FIFO_SIZES(c.id)), BAM_DESC_FIFO_SIZE);
-  m_host.writel(r, reg(BAM_P_IRQ_EN(c.id)), P_DEFAULT_IRQS_EN);
+  m_host.writel(r, reg(BAM_P_IRQ_EN(c.id)), c.cfg.interrupts ? P_DEFAULT_IRQS_EN : P_ERR);
   const std::uint32_t msk = m_host.readl(r, reg(BAM_IRQ_SRCS_MSK_EE(m_ee)));
   m_host.writel(r, reg(BAM_IRQ_SRCS_MSK_EE(m_ee)), msk | (1u << c.id));
   std::uint32_t ctrl = P_EN | P_SYS_MODE;
@@ -117,10 +117,10 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
         if (d->loaded + n == d->desc.size()) {
           h.flags = static_cast<std::uint16_t>(h.flags | d->flags);
           // An interrupt where software must hear back: a callback, or the last issued work.
-          if (!(h.flags & DESC_FLAG_EOT) && (d->callback || c.issued.empty()))
+          if (c.cfg.interrupts && !(h.flags & DESC_FLAG_EOT) && (d->callback || c.issued.empty()))
             h.flags = static_cast<std::uint16_t>(h.flags | DESC_FLAG_INT);
         } else {
-          h.flags = static_cast<std::uint16_t>(h.flags | DESC_FLAG_INT);  // FIFO full: ask to be told
+          if (c.cfg.interrupts) h.flags = static_cast<std::uint16_t>(h.flags | DESC_FLAG_INT);  // FIFO full: ask to be told
         }
       }
       std::memcpy(c.fifo.ptr + std::size_t{c.tail} * sizeof(BamDescHw), &h, sizeof h);
@@ -238,6 +238,10 @@ void BamDma::dma_tasklet(Runner& r) {
   m_tasklet_scheduled = false;
   for (BamChan& c : m_chans)
     if (c.initialized && !c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(r, c);
+}
+
+bool BamDma::poll_done(Runner& r, BamChan& c) {
+  return m_host.readl(r, reg(BAM_P_SW_OFSTS(c.id))) == c.tail * BAM_DESC_BYTES;
 }
 
 // bam_dma_terminate_all: a pipe that still holds descriptors is reset; all are dropped.

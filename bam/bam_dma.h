@@ -57,6 +57,9 @@ struct BamSlaveConfig {
   DmaDir dir = DmaDir::mem_to_dev;
   // Locking series: the register a LOCK/UNLOCK dummy write targets (QCE VERSION). Unset: no locking.
   std::optional<std::uint64_t> scratchpad;
+  // false: the pipe raises no completion interrupts (P_IRQ_EN keeps only P_ERR, no INT flags);
+  // its descriptors are reclaimed by terminate_all, or the client polls (poll_done).
+  bool interrupts = true;
 };
 
 struct BamChanStats {
@@ -111,6 +114,9 @@ class BamDma {
   void submit(BamChan& c, std::unique_ptr<BamAsyncDesc> d);
   void issue_pending(Runner& r, BamChan& c);
   void terminate_all(Runner& r, BamChan& c);
+  // Polling instead of an interrupt: one CPU read of the pipe's P_SW_OFSTS; true when the BAM
+  // has processed every descriptor loaded into the FIFO.
+  bool poll_done(Runner& r, BamChan& c);
 
   // bam_dma_irq, in hardirq context.
   void irq(Runner& r);

@@ -101,6 +101,9 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.reg_io = v.reg_io;
   c.driver.bam_lock = v.bam_lock;
   c.driver.status_from_dump = v.status_from_dump;
+  c.driver.poll = v.poll;
+  c.driver.rx_interrupt = v.rx_interrupt;
+  c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
   c.driver.irq_cpu = static_cast<unsigned>(p.num("cpu.irq_cpu"));
   if (c.driver.irq_cpu >= s.num_cores)
     throw ConfigError(p.file(), "/parameters/cpu.irq_cpu", "a core below cpu.cores", std::to_string(c.driver.irq_cpu));

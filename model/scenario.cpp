@@ -160,9 +160,11 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
     for (const auto& [k, val] : vj.items()) {
       (void)val;
       if (k != "name" && k != "engine" && k != "reg_io" && k != "bam_lock" && k != "ce_interleave" &&
-          k != "status_from_dump" && k != "overrides" && k != "measured" && k != "about")
+          k != "status_from_dump" && k != "completion" && k != "rx_interrupt" && k != "poll_delay_us" &&
+          k != "overrides" && k != "measured" && k != "about")
         throw ConfigError(file, path + "/" + k,
-                          "one of name, engine, reg_io, bam_lock, ce_interleave, status_from_dump, overrides, measured, about",
+                          "one of name, engine, reg_io, bam_lock, ce_interleave, status_from_dump, completion, "
+                          "rx_interrupt, poll_delay_us, overrides, measured, about",
                           "\"" + k + "\"");
     }
     if (!vj.contains("name") || !vj["name"].is_string())
@@ -176,6 +178,22 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
     const std::string reg_io = vj.value("reg_io", "mmio");
     if (reg_io != "mmio" && reg_io != "bam") throw ConfigError(file, path + "/reg_io", "\"mmio\" or \"bam\"", describe(vj["reg_io"]));
     v.reg_io = reg_io == "bam" ? qce::RegIo::bam : qce::RegIo::mmio;
+    if (vj.contains("completion")) {
+      const json& c = vj["completion"];
+      if (c != "irq" && c != "poll") throw ConfigError(file, path + "/completion", "\"irq\" or \"poll\"", describe(c));
+      v.poll = c == "poll";
+    }
+    if (vj.contains("rx_interrupt")) {
+      if (!vj["rx_interrupt"].is_boolean())
+        throw ConfigError(file, path + "/rx_interrupt", "true or false", describe(vj["rx_interrupt"]));
+      v.rx_interrupt = vj["rx_interrupt"];
+    }
+    if (vj.contains("poll_delay_us")) {
+      const json& d = vj["poll_delay_us"];
+      if (!d.is_number() || d.get<double>() < 0.01 || d.get<double>() > 1000)
+        throw ConfigError(file, path + "/poll_delay_us", "a number of microseconds in [0.01, 1000]", describe(d));
+      v.poll_delay_us = d;
+    }
     if (vj.contains("status_from_dump")) {
       if (!vj["status_from_dump"].is_boolean())
         throw ConfigError(file, path + "/status_from_dump", "true or false", describe(vj["status_from_dump"]));

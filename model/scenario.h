@@ -24,6 +24,9 @@ struct Variant {
   bool bam_lock = false;       // LOCK/UNLOCK around each transaction (with reg_io bam)
   unsigned ce_interleave = 1;  // CPU path: 1, or 2 (finup2x)
   bool status_from_dump = false;  // what-if: the done callback's STATUS from the result dump
+  bool poll = false;              // completion: "poll" instead of "irq"
+  bool rx_interrupt = true;       // what-if: no interrupt for the data pipe
+  double poll_delay_us = 1;
   nlohmann::json overrides = nlohmann::json::object();
   std::map<std::string, double> measured;  // wall_s, cpu_s, hardirq_s, softirq_s...
 };

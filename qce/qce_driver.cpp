@@ -37,8 +37,11 @@ void QceDevice::probe(Runner& r) {
   m_tx = &m_bam.chan(m_cfg.tx_pipe);
   bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
   if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
+  rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
   m_bam.slave_config(*m_rx, rx);
-  m_bam.slave_config(*m_tx, {bam::DmaDir::dev_to_mem, std::nullopt});
+  bam::BamSlaveConfig tx{bam::DmaDir::dev_to_mem, std::nullopt};
+  tx.interrupts = !m_cfg.poll;
+  m_bam.slave_config(*m_tx, tx);
   auto on_error = [this](Runner& hr, const std::string& why) { on_channel_error(hr, why); };
   m_rx->on_error = on_error;
   m_tx->on_error = on_error;
@@ -205,6 +208,20 @@ void QceDevice::qce_ahash_async_req_handle(Runner& r, ShaRequest& req) {
     m_bam.issue_pending(r, *m_rx);  // LOCK is prepended and UNLOCK appended here
   }
   r.sync();
+  if (m_cfg.poll) poll_completion(r);
+}
+
+// Polling: the submitting context reads the tx pipe's offset until the dump is in, waiting
+// poll_delay between reads (udelay: the CPU stays busy), then runs the done path itself.
+void QceDevice::poll_completion(Runner& r) {
+  const std::uint64_t seq = m_req_seq;
+  for (;;) {
+    ++m_stats.polls;
+    if (m_bam.poll_done(r, *m_tx)) break;
+    r.run("__udelay", m_cfg.poll_delay);
+    if (seq != m_req_seq) return;  // failed meanwhile (watchdog)
+  }
+  qce_ahash_done(r, bam::DmaResult{});
 }
 
 void QceDevice::qce_dma_terminate_all(Runner& r) {
@@ -290,6 +307,15 @@ void QceDevice::finish(Runner& r, std::string error) {
   }
   ShaRequest* req = m_req;
   const std::uint64_t seq = m_req_seq;
+  if (m_cfg.poll && cpu::ctx_level(r.ctx()) == 0) {
+    // Polled: the request completes in the context that waited for it, no workqueue.
+    r.charge("qce_req_done_work", m_costs.qce_req_done_work);
+    m_req = nullptr;
+    r.charge("crypto_request_complete", m_costs.crypto_request_complete);
+    if (req->complete) req->complete(r, error);
+    qce_handle_queue(r);
+    return;
+  }
   m_kernel.schedule_work(r, "qce_req_done_work", [this, req, seq, error](Runner& k) {
     k.charge("qce_req_done_work", m_costs.qce_req_done_work);
     if (seq != m_req_seq) return;  // abandoned after a timeout

@@ -44,6 +44,13 @@ struct QceDriverConfig {
   // What-if: qce_check_status takes STATUS from the result dump instead of a CPU read of the
   // register (which, after UNLOCK, may see another EE's operation).
   bool status_from_dump = false;
+  // What-ifs on completion: no interrupt for the rx (data) pipe, one per request instead of two
+  // (the rx descriptors are reclaimed by terminate_all, which then resets the pipe); or no
+  // interrupts at all, the submitting context polling the tx pipe every poll_delay and
+  // completing the request itself.
+  bool rx_interrupt = true;
+  bool poll = false;
+  sc_core::sc_time poll_delay = sc_core::sc_time(1, sc_core::SC_US);
 };
 
 class QceError : public std::runtime_error {
@@ -77,6 +84,7 @@ struct QceDriverStats {
   std::uint64_t status_reads = 0;
   std::uint64_t errors = 0;
   std::uint64_t timeouts = 0;  // requests failed by the request_timeout watchdog
+  std::uint64_t polls = 0;     // status reads while polling
 };
 
 class QceDevice {
@@ -113,6 +121,7 @@ class QceDevice {
   void finish(Runner& r, std::string error);
   void on_channel_error(Runner& r, const std::string& why);
   void on_watchdog();
+  void poll_completion(Runner& r);
 
   cpu::Host& m_host;
   cpu::Kernel& m_kernel;

@@ -169,3 +169,32 @@ TEST(TrustZone, LockedSeriesGivesNoWrongDigestAndWaitsForTheLock) {
   EXPECT_EQ(lock.tz["completed"], lock.tz["jobs"]);
   EXPECT_EQ(lock.tz["digest_mismatches"].get<int>(), 0);
 }
+
+// Completion what-ifs (one variant per test: one elaboration per process): one interrupt per
+// request without the data pipe's, none when polling, where the caller's CPU is busy for the
+// whole request and no softirq or kworker runs.
+namespace {
+model::VariantResult completion_variant(const char* name) {
+  const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-irq-coalescing-polling.json",
+                                        {"workload.messages=200"});
+  auto r = model::run_variant(sc, sc.variant(name), false);
+  EXPECT_EQ(r.digest_mismatches, 0u);
+  EXPECT_EQ(r.requests, 200u);
+  return r;
+}
+}  // namespace
+
+TEST(Completion, WithoutTheDataPipesInterruptOneHardirqPerRequest) {
+  const auto one = completion_variant("irq-one-per-request");
+  EXPECT_EQ(one.irqs, 200u);
+  // Half the mainline's 10.70 us of hardirq per request.
+  EXPECT_NEAR(one.hardirq_s / 200 * 1e6, 10.70 / 2, 0.2);
+}
+
+TEST(Completion, PollingTakesNoInterruptAndKeepsTheCpuBusy) {
+  const auto poll = completion_variant("poll-1us");
+  EXPECT_EQ(poll.irqs, 0u);
+  EXPECT_EQ(poll.hardirq_s + poll.softirq_s + poll.kworker_s, 0.0);
+  EXPECT_NEAR(poll.cpu_s, poll.wall_s, 0.01 * poll.wall_s);  // the poller never sleeps
+  EXPECT_LT(poll.wall_s / 200 * 1e6, 90.0);                  // mainline with interrupts: 95.6 us
+}
