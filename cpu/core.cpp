@@ -67,8 +67,17 @@ void FnTimes::grow() {
 
 Runner::Runner(Core& core, Ctx ctx, std::string name) : m_core(core), m_ctx(ctx), m_name(std::move(name)) {}
 
+void Runner::when_done(std::function<void(const sc_time&)> fn) {
+  if (m_executed == m_charged) {
+    fn(sc_time_stamp());
+    return;
+  }
+  m_marks.emplace_back(m_charged, std::move(fn));
+}
+
 void Runner::charge(const char* fn, const sc_time& cost) {
   m_debt += cost;
+  m_charged += cost;
   if (auto* tr = model::Tracer::active(); tr && cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, tr->request()});
   m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn] += cost;
 }
@@ -99,6 +108,14 @@ void Core::account_until_now() {
     m_current->m_remaining -= elapsed;
     m_times.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
     if (!m_current->m_trace_items.empty() && elapsed != SC_ZERO_TIME) trace_run(*m_current, m_since, elapsed);
+    Runner& r = *m_current;
+    const sc_time before = r.m_executed;
+    r.m_executed += elapsed;
+    while (!r.m_marks.empty() && r.m_marks.front().first <= r.m_executed) {
+      auto mark = std::move(r.m_marks.front());
+      r.m_marks.pop_front();
+      mark.second(m_since + (mark.first - before));
+    }
   } else {
     m_times.idle += elapsed;
   }

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -76,6 +77,11 @@ class Runner {
     charge(fn, cost);
     sync();
   }
+  // Calls fn with the simulated time at which the CPU will have run everything charged so far
+  // (this thread's "now" as the hardware sees it), without a sync: at once if nothing is owed,
+  // else when the core gets there, preemptions included.
+  void when_done(std::function<void(const sc_core::sc_time&)> fn);
+
   // Task level: the thread is about to sleep (wait for a completion or for work), so it gives
   // up the core; until then it keeps the core between its syncs (no wake-up preemption).
   void block();
@@ -102,6 +108,9 @@ class Runner {
     std::int64_t request;
   };
   std::deque<TraceItem> m_trace_items;
+  // when_done(): positions in this runner's charged work and what to call there.
+  sc_core::sc_time m_charged, m_executed;
+  std::deque<std::pair<sc_core::sc_time, std::function<void(const sc_core::sc_time&)>>> m_marks;
   int m_trace_track = -1;
   bool m_trace_open = false;
   sc_core::sc_time m_trace_start, m_trace_end;

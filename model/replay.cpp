@@ -233,17 +233,17 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
             }
             // The callback's moment is when the kworker gets there: after the work charged
             // before it and after the softirq work that preempts it.
-            k.sync();
-            const sc_time end = sc_core::sc_time_stamp();
-            lat.add((end - sp->t0).to_seconds() * 1e9);
-            if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(sp->id), sp->t0, end);
+            k.when_done([&lat, sp](const sc_time& end) {
+              lat.add((end - sp->t0).to_seconds() * 1e9);
+              if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(sp->id), sp->t0, end);
+            });
             if (check && err.empty() && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
             sp->busy = false;
             ++completed;
             freed.complete(k);
           };
-          task.sync();  // the caller starts the request when it has the CPU again
-          s.t0 = sc_core::sc_time_stamp();
+          // The caller starts the request when it has the CPU again.
+          task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
           s.id = submitted;
           if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(submitted));
           ++submitted;

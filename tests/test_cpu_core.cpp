@@ -194,3 +194,29 @@ TEST(Kernel, CompletionTimeoutsExpireAtTheirOwnDeadlines) {
   EXPECT_FALSE(b.ok);
   EXPECT_EQ(b.at, us(30));
 }
+
+// when_done reports the moment the CPU gets through the work charged so far, preemption
+// included, without the thread syncing; with nothing owed it reports now.
+TEST(CpuCore, WhenDoneReportsWhereTheCpuGetsWithoutASync) {
+  Core core("core0", 0);
+  Runner task(core, Ctx::task, "task"), irq(core, Ctx::hardirq, "irq");
+  sc_time mark_a, mark_b, mark_now, code_time;
+  sc_core::sc_spawn([&] {
+    task.when_done([&](const sc_time& t) { mark_now = t; });
+    task.charge("work_a", us(5));
+    task.when_done([&](const sc_time& t) { mark_a = t; });
+    task.charge("work_b", us(1));
+    task.when_done([&](const sc_time& t) { mark_b = t; });
+    code_time = sc_core::sc_time_stamp();  // the thread's code is still at 0
+    task.sync();
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(us(2));
+    irq.run("handler", us(3));  // preempts work_a at 2 us for 3 us
+  });
+  sc_core::sc_start(us(20));
+  EXPECT_EQ(mark_now, us(0));
+  EXPECT_EQ(code_time, us(0));
+  EXPECT_EQ(mark_a, us(8));
+  EXPECT_EQ(mark_b, us(9));
+}
