@@ -233,9 +233,10 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
             }
             // The callback's moment is when the kworker gets there: after the work charged
             // before it and after the softirq work that preempts it.
-            k.when_done([&lat, sp](const sc_time& end) {
-              lat.add((end - sp->t0).to_seconds() * 1e9);
-              if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(sp->id), sp->t0, end);
+            // The slot is reused before that moment: take its request's number and start now.
+            k.when_done([&lat, id = sp->id, t0 = sp->t0](const sc_time& end) {
+              lat.add((end - t0).to_seconds() * 1e9);
+              if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
             });
             if (check && err.empty() && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
             sp->busy = false;

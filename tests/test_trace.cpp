@@ -76,6 +76,16 @@ TEST(Trace, ParsesAndSpansNestOnEveryTrackLockVariant) {
     if (e["ph"] == "C") ++counters;
   }
   EXPECT_EQ(requests, (std::set<std::int64_t>{3, 4, 5}));  // --trace-requests 3:6
+  // One request span per request, named after it, in order and not overlapping.
+  std::vector<std::pair<double, std::int64_t>> req_spans;
+  for (const json& e : ev)
+    if (e["ph"] == "X" && e["cat"] == "request") {
+      EXPECT_EQ(e["name"], "request " + std::to_string(e["args"]["request"].get<std::int64_t>()));
+      req_spans.emplace_back(e["ts"].get<double>(), e["args"]["request"].get<std::int64_t>());
+    }
+  std::sort(req_spans.begin(), req_spans.end());
+  ASSERT_EQ(req_spans.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(req_spans[i].second, static_cast<std::int64_t>(3 + i));
   for (const char* k : {"cpu", "bam", "qce", "request"}) EXPECT_TRUE(kinds.count(k)) << k;
   for (const char* n : {"gic_handle_irq", "qce_ahash_done", "dma_unmap_sg", "crypto_request_complete"})
     EXPECT_TRUE(names.count(n)) << n;
