@@ -31,17 +31,6 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-void write_atomic(const std::string& file, const std::string& text) {
-  const std::string tmp = file + ".tmp";
-  {
-    std::ofstream f(tmp);
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, file);
-}
-
 struct Job {
   std::size_t point;
   std::string variant;
@@ -196,8 +185,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
     row["result"].erase("profile");  // per-function detail stays in the journal-free run output
     doc["rows"].push_back(row);
   }
-  write_atomic(prefix + ".csv", csv);
-  write_atomic(prefix + ".json", doc.dump(1) + "\n");
+  write_file_atomic(prefix + ".csv", csv);
+  write_file_atomic(prefix + ".json", doc.dump(1) + "\n");
 
   // A short table on stdout: the plotted metric and the per-request CPU split.
   out << fmt::format("{:<36} {:<20} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "point", "variant", "us/request", "CPU us/req",

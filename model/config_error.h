@@ -1,6 +1,7 @@
 // A bad input file: names the file, the JSON path, what was expected and what was found.
 #pragma once
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,18 @@ inline std::string describe_json(const nlohmann::json& j) {
     case nlohmann::json::value_t::object: return "an object";
     case nlohmann::json::value_t::array: return "an array";
     default: return "the number " + j.dump();
+  }
+}
+
+// Reads a JSON file; a missing file or a syntax error is a ConfigError naming the file.
+// `what` says what the file should be ("a scenario file").
+inline nlohmann::json read_json_file(const std::string& file, const std::string& what) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file, "", "a readable " + what, "none (cannot open it)");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ConfigError(file, "", "valid JSON", std::string("a syntax error (") + e.what() + ")");
   }
 }
 

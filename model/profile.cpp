@@ -27,14 +27,7 @@ double Profile::unit_to_seconds(const std::string& unit) {
 }
 
 Profile Profile::load(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "", "a readable profile file", "none (cannot open it)");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(file, "", "valid JSON", std::string("a syntax error (") + e.what() + ")");
-  }
+  json j = read_json_file(file, "profile file");
   Profile p;
   p.m_file = file;
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe(j));

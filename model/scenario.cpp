@@ -91,14 +91,7 @@ void apply_set(json& doc, const std::string& assignment, const std::string& file
 }
 
 Scenario Scenario::load(const std::string& file, const std::vector<std::string>& sets) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "", "a readable scenario file", "none (cannot open it)");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(file, "", "valid JSON", std::string("a syntax error (") + e.what() + ")");
-  }
+  json j = read_json_file(file, "scenario file");
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe(j));
   for (const auto& s : sets) apply_set(j, s, file);
   Scenario sc;

@@ -134,14 +134,7 @@ json logca(const Sweep& s, const Fit& host, const std::map<double, json>& pts, c
 }  // namespace
 
 Sweep Sweep::load(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "", "a readable sweep JSON file", "no such file");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(file, "", "valid JSON", e.what());
-  }
+  json j = read_json_file(file, "sweep file");
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
   for (const auto& [k, v] : j.items()) {
     (void)v;

@@ -145,10 +145,16 @@ TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
 // Another EE on the engine (scenarios/study-trustzone.json, shortened): without locking its
 // register writes corrupt Linux's requests; with it, no wrong digests and Linux waits for the
 // lock; with STATUS taken from the dump, nothing fails on either side.
-TEST(TrustZone, RaceWithoutLockingNoneWithIt) {
+namespace {
+model::VariantResult trustzone_variant(const char* name) {
   const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-trustzone.json",
                                         {"workload.messages=1500"});
-  const auto nolock = model::run_variant(sc, sc.variant("mainline-no-lock"), false);
+  return model::run_variant(sc, sc.variant(name), false);
+}
+}  // namespace
+
+TEST(TrustZone, RaceWithoutLockingNoneWithIt) {
+  const auto nolock = trustzone_variant("mainline-no-lock");
   EXPECT_GT(nolock.digest_mismatches, 0u);
   EXPECT_GT(nolock.live_state_writes, 0u);
   EXPECT_EQ(nolock.requests, 1500u);  // failed ones are counted, the run goes on
@@ -158,9 +164,7 @@ TEST(TrustZone, RaceWithoutLockingNoneWithIt) {
 }
 
 TEST(TrustZone, LockedSeriesGivesNoWrongDigestAndWaitsForTheLock) {
-  const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-trustzone.json",
-                                        {"workload.messages=1500"});
-  const auto lock = model::run_variant(sc, sc.variant("series-lock-dump-status"), false);
+  const auto lock = trustzone_variant("series-lock-dump-status");
   EXPECT_EQ(lock.digest_mismatches, 0u);
   EXPECT_EQ(lock.failed_requests, 0u);
   EXPECT_EQ(lock.live_state_writes, 0u);
