@@ -15,6 +15,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <thread>
 
+#include "model/config_error.h"
 #include "model/trace.h"
 
 namespace qcesim::cli {
@@ -214,6 +215,9 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   } else {
     for (const auto& name : opt.variants) chosen.push_back(&sc.variant(name));
   }
+  for (const std::string& f : {opt.json_file, opt.trace_file, opt.profile_file})
+    if (!f.empty() && !std::filesystem::is_directory(std::filesystem::absolute(f).parent_path()))
+      throw model::ConfigError(f, "", "a file in an existing folder", "no folder " + std::filesystem::absolute(f).parent_path().string());
   err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
                      sc.workload.message_bytes, hash_alg_name(sc.workload.alg), sc.workload.queue_depth,
                      chosen.size(), opt.timing_only ? ", timing only" : "");

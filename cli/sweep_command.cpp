@@ -1,5 +1,6 @@
 #include "cli/sweep_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -60,7 +61,20 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
       }
     }
   }
+  // Chart options are checked before anything runs.
+  if (!opt.plot.empty()) {
+    const std::string x = opt.x.empty() ? s.plot.x : opt.x, y = opt.y.empty() ? s.plot.y : opt.y;
+    bool axis = false;
+    for (const auto& a : s.axes) axis = axis || a.path == x;
+    if (!axis) throw model::ConfigError("--x", "", "one of the sweep's axis paths", "\"" + x + "\"");
+    const auto& names = model::sweep_metric_names();
+    if (std::find(names.begin(), names.end(), y) == names.end())
+      throw model::ConfigError("--y", "", "a metric name (docs/sweep.md#metrics)", "\"" + y + "\"");
+  }
   const std::string prefix = opt.out.empty() ? s.name : opt.out;
+  for (const std::string& f : {prefix + ".csv", opt.plot})
+    if (!f.empty() && !std::filesystem::is_directory(std::filesystem::absolute(f).parent_path()))
+      throw model::ConfigError(f, "", "a file in an existing folder", "no folder " + std::filesystem::absolute(f).parent_path().string());
   const std::string journal = prefix + ".journal.jsonl";
   const std::string key = s.key();
 

@@ -25,7 +25,7 @@ inline std::string describe_json(const nlohmann::json& j) {
     case nlohmann::json::value_t::boolean: return j.get<bool>() ? "true" : "false";
     case nlohmann::json::value_t::string: return "the string \"" + j.get<std::string>() + "\"";
     case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::array: return j.empty() ? "an empty array" : "an array of " + std::to_string(j.size());
     default: return "the number " + j.dump();
   }
 }
