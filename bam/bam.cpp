@@ -316,8 +316,14 @@ void Bam::pipe_thread(unsigned p) {
       const bool by_lock = blocked_by_lock(pp) && pp.error == PipeError::none && (pp.ctrl->value & P_EN) &&
                            pp.read_off != pp.write_off;
       const sc_core::sc_time since = sc_core::sc_time_stamp();
+      const unsigned holder = m_lock.ee;
       sc_core::wait(pp.kick);
-      if (by_lock) pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
+      if (by_lock) {
+        pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
+        if (auto* tr = model::Tracer::active())
+          tr->span(trace_track(pp), fmt::format("waiting for EE {}'s lock", holder), since, sc_core::sc_time_stamp(),
+                   tr->request_for_ee(pp.trust->value & 0x7u), "another EE holds the BAM lock: this pipe fetches nothing");
+      }
     }
     const std::uint64_t gen = pp.generation;
     const std::uint64_t slot = pp.fifo_addr->value + std::uint64_t{pp.read_off};
@@ -359,11 +365,15 @@ void Bam::pipe_thread(unsigned p) {
   }
 }
 
+int Bam::trace_track(const Pipe& pp) const {
+  return model::Tracer::active()->track(
+      "BAM", fmt::format("pipe {} (EE {}, {})", pp.index, pp.trust->value & 0x7u, is_producer(pp) ? "producer" : "consumer"),
+      "bam");
+}
+
 void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
   model::Tracer& tr = *model::Tracer::active();
-  const int track = tr.track("BAM", fmt::format("pipe {} (EE {}, {})", pp.index, pp.trust->value & 0x7u,
-                                                is_producer(pp) ? "producer" : "consumer"),
-                             "bam");
+  const int track = trace_track(pp);
   std::string flags;
   std::uint32_t bytes = 0, elements = 0;
   for (const BamDescHw& e : pp.run) {
@@ -379,7 +389,7 @@ void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
   const std::string detail =
       cmd ? fmt::format("descriptor fetch {} each, command elements {} each", m_cfg.desc_fetch.to_string(), m_cfg.ce_exec.to_string())
           : fmt::format("descriptor fetch {}, then 64-byte bursts at {} each", m_cfg.desc_fetch.to_string(), m_cfg.burst.to_string());
-  tr.span(track, std::move(name), begin, sc_core::sc_time_stamp(), tr.request(), detail);
+  tr.span(track, std::move(name), begin, sc_core::sc_time_stamp(), tr.request_for_ee(pp.trust->value & 0x7u), detail);
 }
 
 // Fills pp.run with the descriptors handled with one wait, `first` and those after it: a run

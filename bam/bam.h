@@ -155,6 +155,7 @@ class Bam : public sc_core::sc_module {
   std::uint32_t irq_srcs(unsigned ee) const;
   // Timeline hooks (model/trace.h): one span per descriptor run on the pipe's track.
   void trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd);
+  int trace_track(const Pipe& pp) const;
 
   class Line : public cpu::IrqLine {
    public:

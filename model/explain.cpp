@@ -58,6 +58,8 @@ std::string us(const sc_core::sc_time& t) { return fmt::format("{:.3f}", t.to_se
 std::string why(const std::string& step, const std::string& kind) {
   const auto& m = reasons();
   if (auto it = m.find(step); it != m.end()) return it->second;
+  if (kind == "bam" && step.rfind("waiting for EE", 0) == 0)
+    return "another execution environment holds the BAM lock: this pipe fetches nothing until its UNLOCK";
   if (kind == "bam") {
     if (step.find("CMD") != std::string::npos)
       return "BAM executes command descriptors: each element is a register write into QCE (LOCK/UNLOCK keep other EEs out)";

@@ -152,6 +152,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
 
   emu.run([&](Emulator& e) {
     cpu::Runner& task = e.task();
+    if (auto* tr = Tracer::active()) tr->set_own_ee(cfg.soc.linux_ee, cfg.driver.rx_pipe / 2);
     // A pool of distinct messages in DRAM, each request reads one of them; their reference
     // digests are computed once on the host.
     const std::size_t pool =

@@ -52,6 +52,15 @@ class Tracer {
 
   // The request the caller is working on from now (the replay loop sets it per message).
   void set_request(std::int64_t r) { m_request = r; }
+  // Hardware work is attributed to the caller's current request only when it is on the traced
+  // system's own pipes: another EE's BAM pipes and engine operations are kept (while the
+  // current request is in range) but belong to no request.
+  void set_own_ee(unsigned ee, unsigned pipe_set) {
+    m_own_ee = ee;
+    m_own_pipe_set = pipe_set;
+  }
+  std::int64_t request_for_ee(unsigned ee) const { return ee == m_own_ee ? m_request : -1; }
+  std::int64_t request_for_pipe_set(unsigned set) const { return set == m_own_pipe_set ? m_request : -1; }
   std::int64_t request() const { return m_request; }
   bool keeps(std::int64_t r) const { return r >= m_first && r < m_last; }
 
@@ -74,6 +83,7 @@ class Tracer {
   static Tracer* s_active;
   std::int64_t m_first, m_last;
   std::int64_t m_request = -1;
+  unsigned m_own_ee = 0, m_own_pipe_set = 2;
   std::vector<TraceTrack> m_tracks;
   std::map<std::string, int> m_track_ids;
   std::vector<TraceSpan> m_spans;

@@ -248,13 +248,13 @@ void Qce::trace_op() {
   model::Tracer& tr = *model::Tracer::active();
   const int track = tr.track("QCE", "crypto engine", "qce");
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const std::int64_t req = tr.request();
+  const std::int64_t req = tr.request_for_pipe_set(m_op.pipe_set);
   const char* alg = m_op.alg == HashAlg::sha1 ? "SHA-1" : "SHA-256";
   if (!m_op.cfg_error.empty() || m_op.din_error) {
     tr.span(track, fmt::format("{} rejected", alg), m_op.go_at, now, req, m_op.cfg_error.empty() ? "DIN_ERR" : m_op.cfg_error);
     return;
   }
-  tr.span(track, fmt::format("{}{} {} B", m_op.hmac ? "HMAC-" : "", alg, m_op.seg_size), m_op.go_at, now, req,
+  tr.span(track, fmt::format("{}{} {} B (pipe set {})", m_op.hmac ? "HMAC-" : "", alg, m_op.seg_size, m_op.pipe_set), m_op.go_at, now, req,
           fmt::format("GO latency {}, {} blocks at {} each, pipelined with the data bursts", m_cfg.go_latency.to_string(),
                       m_op.hashed / kShaBlockBytes, block_time().to_string()));
   const sc_core::sc_time tail_end = m_op.data_done + block_time() * static_cast<double>(tail_blocks());
