@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <algorithm>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,4 +155,40 @@ TEST_F(HashCommand, RunReportsBadScenariosAndWritesJson) {
   EXPECT_EQ(j["variants"][1]["requests"], 20);
   EXPECT_EQ(j["variants"][1]["digest_mismatches"], 0);
   EXPECT_NE(slurp(out).find("sha256-qce-lock"), std::string::npos);
+}
+
+// The what-if commands end to end through the built binary: a sweep with a chart (gnuplot from
+// the setup script), run's --trace and --profile files, and explain.
+TEST_F(HashCommand, SweepPlotsAndRunWritesTraceAndProfileAndExplainNarrates) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  const std::string sweep = dir + "/s.json";
+  std::ofstream(sweep) << R"({"sweep": "t", "scenario": ")" << src << R"(/scenarios/sm8650-seed.json",
+    "variants": ["sha256-lib", "sha256-qce-nolock"], "set": {"workload.messages": 20},
+    "axes": [{"path": "workload.message_bytes", "values": [64, 4096, 65536]}]})";
+  const std::string err = dir + "/err", out = dir + "/out";
+  int rc = std::system((std::string(QCESIM_BINARY) + " sweep " + sweep + " -o " + dir + "/t --plot " + dir +
+                        "/t.svg --y cpu_us_per_request --log-x >" + out + " 2>" + err).c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
+  EXPECT_NE(slurp(dir + "/t.svg").find("<svg"), std::string::npos);
+  const std::string csv = slurp(dir + "/t.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);  // header + 3 points x 2 variants
+  EXPECT_NE(slurp(err).find("[6/6]"), std::string::npos) << slurp(err);
+
+  const std::string run = std::string(QCESIM_BINARY) + " run " + src +
+                          "/scenarios/sm8650-seed.json --variant sha256-qce-lock --set workload.messages=5";
+  rc = std::system((run + " --trace " + dir + "/tr.json --trace-requests 1:3 --profile " + dir + "/p.folded >" + out +
+                    " 2>" + err).c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
+  const auto trace = nlohmann::json::parse(slurp(dir + "/tr.json"));
+  EXPECT_GT(trace["traceEvents"].size(), 100u);
+  const std::string folded = slurp(dir + "/p.folded");
+  EXPECT_NE(folded.find("softirq;dma_unmap_sg "), std::string::npos) << folded;
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_TRUE(std::regex_match(line, std::regex(R"([a-z]+;[A-Za-z0-9_]+ [0-9]+)"))) << line;
+
+  rc = std::system((std::string(QCESIM_BINARY) + " explain " + src +
+                    "/scenarios/sm8650-seed.json --variant sha256-qce-nolock --request 3 >" + out + " 2>" + err).c_str());
+  ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
+  EXPECT_NE(slurp(out).find("accounting for request 3:"), std::string::npos) << slurp(out);
 }
