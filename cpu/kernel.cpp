@@ -26,36 +26,35 @@ Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& co
     sc_core::sc_spawn(sc_bind(&Kernel::kworker_thread, this, i), (n + "_kworker").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::ksoftirqd_thread, this, i), (n + "_ksoftirqd").c_str());
   }
-  SC_METHOD(on_timeout);
-  sensitive << m_timeout_event;
+  SC_METHOD(on_timer);
+  sensitive << m_timer_event;
   dont_initialize();
 }
 
-Kernel::Deadlines::iterator Kernel::arm_timeout(const sc_core::sc_time& deadline, Completion& c) {
-  auto it = m_deadlines.emplace(deadline, &c);
-  if (!m_timeout_pending || deadline < m_timeout_armed) {
-    m_timeout_pending = true;
-    m_timeout_armed = deadline;
-    m_timeout_event.notify(deadline - sc_core::sc_time_stamp());  // an earlier notify overrides
+Kernel::Timers::iterator Kernel::arm_timer(const sc_core::sc_time& deadline, std::function<void()> expire) {
+  auto it = m_timers.emplace(deadline, std::move(expire));
+  if (!m_timer_pending || deadline < m_timer_armed) {
+    m_timer_pending = true;
+    m_timer_armed = deadline;
+    m_timer_event.notify(deadline - sc_core::sc_time_stamp());  // an earlier notify overrides
   }
   return it;
 }
 
-// Fires at the earliest deadline armed so far; waiters woken in time have left the map, so it
-// wakes the expired ones and re-arms for the earliest still waiting.
-void Kernel::on_timeout() {
+// Fires at the earliest deadline armed so far; disarmed timers have left the map, so it runs the
+// expired ones and re-arms for the earliest still pending.
+void Kernel::on_timer() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  m_timeout_pending = false;
-  while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
-    Completion* c = m_deadlines.begin()->second;
-    m_deadlines.erase(m_deadlines.begin());
-    c->m_timed_out = true;
-    c->m_event.notify();
+  m_timer_pending = false;
+  while (!m_timers.empty() && m_timers.begin()->first <= now) {
+    std::function<void()> expire = std::move(m_timers.begin()->second);
+    m_timers.erase(m_timers.begin());
+    expire();
   }
-  if (!m_deadlines.empty()) {
-    m_timeout_pending = true;
-    m_timeout_armed = m_deadlines.begin()->first;
-    m_timeout_event.notify(m_timeout_armed - now);
+  if (!m_timers.empty()) {
+    m_timer_pending = true;
+    m_timer_armed = m_timers.begin()->first;
+    m_timer_event.notify(m_timer_armed - now);
   }
 }
 
@@ -207,10 +206,12 @@ void Kernel::schedule_work(Runner& from, const char* fn, Fn work) {
   c.work_event.notify();
 }
 
-void Kernel::schedule_work_on(unsigned cpu, const char* fn, Fn work) {
+void Kernel::schedule_delayed_work_on(unsigned cpu, const sc_core::sc_time& delay, const char* fn, Fn work) {
   Cpu& c = *m_cpus.at(cpu);
-  c.work_queue.push_back({fn, std::move(work)});
-  c.work_event.notify();
+  arm_timer(sc_core::sc_time_stamp() + delay, [&c, fn, work = std::move(work)]() mutable {
+    c.work_queue.push_back({fn, std::move(work)});
+    c.work_event.notify();
+  });
 }
 
 Runner& Kernel::spawn_task(unsigned cpu, const std::string& name, Fn body) {
@@ -240,9 +241,12 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
     m_sleeping = true;
     m_timed_out = false;
     task.block();
-    const auto deadline = m_kernel.arm_timeout(sc_core::sc_time_stamp() + timeout, *this);
+    const auto timer = m_kernel.arm_timer(sc_core::sc_time_stamp() + timeout, [this] {
+      m_timed_out = true;
+      m_event.notify();
+    });
     sc_core::wait(m_event);
-    if (!m_timed_out) m_kernel.disarm_timeout(deadline);
+    if (!m_timed_out) m_kernel.disarm_timer(timer);
     m_sleeping = false;
     if (!m_done) return false;
     task.charge("__schedule", m_kernel.costs().context_switch);

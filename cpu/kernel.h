@@ -51,8 +51,9 @@ class Kernel : public sc_core::sc_module {
   void tasklet_schedule(Runner& from, const char* fn, Fn work);
   // A work item for the kworker of the caller's core (schedule_work).
   void schedule_work(Runner& from, const char* fn, Fn work);
-  // A work item queued by a timer (a delayed work's expiry): no calling context to charge.
-  void schedule_work_on(unsigned cpu, const char* fn, Fn work);
+  // A work item for `cpu`'s kworker after `delay` (queue_delayed_work_on): a timer queues it, so
+  // there is no calling context to charge.
+  void schedule_delayed_work_on(unsigned cpu, const sc_core::sc_time& delay, const char* fn, Fn work);
 
   // Starts a thread in task context on `cpu`. Call before or during the simulation.
   Runner& spawn_task(unsigned cpu, const std::string& name, Fn body);
@@ -61,17 +62,17 @@ class Kernel : public sc_core::sc_module {
 
  private:
   friend class Completion;
-  using Deadlines = std::multimap<sc_core::sc_time, Completion*>;
-  // Timeouts of sleeping waiters share one timer: a timed wait per request would leave a
-  // cancelled entry in the simulator's event heap until its (far) deadline, and thousands of
-  // those make every timed notification slower.
-  Deadlines::iterator arm_timeout(const sc_core::sc_time& deadline, Completion& c);
-  void disarm_timeout(Deadlines::iterator it) { m_deadlines.erase(it); }
-  void on_timeout();
-  Deadlines m_deadlines;
-  sc_core::sc_event m_timeout_event;
-  bool m_timeout_pending = false;
-  sc_core::sc_time m_timeout_armed;  // when m_timeout_event fires, if pending
+  // Timers (completion timeouts, delayed work) share one SystemC event: a timed wait per request
+  // would leave a cancelled entry in the simulator's event heap until its (far) deadline, and
+  // thousands of those make every timed notification slower.
+  using Timers = std::multimap<sc_core::sc_time, std::function<void()>>;
+  Timers::iterator arm_timer(const sc_core::sc_time& deadline, std::function<void()> expire);
+  void disarm_timer(Timers::iterator it) { m_timers.erase(it); }
+  void on_timer();
+  Timers m_timers;
+  sc_core::sc_event m_timer_event;
+  bool m_timer_pending = false;
+  sc_core::sc_time m_timer_armed;  // when m_timer_event fires, if pending
 
   struct Irq {
     const IrqLine* line;

@@ -1,4 +1,3 @@
-#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "qce/qce_driver.h"
 
 #include <spdlog/fmt/fmt.h>
@@ -16,15 +15,7 @@ const char* reg_io_name(RegIo r) { return r == RegIo::mmio ? "mmio" : "bam"; }
 
 QceDevice::QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
                      const QceDriverConfig& cfg)
-    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_bam(bam), m_base(base_phys), m_cfg(cfg) {
-  if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME) {
-    sc_core::sc_spawn_options opts;
-    opts.spawn_method();
-    opts.dont_initialize();
-    opts.set_sensitivity(&m_watchdog);
-    sc_core::sc_spawn([this] { on_watchdog(); }, "qce_watchdog", &opts);
-  }
-}
+    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_bam(bam), m_base(base_phys), m_cfg(cfg) {}
 
 QceDevice::~QceDevice() = default;
 
@@ -65,10 +56,11 @@ void QceDevice::qce_handle_queue(Runner& r) {
   m_req = m_queue.front();
   m_queue.pop_front();
   ++m_req_seq;
-  m_req_started = sc_core::sc_time_stamp() + r.debt();
-  if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME && !m_watchdog_armed) {
-    m_watchdog_armed = true;
-    m_watchdog.notify(m_cfg.request_timeout + r.debt());
+  if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME) {
+    // From when the CPU gets here; a request done by then leaves a stale timer behind (seq).
+    const std::uint64_t seq = m_req_seq;
+    m_kernel.schedule_delayed_work_on(m_cfg.irq_cpu, m_cfg.request_timeout + r.debt(), "qce_request_timeout",
+                                      [this, seq](Runner& k) { qce_request_timeout(k, seq); });
   }
   qce_ahash_async_req_handle(r, *m_req);
 }
@@ -277,24 +269,13 @@ void QceDevice::on_channel_error(Runner& r, const std::string& why) {
 
 // The request_timeout watchdog: fails a request that has not completed in time (its channels
 // are reset and the engine's context cleared, as after an error) and starts the next.
-void QceDevice::on_watchdog() {
-  m_watchdog_armed = false;
-  if (!m_req) return;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (now < m_req_started + m_cfg.request_timeout) {
-    m_watchdog_armed = true;
-    m_watchdog.notify(m_req_started + m_cfg.request_timeout - now);
-    return;
-  }
-  const std::uint64_t seq = m_req_seq;
-  m_kernel.schedule_work_on(m_cfg.irq_cpu, "qce_request_timeout", [this, seq](Runner& k) {
-    if (seq != m_req_seq || !m_req) return;
-    ++m_stats.timeouts;
-    qce_dma_terminate_all(k);
-    finish(k, fmt::format("no completion within {}: the engine did not finish this request (another execution "
-                          "environment took it, or its result went elsewhere)",
-                          m_cfg.request_timeout.to_string()));
-  });
+void QceDevice::qce_request_timeout(Runner& k, std::uint64_t seq) {
+  if (seq != m_req_seq || !m_req) return;
+  ++m_stats.timeouts;
+  qce_dma_terminate_all(k);
+  finish(k, fmt::format("no completion within {}: the engine did not finish this request (another execution "
+                        "environment took it, or its result went elsewhere)",
+                        m_cfg.request_timeout.to_string()));
 }
 
 // async_req_done: the rest runs in a kworker (qce_req_done_work), which completes the request

@@ -120,7 +120,7 @@ class QceDevice {
   void qce_dma_terminate_all(Runner& r);
   void finish(Runner& r, std::string error);
   void on_channel_error(Runner& r, const std::string& why);
-  void on_watchdog();
+  void qce_request_timeout(Runner& k, std::uint64_t seq);
   void poll_completion(Runner& r);
 
   cpu::Host& m_host;
@@ -140,10 +140,7 @@ class QceDevice {
   ShaRequest* m_req = nullptr;      // qce->req: the request in flight
   std::uint64_t m_req_seq = 0;      // which request that is: stale completions are dropped
   QceDriverStats m_stats;
-  // request_timeout: one timer, re-armed lazily (no cancelled timed events per request).
-  sc_core::sc_time m_req_started;
-  sc_core::sc_event m_watchdog;
-  bool m_watchdog_armed = false;
+
 };
 
 }  // namespace qcesim::qce
