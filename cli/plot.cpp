@@ -11,6 +11,8 @@
 #include <spdlog/fmt/fmt.h>
 #include <stdexcept>
 
+#include "model/config_error.h"
+
 namespace qcesim::cli {
 
 using nlohmann::json;
@@ -23,8 +25,6 @@ std::string quoted(const std::string& s) {
   for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
 }
-
-std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 }  // namespace
 
@@ -40,7 +40,7 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
   for (const json& r : rows) {
     std::string label = r["variant"];
     for (const std::string& p : axis_paths)
-      if (p != spec.x) label += fmt::format(", {}={}", p, value_text(r["values"][p]));
+      if (p != spec.x) label += fmt::format(", {}={}", p, model::json_text(r["values"][p]));
     const json& m = r["metrics"];
     if (!m.contains(spec.y) || !m[spec.y].is_number()) {
       ++missing;
@@ -74,7 +74,7 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
       if (numeric_x) {
         f << fmt::format("{} {}\n", pts[i].first.get<double>(), pts[i].second);
       } else {
-        f << fmt::format("{} {} \"{}\"\n", i, pts[i].second, value_text(pts[i].first));
+        f << fmt::format("{} {} \"{}\"\n", i, pts[i].second, model::json_text(pts[i].first));
       }
     }
     plots += fmt::format("{}{} using {} with linespoints lw 2 pt 7 ps 0.6 title {}", plots.empty() ? "" : ", \\\n  ",

@@ -145,6 +145,13 @@ void write_file_atomic(const std::string& file, const std::string& text) {
   std::filesystem::rename(tmp, file);
 }
 
+void check_output_folder(const std::string& file) {
+  if (file.empty()) return;
+  const auto folder = std::filesystem::absolute(file).parent_path();
+  if (!std::filesystem::is_directory(folder))
+    throw model::ConfigError(file, "", "a file in an existing folder", "no folder " + folder.string());
+}
+
 namespace {
 
 std::string cell(double sim, const std::map<std::string, double>& measured, const char* key) {
@@ -215,9 +222,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   } else {
     for (const auto& name : opt.variants) chosen.push_back(&sc.variant(name));
   }
-  for (const std::string& f : {opt.json_file, opt.trace_file, opt.profile_file})
-    if (!f.empty() && !std::filesystem::is_directory(std::filesystem::absolute(f).parent_path()))
-      throw model::ConfigError(f, "", "a file in an existing folder", "no folder " + std::filesystem::absolute(f).parent_path().string());
+  for (const std::string& f : {opt.json_file, opt.trace_file, opt.profile_file}) check_output_folder(f);
   err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
                      sc.workload.message_bytes, hash_alg_name(sc.workload.alg), sc.workload.queue_depth,
                      chosen.size(), opt.timing_only ? ", timing only" : "");

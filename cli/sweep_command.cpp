@@ -23,8 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -61,20 +59,25 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
       }
     }
   }
-  // Chart options are checked before anything runs.
-  if (!opt.plot.empty()) {
-    const std::string x = opt.x.empty() ? s.plot.x : opt.x, y = opt.y.empty() ? s.plot.y : opt.y;
-    bool axis = false;
-    for (const auto& a : s.axes) axis = axis || a.path == x;
-    if (!axis) throw model::ConfigError("--x", "", "one of the sweep's axis paths", "\"" + x + "\"");
+  // The chart's options (flags over the sweep file's defaults) are checked before anything runs.
+  PlotSpec plot;
+  plot.file = opt.plot;
+  plot.x = opt.x.empty() ? s.plot.x : opt.x;
+  plot.y = opt.y.empty() ? s.plot.y : opt.y;
+  plot.log_x = opt.log_x || (opt.x.empty() && s.plot.log_x);
+  plot.log_y = opt.log_y || (opt.y.empty() && s.plot.log_y);
+  plot.title = opt.x.empty() && opt.y.empty() ? s.plot.title : "";
+  std::vector<std::string> axis_paths;
+  for (const auto& a : s.axes) axis_paths.push_back(a.path);
+  if (!plot.file.empty()) {
+    if (std::find(axis_paths.begin(), axis_paths.end(), plot.x) == axis_paths.end())
+      throw model::ConfigError("--x", "", "one of the sweep's axis paths", "\"" + plot.x + "\"");
     const auto& names = model::sweep_metric_names();
-    if (std::find(names.begin(), names.end(), y) == names.end())
-      throw model::ConfigError("--y", "", "a metric name (docs/sweep.md#metrics)", "\"" + y + "\"");
+    if (std::find(names.begin(), names.end(), plot.y) == names.end())
+      throw model::ConfigError("--y", "", "a metric name (docs/sweep.md#metrics)", "\"" + plot.y + "\"");
   }
   const std::string prefix = opt.out.empty() ? s.name : opt.out;
-  for (const std::string& f : {prefix + ".csv", opt.plot})
-    if (!f.empty() && !std::filesystem::is_directory(std::filesystem::absolute(f).parent_path()))
-      throw model::ConfigError(f, "", "a file in an existing folder", "no folder " + std::filesystem::absolute(f).parent_path().string());
+  for (const std::string& f : {prefix + ".csv", opt.plot}) check_output_folder(f);
   const std::string journal = prefix + ".journal.jsonl";
   const std::string key = s.key();
 
@@ -124,7 +127,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   auto describe_point = [&](std::size_t i) {
     std::string d;
     for (std::size_t a = 0; a < s.axes.size(); ++a)
-      d += fmt::format("{}{}={}", a ? " " : "", s.axes[a].path, value_text(points[i].values[a]));
+      d += fmt::format("{}{}={}", a ? " " : "", s.axes[a].path, model::json_text(points[i].values[a]));
     return d;
   };
   const auto t0 = std::chrono::steady_clock::now();
@@ -177,7 +180,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   csv += "\n";
   for (const json& r : rows) {
     csv += std::to_string(r["point"].get<std::size_t>());
-    for (const auto& a : s.axes) csv += "," + csv_field(value_text(r["values"][a.path]));
+    for (const auto& a : s.axes) csv += "," + csv_field(model::json_text(r["values"][a.path]));
     csv += "," + csv_field(r["variant"]);
     for (const auto& m : model::sweep_metric_names()) {
       const json& mv = r["metrics"];
@@ -207,7 +210,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
                      "hardirq", "softirq", "MB/s");
   for (const json& r : rows) {
     std::string pt;
-    for (const auto& a : s.axes) pt += (pt.empty() ? "" : " ") + value_text(r["values"][a.path]);
+    for (const auto& a : s.axes) pt += (pt.empty() ? "" : " ") + model::json_text(r["values"][a.path]);
     const json& m = r["metrics"];
     out << fmt::format("{:<36} {:<20} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>10.1f}\n", pt, r["variant"].get<std::string>(),
                        m.value("us_per_request", 0.0), m.value("cpu_us_per_request", 0.0),
@@ -241,18 +244,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   }
   out.flush();
 
-  if (!opt.plot.empty()) {
-    PlotSpec ps;
-    ps.file = opt.plot;
-    ps.x = opt.x.empty() ? s.plot.x : opt.x;
-    ps.y = opt.y.empty() ? s.plot.y : opt.y;
-    ps.log_x = opt.log_x || (opt.x.empty() && s.plot.log_x);
-    ps.log_y = opt.log_y || (opt.y.empty() && s.plot.log_y);
-    ps.title = opt.x.empty() && opt.y.empty() ? s.plot.title : "";
-    std::vector<std::string> paths;
-    for (const auto& a : s.axes) paths.push_back(a.path);
-    plot_svg(ps, paths, rows);
-    err << "wrote " << opt.plot << "\n";
+  if (!plot.file.empty()) {
+    plot_svg(plot, axis_paths, rows);
+    err << "wrote " << plot.file << "\n";
   }
   err << fmt::format("wrote {}.csv and {}.json ({} of {} runs)\n", prefix, prefix, rows.size(), total);
   if (failed) {

@@ -30,6 +30,9 @@ inline std::string describe_json(const nlohmann::json& j) {
   }
 }
 
+// A JSON scalar as a --set value or a label: strings bare, the rest as JSON.
+inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
 // Reads a JSON file; a missing file or a syntax error is a ConfigError naming the file.
 // `what` says what the file should be ("a scenario file").
 inline nlohmann::json read_json_file(const std::string& file, const std::string& what) {

@@ -259,7 +259,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     task.sync();
     s1 = snapshot(e);
     if (qce::TzAgent* tz = e.tz()) {
-      const qce::TzStats& t = tz->stats();
+      const qce::TzStats t = tz->stats();
       res.tz = {{"lock", cfg.tz.lock}, {"jobs", t.jobs}, {"completed", t.completed}, {"digest_mismatches", t.digest_mismatches},
                 {"errors", t.errors}, {"timeouts", t.timeouts}, {"lock_wait_s", t.lock_wait.to_seconds()}};
       const auto& cfgd = e.qce().config();

@@ -162,7 +162,7 @@ Sweep Sweep::load(const std::string& file) {
   if (j.contains("set")) {
     const json& st = j["set"];
     if (!st.is_object()) throw ConfigError(file, "/set", "an object of PATH: VALUE", describe_json(st));
-    for (const auto& [k, v] : st.items()) s.sets.push_back(k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+    for (const auto& [k, v] : st.items()) s.sets.push_back(k + "=" + json_text(v));
   }
   if (j.contains("timing_only")) {
     if (!j["timing_only"].is_boolean()) throw ConfigError(file, "/timing_only", "true or false", describe_json(j["timing_only"]));
@@ -274,10 +274,7 @@ std::vector<SweepPoint> Sweep::points() const {
 
 std::vector<std::string> Sweep::sets_for(const SweepPoint& p) const {
   std::vector<std::string> out = sets;
-  for (std::size_t a = 0; a < axes.size(); ++a) {
-    const json& v = p.values[a];
-    out.push_back(axes[a].path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
-  }
+  for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(axes[a].path + "=" + json_text(p.values[a]));
   return out;
 }
 
@@ -288,8 +285,8 @@ std::string Sweep::key() const {
   k.erase("analysis");
   // The scenario and profile files decide the results too.
   std::string text = k.dump();
-  for (const std::string& f : {scenario_file}) {
-    std::ifstream in(f);
+  {
+    std::ifstream in(scenario_file);
     text += std::string(std::istreambuf_iterator<char>(in), {});
   }
   try {
@@ -314,10 +311,9 @@ const std::vector<std::string>& sweep_metric_names() {
 
 json sweep_metrics(const json& r) {
   json m = json::object();
-  for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "idle_s", "ksoftirqd_s",
-                        "requests", "bytes", "irqs", "bam_descriptors", "digest_mismatches", "host_seconds",
-                        "failed_requests", "live_state_writes", "lock_wait_s"})
-    if (r.contains(k)) m[k] = r[k];
+  // The run's own keys (the derived and dotted names are not in it).
+  for (const std::string& k : sweep_metric_names())
+    if (r.contains(k) && r[k].is_number()) m[k] = r[k];
   if (r.contains("tz") && r["tz"].is_object())
     for (const auto& [k, v] : r["tz"].items())
       if (v.is_number()) m["tz." + k] = v;

@@ -28,9 +28,10 @@ TzAgent::TzAgent(sc_core::sc_module_name name, cpu::Host& host, bam::Bam& bam, s
   SC_THREAD(thread);
 }
 
-const TzStats& TzAgent::stats() const {
-  m_stats.lock_wait = m_bam.pipe_stats(m_rx).lock_wait + m_bam.pipe_stats(m_tx).lock_wait;
-  return m_stats;
+TzStats TzAgent::stats() const {
+  TzStats s = m_stats;
+  s.lock_wait = m_bam.pipe_stats(m_rx).lock_wait + m_bam.pipe_stats(m_tx).lock_wait;
+  return s;
 }
 
 void TzAgent::setup_pipe(unsigned p, bool producer) {

@@ -46,7 +46,7 @@ class TzAgent : public sc_core::sc_module {
   void start() { m_start.notify(sc_core::SC_ZERO_TIME); }
   // Stops after the job in progress.
   void stop() { m_stopped = true; }
-  const TzStats& stats() const;
+  TzStats stats() const;
 
  private:
   void thread();
@@ -67,7 +67,7 @@ class TzAgent : public sc_core::sc_module {
   std::mt19937_64 m_rng;
   sc_core::sc_event m_start;
   bool m_stopped = false;
-  mutable TzStats m_stats;
+  TzStats m_stats;  // lock_wait is the BAM's, filled in by stats()
 };
 
 }  // namespace qcesim::qce
