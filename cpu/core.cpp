@@ -84,7 +84,6 @@ void Runner::charge(const char* fn, const sc_time& cost) {
 
 void Runner::sync() {
   if (m_debt == SC_ZERO_TIME) return;
-  m_remaining = m_debt;
   m_debt = SC_ZERO_TIME;
   m_core.submit(*this);
   do {
@@ -105,7 +104,6 @@ void Core::account_until_now() {
   const sc_time now = sc_time_stamp();
   const sc_time elapsed = now - m_since;
   if (m_current) {
-    m_current->m_remaining -= elapsed;
     m_times.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
     if (!m_current->m_trace_items.empty() && elapsed != SC_ZERO_TIME) trace_run(*m_current, m_since, elapsed);
     Runner& r = *m_current;
@@ -190,19 +188,19 @@ void Core::reschedule() {
   // The same work keeps running to the same end: leave its completion event alone (most
   // submissions are of lower contexts, and re-queuing a timed event costs the kernel a heap
   // operation).
-  if (best && best == m_current && m_complete_pending && m_complete_at == sc_time_stamp() + best->m_remaining) return;
+  if (best && best == m_current && m_complete_pending && m_complete_at == sc_time_stamp() + best->remaining()) return;
   if (m_current && m_complete_pending) m_current->m_done.cancel();
   m_current = best;
   m_complete_pending = best != nullptr;
   if (best) {
-    m_complete_at = sc_time_stamp() + best->m_remaining;
-    best->m_done.notify(best->m_remaining);
+    m_complete_at = sc_time_stamp() + best->remaining();
+    best->m_done.notify(best->remaining());
   }
 }
 
 bool Core::finish(Runner& r) {
   account_until_now();
-  if (r.m_remaining != SC_ZERO_TIME) return false;
+  if (r.remaining() != SC_ZERO_TIME) return false;
   if (&r == m_current) {
     m_current = nullptr;  // its event has fired
     m_complete_pending = false;

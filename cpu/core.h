@@ -97,7 +97,6 @@ class Runner {
   Ctx m_ctx;
   std::string m_name;
   sc_core::sc_time m_debt;       // charged, not yet synced
-  sc_core::sc_time m_remaining;  // of the sync in progress
   bool m_active = false;
   std::uint64_t m_seq = 0;  // arrival order at its level
   // Timeline (only while a model::Tracer is installed): the charged items not yet run, each
@@ -108,13 +107,15 @@ class Runner {
     std::int64_t request;
   };
   std::deque<TraceItem> m_trace_items;
-  // when_done(): positions in this runner's charged work and what to call there.
+  // All work ever charged and all the core has run; what a sync in progress still owes follows.
   sc_core::sc_time m_charged, m_executed;
+  sc_core::sc_time remaining() const { return m_charged - m_debt - m_executed; }
+  // when_done(): positions in m_charged and what to call there.
   std::deque<std::pair<sc_core::sc_time, std::function<void(const sc_core::sc_time&)>>> m_marks;
   int m_trace_track = -1;
   bool m_trace_open = false;
   sc_core::sc_time m_trace_start, m_trace_end;
-  sc_core::sc_event m_done;  // timed: fires when the core will have run all of m_remaining
+  sc_core::sc_event m_done;  // timed: fires when the core will have run all of remaining()
 };
 
 class Core : public sc_core::sc_module {
