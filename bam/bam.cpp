@@ -72,7 +72,7 @@ void Bam::build_registers() {
   m_regs.add("BAM_NUM_PIPES", BAM_NUM_PIPES, m_cfg.num_pipes, Access::ro);
   for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
     auto& srcs = m_regs.add("BAM_IRQ_SRCS_EE" + std::to_string(ee), BAM_IRQ_SRCS_EE(ee), 0, Access::ro, ee);
-    srcs.on_read = [this](Register& r) { return irq_srcs(r.tag); };
+    srcs.on_read = [this](Register& r) { return irq_sources()[r.tag]; };
     auto& msk = m_regs.add("BAM_IRQ_SRCS_MSK_EE" + std::to_string(ee), BAM_IRQ_SRCS_MSK_EE(ee), 0, Access::rw, ee);
     msk.on_write = [this](Register& r, std::uint32_t v) {
       r.value = v;
@@ -178,11 +178,12 @@ void Bam::raise(Pipe& pp, std::uint32_t bits) {
   update_irq();
 }
 
-std::uint32_t Bam::irq_srcs(unsigned ee) const {
-  std::uint32_t srcs = 0;
+// BAM_IRQ_SRCS_EEn for every EE in one pass over the pipes.
+Bam::IrqSources Bam::irq_sources() const {
+  IrqSources srcs{};
   for (const Pipe& pp : m_pipes) {
-    if ((pp.trust->value & 0x7u) == ee && (pp.irq_stts->value & pp.irq_en->value) != 0)
-      srcs |= 1u << pp.index;
+    const unsigned ee = pp.trust->value & 0x7u;
+    if ((pp.irq_stts->value & pp.irq_en->value) != 0) srcs[ee] |= 1u << pp.index;
   }
   return srcs;
 }
@@ -219,11 +220,7 @@ void Bam::end_of_elaboration() {
 // Runs on every status, enable, mask or trust change, so it makes one pass over the pipes for
 // all EEs and wakes drive_irq only when a level changes.
 void Bam::update_irq() {
-  std::uint32_t srcs[kMaxEes] = {};
-  for (const Pipe& pp : m_pipes) {
-    const unsigned ee = pp.trust->value & 0x7u;
-    if (ee < m_cfg.num_ees && (pp.irq_stts->value & pp.irq_en->value) != 0) srcs[ee] |= 1u << pp.index;
-  }
+  const IrqSources srcs = irq_sources();
   bool changed = false;
   for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
     const bool high = (srcs[ee] & m_srcs_msk[ee]->value) != 0;
@@ -304,17 +301,17 @@ bool Bam::blocked_by_lock(const Pipe& pp) const {
   return m_lock.held && m_lock.ee != (pp.trust->value & 0x7u);
 }
 
-bool Bam::pipe_runnable(const Pipe& pp) const {
-  return pp.error == PipeError::none && (pp.ctrl->value & P_EN) && pp.read_off != pp.write_off &&
-         !blocked_by_lock(pp);
+bool Bam::pipe_has_work(const Pipe& pp) const {
+  return pp.error == PipeError::none && (pp.ctrl->value & P_EN) && pp.read_off != pp.write_off;
 }
+
+bool Bam::pipe_runnable(const Pipe& pp) const { return pipe_has_work(pp) && !blocked_by_lock(pp); }
 
 void Bam::pipe_thread(unsigned p) {
   Pipe& pp = m_pipes[p];
   for (;;) {
     while (!pipe_runnable(pp)) {
-      const bool by_lock = blocked_by_lock(pp) && pp.error == PipeError::none && (pp.ctrl->value & P_EN) &&
-                           pp.read_off != pp.write_off;
+      const bool by_lock = blocked_by_lock(pp) && pipe_has_work(pp);
       const sc_core::sc_time since = sc_core::sc_time_stamp();
       const unsigned holder = m_lock.ee;
       sc_core::wait(pp.kick);

@@ -124,7 +124,8 @@ class Bam : public sc_core::sc_module {
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
 
   void pipe_thread(unsigned p);
-  bool pipe_runnable(const Pipe& pp) const;
+  bool pipe_has_work(const Pipe& pp) const;  // enabled, not failed, descriptors to fetch
+  bool pipe_runnable(const Pipe& pp) const;   // and not held off by another EE's lock
   bool blocked_by_lock(const Pipe& pp) const;
   bool is_producer(const Pipe& pp) const { return (pp.ctrl->value & P_DIRECTION) != 0; }
   std::uint32_t ring_size(const Pipe& pp) const { return pp.fifo_sizes->value & 0xFFFFu; }
@@ -152,7 +153,8 @@ class Bam : public sc_core::sc_module {
   void end_of_elaboration() override;
   void update_irq();
   void drive_irq();
-  std::uint32_t irq_srcs(unsigned ee) const;
+  using IrqSources = std::array<std::uint32_t, kMaxEes>;  // pipe bits per EE (P_TRUST_REG's 3 bits)
+  IrqSources irq_sources() const;
   // Timeline hooks (model/trace.h): one span per descriptor run on the pipe's track.
   void trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd);
   int trace_track(const Pipe& pp) const;
