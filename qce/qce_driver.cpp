@@ -286,25 +286,25 @@ void QceDevice::finish(Runner& r, std::string error) {
     ++m_stats.errors;
     m_host.writel(r, m_base + REG_GOPROC, CLR_CNTXT);
   }
-  ShaRequest* req = m_req;
   const std::uint64_t seq = m_req_seq;
   if (m_cfg.poll && cpu::ctx_level(r.ctx()) == 0) {
     // Polled: the request completes in the context that waited for it, no workqueue.
-    r.charge("qce_req_done_work", m_costs.qce_req_done_work);
-    m_req = nullptr;
-    r.charge("crypto_request_complete", m_costs.crypto_request_complete);
-    if (req->complete) req->complete(r, error);
-    qce_handle_queue(r);
+    qce_req_done_work(r, seq, error);
     return;
   }
-  m_kernel.schedule_work(r, "qce_req_done_work", [this, req, seq, error](Runner& k) {
-    k.charge("qce_req_done_work", m_costs.qce_req_done_work);
-    if (seq != m_req_seq) return;  // abandoned after a timeout
-    m_req = nullptr;
-    k.charge("crypto_request_complete", m_costs.crypto_request_complete);
-    if (req->complete) req->complete(k, error);
-    qce_handle_queue(k);
-  });
+  m_kernel.schedule_work(r, "qce_req_done_work",
+                         [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
+}
+
+// Completes the request `seq` (unless it was abandoned after a timeout) and starts the next.
+void QceDevice::qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error) {
+  r.charge("qce_req_done_work", m_costs.qce_req_done_work);
+  if (seq != m_req_seq) return;
+  ShaRequest* req = m_req;
+  m_req = nullptr;
+  r.charge("crypto_request_complete", m_costs.crypto_request_complete);
+  if (req->complete) req->complete(r, error);
+  qce_handle_queue(r);
 }
 
 }  // namespace qcesim::qce

@@ -119,6 +119,7 @@ class QceDevice {
   void qce_ahash_done(Runner& r, const bam::DmaResult& res);
   void qce_dma_terminate_all(Runner& r);
   void finish(Runner& r, std::string error);
+  void qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error);
   void on_channel_error(Runner& r, const std::string& why);
   void qce_request_timeout(Runner& k, std::uint64_t seq);
   void poll_completion(Runner& r);
