@@ -4,6 +4,7 @@
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
 
+#include "cli/run_command.h"
 #include "model/config_error.h"
 #include "model/explain.h"
 #include "model/replay.h"
@@ -38,7 +39,7 @@ int run_explain(const ExplainOptions& opt, std::ostream& out, std::ostream& err)
     if (!others.empty()) err << "qcesim explain: " << v->name << " (others: --variant " << others << ")\n";
   }
   model::Tracer tracer(opt.request, opt.request + 2);
-  const model::VariantResult r = model::run_variant(sc, *v, opt.timing_only);
+  const model::VariantResult r = model::run_variant(sc, *v, opt.timing_only, spare_core_per_run(1, 1));
   out << model::narrate(tracer, opt.request, sc, *v, r);
   return 0;
 }

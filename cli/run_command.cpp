@@ -22,6 +22,12 @@ namespace qcesim::cli {
 
 using nlohmann::json;
 
+bool spare_core_per_run(std::size_t n, unsigned jobs) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t at_once = std::min<std::size_t>(n, jobs == 0 ? cores : jobs);
+  return cores >= 2 * at_once;
+}
+
 std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<json(std::size_t)>& fn,
                             const std::function<void(std::size_t, const json&)>& on_done) {
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -228,13 +234,14 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
                      chosen.size(), opt.timing_only ? ", timing only" : "");
   err.flush();
   std::size_t finished = 0;
+  const bool ahead = spare_core_per_run(chosen.size(), opt.jobs);
   const auto raw = fork_each(
       chosen.size(), opt.jobs,
       [&](std::size_t i) {
         const bool several = chosen.size() > 1;
         std::unique_ptr<model::Tracer> tracer;
         if (!opt.trace_file.empty()) tracer = std::make_unique<model::Tracer>(opt.trace_first, opt.trace_last);
-        const model::VariantResult r = model::run_variant(sc, *chosen[i], opt.timing_only);
+        const model::VariantResult r = model::run_variant(sc, *chosen[i], opt.timing_only, ahead);
         if (tracer)
           write_file_atomic(per_variant_file(opt.trace_file, r.name, several),
                             tracer->chrome_json(sc.name + " / " + r.name));

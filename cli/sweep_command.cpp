@@ -132,11 +132,12 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   };
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t finished = 0, failed = 0;
+  const bool ahead = spare_core_per_run(todo.size(), opt.jobs);
   fork_each(
       todo.size(), opt.jobs,
       [&](std::size_t i) {
         const model::Scenario sc = model::Scenario::load(s.scenario_file, s.sets_for(points[todo[i].point]));
-        return model::run_variant(sc, sc.variant(todo[i].variant), s.timing_only).to_json();
+        return model::run_variant(sc, sc.variant(todo[i].variant), s.timing_only, ahead).to_json();
       },
       [&](std::size_t i, const json& r) {
         ++finished;

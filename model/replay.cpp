@@ -124,10 +124,11 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   return c;
 }
 
-VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only) {
+VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead) {
   const auto host_start = std::chrono::steady_clock::now();
   const Profile prof = sc.profile_for(v);
-  const EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload);
+  EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload);
+  cfg.soc.qce.hash_ahead = hash_ahead && v.engine == VariantEngine::qce;
   const Workload& w = sc.workload;
   const bool check = !timing_only;
   Emulator emu(cfg);
@@ -214,9 +215,19 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       std::uint64_t submitted = 0, completed = 0;
       std::string failure;
       const ShaState iv = sha_initial_state(w.alg);
+      // The caller's next messages go to the hash-ahead helper while the current ones are
+      // simulated: up to one request beyond those the queue holds.
+      HashAhead* ahead = check ? e.soc().qce.hash_ahead() : nullptr;
+      const std::uint64_t window = std::min<std::uint64_t>(w.queue_depth + 1, 4);
+      std::uint64_t posted = 0;
+      auto post_ahead = [&] {
+        for (; ahead && posted < std::min(submitted + window, w.messages); ++posted)
+          ahead->post(iv, msgs[posted % pool].ptr, w.message_bytes);
+      };
       while (completed < w.messages) {
         for (Slot& s : slots) {
           if (s.busy || submitted == w.messages) continue;
+          post_ahead();
           s.busy = true;
           s.msg = submitted % pool;
           s.req = qce::ShaRequest{};
@@ -266,6 +277,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       res.lock_wait_s = (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
     }
     res.live_state_writes = e.soc().qce.stats().live_state_writes;
+    if (HashAhead* ha = e.soc().qce.hash_ahead()) res.hash_ahead_hits = ha->stats().hits;
   });
 
   // Totals over all cores, between the two snapshots.
@@ -319,6 +331,7 @@ json VariantResult::to_json() const {
             {"measured", measured},
             {"timing_only", timing_only},
             {"host_seconds", host_seconds}};
+  j["hash_ahead_hits"] = hash_ahead_hits;
   j["failed_requests"] = failed_requests;
   j["live_state_writes"] = live_state_writes;
   if (!tz.is_null()) {
@@ -357,6 +370,7 @@ VariantResult VariantResult::from_json(const json& j) {
   r.host_seconds = j.at("host_seconds");
   for (const auto& f : j.at("profile")) r.profile.push_back({f.at("context"), f.at("function"), f.at("cpu_s")});
   r.failed_requests = j.value("failed_requests", std::uint64_t{0});
+  r.hash_ahead_hits = j.value("hash_ahead_hits", std::uint64_t{0});
   r.live_state_writes = j.value("live_state_writes", std::uint64_t{0});
   r.lock_wait_s = j.value("lock_wait_s", 0.0);
   if (j.contains("tz")) r.tz = j["tz"];

@@ -29,6 +29,7 @@ struct VariantResult {
   std::vector<FunctionTime> profile;  // CPU time per (context, function), largest first
   bool timing_only = false;
   double host_seconds = 0;  // how long the simulation took to run
+  std::uint64_t hash_ahead_hits = 0;  // engine operations whose blocks the helper thread compressed
   // Sharing the engine with another EE (workload.tz): Linux's failed requests, the time Linux's
   // pipes waited for the other EE's BAM lock, AUTH_IV writes that hit a running operation, and
   // the other EE's own counts; `race` explains mismatches and failures in words.
@@ -47,6 +48,8 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
 // With the workload's other execution environment (workload.tz), if any.
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w);
 
-VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only);
+// hash_ahead: compress the next messages on a helper thread (needs a spare host core; the
+// results are identical either way, only the host time differs).
+VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead = false);
 
 }  // namespace qcesim::model

@@ -53,6 +53,8 @@ class ShaStream {
   std::size_t partial_len() const { return m_buf_len; }
   // The engine's live state is its AUTH_IV registers: a write while it runs replaces a word.
   void set_state_word(std::size_t i, std::uint32_t v) { m_state.h[i] = v; }
+  // Whole blocks compressed elsewhere (model/hash_ahead.h) land here; only with no partial block.
+  void set_state(const ShaState& st) { m_state = st; }
 
  private:
   ShaState m_state;

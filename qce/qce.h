@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <systemc>
@@ -13,6 +14,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "bam/bam_peripheral_if.h"
+#include "model/hash_ahead.h"
 #include "model/register_bank.h"
 #include "model/sha_core.h"
 #include "qce/regs_v5.h"
@@ -30,6 +32,7 @@ struct QceConfig {
   sc_core::sc_time finish;        // last block to result registers and dump ready
   unsigned fifo_bursts = 4;       // input FIFO depth in 64-byte bursts (back-pressure)
   bool functional = true;         // false: timing only, no bytes hashed, zero digests
+  bool hash_ahead = false;        // a helper thread may compress posted buffers early (host speed only)
 };
 
 struct QceStats {
@@ -59,6 +62,8 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   // Why the last operation set an error bit (empty if none).
   const std::string& last_error() const { return m_last_error; }
   bool busy() const { return m_state != State::idle; }
+  // Where a workload posts the buffers it will hand the engine next; null unless configured.
+  HashAhead* hash_ahead() { return m_ahead.get(); }
 
  private:
   enum class State { idle, running, dumping };
@@ -83,6 +88,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   std::string validate_and_latch(Op& op);
   void engine_thread();
   void finish_op();
+  void hash_in(const std::uint8_t* data, std::size_t len);
   void trace_op();
   void build_dump();
   std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
@@ -92,6 +98,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   unsigned tail_blocks() const;
 
   QceConfig m_cfg;
+  std::unique_ptr<HashAhead> m_ahead;
   model::RegisterBank m_regs;
   State m_state = State::idle;
   Op m_op;

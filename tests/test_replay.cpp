@@ -89,6 +89,23 @@ TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
   EXPECT_EQ(raw[0]["latency_us"], raw[1]["latency_us"]);
 }
 
+// The hash-ahead helper changes the host time only: the same JSON with and without it.
+TEST(SeedReplay, HashAheadGivesIdenticalResults) {
+  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=300"});
+  const auto raw = cli::fork_each(
+      2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variant("sha256-qce-lock"), false, i == 1).to_json(); },
+      [](std::size_t, const nlohmann::json&) {});
+  auto a = raw[0], b = raw[1];
+  EXPECT_EQ(a["hash_ahead_hits"], 0);
+  EXPECT_EQ(b["hash_ahead_hits"], 300);  // every request's 4096 bytes came from the helper
+  for (auto* j : {&a, &b}) {
+    j->erase("host_seconds");
+    j->erase("hash_ahead_hits");
+  }
+  EXPECT_EQ(a["digest_mismatches"], 0);
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
 // One mainline request with only writel costing CPU time (1 us each) and known hardware times:
 // the task programs 2 doorbells and 21 registers (GO lands at 22 us: the rx doorbell went out
 // at 0, each later write waits for the ones before), the engine streams 64 bursts and hashes

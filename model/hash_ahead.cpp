@@ -1,0 +1,110 @@
+#include "model/hash_ahead.h"
+
+#include <chrono>
+#include <cstring>
+
+namespace qcesim {
+
+namespace {
+// The helper polls this long for the next job before it sleeps: jobs come every few
+// microseconds during a run, and a futex wake-up per job would cost the main thread more
+// than the polling costs the helper's core.
+constexpr auto kSpin = std::chrono::microseconds(200);
+// A polling loop's pause: lets a sibling hardware thread run and saves power, without a syscall.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+}  // namespace
+
+HashAhead::HashAhead() : m_thread([this] { helper(); }) {}
+
+HashAhead::~HashAhead() {
+  {
+    std::lock_guard<std::mutex> lk(m_mutex);
+    m_stop.store(true);
+  }
+  m_cv.notify_one();
+  m_thread.join();
+}
+
+void HashAhead::helper() {
+  std::uint64_t next = 0;
+  for (;;) {
+    if (m_posted.load(std::memory_order_acquire) == next) {
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      unsigned spins = 0;
+      while (m_posted.load(std::memory_order_acquire) == next && !m_stop.load(std::memory_order_relaxed)) {
+        if (++spins % 64 == 0 && std::chrono::steady_clock::now() > until) {
+          // Sleep. The poster reads m_sleeping after raising m_posted, and we read m_posted
+          // after raising m_sleeping (both sequentially consistent): one sees the other.
+          std::unique_lock<std::mutex> lk(m_mutex);
+          m_sleeping.store(true);
+          m_cv.wait(lk, [&] { return m_posted.load() != next || m_stop.load(); });
+          m_sleeping.store(false);
+        } else {
+          cpu_relax();
+        }
+      }
+      if (m_stop.load()) return;
+    }
+    Job& j = m_jobs[next % kSlots];
+    ShaState s = j.from;
+    sha_compress(s, j.src, j.len / kShaBlockBytes);
+    j.result = s;
+    m_done.store(++next, std::memory_order_release);
+  }
+}
+
+void HashAhead::wait_done(std::uint64_t index) {
+  if (m_done.load(std::memory_order_acquire) > index) return;
+  ++m_stats.waits;
+  while (m_done.load(std::memory_order_acquire) <= index) std::this_thread::yield();
+}
+
+void HashAhead::drain() {
+  const std::uint64_t n = m_posted.load(std::memory_order_relaxed);
+  if (n) wait_done(n - 1);
+}
+
+void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t len) {
+  len -= len % kShaBlockBytes;
+  if (len == 0) return;
+  const std::uint64_t i = m_posted.load(std::memory_order_relaxed);
+  if (i >= kSlots) wait_done(i - kSlots);  // the slot's previous job must be finished
+  Job& j = m_jobs[i % kSlots];
+  j.from = from;
+  j.src = data;
+  j.len = len;
+  j.check.assign(data, data + len);
+  j.live = true;
+  m_posted.store(i + 1);
+  ++m_stats.posted;
+  if (m_sleeping.load()) {
+    { std::lock_guard<std::mutex> lk(m_mutex); }
+    m_cv.notify_one();
+  }
+}
+
+bool HashAhead::take(ShaState& st, const std::uint8_t* data, std::size_t len) {
+  const std::uint64_t posted = m_posted.load(std::memory_order_relaxed);
+  const std::uint64_t first = posted > kSlots ? posted - kSlots : 0;
+  for (std::uint64_t i = first; i < posted; ++i) {
+    Job& j = m_jobs[i % kSlots];
+    if (!j.live || j.src != data || j.len != len || j.from.alg != st.alg || j.from.h != st.h ||
+        j.from.byte_count != st.byte_count || std::memcmp(j.check.data(), data, len) != 0)
+      continue;
+    wait_done(i);
+    st = j.result;
+    j.live = false;
+    ++m_stats.hits;
+    return true;
+  }
+  ++m_stats.misses;
+  return false;
+}
+
+}  // namespace qcesim

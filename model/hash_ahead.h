@@ -1,0 +1,80 @@
+// Hash-ahead: SHA compression of buffers the simulation will hash soon, run on a helper
+// thread while the single-threaded SystemC kernel simulates the requests before them.
+//
+// A workload that knows its next messages posts them (post copies the bytes). A hash core
+// that is about to compress bytes asks with its starting state and the bytes themselves
+// (take): a posted job is used only if its starting state is the same and its copy is
+// byte-for-byte equal to what the core received, so the result is the value the core would
+// compute itself; anything else is a miss and the core compresses in line. Every byte is
+// still hashed once per request; only the thread that does it changes.
+//
+// The helper reads posted bytes in place, so the poster must leave them unchanged while it
+// may (until drain() or the end of the run); the replay's message pool is written once before
+// the first post. take() still compares the bytes with a copy made at post, so a buffer that
+// did change is a miss, not a wrong digest.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "model/sha_core.h"
+
+namespace qcesim {
+
+struct HashAheadStats {
+  std::uint64_t posted = 0;
+  std::uint64_t hits = 0;    // takes answered by a posted job
+  std::uint64_t misses = 0;  // takes the caller had to compress itself
+  std::uint64_t waits = 0;   // times the simulation waited for the helper
+};
+
+class HashAhead {
+ public:
+  HashAhead();
+  ~HashAhead();
+  HashAhead(const HashAhead&) = delete;
+  HashAhead& operator=(const HashAhead&) = delete;
+
+  // Queues the compression of len's whole blocks of data from `from`. When all slots still
+  // wait for the helper, waits for the oldest (the helper is behind, not stuck).
+  void post(const ShaState& from, const std::uint8_t* data, std::size_t len);
+  // If a posted job started at st over exactly these len bytes (whole blocks), waits for it
+  // and advances st to its result; otherwise leaves st alone and returns false.
+  bool take(ShaState& st, const std::uint8_t* data, std::size_t len);
+  // Waits until the helper has finished every posted job.
+  void drain();
+  HashAheadStats stats() const { return m_stats; }
+
+ private:
+  static constexpr std::size_t kSlots = 8;
+  struct Job {
+    ShaState from, result;
+    const std::uint8_t* src = nullptr;  // the helper reads the poster's bytes in place
+    std::size_t len = 0;
+    std::vector<std::uint8_t> check;    // the main thread's copy, to verify them at take
+    bool live = false;  // posted and not yet taken or overwritten (main thread only)
+  };
+
+  void helper();
+  void wait_done(std::uint64_t index);
+
+  std::array<Job, kSlots> m_jobs;
+  // Job i lives in slot i % kSlots. The main thread writes a job, then publishes it by
+  // raising m_posted; the helper raises m_done after writing the result.
+  // Each on its own cache line: the helper polls m_posted while the main thread polls m_done.
+  alignas(64) std::atomic<std::uint64_t> m_posted{0};
+  alignas(64) std::atomic<std::uint64_t> m_done{0};
+  alignas(64) std::atomic<bool> m_sleeping{false};
+  std::atomic<bool> m_stop{false};
+  std::mutex m_mutex;
+  std::condition_variable m_cv;
+  HashAheadStats m_stats;
+  std::thread m_thread;  // last: starts after the members it uses exist
+};
+
+}  // namespace qcesim
