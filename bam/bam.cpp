@@ -189,9 +189,12 @@ Bam::IrqSources Bam::irq_sources() const {
 }
 
 // One event per pipe, no event or-lists (which allocate on every wait): lock changes and the
-// peripheral's state changes are forwarded to the pipes' kicks.
+// peripheral's state changes are forwarded to the pipes' kicks. A lock change matters only to
+// pipes held back by it: idle with descriptors pending, or at a LOCK (an idle pipe without
+// work is kicked by its doorbell).
 void Bam::notify_lock_changed() {
-  for (Pipe& pp : m_pipes) pp.kick.notify(SC_ZERO_TIME);
+  for (Pipe& pp : m_pipes)
+    if ((pp.waiting_work && pipe_has_work(pp)) || pp.waiting_lock) pp.kick.notify(SC_ZERO_TIME);
   if (auto* tr = model::Tracer::active())
     tr->counter(tr->track("BAM", "lock owner (EE, -1 free)", "lock"), sc_core::sc_time_stamp(),
                 m_lock.held ? static_cast<double>(m_lock.ee) : -1.0);
@@ -314,7 +317,9 @@ void Bam::pipe_thread(unsigned p) {
       const bool by_lock = blocked_by_lock(pp) && pipe_has_work(pp);
       const sc_core::sc_time since = sc_core::sc_time_stamp();
       const unsigned holder = m_lock.ee;
+      pp.waiting_work = true;
       sc_core::wait(pp.kick);
+      pp.waiting_work = false;
       if (by_lock) {
         pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
         if (auto* tr = model::Tracer::active())
@@ -439,7 +444,9 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
     // LOCK: from here on the BAM serves only this EE's pipes until UNLOCK.
     while (m_lock.held && m_lock.ee != ee) {
       const sc_core::sc_time since = sc_core::sc_time_stamp();
+      pp.waiting_lock = true;
       sc_core::wait(pp.kick);
+      pp.waiting_lock = false;
       pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
       if (gen != pp.generation) return false;
     }

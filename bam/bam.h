@@ -110,6 +110,8 @@ class Bam : public sc_core::sc_module {
     std::vector<BamDescHw> run;    // descriptors handled with one wait (see command_run)
     sc_core::sc_event kick;  // doorbell, reset, lock change, or the peripheral's state (when waiting on it)
     bool waiting_peripheral = false;
+    bool waiting_work = false;  // idle in pipe_thread until it is runnable
+    bool waiting_lock = false;  // at a LOCK descriptor while another EE holds the lock
     BamPipeStats stats;
   };
   struct Lock {

@@ -53,6 +53,7 @@ std::unique_ptr<BamAsyncDesc> BamDma::prep_slave_sg(Runner& r, BamChan&, const s
   auto d = std::make_unique<BamAsyncDesc>();
   r.charge("kmalloc", m_costs.kmalloc);  // the async descriptor (kzalloc)
   r.charge("bam_prep_slave_sg", m_costs.bam_prep_slave_sg);
+  d->desc.reserve(sg.size());
   for (const ScatterEntry& e : sg) {
     // Entries longer than BAM_FIFO_SIZE are split, as the hardware caps a descriptor.
     std::uint32_t off = 0;
@@ -224,13 +225,14 @@ void BamDma::irq(Runner& r) {
 // vchan_complete: client callbacks, then the descriptors are freed.
 void BamDma::vchan_complete(Runner& r, BamChan& c) {
   c.vchan_scheduled = false;
-  auto completed = std::move(c.completed);
-  c.completed.clear();
-  for (auto& [cb, res] : completed) {
+  auto& batch = c.completing;  // callbacks may complete more on this channel meanwhile
+  batch.swap(c.completed);
+  for (auto& [cb, res] : batch) {
     r.charge("vchan_complete", m_costs.vchan_complete);
     if (cb) cb(r, res);
     r.charge("kfree", m_costs.kfree);
   }
+  batch.clear();
 }
 
 // dma_tasklet: load more work where the FIFO has room.

@@ -83,6 +83,7 @@ struct BamChan {
   std::deque<std::unique_ptr<BamAsyncDesc>> active;  // in the FIFO (desc_list)
   std::vector<std::unique_ptr<BamAsyncDesc>> submitted;
   std::vector<std::pair<DmaCallback, DmaResult>> completed;  // for vchan_complete
+  std::vector<std::pair<DmaCallback, DmaResult>> completing;  // the batch vchan_complete runs
   bool vchan_scheduled = false;  // its tasklet is pending (tasklet_schedule is idempotent)
   std::optional<std::string> error;  // set by a P_ERR interrupt until the next reset
   std::function<void(Runner&, const std::string&)> on_error;  // the client's error hook (hardirq)

@@ -124,12 +124,13 @@ void Kernel::softirq_thread(unsigned cpu) {
         break;
       }
       // One pass runs what was pending when it started; what that raises is a restart.
-      std::deque<Deferred> batch;
+      std::deque<Deferred>& batch = c.softirq_batch;
       batch.swap(c.softirq_queue);
       for (Deferred& d : batch) {
         r.charge(d.fn, m_costs.tasklet_action);
         d.work(r);
       }
+      batch.clear();
     }
     r.sync();
   }

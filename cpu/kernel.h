@@ -90,6 +90,7 @@ class Kernel : public sc_core::sc_module {
     sc_core::sc_event irq_event, softirq_event, work_event, ksoftirqd_event;
     bool ksoftirqd_sleeping = true;
     std::deque<Deferred> softirq_queue, work_queue;
+    std::deque<Deferred> softirq_batch;  // the pass being run (kept to reuse its storage)
     bool kworker_sleeping = true;
   };
   void hardirq_thread(unsigned cpu);
