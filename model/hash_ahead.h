@@ -8,10 +8,11 @@
 // compute itself; anything else is a miss and the core compresses in line. Every byte is
 // still hashed once per request; only the thread that does it changes.
 //
-// The helper reads posted bytes in place, so the poster must leave them unchanged while it
-// may (until drain() or the end of the run); the replay's message pool is written once before
-// the first post. take() still compares the bytes with a copy made at post, so a buffer that
-// did change is a miss, not a wrong digest.
+// The helper copies the posted bytes and compresses its copy; take() compares that copy with
+// the bytes the core received, so a buffer that changed after its post is a miss, never a
+// wrong state. The poster should still leave posted bytes alone until they are taken (the
+// replay's message pool is written once, before the first post): the helper reads them
+// concurrently.
 #pragma once
 
 #include <array>
@@ -54,9 +55,9 @@ class HashAhead {
   static constexpr std::size_t kSlots = 8;
   struct Job {
     ShaState from, result;
-    const std::uint8_t* src = nullptr;  // the helper reads the poster's bytes in place
+    const std::uint8_t* src = nullptr;  // the poster's bytes
     std::size_t len = 0;
-    std::vector<std::uint8_t> check;    // the main thread's copy, to verify them at take
+    std::vector<std::uint8_t> copy;     // the helper's copy of them, the bytes it compressed
     bool live = false;  // posted and not yet taken or overwritten (main thread only)
   };
 
