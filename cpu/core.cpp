@@ -36,8 +36,7 @@ sc_time CpuTimes::busy() const {
   return t;
 }
 
-sc_time& FnTimes::operator[](const char* fn) {
-  if (fn == m_last_fn) return *m_last;
+sc_time& FnTimes::find(const char* fn) {
   for (;;) {
     const std::size_t mask = m_slots.size() - 1;
     std::size_t i = (reinterpret_cast<std::uintptr_t>(fn) * 0x9E3779B97F4A7C15ull >> 32) & mask;
@@ -75,11 +74,8 @@ void Runner::when_done(std::function<void(const sc_time&)> fn) {
   m_marks.emplace_back(m_charged, std::move(fn));
 }
 
-void Runner::charge(const char* fn, const sc_time& cost) {
-  m_debt += cost;
-  m_charged += cost;
-  if (auto* tr = model::Tracer::active(); tr && cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, tr->request()});
-  m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn] += cost;
+void Runner::trace_charge(const char* fn, const sc_time& cost) {
+  if (cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, model::Tracer::active()->request()});
 }
 
 void Runner::sync() {
