@@ -228,7 +228,10 @@ void Bam::update_irq() {
   for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
     const bool high = (srcs[ee] & m_srcs_msk[ee]->value) != 0;
     if (high == m_lines[ee]->high) continue;
-    if (high) m_lines[ee]->rise.notify(SC_ZERO_TIME);
+    if (high) {
+      m_lines[ee]->rise.notify(SC_ZERO_TIME);
+      m_lines[ee]->rising_edge();
+    }
     m_lines[ee]->high = high;
     changed = true;
     if (auto* tr = model::Tracer::active())

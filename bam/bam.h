@@ -89,6 +89,7 @@ class Bam : public sc_core::sc_module {
   unsigned pipe_ee(unsigned pipe) const;
   // The EE's interrupt line as the GIC samples it (the `irq` ports follow it a delta later).
   const cpu::IrqLine& irq_line(unsigned ee) const { return *m_lines.at(ee); }
+  cpu::IrqLine& irq_line(unsigned ee) { return *m_lines.at(ee); }
 
  private:
   struct Pipe {

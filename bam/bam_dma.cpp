@@ -17,7 +17,7 @@ BamDma::BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigne
 
 BamDma::~BamDma() = default;
 
-void BamDma::request_irq(const cpu::IrqLine& line, unsigned cpu) {
+void BamDma::request_irq(cpu::IrqLine& line, unsigned cpu) {
   m_kernel.request_irq(line, cpu, "bam_dma", [this](Runner& r) { irq(r); });
 }
 

@@ -106,7 +106,7 @@ class BamDma {
   BamDma& operator=(const BamDma&) = delete;
 
   // bam_dma_probe's request_irq: the BAM's EE line, handled on `cpu`.
-  void request_irq(const cpu::IrqLine& line, unsigned cpu);
+  void request_irq(cpu::IrqLine& line, unsigned cpu);
 
   BamChan& chan(unsigned pipe);
   void slave_config(BamChan& c, const BamSlaveConfig& cfg);

@@ -62,8 +62,9 @@ Kernel::~Kernel() = default;
 
 Core& Kernel::core(unsigned cpu) { return *m_cpus.at(cpu)->core; }
 
-void Kernel::request_irq(const IrqLine& line, unsigned cpu, const std::string& name, Fn handler) {
+void Kernel::request_irq(IrqLine& line, unsigned cpu, const std::string& name, Fn handler) {
   Cpu& c = *m_cpus.at(cpu);
+  line.set_delivery([this, &c] { return delivery_delay(c); });
   c.irqs.push_back({&line, name, std::move(handler)});
   c.irq_event.notify(SC_ZERO_TIME);  // the hardirq thread starts watching this line
 }
@@ -71,6 +72,7 @@ void Kernel::request_irq(const IrqLine& line, unsigned cpu, const std::string& n
 void Kernel::hardirq_thread(unsigned cpu) {
   Cpu& c = *m_cpus[cpu];
   Runner& r = *c.hardirq;
+  bool delivered = false;  // woken by the GIC's delivery of the one line
   for (;;) {
     const Irq* pending = nullptr;
     for (const Irq& irq : c.irqs)
@@ -80,11 +82,13 @@ void Kernel::hardirq_thread(unsigned cpu) {
       }
     if (!pending) {
       // Sleep until a line rises (or a new one is registered). One line, the usual case,
-      // needs no event or-list (which allocates on every wait).
+      // needs no event or-list (which allocates on every wait) and sleeps until the GIC
+      // delivers it.
       if (c.irqs.empty()) {
         sc_core::wait(c.irq_event);
       } else if (c.irqs.size() == 1) {
-        sc_core::wait(c.irqs.front().line->rise_event());
+        sc_core::wait(c.irqs.front().line->delivered_event());
+        delivered = true;
       } else {
         sc_core::sc_event_or_list any;
         any |= c.irq_event;
@@ -93,8 +97,13 @@ void Kernel::hardirq_thread(unsigned cpu) {
       }
       continue;
     }
-    // A core sleeping in its idle state first has to wake up.
-    const sc_core::sc_time delay = m_costs.gic_latency + (c.core->running() ? SC_ZERO_TIME : m_costs.idle_exit);
+    // Delivered: the latency ran from the edge (a later edge may still be due). Found high at
+    // EOI or with several lines: it runs from now.
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time delay = !delivered ? delivery_delay(c)
+                                   : pending->line->delivery_due() > now ? pending->line->delivery_due() - now
+                                                                          : SC_ZERO_TIME;
+    delivered = false;
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     ++m_hardirqs;
     r.charge("gic_handle_irq", m_costs.irq_entry);
@@ -104,6 +113,11 @@ void Kernel::hardirq_thread(unsigned cpu) {
     // EOI: the GIC samples the line's level again (the loop), which the handler's status
     // clears have already lowered if nothing new is pending.
   }
+}
+
+// GIC distributor latency, and a core sleeping in its idle state first has to wake up.
+sc_core::sc_time Kernel::delivery_delay(const Cpu& c) const {
+  return m_costs.gic_latency + (c.core->running() ? SC_ZERO_TIME : m_costs.idle_exit);
 }
 
 void Kernel::softirq_thread(unsigned cpu) {

@@ -24,6 +24,25 @@ class IrqLine {
   virtual ~IrqLine() = default;
   virtual bool level() const = 0;
   virtual const sc_core::sc_event& rise_event() const = 0;
+
+  // The interrupt controller's side, set by request_irq: on each rising edge the line asks
+  // `delay` (GIC latency, the core's wake-up from idle) and notifies delivered_event() that
+  // much later, so the CPU's hardirq thread wakes once per interrupt, at delivery.
+  void set_delivery(std::function<sc_core::sc_time()> delay) { m_delivery = std::move(delay); }
+  const sc_core::sc_event& delivered_event() const { return m_delivered; }
+  const sc_core::sc_time& delivery_due() const { return m_due; }
+  // Called by the line's owner on each rising edge.
+  void rising_edge() {
+    if (!m_delivery) return;
+    const sc_core::sc_time d = m_delivery();
+    m_due = sc_core::sc_time_stamp() + d;
+    m_delivered.notify(d);
+  }
+
+ private:
+  std::function<sc_core::sc_time()> m_delivery;
+  sc_core::sc_event m_delivered;
+  sc_core::sc_time m_due;
 };
 
 class Completion;
@@ -42,7 +61,7 @@ class Kernel : public sc_core::sc_module {
 
   // A level-high interrupt line, delivered to `cpu` (its affinity); `handler` runs in hardirq
   // context there, between irq entry and exit, and again while the line stays high after EOI.
-  void request_irq(const IrqLine& line, unsigned cpu, const std::string& name, Fn handler);
+  void request_irq(IrqLine& line, unsigned cpu, const std::string& name, Fn handler);
 
   // Softirq work on the caller's core: raised in interrupt context it runs on irq exit (after
   // the current hardirq); raised from a thread it wakes ksoftirqd, as raise_softirq does. A
@@ -94,6 +113,7 @@ class Kernel : public sc_core::sc_module {
     bool kworker_sleeping = true;
   };
   void hardirq_thread(unsigned cpu);
+  sc_core::sc_time delivery_delay(const Cpu& c) const;
   void softirq_thread(unsigned cpu);
   void kworker_thread(unsigned cpu);
   void ksoftirqd_thread(unsigned cpu);
