@@ -49,9 +49,6 @@ Bam::Bam(sc_core::sc_module_name name, const BamConfig& cfg)
   build_registers();
   for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) m_lines.push_back(std::make_unique<Line>());
 
-  SC_METHOD(drive_irq);
-  sensitive << m_irq_update;
-
   for (unsigned p = 0; p < m_cfg.num_pipes; ++p) {
     m_pipes[p].index = p;
     sc_core::sc_spawn(sc_bind(&Bam::pipe_thread, this, p),
@@ -237,13 +234,16 @@ void Bam::update_irq() {
     if (auto* tr = model::Tracer::active())
       tr->counter(tr->track("IRQ", fmt::format("bam_irq EE {}", ee), "irq"), sc_core::sc_time_stamp(), high ? 1 : 0);
   }
-  if (changed) m_irq_update.notify(SC_ZERO_TIME);
+  if (changed && sc_core::sc_is_running()) drive_irq();
 }
 
-// The interrupt lines are driven from this method only, never from a caller's stack.
+// The output ports follow the levels. Any process may change a level, so the lines are
+// many-writer signals (model/soc.h), driven directly instead of from a method a delta later.
 void Bam::drive_irq() {
   for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) irq[ee].write(m_lines[ee]->high);
 }
+
+void Bam::start_of_simulation() { drive_irq(); }
 
 // ---------------------------------------------------------------------------------------------
 // Bus helpers

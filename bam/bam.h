@@ -156,6 +156,7 @@ class Bam : public sc_core::sc_module {
   void end_of_elaboration() override;
   void update_irq();
   void drive_irq();
+  void start_of_simulation() override;
   using IrqSources = std::array<std::uint32_t, kMaxEes>;  // pipe bits per EE (P_TRUST_REG's 3 bits)
   IrqSources irq_sources() const;
   // Timeline hooks (model/trace.h): one span per descriptor run on the pipe's track.
@@ -176,7 +177,6 @@ class Bam : public sc_core::sc_module {
   std::vector<Pipe> m_pipes;
   std::vector<model::Register*> m_srcs_msk;
   Lock m_lock;
-  sc_core::sc_event m_irq_update;
   tlm::tlm_dmi m_dmi;
   bool m_dmi_valid = false;
   tlm::tlm_generic_payload m_trans;  // reused for command elements and DMI-less bursts

@@ -50,7 +50,9 @@ class Soc : public sc_core::sc_module {
   bam::Bam bam;
   qce::Qce qce;
   cpu::Host host;
-  sc_core::sc_vector<sc_core::sc_signal<bool>> bam_irq;  // one line per EE
+  // One line per EE, driven by whichever process changes a BAM interrupt status (unchecked:
+  // two may in one delta, each writing the current level).
+  sc_core::sc_vector<sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS>> bam_irq;
 };
 
 struct EmulatorConfig {
