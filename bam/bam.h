@@ -109,6 +109,8 @@ class Bam : public sc_core::sc_module {
     std::uint64_t generation = 0;  // bumped by P_RST: abandons the descriptor in progress
     sc_core::sc_time fetched_at;   // when the data descriptor in progress has been fetched
     std::vector<BamDescHw> run;    // descriptors handled with one wait (see command_run)
+    bool run_plain = false;        // run holds only plain command descriptors
+    std::size_t ce_done = 0;       // leading elements of the run already executed (burst writes)
     sc_core::sc_event kick;  // doorbell, reset, lock change, or the peripheral's state (when waiting on it)
     bool waiting_peripheral = false;
     bool waiting_work = false;  // idle in pipe_thread until it is runnable
@@ -137,6 +139,7 @@ class Bam : public sc_core::sc_module {
   bool process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid);
   bool run_command_elements(Pipe& pp, const BamDescHw& d, bool prepaid);
   void command_run(Pipe& pp, const BamDescHw& first);
+  std::size_t execute_run_writes(Pipe& pp);
   bool consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
   bool produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen, bool& peripheral_eot);
   void fail(Pipe& pp, PipeError e, const std::string& detail);

@@ -71,6 +71,12 @@ void RegisterBank::transport(tlm::tlm_generic_payload& trans) {
     return;
   }
   unsigned char* p = trans.get_data_ptr();
+  // A burst that reaches a missing register is refused whole, before any word takes effect.
+  for (unsigned i = 4; i < len; i += 4)
+    if (!find(static_cast<std::uint32_t>(addr + i))) {
+      trans.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      return;
+    }
   for (unsigned i = 0; i < len; i += 4) {
     const auto off = static_cast<std::uint32_t>(addr + i);
     std::uint32_t v = 0;

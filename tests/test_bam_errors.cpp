@@ -99,6 +99,27 @@ TEST(BamErrors, CommandElementToUnimplementedRegister) {
   });
 }
 
+// Consecutive register writes go to the engine as one bus burst; a burst that reaches a missing
+// register is refused whole and the elements then run one by one: the ones before it land,
+// the error names the element that failed.
+TEST(BamErrors, CommandElementRunStopsAtTheUnimplementedRegister) {
+  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+    RawPipe p(e, 0);
+    p.init();
+    const auto q = static_cast<std::uint32_t>(e.soc().cfg.map.qce_base);
+    // AUTH_BYTECNT0..3 at 0x390..0x39c, then 0x3a0, which the engine does not implement.
+    p.put(0, p.cmd({write_ce(q + 0x390, 11), write_ce(q + 0x394, 22), write_ce(q + 0x398, 33),
+                    write_ce(q + 0x39c, 44), write_ce(q + 0x3a0, 55), write_ce(q + qce::REG_SEG_SIZE, 66)}));
+    p.doorbell(8);
+    settle();
+    EXPECT_EQ(e.soc().bam.pipe_error(0), PipeError::ce_address_unmapped);
+    EXPECT_NE(e.soc().bam.pipe_error_detail(0).find("command element 4 writes"), std::string::npos)
+        << e.soc().bam.pipe_error_detail(0);
+    for (unsigned i = 0; i < 4; ++i) EXPECT_EQ(e.host().readl(q + 0x390 + 4 * i), 11u * (i + 1)) << i;
+    EXPECT_EQ(e.host().readl(q + qce::REG_SEG_SIZE), 0u) << "nothing after the failed element";
+  });
+}
+
 TEST(BamErrors, MoreDescriptorsThanTheRingHolds) {
   // 5000 descriptors written without wrapping put the doorbell past a 4096-slot ring.
   expect_pipe_error(PipeError::doorbell_out_of_ring, [](model::Emulator&, RawPipe& p) {

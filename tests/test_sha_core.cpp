@@ -106,6 +106,28 @@ TEST(DmaAllocator, AlignsSplitsAndCoalesces) {
   EXPECT_THROW(a.alloc(1, 1), std::bad_alloc);
 }
 
+// A burst write that reaches a missing register takes no effect at all; a whole one writes
+// each word in order.
+TEST(RegisterBank, BurstWriteIsAllOrNothing) {
+  model::RegisterBank bank("t");
+  bank.add("A", 0x0, 0);
+  bank.add("B", 0x4, 0);
+  std::uint32_t words[3] = {1, 2, 3};
+  tlm::tlm_generic_payload t;
+  t.set_command(tlm::TLM_WRITE_COMMAND);
+  t.set_data_ptr(reinterpret_cast<unsigned char*>(words));
+  t.set_data_length(12);
+  t.set_address(0x0);
+  bank.transport(t);
+  EXPECT_EQ(t.get_response_status(), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bank.at(0x0).value, 0u);
+  t.set_data_length(8);
+  bank.transport(t);
+  EXPECT_EQ(t.get_response_status(), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(bank.at(0x0).value, 1u);
+  EXPECT_EQ(bank.at(0x4).value, 2u);
+}
+
 TEST(RegisterBank, AccessKindsAndDecode) {
   model::RegisterBank bank("t");
   bank.add("RW", 0x0, 0x11);
