@@ -205,19 +205,13 @@ void Bam::wait_peripheral(Pipe& pp) {
 }
 
 void Bam::end_of_elaboration() {
-  sc_core::sc_spawn_options opts;
-  opts.spawn_method();
-  opts.dont_initialize();
-  opts.set_sensitivity(&peripheral->bam_state_event());
-  sc_core::sc_spawn(
-      [this] {
-        for (Pipe& pp : m_pipes)
-          if (pp.waiting_peripheral) pp.kick.notify(SC_ZERO_TIME);
-      },
-      "peripheral_state", &opts);
+  peripheral->bam_set_state_listener([this] {
+    for (Pipe& pp : m_pipes)
+      if (pp.waiting_peripheral) pp.kick.notify(SC_ZERO_TIME);
+  });
 }
 
-// The level is known at once (the GIC samples it); the output ports follow from drive_irq.
+// The level is known at once (the GIC samples it) and the output ports follow it at once.
 // Runs on every status, enable, mask or trust change, so it makes one pass over the pipes for
 // all EEs and wakes drive_irq only when a level changes.
 void Bam::update_irq() {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <systemc>
 
 namespace qcesim::bam {
@@ -25,8 +26,9 @@ class BamPeripheralIf : public virtual sc_core::sc_interface {
   virtual std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) = 0;
   // NWD: has the transaction fed through this pipe finished?
   virtual bool bam_transaction_done(unsigned pipe) const = 0;
-  // Notified whenever any answer above may have changed.
-  virtual const sc_core::sc_event& bam_state_event() const = 0;
+  // The BAM's listener, called at once whenever any answer above may have changed (a direct
+  // call: no method in between, so a waiting pipe runs in the next delta cycle).
+  virtual void bam_set_state_listener(std::function<void()> fn) = 0;
 };
 
 }  // namespace qcesim::bam

@@ -115,9 +115,13 @@ void Kernel::hardirq_thread(unsigned cpu) {
   }
 }
 
-// GIC distributor latency, and a core sleeping in its idle state first has to wake up.
+// GIC distributor latency, and a core sleeping in its idle state first has to wake up. Never
+// zero: with the untimed emulator's zero costs, an interrupt still reaches the CPU after the
+// hardware has done everything it does at that instant (1 ps, the time resolution), as it
+// does on the chip, whatever the order of the delta cycles.
 sc_core::sc_time Kernel::delivery_delay(const Cpu& c) const {
-  return m_costs.gic_latency + (c.core->running() ? SC_ZERO_TIME : m_costs.idle_exit);
+  const sc_core::sc_time d = m_costs.gic_latency + (c.core->running() ? SC_ZERO_TIME : m_costs.idle_exit);
+  return d != SC_ZERO_TIME ? d : sc_core::sc_get_time_resolution();
 }
 
 void Kernel::softirq_thread(unsigned cpu) {

@@ -154,7 +154,7 @@ void Qce::on_goproc(std::uint32_t v) {
     // Clearing the context abandons the operation in progress and any unread dump [I].
     m_state = State::idle;
     set_status_bits(0, AUTH_BUSY | DIN_RDY | DOUT_RDY | (0xFu << CRYPTO_STATE_SHIFT));
-    m_state_event.notify(SC_ZERO_TIME);
+    state_changed();
   }
   if (!(v & GO)) return;
   if (m_state != State::idle) {
@@ -174,7 +174,7 @@ void Qce::on_goproc(std::uint32_t v) {
   set_status_bits(m_op.cfg_error.empty() ? (AUTH_BUSY | DIN_RDY | (1u << CRYPTO_STATE_SHIFT)) : 0,
                   OPERATION_DONE | OP_DONE_INTR | SW_ERR | ERR_INTR | DIN_ERR | DOUT_RDY);
   if (!m_op.cfg_error.empty() || m_op.seg_size == 0) m_kick.notify(SC_ZERO_TIME);
-  m_state_event.notify(SC_ZERO_TIME);
+  state_changed();
 }
 
 std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
@@ -331,7 +331,7 @@ void Qce::finish_op() {
   } else {
     m_state = State::idle;
   }
-  m_state_event.notify(SC_ZERO_TIME);
+  state_changed();
 }
 
 void Qce::build_dump() {
@@ -359,7 +359,7 @@ std::size_t Qce::bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, boo
     eot = true;
     m_state = State::idle;
     set_status_bits(0, DOUT_RDY);
-    m_state_event.notify(SC_ZERO_TIME);
+    state_changed();
   }
   return n;
 }

@@ -56,7 +56,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
                       sc_core::sc_time& delivered_at) override;
   std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) override;
   bool bam_transaction_done(unsigned pipe) const override;
-  const sc_core::sc_event& bam_state_event() const override { return m_state_event; }
+  void bam_set_state_listener(std::function<void()> fn) override { m_state_listener = std::move(fn); }
 
   const QceStats& stats() const { return m_stats; }
   // Why the last operation set an error bit (empty if none).
@@ -106,7 +106,10 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   unsigned m_dump_pos = 0;
   sc_core::sc_time m_core_free_at;  // when the hash core finishes the last block it took
   sc_core::sc_event m_kick;
-  sc_core::sc_event m_state_event;
+  std::function<void()> m_state_listener;
+  void state_changed() {
+    if (m_state_listener) m_state_listener();
+  }
   QceStats m_stats;
   std::string m_last_error;
 };
