@@ -84,7 +84,7 @@ void Bam::build_registers() {
     pp.ctrl = &m_regs.add("BAM_P_CTRL" + sfx, BAM_P_CTRL(p), 0, Access::rw, p);
     pp.ctrl->on_write = [this](Register& r, std::uint32_t v) {
       r.value = v;
-      m_pipes[r.tag].kick.notify(SC_ZERO_TIME);
+      m_pipes[r.tag].kick.notify();
     };
     auto& rst = m_regs.add("BAM_P_RST" + sfx, BAM_P_RST(p), 0, Access::wo, p);
     rst.on_write = [this](Register& r, std::uint32_t v) {
@@ -145,7 +145,7 @@ void Bam::on_doorbell(Pipe& pp, std::uint32_t value) {
     return;
   }
   pp.write_off = value;
-  pp.kick.notify(SC_ZERO_TIME);
+  pp.kick.notify();
 }
 
 void Bam::on_pipe_reset(Pipe& pp) {
@@ -192,7 +192,7 @@ Bam::IrqSources Bam::irq_sources() const {
 // work is kicked by its doorbell).
 void Bam::notify_lock_changed() {
   for (Pipe& pp : m_pipes)
-    if ((pp.waiting_work && pipe_has_work(pp)) || pp.waiting_lock) pp.kick.notify(SC_ZERO_TIME);
+    if ((pp.waiting_work && pipe_has_work(pp)) || pp.waiting_lock) pp.kick.notify();
   if (auto* tr = model::Tracer::active())
     tr->counter(tr->track("BAM", "lock owner (EE, -1 free)", "lock"), sc_core::sc_time_stamp(),
                 m_lock.held ? static_cast<double>(m_lock.ee) : -1.0);
@@ -207,7 +207,7 @@ void Bam::wait_peripheral(Pipe& pp) {
 void Bam::end_of_elaboration() {
   peripheral->bam_set_state_listener([this] {
     for (Pipe& pp : m_pipes)
-      if (pp.waiting_peripheral) pp.kick.notify(SC_ZERO_TIME);
+      if (pp.waiting_peripheral) pp.kick.notify();
   });
 }
 

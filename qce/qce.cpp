@@ -173,7 +173,7 @@ void Qce::on_goproc(std::uint32_t v) {
   ++m_stats.operations;
   set_status_bits(m_op.cfg_error.empty() ? (AUTH_BUSY | DIN_RDY | (1u << CRYPTO_STATE_SHIFT)) : 0,
                   OPERATION_DONE | OP_DONE_INTR | SW_ERR | ERR_INTR | DIN_ERR | DOUT_RDY);
-  if (!m_op.cfg_error.empty() || m_op.seg_size == 0) m_kick.notify(SC_ZERO_TIME);
+  if (!m_op.cfg_error.empty() || m_op.seg_size == 0) m_kick.notify();
   state_changed();
 }
 
@@ -212,10 +212,10 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   m_core_free_at = core_done(k);
 
   if (m_op.received == m_op.seg_size) {
-    m_kick.notify(SC_ZERO_TIME);
+    m_kick.notify();
   } else if (eot && take == len) {
     m_op.din_error = true;  // end of transfer before SEG_SIZE bytes arrived
-    m_kick.notify(SC_ZERO_TIME);
+    m_kick.notify();
   }
   return take;
 }
