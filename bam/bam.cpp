@@ -245,21 +245,15 @@ void Bam::start_of_simulation() { drive_irq(); }
 
 void Bam::invalidate_dmi(sc_dt::uint64, sc_dt::uint64) { m_dmi_valid = false; }
 
-std::uint8_t* Bam::dmi_ptr(std::uint64_t addr, std::uint64_t len, bool write) {
-  auto covers = [&] {
-    return m_dmi_valid && addr >= m_dmi.get_start_address() && len <= m_dmi.get_end_address() + 1 - addr &&
-           (write ? m_dmi.is_write_allowed() : m_dmi.is_read_allowed());
-  };
-  if (!covers()) {
-    tlm::tlm_generic_payload t;
-    t.set_address(addr);
-    t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    tlm::tlm_dmi dmi;
-    if (!bus_socket->get_direct_mem_ptr(t, dmi)) return nullptr;
-    m_dmi = dmi;
-    m_dmi_valid = true;
-    if (!covers()) return nullptr;
-  }
+std::uint8_t* Bam::dmi_refresh(std::uint64_t addr, std::uint64_t len, bool write) {
+  tlm::tlm_generic_payload t;
+  t.set_address(addr);
+  t.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  tlm::tlm_dmi dmi;
+  if (!bus_socket->get_direct_mem_ptr(t, dmi)) return nullptr;
+  m_dmi = dmi;
+  m_dmi_valid = true;
+  if (!dmi_covers(addr, len, write)) return nullptr;
   return m_dmi.get_dmi_ptr() + (addr - m_dmi.get_start_address());
 }
 

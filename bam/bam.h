@@ -148,7 +148,17 @@ class Bam : public sc_core::sc_module {
   void on_pipe_reset(Pipe& pp);
 
   // Bus helpers: DMI for memory where granted, b_transport otherwise.
-  std::uint8_t* dmi_ptr(std::uint64_t addr, std::uint64_t len, bool write);
+  // Memory the BAM reads and writes directly, or null (then bus transactions). Inline for the
+  // usual hit in the cached grant.
+  std::uint8_t* dmi_ptr(std::uint64_t addr, std::uint64_t len, bool write) {
+    if (dmi_covers(addr, len, write)) return m_dmi.get_dmi_ptr() + (addr - m_dmi.get_start_address());
+    return dmi_refresh(addr, len, write);
+  }
+  bool dmi_covers(std::uint64_t addr, std::uint64_t len, bool write) const {
+    return m_dmi_valid && addr >= m_dmi.get_start_address() && len <= m_dmi.get_end_address() + 1 - addr &&
+           (write ? m_dmi.is_write_allowed() : m_dmi.is_read_allowed());
+  }
+  std::uint8_t* dmi_refresh(std::uint64_t addr, std::uint64_t len, bool write);
   bool bus_access(tlm::tlm_command cmd, std::uint64_t addr, std::uint8_t* data, unsigned len);
   bool mem_read(std::uint64_t addr, void* dst, std::uint64_t len);
   bool mem_write(std::uint64_t addr, const void* src, std::uint64_t len);

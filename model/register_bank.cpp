@@ -24,16 +24,8 @@ Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::
   return m_regs.back();
 }
 
-Register* RegisterBank::find(std::uint32_t offset) {
-  const std::size_t word = offset / 4;
-  if (offset % 4 != 0 || word >= m_by_word.size()) return nullptr;
-  return m_by_word[word];
-}
-
-Register& RegisterBank::at(std::uint32_t offset) {
-  Register* r = find(offset);
-  if (!r) throw std::out_of_range(m_name + ": no register at offset " + std::to_string(offset));
-  return *r;
+void RegisterBank::missing(std::uint32_t offset) const {
+  throw std::out_of_range(m_name + ": no register at offset " + std::to_string(offset));
 }
 
 void RegisterBank::reset() {

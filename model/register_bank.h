@@ -33,8 +33,16 @@ class RegisterBank {
 
   Register& add(const std::string& name, std::uint32_t offset, std::uint32_t reset = 0,
                 Access access = Access::rw, std::uint32_t tag = 0);
-  Register* find(std::uint32_t offset);
-  Register& at(std::uint32_t offset);  // throws if absent (model-internal use)
+  // Inline: every register access of every initiator decodes here.
+  Register* find(std::uint32_t offset) {
+    const std::size_t word = offset / 4;
+    return offset % 4 == 0 && word < m_by_word.size() ? m_by_word[word] : nullptr;
+  }
+  Register& at(std::uint32_t offset) {  // throws if absent (model-internal use)
+    Register* r = find(offset);
+    if (!r) missing(offset);
+    return *r;
+  }
   void reset();
 
   // Register-sized accesses; writes to read-only registers are ignored (like the hardware),
@@ -50,6 +58,7 @@ class RegisterBank {
 
  private:
   std::string m_name;
+  [[noreturn]] void missing(std::uint32_t offset) const;
   std::deque<Register> m_regs;  // deque: references stay valid as registers are added
   // Register by offset / 4 (null: none): a decode per access must not hash.
   std::vector<Register*> m_by_word;
