@@ -4,6 +4,7 @@
 #include <openssl/hmac.h>
 
 #include <cstring>
+#include <random>
 
 #include "cli/hex.h"
 
@@ -69,5 +70,12 @@ std::vector<std::uint8_t> openssl_hmac(HashAlg alg, const std::vector<std::uint8
 }
 
 std::string hex(const std::vector<std::uint8_t>& v) { return cli::to_hex(v); }
+
+std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint8_t> v(n);
+  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
+  return v;
+}
 
 }  // namespace qcesim::test

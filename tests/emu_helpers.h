@@ -35,4 +35,7 @@ std::vector<std::uint8_t> openssl_hmac(HashAlg alg, const std::vector<std::uint8
 
 std::string hex(const std::vector<std::uint8_t>& v);
 
+// n pseudo-random bytes (mt19937 from seed): test messages that are the same on every run.
+std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed);
+
 }  // namespace qcesim::test

@@ -2,8 +2,6 @@
 // same state, and the engine's digests are the same with and without it.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "model/hash_ahead.h"
 #include "model/soc.h"
 #include "qce/qce_sha.h"
@@ -11,15 +9,7 @@
 
 using namespace qcesim;
 using test::hex;
-
-namespace {
-std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::uint8_t> v(n);
-  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
-  return v;
-}
-}  // namespace
+using test::random_bytes;
 
 TEST(HashAhead, HitGivesTheStateOfCompressingInLine) {
   const auto msg = random_bytes(4096 + 10, 1);

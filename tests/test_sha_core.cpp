@@ -2,8 +2,6 @@
 // the DMA allocator and the register bank. No SystemC elaboration here.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "cli/hash_command.h"
 #include "cli/hex.h"
 #include "cpu/ce_sha.h"
@@ -14,15 +12,8 @@
 
 using namespace qcesim;
 using test::hex;
+using test::random_bytes;
 
-namespace {
-std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<std::uint8_t> v(n);
-  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
-  return v;
-}
-}  // namespace
 
 TEST(ShaCore, CompressInPiecesEqualsOneShot) {
   for (HashAlg alg : {HashAlg::sha1, HashAlg::sha256}) {
