@@ -354,8 +354,12 @@ void Bam::pipe_thread(unsigned p) {
     }
     const sc_core::sc_time begin = pp.fetched_at - (cmd ? SC_ZERO_TIME : m_cfg.desc_fetch);
     pp.ce_done = pp.run_plain ? execute_run_writes(pp) : 0;
-    for (const BamDescHw& e : pp.run)
-      if (!process_descriptor(pp, e, gen, cmd)) break;
+    if (pp.run_plain && pp.ce_done == run_elements(pp)) {
+      complete_plain_run(pp);
+    } else {
+      for (const BamDescHw& e : pp.run)
+        if (!process_descriptor(pp, e, gen, cmd)) break;
+    }
     if (model::Tracer::active()) trace_run(pp, begin, cmd);
   }
 }
@@ -451,6 +455,29 @@ std::size_t Bam::execute_run_writes(Pipe& pp) {
   }
   flush();
   return done;
+}
+
+std::size_t Bam::run_elements(const Pipe& pp) {
+  std::size_t n = 0;
+  for (const BamDescHw& d : pp.run) n += d.size / sizeof(BamCmdElement);
+  return n;
+}
+
+// Every element of a plain run has landed: its descriptors complete together, as
+// process_descriptor would one by one (none has INT, EOT, NWD or UNLOCK; a LOCK can only be
+// the first, and the lock is free).
+void Bam::complete_plain_run(Pipe& pp) {
+  if (pp.run.front().flags & DESC_FLAG_LOCK) {
+    m_lock = {true, pp.trust->value & 0x7u, (pp.ctrl->value & P_LOCK_GROUP_MASK) >> P_LOCK_GROUP_SHIFT, pp.index};
+    notify_lock_changed();
+  }
+  const auto n = static_cast<std::uint32_t>(pp.run.size());
+  pp.read_off = (pp.read_off + n * static_cast<std::uint32_t>(sizeof(BamDescHw))) % ring_size(pp);
+  pp.sw_ofsts->value = pp.read_off;
+  pp.stats.descriptors += n;
+  pp.stats.cmd_descriptors += n;
+  pp.stats.command_elements += pp.ce_done;
+  pp.ce_done = 0;
 }
 
 bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid) {
