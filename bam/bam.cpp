@@ -272,11 +272,7 @@ bool Bam::bus_access(tlm::tlm_command cmd, std::uint64_t addr, std::uint8_t* dat
   return t.is_response_ok();
 }
 
-bool Bam::mem_read(std::uint64_t addr, void* dst, std::uint64_t len) {
-  if (std::uint8_t* p = dmi_ptr(addr, len, false)) {
-    std::memcpy(dst, p, len);
-    return true;
-  }
+bool Bam::bus_read(std::uint64_t addr, void* dst, std::uint64_t len) {
   return bus_access(tlm::TLM_READ_COMMAND, addr, static_cast<std::uint8_t*>(dst), static_cast<unsigned>(len));
 }
 

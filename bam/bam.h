@@ -10,6 +10,7 @@
 #include <array>
 #include <memory>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <systemc>
 #include <tlm>
@@ -162,7 +163,15 @@ class Bam : public sc_core::sc_module {
   }
   std::uint8_t* dmi_refresh(std::uint64_t addr, std::uint64_t len, bool write);
   bool bus_access(tlm::tlm_command cmd, std::uint64_t addr, std::uint8_t* data, unsigned len);
-  bool mem_read(std::uint64_t addr, void* dst, std::uint64_t len);
+  // Inline: descriptors and command elements are read one at a time (8 and 16 bytes).
+  bool mem_read(std::uint64_t addr, void* dst, std::uint64_t len) {
+    if (std::uint8_t* p = dmi_ptr(addr, len, false)) {
+      std::memcpy(dst, p, len);
+      return true;
+    }
+    return bus_read(addr, dst, len);
+  }
+  bool bus_read(std::uint64_t addr, void* dst, std::uint64_t len);
   bool mem_write(std::uint64_t addr, const void* src, std::uint64_t len);
 
   void invalidate_dmi(sc_dt::uint64 start, sc_dt::uint64 end);
