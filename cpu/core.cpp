@@ -39,7 +39,7 @@ sc_time CpuTimes::busy() const {
 sc_time& FnTimes::find(const char* fn) {
   for (;;) {
     const std::size_t mask = m_slots.size() - 1;
-    std::size_t i = (reinterpret_cast<std::uintptr_t>(fn) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+    std::size_t i = home_slot(fn);
     while (m_slots[i].first && m_slots[i].first != fn) i = (i + 1) & mask;
     if (!m_slots[i].first) {
       if (2 * (m_used + 1) > m_slots.size()) {
