@@ -85,7 +85,13 @@ std::unique_ptr<BamAsyncDesc> BamDma::make_lock_desc(Runner& r, BamChan& c, bool
   auto d = std::make_unique<BamAsyncDesc>();
   r.charge("kmalloc", m_costs.kmalloc);
   r.charge("dma_map_sg", m_costs.dma_map_sg + m_costs.dma_map_sg_per_entry);
-  d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
+  // The simulated kernel kmallocs and maps it (the costs above); the simulator reuses buffers.
+  if (m_ce_bufs.empty()) {
+    d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
+  } else {
+    d->ce_buf = m_ce_bufs.back();
+    m_ce_bufs.pop_back();
+  }
   const BamCmdElement ce = bam_prep_ce(static_cast<std::uint32_t>(*c.cfg.scratchpad), BAM_WRITE_COMMAND, 0);
   std::memcpy(d->ce_buf.ptr, &ce, sizeof ce);
   d->desc.push_back({static_cast<std::uint32_t>(d->ce_buf.addr), sizeof(BamCmdElement),
@@ -149,7 +155,7 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
 void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
   if (d.ce_buf) {
     r.charge("dma_unmap_sg", m_costs.dma_unmap_sg + m_costs.dma_unmap_sg_per_entry);
-    m_host.dma_free(d.ce_buf);
+    m_ce_bufs.push_back(d.ce_buf);
     d.ce_buf = {};
   }
   r.charge("kfree", m_costs.kfree);

@@ -143,6 +143,7 @@ class BamDma {
   bool m_tasklet_scheduled = false;
   std::vector<BamChan> m_chans;
   BamIrqStats m_irq_stats;
+  std::vector<cpu::DmaBuf> m_ce_bufs;  // LOCK/UNLOCK command-element buffers for reuse
 };
 
 }  // namespace qcesim::bam
