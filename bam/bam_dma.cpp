@@ -8,6 +8,36 @@
 
 namespace qcesim::bam {
 
+void BamDescRecycle::operator()(BamAsyncDesc* d) const {
+  if (pool) {
+    pool->put(d);
+  } else {
+    delete d;
+  }
+}
+
+BamDescPool::~BamDescPool() {
+  for (BamAsyncDesc* d : m_free) delete d;
+}
+
+BamDescPtr BamDescPool::get() {
+  if (m_free.empty()) return BamDescPtr(new BamAsyncDesc, BamDescRecycle{this});
+  BamAsyncDesc* d = m_free.back();
+  m_free.pop_back();
+  return BamDescPtr(d, BamDescRecycle{this});
+}
+
+// Back to its fresh state, keeping the descriptor vector's storage.
+void BamDescPool::put(BamAsyncDesc* d) {
+  d->desc.clear();
+  d->loaded = d->xfer_len = 0;
+  d->flags = 0;
+  d->callback = nullptr;
+  d->lock = d->unlock = false;
+  d->ce_buf = {};
+  m_free.push_back(d);
+}
+
 BamDma::BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes,
                bool bh_workqueue)
     : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_base(base), m_ee(ee),
@@ -48,9 +78,9 @@ void BamDma::init_hw(Runner& r, BamChan& c) {
   ++c.stats.resets;
 }
 
-std::unique_ptr<BamAsyncDesc> BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg,
+BamDescPtr BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg,
                                                     unsigned flags, DmaCallback cb) {
-  auto d = std::make_unique<BamAsyncDesc>();
+  BamDescPtr d = m_pool.get();
   r.charge("kmalloc", m_costs.kmalloc);  // the async descriptor (kzalloc)
   r.charge("bam_prep_slave_sg", m_costs.bam_prep_slave_sg);
   d->desc.reserve(sg.size());
@@ -71,7 +101,7 @@ std::unique_ptr<BamAsyncDesc> BamDma::prep_slave_sg(Runner& r, BamChan&, const s
   return d;
 }
 
-void BamDma::submit(BamChan& c, std::unique_ptr<BamAsyncDesc> d) { c.submitted.push_back(std::move(d)); }
+void BamDma::submit(BamChan& c, BamDescPtr d) { c.submitted.push_back(std::move(d)); }
 
 void BamDma::issue_pending(Runner& r, BamChan& c) {
   for (auto& d : c.submitted) c.issued.push_back(std::move(d));
@@ -81,8 +111,8 @@ void BamDma::issue_pending(Runner& r, BamChan& c) {
 
 // The locking series: one command element writing 0 to the scratchpad register, with
 // CMD|LOCK or CMD|UNLOCK, in its own kmalloc'ed and DMA-mapped buffer.
-std::unique_ptr<BamAsyncDesc> BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
-  auto d = std::make_unique<BamAsyncDesc>();
+BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
+  BamDescPtr d = m_pool.get();
   r.charge("kmalloc", m_costs.kmalloc);
   r.charge("dma_map_sg", m_costs.dma_map_sg + m_costs.dma_map_sg_per_entry);
   // The simulated kernel kmallocs and maps it (the costs above); the simulator reuses buffers.
@@ -114,7 +144,7 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
   std::uint32_t avail = MAX_DESCRIPTORS - c.in_fifo;
   bool loaded_any = false;
   while (!c.issued.empty() && avail > 0) {
-    std::unique_ptr<BamAsyncDesc> d = std::move(c.issued.front());
+    BamDescPtr d = std::move(c.issued.front());
     c.issued.pop_front();
     const std::size_t left = d->desc.size() - d->loaded;
     const std::size_t n = std::min<std::size_t>(left, avail);
@@ -201,7 +231,7 @@ void BamDma::irq(Runner& r) {
       avail -= static_cast<std::uint32_t>(d.xfer_len);
       c.head = static_cast<std::uint32_t>((c.head + d.xfer_len) % kRingSlots);
       c.in_fifo -= static_cast<std::uint32_t>(d.xfer_len);
-      std::unique_ptr<BamAsyncDesc> done = std::move(c.active.front());
+      BamDescPtr done = std::move(c.active.front());
       c.active.pop_front();
       if (done->lock || done->unlock) {
         // The series frees LOCK/UNLOCK descriptors right here, in hardirq context.

@@ -53,6 +53,29 @@ struct BamAsyncDesc {
   cpu::DmaBuf ce_buf;           // LOCK/UNLOCK: their one command element
 };
 
+// The simulator recycles async descriptors (their descriptor vectors keep their capacity); the
+// simulated kernel still pays kmalloc and kfree for each. A descriptor goes back to the pool
+// it came from when its owner drops it.
+class BamDescPool;
+struct BamDescRecycle {
+  BamDescPool* pool = nullptr;
+  void operator()(BamAsyncDesc* d) const;
+};
+using BamDescPtr = std::unique_ptr<BamAsyncDesc, BamDescRecycle>;
+
+class BamDescPool {
+ public:
+  BamDescPool() = default;
+  BamDescPool(const BamDescPool&) = delete;
+  BamDescPool& operator=(const BamDescPool&) = delete;
+  ~BamDescPool();
+  BamDescPtr get();
+  void put(BamAsyncDesc* d);
+
+ private:
+  std::vector<BamAsyncDesc*> m_free;
+};
+
 struct BamSlaveConfig {
   DmaDir dir = DmaDir::mem_to_dev;
   // Locking series: the register a LOCK/UNLOCK dummy write targets (QCE VERSION). Unset: no locking.
@@ -79,9 +102,9 @@ struct BamChan {
   std::uint32_t head = 0;  // first slot not yet retired
   std::uint32_t tail = 0;  // next free slot
   std::uint32_t in_fifo = 0;
-  std::deque<std::unique_ptr<BamAsyncDesc>> issued;  // waiting for FIFO room
-  std::deque<std::unique_ptr<BamAsyncDesc>> active;  // in the FIFO (desc_list)
-  std::vector<std::unique_ptr<BamAsyncDesc>> submitted;
+  std::deque<BamDescPtr> issued;  // waiting for FIFO room
+  std::deque<BamDescPtr> active;  // in the FIFO (desc_list)
+  std::vector<BamDescPtr> submitted;
   std::vector<std::pair<DmaCallback, DmaResult>> completed;  // for vchan_complete
   std::vector<std::pair<DmaCallback, DmaResult>> completing;  // the batch vchan_complete runs
   bool vchan_scheduled = false;  // its tasklet is pending (tasklet_schedule is idempotent)
@@ -110,9 +133,9 @@ class BamDma {
 
   BamChan& chan(unsigned pipe);
   void slave_config(BamChan& c, const BamSlaveConfig& cfg);
-  std::unique_ptr<BamAsyncDesc> prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg,
+  BamDescPtr prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg,
                                               unsigned flags, DmaCallback cb = {});
-  void submit(BamChan& c, std::unique_ptr<BamAsyncDesc> d);
+  void submit(BamChan& c, BamDescPtr d);
   void issue_pending(Runner& r, BamChan& c);
   void terminate_all(Runner& r, BamChan& c);
   // Polling instead of an interrupt: one CPU read of the pipe's P_SW_OFSTS; true when the BAM
@@ -129,7 +152,7 @@ class BamDma {
   void start_dma(Runner& r, BamChan& c);
   void fail_channel(Runner& r, BamChan& c, const std::string& why);
   void free_desc(Runner& r, BamAsyncDesc& d);
-  std::unique_ptr<BamAsyncDesc> make_lock_desc(Runner& r, BamChan& c, bool lock);
+  BamDescPtr make_lock_desc(Runner& r, BamChan& c, bool lock);
   void vchan_complete(Runner& r, BamChan& c);
   void dma_tasklet(Runner& r);
   std::uint64_t reg(std::uint32_t off) const { return m_base + off; }
@@ -141,6 +164,7 @@ class BamDma {
   unsigned m_ee;
   bool m_bh_workqueue;  // the series moved dma_tasklet to a BH workqueue
   bool m_tasklet_scheduled = false;
+  BamDescPool m_pool;  // before the channels: destroyed after the descriptors they hold
   std::vector<BamChan> m_chans;
   BamIrqStats m_irq_stats;
   std::vector<cpu::DmaBuf> m_ce_bufs;  // LOCK/UNLOCK command-element buffers for reuse
