@@ -37,6 +37,7 @@ void QceDevice::probe(Runner& r) {
   m_rx->on_error = on_error;
   m_tx->on_error = on_error;
   m_result_buf = m_host.dma_alloc(QCE_RESULT_BUF_SZ, 64);
+  m_result_sg = {{m_result_buf.addr, QCE_RESULT_BUF_SZ}};
   m_ce_buf = m_host.dma_alloc(kMaxCmdElements * sizeof(bam::BamCmdElement), 64);
 }
 
@@ -159,8 +160,8 @@ void QceDevice::qce_setup_regs_ahash(Runner& r, const ShaRequest& req) {
 
 // qce_submit_cmd_desc: one scatterlist entry per command element, mapped, one CMD transfer on rx.
 void QceDevice::qce_submit_cmd_desc(Runner& r) {
-  std::vector<bam::ScatterEntry> sg;
-  sg.reserve(m_ce_count);
+  std::vector<bam::ScatterEntry>& sg = m_ce_sg;
+  sg.clear();
   for (unsigned i = 0; i < m_ce_count; ++i)
     sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
   r.charge("dma_map_sg", m_costs.dma_map_sg + cpu::per(m_ce_count, m_costs.dma_map_sg_per_entry));
@@ -182,20 +183,19 @@ void QceDevice::qce_ahash_async_req_handle(Runner& r, ShaRequest& req) {
   // dma_map_sg of the source and of the result buffer.
   r.charge("dma_map_sg", m_costs.dma_map_sg + cpu::per(req.src.size(), m_costs.dma_map_sg_per_entry));
   r.charge("dma_map_sg", m_costs.dma_map_sg + m_costs.dma_map_sg_per_entry);
-  const std::vector<bam::ScatterEntry> result_sg{{m_result_buf.addr, QCE_RESULT_BUF_SZ}};
   auto tx_cb = [this](Runner& s, const bam::DmaResult& res) { qce_ahash_done(s, res); };
   const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
 
   if (m_cfg.reg_io == RegIo::mmio) {
     if (req.nbytes) m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, req.src, flags));
-    m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, result_sg, flags, tx_cb));
+    m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, m_result_sg, flags, tx_cb));
     m_bam.issue_pending(r, *m_rx);
     m_bam.issue_pending(r, *m_tx);
     qce_setup_regs_ahash(r, req);  // 21 writel, the last one GO
   } else {
     qce_setup_regs_ahash(r, req);  // builds and submits the command descriptor
     if (req.nbytes) m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, req.src, flags | bam::DMA_PREP_FENCE));
-    m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, result_sg, flags, tx_cb));
+    m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, m_result_sg, flags, tx_cb));
     m_bam.issue_pending(r, *m_tx);
     m_bam.issue_pending(r, *m_rx);  // LOCK is prepended and UNLOCK appended here
   }
@@ -292,8 +292,12 @@ void QceDevice::finish(Runner& r, std::string error) {
     qce_req_done_work(r, seq, error);
     return;
   }
-  m_kernel.schedule_work(r, "qce_req_done_work",
-                         [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
+  if (error.empty()) {  // the usual case: a closure small enough for std::function's own storage
+    m_kernel.schedule_work(r, "qce_req_done_work", [this, seq](Runner& k) { qce_req_done_work(k, seq, ""); });
+  } else {
+    m_kernel.schedule_work(r, "qce_req_done_work",
+                           [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
+  }
 }
 
 // Completes the request `seq` (unless it was abandoned after a timeout) and starts the next.

@@ -133,6 +133,8 @@ class QceDevice {
   bam::BamChan* m_rx = nullptr;
   bam::BamChan* m_tx = nullptr;
   cpu::DmaBuf m_result_buf;
+  std::vector<bam::ScatterEntry> m_result_sg;  // the result buffer's one-entry scatterlist
+  std::vector<bam::ScatterEntry> m_ce_sg;      // the command elements' scatterlist (storage reused)
   cpu::DmaBuf m_ce_buf;  // command elements of the request being built (series: 128 max)
   unsigned m_ce_count = 0;
   unsigned m_ce_mapped = 0;  // command elements of the request in flight (mapped sg entries)
