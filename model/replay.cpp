@@ -6,6 +6,7 @@
 #include <random>
 
 #include "cpu/ce_core.h"
+#include "bam/bam_hw.h"
 #include "cpu/ce_sha.h"
 #include "model/stats.h"
 #include "model/trace.h"
@@ -216,8 +217,9 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       std::string failure;
       const ShaState iv = sha_initial_state(w.alg);
       // The caller's next messages go to the hash-ahead helper while the current ones are
-      // simulated: up to one request beyond those the queue holds.
-      HashAhead* ahead = check ? e.soc().qce.hash_ahead() : nullptr;
+      // simulated: up to one request beyond those the queue holds. Only messages that one BAM
+      // descriptor carries: the engine gets a longer one in pieces that do not end on a block.
+      HashAhead* ahead = check && w.message_bytes <= bam::BAM_FIFO_SIZE ? e.soc().qce.hash_ahead() : nullptr;
       const std::uint64_t window = std::min<std::uint64_t>(w.queue_depth + 1, 4);
       std::uint64_t posted = 0;
       auto post_ahead = [&] {
