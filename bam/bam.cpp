@@ -213,7 +213,7 @@ void Bam::end_of_elaboration() {
 
 // The level is known at once (the GIC samples it) and the output ports follow it at once.
 // Runs on every status, enable, mask or trust change, so it makes one pass over the pipes for
-// all EEs and wakes drive_irq only when a level changes.
+// all EEs and drives the ports only when a level changes.
 void Bam::update_irq() {
   const IrqSources srcs = irq_sources();
   bool changed = false;
@@ -233,7 +233,7 @@ void Bam::update_irq() {
 }
 
 // The output ports follow the levels. Any process may change a level, so the lines are
-// many-writer signals (model/soc.h), driven directly instead of from a method a delta later.
+// unchecked-writer signals (model/soc.h), driven directly instead of from a method a delta later.
 void Bam::drive_irq() {
   for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) irq[ee].write(m_lines[ee]->high);
 }
@@ -349,8 +349,8 @@ void Bam::pipe_thread(unsigned p) {
       if (gen != pp.generation) continue;
     }
     const sc_core::sc_time begin = pp.fetched_at - (cmd ? SC_ZERO_TIME : m_cfg.desc_fetch);
-    pp.ce_done = pp.run_plain ? execute_run_writes(pp) : 0;
-    if (pp.run_plain && pp.ce_done == run_elements(pp)) {
+    pp.ce_done = 0;
+    if (pp.run_plain && execute_run_writes(pp)) {
       complete_plain_run(pp);
     } else {
       for (const BamDescHw& e : pp.run)
@@ -415,58 +415,50 @@ void Bam::command_run(Pipe& pp, const BamDescHw& first) {
 // A plain run's command elements land at one instant, in order, with nothing else running in
 // between, so they go out ahead of their descriptors' bookkeeping in as few bus transactions
 // as possible: writes to consecutive registers as one burst (the simulator's cost is per
-// transaction; the registers see the same writes in the same order). Returns how many leading
-// elements of the run went out; the rest (a read, a masked write, a burst the bus refuses:
-// nothing of it was written) run element by element, where errors are reported.
-std::size_t Bam::execute_run_writes(Pipe& pp) {
+// transaction; the registers see the same writes in the same order). Counts in pp.ce_done the
+// leading elements of the run that went out and returns whether that is all of them; the rest
+// (a read, a masked write, a burst the bus refuses: nothing of it was written) run element by
+// element, where errors are reported.
+bool Bam::execute_run_writes(Pipe& pp) {
   constexpr unsigned kMaxBurst = 16;
   std::array<std::uint32_t, kMaxBurst> words{};
   unsigned k = 0;
   std::uint32_t base = 0;
-  std::size_t done = 0;
   auto flush = [&] {
     if (k && bus_access(tlm::TLM_WRITE_COMMAND, base, reinterpret_cast<std::uint8_t*>(words.data()), 4 * k)) {
-      done += k;
+      pp.ce_done += k;
       k = 0;
-      return true;
     }
     return k == 0;
   };
   for (const BamDescHw& d : pp.run) {
     for (unsigned i = 0; i < d.size / sizeof(BamCmdElement); ++i) {
       BamCmdElement ce;
-      if (!mem_read(std::uint64_t{d.addr} + i * sizeof(BamCmdElement), &ce, sizeof ce)) {
+      if (!mem_read(std::uint64_t{d.addr} + i * sizeof(BamCmdElement), &ce, sizeof ce) ||
+          (ce.cmd_and_addr >> 24) != BAM_WRITE_COMMAND || ce.mask != 0xFFFFFFFFu) {
         flush();
-        return done;
+        return false;
       }
       const std::uint32_t target = (m_cfg.ce_addr_base & ~BAM_CE_ADDR_MASK) | (ce.cmd_and_addr & BAM_CE_ADDR_MASK);
-      if ((ce.cmd_and_addr >> 24) != BAM_WRITE_COMMAND || ce.mask != 0xFFFFFFFFu) {
-        flush();
-        return done;
-      }
-      if (k && (k == kMaxBurst || target != base + 4 * k) && !flush()) return done;
+      if (k && (k == kMaxBurst || target != base + 4 * k) && !flush()) return false;
       if (k == 0) base = target;
       words[k++] = ce.data;
     }
   }
-  flush();
-  return done;
+  return flush();
 }
 
-std::size_t Bam::run_elements(const Pipe& pp) {
-  std::size_t n = 0;
-  for (const BamDescHw& d : pp.run) n += d.size / sizeof(BamCmdElement);
-  return n;
+// LOCK: from here on the BAM serves only this pipe's EE until UNLOCK.
+void Bam::take_lock(const Pipe& pp) {
+  m_lock = {true, pp.trust->value & 0x7u, (pp.ctrl->value & P_LOCK_GROUP_MASK) >> P_LOCK_GROUP_SHIFT, pp.index};
+  notify_lock_changed();
 }
 
 // Every element of a plain run has landed: its descriptors complete together, as
 // process_descriptor would one by one (none has INT, EOT, NWD or UNLOCK; a LOCK can only be
 // the first, and the lock is free).
 void Bam::complete_plain_run(Pipe& pp) {
-  if (pp.run.front().flags & DESC_FLAG_LOCK) {
-    m_lock = {true, pp.trust->value & 0x7u, (pp.ctrl->value & P_LOCK_GROUP_MASK) >> P_LOCK_GROUP_SHIFT, pp.index};
-    notify_lock_changed();
-  }
+  if (pp.run.front().flags & DESC_FLAG_LOCK) take_lock(pp);
   const auto n = static_cast<std::uint32_t>(pp.run.size());
   pp.read_off = (pp.read_off + n * static_cast<std::uint32_t>(sizeof(BamDescHw))) % ring_size(pp);
   pp.sw_ofsts->value = pp.read_off;
@@ -509,8 +501,7 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
       pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
       if (gen != pp.generation) return false;
     }
-    m_lock = {true, ee, (pp.ctrl->value & P_LOCK_GROUP_MASK) >> P_LOCK_GROUP_SHIFT, pp.index};
-    notify_lock_changed();
+    take_lock(pp);
   }
 
   bool peripheral_eot = false;

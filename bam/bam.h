@@ -140,8 +140,8 @@ class Bam : public sc_core::sc_module {
   bool process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid);
   bool run_command_elements(Pipe& pp, const BamDescHw& d, bool prepaid);
   void command_run(Pipe& pp, const BamDescHw& first);
-  std::size_t execute_run_writes(Pipe& pp);
-  static std::size_t run_elements(const Pipe& pp);
+  bool execute_run_writes(Pipe& pp);
+  void take_lock(const Pipe& pp);
   void complete_plain_run(Pipe& pp);
   bool consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
   bool produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen, bool& peripheral_eot);

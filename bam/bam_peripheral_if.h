@@ -27,7 +27,7 @@ class BamPeripheralIf : public virtual sc_core::sc_interface {
   // NWD: has the transaction fed through this pipe finished?
   virtual bool bam_transaction_done(unsigned pipe) const = 0;
   // The BAM's listener, called at once whenever any answer above may have changed (a direct
-  // call: no method in between, so a waiting pipe runs in the next delta cycle).
+  // call: no method in between, so a waiting pipe runs in the same delta cycle).
   virtual void bam_set_state_listener(std::function<void()> fn) = 0;
 };
 
