@@ -61,8 +61,6 @@ void HashAhead::helper() {
 }
 
 void HashAhead::wait_done(std::uint64_t index) {
-  if (m_done.load(std::memory_order_acquire) > index) return;
-  ++m_stats.waits;
   while (m_done.load(std::memory_order_acquire) <= index) std::this_thread::yield();
 }
 

@@ -1,9 +1,8 @@
 // Hash-ahead: SHA compression of buffers the simulation will hash soon, run on a helper
 // thread while the single-threaded SystemC kernel simulates the requests before them.
 //
-// A workload that knows its next messages posts them (post copies the bytes). A hash core
-// that is about to compress bytes asks with its starting state and the bytes themselves
-// (take): a posted job is used only if its starting state is the same and its copy is
+// A workload that knows its next messages posts them. A hash core that is about to compress
+// bytes asks with its starting state and the bytes themselves (take): a posted job is used only if its starting state is the same and its copy is
 // byte-for-byte equal to what the core received, so the result is the value the core would
 // compute itself; anything else is a miss and the core compresses in line. Every byte is
 // still hashed once per request; only the thread that does it changes.
@@ -31,7 +30,6 @@ struct HashAheadStats {
   std::uint64_t posted = 0;
   std::uint64_t hits = 0;    // takes answered by a posted job
   std::uint64_t misses = 0;  // takes the caller had to compress itself
-  std::uint64_t waits = 0;   // times the simulation waited for the helper
 };
 
 class HashAhead {

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <random>
 
-#include "cpu/ce_core.h"
 #include "bam/bam_hw.h"
+#include "cpu/ce_core.h"
 #include "cpu/ce_sha.h"
 #include "model/stats.h"
 #include "model/trace.h"

@@ -292,12 +292,8 @@ void QceDevice::finish(Runner& r, std::string error) {
     qce_req_done_work(r, seq, error);
     return;
   }
-  if (error.empty()) {  // the usual case: a closure small enough for std::function's own storage
-    m_kernel.schedule_work(r, "qce_req_done_work", [this, seq](Runner& k) { qce_req_done_work(k, seq, ""); });
-  } else {
-    m_kernel.schedule_work(r, "qce_req_done_work",
-                           [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
-  }
+  m_kernel.schedule_work(r, "qce_req_done_work",
+                         [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
 }
 
 // Completes the request `seq` (unless it was abandoned after a timeout) and starts the next.
