@@ -2,10 +2,11 @@
 // thread while the single-threaded SystemC kernel simulates the requests before them.
 //
 // A workload that knows its next messages posts them. A hash core that is about to compress
-// bytes asks with its starting state and the bytes themselves (take): a posted job is used only if its starting state is the same and its copy is
-// byte-for-byte equal to what the core received, so the result is the value the core would
-// compute itself; anything else is a miss and the core compresses in line. Every byte is
-// still hashed once per request; only the thread that does it changes.
+// bytes asks with its starting state and the bytes themselves (take): a posted job is used
+// only if its starting state is the same and its copy is byte-for-byte equal to what the core
+// received, so the result is the value the core would compute itself; anything else is a miss
+// and the core compresses in line. Every byte is still hashed once per request; only the
+// thread that does it changes.
 //
 // The helper copies the posted bytes and compresses its copy; take() compares that copy with
 // the bytes the core received, so a buffer that changed after its post is a miss, never a
