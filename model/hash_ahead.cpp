@@ -52,9 +52,9 @@ void HashAhead::helper() {
       if (m_stop.load()) return;
     }
     Job& j = m_jobs[next % kSlots];
-    j.copy.assign(j.src, j.src + j.len);
+    if (!j.in_place) j.copy.assign(j.src, j.src + j.len);
     ShaState s = j.from;
-    sha_compress(s, j.copy.data(), j.len / kShaBlockBytes);
+    sha_compress(s, j.in_place ? j.src : j.copy.data(), j.len / kShaBlockBytes);
     j.result = s;
     m_done.store(++next, std::memory_order_release);
   }
@@ -69,7 +69,8 @@ void HashAhead::drain() {
   if (n) wait_done(n - 1);
 }
 
-void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t len) {
+void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t len,
+                     const ReadOnlyPages* pages) {
   len -= len % kShaBlockBytes;
   if (len == 0) return;
   const std::uint64_t i = m_posted.load(std::memory_order_relaxed);
@@ -78,9 +79,11 @@ void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t
   j.from = from;
   j.src = data;
   j.len = len;
+  j.in_place = pages && pages->covers(data, len);
   j.live = true;
   m_posted.store(i + 1);
   ++m_stats.posted;
+  if (j.in_place) ++m_stats.in_place;
   if (m_sleeping.load()) {
     { std::lock_guard<std::mutex> lk(m_mutex); }
     m_cv.notify_one();
@@ -96,7 +99,7 @@ bool HashAhead::take(ShaState& st, const std::uint8_t* data, std::size_t len) {
         j.from.byte_count != st.byte_count)
       continue;
     wait_done(i);
-    if (std::memcmp(j.copy.data(), data, len) != 0) continue;  // the bytes changed since
+    if (!j.in_place && std::memcmp(j.copy.data(), data, len) != 0) continue;  // the bytes changed since
     st = j.result;
     j.live = false;
     ++m_stats.hits;

@@ -10,9 +10,11 @@
 //
 // The helper copies the posted bytes and compresses its copy; take() compares that copy with
 // the bytes the core received, so a buffer that changed after its post is a miss, never a
-// wrong state. The poster should still leave posted bytes alone until they are taken (the
-// replay's message pool is written once, before the first post): the helper reads them
-// concurrently.
+// wrong state. The poster should still leave posted bytes alone until they are taken: the
+// helper reads them concurrently. Bytes on pages the poster made read-only (ReadOnlyPages,
+// alive until the take) cannot change at all: the helper compresses them in place and take()
+// needs no compare, which saves the simulation thread reading 2 x len bytes per job, most of
+// them from the helper's cache.
 #pragma once
 
 #include <array>
@@ -23,12 +25,14 @@
 #include <thread>
 #include <vector>
 
+#include "model/read_only_pages.h"
 #include "model/sha_core.h"
 
 namespace qcesim {
 
 struct HashAheadStats {
   std::uint64_t posted = 0;
+  std::uint64_t in_place = 0;  // posts on read-only pages: hashed where they are, not compared
   std::uint64_t hits = 0;    // takes answered by a posted job
   std::uint64_t misses = 0;  // takes the caller had to compress itself
 };
@@ -41,8 +45,11 @@ class HashAhead {
   HashAhead& operator=(const HashAhead&) = delete;
 
   // Queues the compression of len's whole blocks of data from `from`. When all slots still
-  // wait for the helper, waits for the oldest (the helper is behind, not stuck).
-  void post(const ShaState& from, const std::uint8_t* data, std::size_t len);
+  // wait for the helper, waits for the oldest (the helper is behind, not stuck). If `pages`
+  // covers the bytes, they are compressed in place and not compared at the take; `pages`
+  // must then outlive the take.
+  void post(const ShaState& from, const std::uint8_t* data, std::size_t len,
+            const ReadOnlyPages* pages = nullptr);
   // If a posted job started at st over exactly these len bytes (whole blocks), waits for it
   // and advances st to its result; otherwise leaves st alone and returns false.
   bool take(ShaState& st, const std::uint8_t* data, std::size_t len);
@@ -57,6 +64,7 @@ class HashAhead {
     const std::uint8_t* src = nullptr;  // the poster's bytes
     std::size_t len = 0;
     std::vector<std::uint8_t> copy;     // the helper's copy of them, the bytes it compressed
+    bool in_place = false;              // src is read-only: no copy, no compare
     bool live = false;  // posted and not yet taken or overwritten (main thread only)
   };
 

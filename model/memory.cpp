@@ -1,18 +1,22 @@
 #include "model/memory.h"
 
-#include <cstdlib>
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstring>
 #include <new>
 
 namespace qcesim::model {
 
-void Memory::FreeDeleter::operator()(std::uint8_t* p) const { std::free(p); }
+void Memory::Unmap::operator()(std::uint8_t* p) const { munmap(p, size); }
 
 Memory::Memory(sc_core::sc_module_name name, std::uint64_t size_bytes)
-    : sc_core::sc_module(name), socket("socket"), m_size(size_bytes) {
-  // calloc maps fresh zero pages lazily, so a large DRAM costs only what is used.
-  m_data.reset(static_cast<std::uint8_t*>(std::calloc(static_cast<std::size_t>(size_bytes), 1)));
-  if (!m_data) throw std::bad_alloc();
+    : sc_core::sc_module(name), socket("socket"), m_size(size_bytes), m_data(nullptr, Unmap{0}) {
+  // Fresh zero pages are mapped lazily, so a large DRAM costs only what is used.
+  const auto bytes = static_cast<std::size_t>(std::max<std::uint64_t>(size_bytes, 1));
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  m_data = std::unique_ptr<std::uint8_t, Unmap>(static_cast<std::uint8_t*>(p), Unmap{bytes});
   socket.register_b_transport(this, &Memory::b_transport);
   socket.register_get_direct_mem_ptr(this, &Memory::get_direct_mem_ptr);
   socket.register_transport_dbg(this, &Memory::transport_dbg);

@@ -26,11 +26,14 @@ class Memory : public sc_core::sc_module {
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
   bool access(tlm::tlm_generic_payload& trans);
 
-  struct FreeDeleter {
+  struct Unmap {
+    std::size_t size;
     void operator()(std::uint8_t* p) const;
   };
   std::uint64_t m_size;
-  std::unique_ptr<std::uint8_t, FreeDeleter> m_data;  // calloc'ed: pages appear as touched
+  // An anonymous mapping: zero pages appear as they are touched, and it starts on a host page,
+  // so whole pages of it can be made read-only (model/read_only_pages.h).
+  std::unique_ptr<std::uint8_t, Unmap> m_data;
 };
 
 }  // namespace qcesim::model

@@ -8,6 +8,7 @@
 #include "bam/bam_hw.h"
 #include "cpu/ce_core.h"
 #include "cpu/ce_sha.h"
+#include "model/read_only_pages.h"
 #include "model/stats.h"
 #include "model/trace.h"
 
@@ -162,8 +163,11 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     std::vector<cpu::DmaBuf> msgs;
     std::vector<std::vector<std::uint8_t>> refs;
     std::mt19937_64 rng(2026);
+    // Whole host pages each, so that hash-ahead can make them read-only (below).
+    const std::size_t page = ReadOnlyPages::page_size();
+    const std::size_t msg_alloc = (std::max<std::size_t>(w.message_bytes, 1) + page - 1) / page * page;
     for (std::size_t i = 0; i < pool; ++i) {
-      msgs.push_back(e.host().dma_alloc(w.message_bytes, 4096));
+      msgs.push_back(e.host().dma_alloc(msg_alloc, std::max<std::size_t>(page, 4096)));
       if (check) {
         for (std::uint32_t b = 0; b < w.message_bytes; ++b) msgs.back().ptr[b] = static_cast<std::uint8_t>(rng());
         refs.push_back(sha_digest(w.alg, msgs.back().ptr, w.message_bytes));
@@ -221,10 +225,15 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       // descriptor carries: the engine gets a longer one in pieces that do not end on a block.
       HashAhead* ahead = check && w.message_bytes <= bam::BAM_FIFO_SIZE ? e.soc().qce.hash_ahead() : nullptr;
       const std::uint64_t window = std::min<std::uint64_t>(w.queue_depth + 1, 4);
+      // The pool is written once, above; read-only from here it cannot change between a post
+      // and its take, so the helper hashes it in place and the engine skips the compare.
+      ReadOnlyPages frozen;
+      if (ahead)
+        for (const cpu::DmaBuf& m : msgs) frozen.protect(m.ptr, msg_alloc);  // else copied and compared
       std::uint64_t posted = 0;
       auto post_ahead = [&] {
         for (; ahead && posted < std::min(submitted + window, w.messages); ++posted)
-          ahead->post(iv, msgs[posted % pool].ptr, w.message_bytes);
+          ahead->post(iv, msgs[posted % pool].ptr, w.message_bytes, &frozen);
       };
       while (completed < w.messages) {
         for (Slot& s : slots) {

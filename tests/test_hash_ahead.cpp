@@ -1,6 +1,9 @@
 // model/hash_ahead.h: a posted job is used only for the same bytes at the same place from the
 // same state, and the engine's digests are the same with and without it.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <algorithm>
 
 #include "model/hash_ahead.h"
 #include "model/soc.h"
@@ -102,4 +105,61 @@ TEST(HashAhead, EngineHashesChangedBytesItself) {
   engine_digest(true, s);
   EXPECT_EQ(s.hits, 0u);
   EXPECT_EQ(s.misses, 1u);
+}
+
+namespace {
+// Page-aligned host memory for the read-only tests.
+struct Pages {
+  explicit Pages(std::size_t n) : size(n * ReadOnlyPages::page_size()) {
+    p = static_cast<std::uint8_t*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  }
+  ~Pages() { munmap(p, size); }
+  std::size_t size;
+  std::uint8_t* p;
+};
+}  // namespace
+
+TEST(ReadOnlyPages, ProtectsWholePagesUntilItGoes) {
+  const std::size_t page = ReadOnlyPages::page_size();
+  Pages mem(3);
+  ASSERT_NE(mem.p, MAP_FAILED);
+  {
+    ReadOnlyPages ro;
+    EXPECT_FALSE(ro.protect(mem.p + 1, page));      // not on a page boundary
+    EXPECT_FALSE(ro.protect(mem.p, page + 1));      // not whole pages
+    ASSERT_TRUE(ro.protect(mem.p, 2 * page));
+    EXPECT_TRUE(ro.covers(mem.p + 10, 100));
+    EXPECT_FALSE(ro.covers(mem.p + 2 * page - 10, 20));  // runs into the writable page
+    mem.p[2 * page] = 1;                                  // the third page stays writable
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(mem.p[page + 5] = 1, "");
+  }
+  mem.p[page + 5] = 2;  // writable again
+  EXPECT_EQ(mem.p[page + 5], 2);
+}
+
+TEST(HashAhead, ReadOnlyBytesAreHashedInPlace) {
+  const std::size_t page = ReadOnlyPages::page_size();
+  Pages mem(2);
+  ASSERT_NE(mem.p, MAP_FAILED);
+  const auto bytes = random_bytes(2 * page, 5);
+  std::copy(bytes.begin(), bytes.end(), mem.p);
+  ReadOnlyPages ro;
+  ASSERT_TRUE(ro.protect(mem.p, 2 * page));
+  HashAhead ha;
+  const ShaState from = sha_initial_state(HashAlg::sha256);
+  ha.post(from, mem.p, 4096, &ro);
+  ha.post(from, mem.p + 64, 4096, &ro);
+  ShaState expect = from, st = from;
+  sha_compress(expect, bytes.data() + 64, 64);
+  ASSERT_TRUE(ha.take(st, mem.p + 64, 4096));
+  EXPECT_EQ(st.h, expect.h);
+  expect = st = from;
+  sha_compress(expect, bytes.data(), 64);
+  ASSERT_TRUE(ha.take(st, mem.p, 4096));
+  EXPECT_EQ(st.h, expect.h);
+  EXPECT_EQ(ha.stats().hits, 2u);
+  EXPECT_EQ(ha.stats().in_place, 2u);
+  ha.post(from, bytes.data(), 4096, &ro);  // not on the read-only pages: copied
+  EXPECT_EQ(ha.stats().in_place, 2u);
 }
