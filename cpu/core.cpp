@@ -8,8 +8,12 @@
 namespace qcesim::cpu {
 
 using sc_core::sc_time;
-using sc_core::sc_time_stamp;
 using sc_core::SC_ZERO_TIME;
+
+namespace {
+// sc_time_stamp() without the library call: the core asks for the time several times per sync.
+inline const sc_time& now() { return sc_core::sc_get_curr_simcontext()->time_stamp(); }
+}  // namespace
 
 const char* ctx_name(Ctx c) {
   switch (c) {
@@ -68,7 +72,7 @@ Runner::Runner(Core& core, Ctx ctx, std::string name) : m_core(core), m_ctx(ctx)
 
 void Runner::when_done(std::function<void(const sc_time&)> fn) {
   if (m_executed == m_charged) {
-    fn(sc_time_stamp());
+    fn(now());
     return;
   }
   m_marks.emplace_back(m_charged, std::move(fn));
@@ -97,8 +101,8 @@ void Runner::block() {
 Core::Core(sc_core::sc_module_name name, unsigned id) : sc_core::sc_module(name), m_id(id) {}
 
 void Core::account_until_now() {
-  const sc_time now = sc_time_stamp();
-  const sc_time elapsed = now - m_since;
+  const sc_time t = now();
+  const sc_time elapsed = t - m_since;
   if (m_current) {
     m_times.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
     if (!m_current->m_trace_items.empty() && elapsed != SC_ZERO_TIME) trace_run(*m_current, m_since, elapsed);
@@ -113,7 +117,7 @@ void Core::account_until_now() {
   } else {
     m_times.idle += elapsed;
   }
-  m_since = now;
+  m_since = t;
 }
 
 // The runner ran its charged items in order for `elapsed` from `from`: one span per item, split
@@ -184,13 +188,15 @@ void Core::reschedule() {
   // The same work keeps running to the same end: leave its completion event alone (most
   // submissions are of lower contexts, and re-queuing a timed event costs the kernel a heap
   // operation).
-  if (best && best == m_current && m_complete_pending && m_complete_at == sc_time_stamp() + best->remaining()) return;
+  const sc_time left = best ? best->remaining() : SC_ZERO_TIME;
+  const sc_time at = now() + left;
+  if (best && best == m_current && m_complete_pending && m_complete_at == at) return;
   if (m_current && m_complete_pending) m_current->m_done.cancel();
   m_current = best;
   m_complete_pending = best != nullptr;
   if (best) {
-    m_complete_at = sc_time_stamp() + best->remaining();
-    best->m_done.notify(best->remaining());
+    m_complete_at = at;
+    best->m_done.notify(left);
   }
 }
 
@@ -217,7 +223,7 @@ std::map<std::pair<Ctx, std::string>, sc_time> Core::profile() const {
 
 CpuTimes Core::times() const {
   CpuTimes t = m_times;
-  const sc_time elapsed = sc_time_stamp() - m_since;
+  const sc_time elapsed = now() - m_since;
   if (m_current) {
     t.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
   } else {

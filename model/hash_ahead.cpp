@@ -65,7 +65,7 @@ void HashAhead::wait_done(std::uint64_t index) {
 }
 
 void HashAhead::drain() {
-  const std::uint64_t n = m_posted.load(std::memory_order_relaxed);
+  const std::uint64_t n = m_count;
   if (n) wait_done(n - 1);
 }
 
@@ -73,7 +73,7 @@ void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t
                      const ReadOnlyPages* pages) {
   len -= len % kShaBlockBytes;
   if (len == 0) return;
-  const std::uint64_t i = m_posted.load(std::memory_order_relaxed);
+  const std::uint64_t i = m_count;
   if (i >= kSlots) wait_done(i - kSlots);  // the slot's previous job must be finished
   Job& j = m_jobs[i % kSlots];
   j.from = from;
@@ -81,7 +81,7 @@ void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t
   j.len = len;
   j.in_place = pages && pages->covers(data, len);
   j.live = true;
-  m_posted.store(i + 1);
+  m_posted.store(m_count = i + 1);
   ++m_stats.posted;
   if (j.in_place) ++m_stats.in_place;
   if (m_sleeping.load()) {
@@ -91,7 +91,7 @@ void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t
 }
 
 bool HashAhead::take(ShaState& st, const std::uint8_t* data, std::size_t len) {
-  const std::uint64_t posted = m_posted.load(std::memory_order_relaxed);
+  const std::uint64_t posted = m_count;
   const std::uint64_t first = posted > kSlots ? posted - kSlots : 0;
   for (std::uint64_t i = first; i < posted; ++i) {
     Job& j = m_jobs[i % kSlots];

@@ -72,6 +72,7 @@ class HashAhead {
   void wait_done(std::uint64_t index);
 
   std::array<Job, kSlots> m_jobs;
+  std::uint64_t m_count = 0;  // m_posted as the poster knows it, without reading the shared line
   // Job i lives in slot i % kSlots. The main thread writes a job, then publishes it by
   // raising m_posted; the helper raises m_done after writing the result.
   // Each on its own cache line: the helper polls m_posted while the main thread polls m_done.
