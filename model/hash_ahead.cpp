@@ -60,11 +60,25 @@ void HashAhead::helper() {
   }
 }
 
+// The helper's progress as last read: most takes find their job done without touching the
+// line the helper writes.
 void HashAhead::wait_done(std::uint64_t index) {
-  while (m_done.load(std::memory_order_acquire) <= index) std::this_thread::yield();
+  if (m_done_seen > index) return;
+  if (index >= m_published) publish();  // never wait for a job the helper cannot see
+  while ((m_done_seen = m_done.load(std::memory_order_acquire)) <= index) std::this_thread::yield();
+}
+
+void HashAhead::publish() {
+  if (m_published == m_count) return;
+  m_posted.store(m_published = m_count);
+  if (m_sleeping.load()) {
+    { std::lock_guard<std::mutex> lk(m_mutex); }
+    m_cv.notify_one();
+  }
 }
 
 void HashAhead::drain() {
+  publish();
   const std::uint64_t n = m_count;
   if (n) wait_done(n - 1);
 }
@@ -81,13 +95,9 @@ void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t
   j.len = len;
   j.in_place = pages && pages->covers(data, len);
   j.live = true;
-  m_posted.store(m_count = i + 1);
+  m_count = i + 1;
   ++m_stats.posted;
   if (j.in_place) ++m_stats.in_place;
-  if (m_sleeping.load()) {
-    { std::lock_guard<std::mutex> lk(m_mutex); }
-    m_cv.notify_one();
-  }
 }
 
 bool HashAhead::take(ShaState& st, const std::uint8_t* data, std::size_t len) {

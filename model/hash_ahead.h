@@ -44,12 +44,16 @@ class HashAhead {
   HashAhead(const HashAhead&) = delete;
   HashAhead& operator=(const HashAhead&) = delete;
 
-  // Queues the compression of len's whole blocks of data from `from`. When all slots still
-  // wait for the helper, waits for the oldest (the helper is behind, not stuck). If `pages`
-  // covers the bytes, they are compressed in place and not compared at the take; `pages`
-  // must then outlive the take.
+  // Queues the compression of len's whole blocks of data from `from`; the helper sees it at
+  // the next publish() (or when a take or drain needs it). When all slots still wait for the
+  // helper, waits for the oldest (the helper is behind, not stuck). If `pages` covers the
+  // bytes, they are compressed in place and not compared at the take; `pages` must then
+  // outlive the take.
   void post(const ShaState& from, const std::uint8_t* data, std::size_t len,
             const ReadOnlyPages* pages = nullptr);
+  // Hands the jobs posted since the last publish to the helper: one store to the line the
+  // helper polls per batch instead of one per job.
+  void publish();
   // If a posted job started at st over exactly these len bytes (whole blocks), waits for it
   // and advances st to its result; otherwise leaves st alone and returns false.
   bool take(ShaState& st, const std::uint8_t* data, std::size_t len);
@@ -58,7 +62,7 @@ class HashAhead {
   HashAheadStats stats() const { return m_stats; }
 
  private:
-  static constexpr std::size_t kSlots = 8;
+  static constexpr std::size_t kSlots = 16;
   struct Job {
     ShaState from, result;
     const std::uint8_t* src = nullptr;  // the poster's bytes
@@ -72,7 +76,9 @@ class HashAhead {
   void wait_done(std::uint64_t index);
 
   std::array<Job, kSlots> m_jobs;
-  std::uint64_t m_count = 0;  // m_posted as the poster knows it, without reading the shared line
+  // The poster's own counters, so that it reads the shared lines only when it must: jobs
+  // posted, jobs published (m_posted), and m_done as last read.
+  std::uint64_t m_count = 0, m_published = 0, m_done_seen = 0;
   // Job i lives in slot i % kSlots. The main thread writes a job, then publishes it by
   // raising m_posted; the helper raises m_done after writing the result.
   // Each on its own cache line: the helper polls m_posted while the main thread polls m_done.

@@ -14,7 +14,12 @@ bool ReadOnlyPages::protect(const void* p, std::size_t len) {
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   if (len == 0 || begin % page_size() || len % page_size()) return false;
   if (mprotect(const_cast<void*>(p), len, PROT_READ) != 0) return false;
-  m_ranges.push_back({begin, begin + len});
+  // Buffers allocated one after another touch: one range, so covers() stays a short scan.
+  if (!m_ranges.empty() && m_ranges.back().end == begin) {
+    m_ranges.back().end = begin + len;
+  } else {
+    m_ranges.push_back({begin, begin + len});
+  }
   return true;
 }
 

@@ -28,7 +28,7 @@ class ReadOnlyPages {
   struct Range {
     std::uintptr_t begin, end;
   };
-  std::vector<Range> m_ranges;  // in protection order; few, so a scan is enough
+  std::vector<Range> m_ranges;  // in protection order, touching ones joined: few, so a scan is enough
 };
 
 }  // namespace qcesim
