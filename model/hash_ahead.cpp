@@ -56,6 +56,7 @@ void HashAhead::helper() {
     ShaState s = j.from;
     sha_compress(s, j.in_place ? j.src : j.copy.data(), j.len / kShaBlockBytes);
     j.result = s;
+    j.padded = sha_pad(s, nullptr, 0);
     m_done.store(++next, std::memory_order_release);
   }
 }
@@ -112,11 +113,24 @@ bool HashAhead::take(ShaState& st, const std::uint8_t* data, std::size_t len) {
     if (!j.in_place && std::memcmp(j.copy.data(), data, len) != 0) continue;  // the bytes changed since
     st = j.result;
     j.live = false;
+    m_taken_result = j.result;
+    m_taken_padded = j.padded;
+    m_taken = true;
     ++m_stats.hits;
     return true;
   }
   ++m_stats.misses;
   return false;
+}
+
+bool HashAhead::take_padded(ShaState& st) {
+  if (!m_taken || st.alg != m_taken_result.alg || st.h != m_taken_result.h ||
+      st.byte_count != m_taken_result.byte_count)
+    return false;
+  st = m_taken_padded;
+  m_taken = false;
+  ++m_stats.padded;
+  return true;
 }
 
 }  // namespace qcesim

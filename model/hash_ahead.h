@@ -34,6 +34,7 @@ struct HashAheadStats {
   std::uint64_t posted = 0;
   std::uint64_t in_place = 0;  // posts on read-only pages: hashed where they are, not compared
   std::uint64_t hits = 0;    // takes answered by a posted job
+  std::uint64_t padded = 0;  // take_padded() calls answered
   std::uint64_t misses = 0;  // takes the caller had to compress itself
 };
 
@@ -57,6 +58,10 @@ class HashAhead {
   // If a posted job started at st over exactly these len bytes (whole blocks), waits for it
   // and advances st to its result; otherwise leaves st alone and returns false.
   bool take(ShaState& st, const std::uint8_t* data, std::size_t len);
+  // If st is the result of the job taken last, advances it over the padding of a message
+  // that ends there (the helper padded each result too: one block fewer on the caller's
+  // thread) and returns true; otherwise leaves st alone.
+  bool take_padded(ShaState& st);
   // Waits until the helper has finished every posted job.
   void drain();
   HashAheadStats stats() const { return m_stats; }
@@ -65,6 +70,7 @@ class HashAhead {
   static constexpr std::size_t kSlots = 16;
   struct Job {
     ShaState from, result;
+    ShaState padded;  // result with a message's padding after it
     const std::uint8_t* src = nullptr;  // the poster's bytes
     std::size_t len = 0;
     std::vector<std::uint8_t> copy;     // the helper's copy of them, the bytes it compressed
@@ -79,6 +85,9 @@ class HashAhead {
   // The poster's own counters, so that it reads the shared lines only when it must: jobs
   // posted, jobs published (m_posted), and m_done as last read.
   std::uint64_t m_count = 0, m_published = 0, m_done_seen = 0;
+  // The job taken last, for take_padded().
+  ShaState m_taken_result, m_taken_padded;
+  bool m_taken = false;
   // Job i lives in slot i % kSlots. The main thread writes a job, then publishes it by
   // raising m_posted; the helper raises m_done after writing the result.
   // Each on its own cache line: the helper polls m_posted while the main thread polls m_done.

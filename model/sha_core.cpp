@@ -61,7 +61,11 @@ std::vector<std::uint8_t> sha_state_bytes(const ShaState& st) {
 }
 
 std::vector<std::uint8_t> sha_finish(ShaState st, const std::uint8_t* tail, std::size_t tail_len) {
-  if (tail_len >= kShaBlockBytes) throw std::invalid_argument("sha_finish: tail must be shorter than a block");
+  return sha_state_bytes(sha_pad(st, tail, tail_len));
+}
+
+ShaState sha_pad(ShaState st, const std::uint8_t* tail, std::size_t tail_len) {
+  if (tail_len >= kShaBlockBytes) throw std::invalid_argument("sha_pad: tail must be shorter than a block");
   const std::uint64_t total_bits = (st.byte_count + tail_len) * 8u;
   std::array<std::uint8_t, 2 * kShaBlockBytes> pad{};
   if (tail_len) std::memcpy(pad.data(), tail, tail_len);
@@ -70,7 +74,7 @@ std::vector<std::uint8_t> sha_finish(ShaState st, const std::uint8_t* tail, std:
   const std::size_t end = blocks * kShaBlockBytes;
   for (std::size_t i = 0; i < 8; ++i) pad[end - 1 - i] = static_cast<std::uint8_t>(total_bits >> (8 * i));
   sha_compress(st, pad.data(), blocks);
-  return sha_state_bytes(st);
+  return st;
 }
 
 void ShaStream::update(const std::uint8_t* data, std::size_t len) {

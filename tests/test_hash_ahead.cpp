@@ -27,6 +27,14 @@ TEST(HashAhead, HitGivesTheStateOfCompressingInLine) {
   EXPECT_EQ(st.h, expect.h);
   EXPECT_EQ(st.byte_count, 4096u);
   EXPECT_EQ(ha.stats().hits, 1u);
+  // The padding after the taken state, as sha_finish would add it: only for that state, once.
+  ShaState other = st;
+  other.h[7] ^= 1;
+  EXPECT_FALSE(ha.take_padded(other));
+  ShaState padded = st;
+  ASSERT_TRUE(ha.take_padded(padded));
+  EXPECT_EQ(padded.h, sha_pad(expect, nullptr, 0).h);
+  EXPECT_FALSE(ha.take_padded(st));
   // A job is used once.
   ShaState again = from;
   EXPECT_FALSE(ha.take(again, msg.data(), 4096));
@@ -70,13 +78,13 @@ TEST(HashAhead, RingOfPostsKeepsUpWithManyJobs) {
 
 namespace {
 // The engine with a hash-ahead helper: a message posted before the request.
-std::vector<std::uint8_t> engine_digest(bool change_after_post, HashAheadStats& stats) {
+std::vector<std::uint8_t> engine_digest(bool change_after_post, HashAheadStats& stats, std::size_t bytes = 4096 + 100) {
   model::EmulatorConfig cfg;
   cfg.soc.qce.hash_ahead = true;
   model::Emulator emu(cfg);
   std::vector<std::uint8_t> d;
   emu.run([&](model::Emulator& e) {
-    const auto msg = random_bytes(4096 + 100, 4);
+    const auto msg = random_bytes(bytes, 4);
     cpu::DmaBuf b = test::load(e.host(), msg);
     HashAhead& ha = *e.soc().qce.hash_ahead();
     ha.post(sha_initial_state(HashAlg::sha256), b.ptr, msg.size());
@@ -98,6 +106,14 @@ TEST(HashAhead, EngineTakesThePostedJob) {
   engine_digest(false, s);
   EXPECT_EQ(s.hits, 1u);
   EXPECT_EQ(s.misses, 0u);
+  EXPECT_EQ(s.padded, 0u);  // 4196 bytes: a partial block is left, the engine pads it
+}
+
+TEST(HashAhead, EngineTakesThePaddingOfAWholeBlockMessage) {
+  HashAheadStats s;
+  engine_digest(false, s, 4096);  // checked against OpenSSL inside
+  EXPECT_EQ(s.hits, 1u);
+  EXPECT_EQ(s.padded, 1u);
 }
 
 TEST(HashAhead, EngineHashesChangedBytesItself) {
