@@ -47,7 +47,8 @@ class Core;
 // percent of a replay.
 class FnTimes {
  public:
-  FnTimes() : m_slots(64) {}
+  // Sparse (a few dozen names per context): most names then sit at their home slot.
+  FnTimes() : m_slots(256) {}
   // Runs of the same item (writel after writel) skip the probe; a name found at its home slot
   // needs no call.
   sc_core::sc_time& operator[](const char* fn) {
