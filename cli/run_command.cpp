@@ -1,5 +1,6 @@
 #include "cli/run_command.h"
 
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,15 +23,25 @@ namespace qcesim::cli {
 
 using nlohmann::json;
 
+namespace {
+// The cores this process may run on (taskset, cpusets), not all the machine has: a helper
+// thread on a core shared with its own simulation only slows it down.
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+}  // namespace
+
 bool spare_core_per_run(std::size_t n, unsigned jobs) {
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = usable_cores();
   const std::size_t at_once = std::min<std::size_t>(n, jobs == 0 ? cores : jobs);
   return cores >= 2 * at_once;
 }
 
 std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<json(std::size_t)>& fn,
                             const std::function<void(std::size_t, const json&)>& on_done) {
-  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (jobs == 0) jobs = usable_cores();
   std::vector<json> results(n);
   struct Child {
     pid_t pid;

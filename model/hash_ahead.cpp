@@ -38,15 +38,19 @@ void HashAhead::helper() {
       const auto until = std::chrono::steady_clock::now() + kSpin;
       unsigned spins = 0;
       while (m_posted.load(std::memory_order_acquire) == next && !m_stop.load(std::memory_order_relaxed)) {
-        if (++spins % 64 == 0 && std::chrono::steady_clock::now() > until) {
+        if (++spins % 64 != 0) {
+          cpu_relax();
+        } else if (std::chrono::steady_clock::now() <= until) {
+          // Give the core up now and then: if the poster shares it (more runs than cores), it
+          // needs it to post; alone on its core, this returns at once.
+          std::this_thread::yield();
+        } else {
           // Sleep. The poster reads m_sleeping after raising m_posted, and we read m_posted
           // after raising m_sleeping (both sequentially consistent): one sees the other.
           std::unique_lock<std::mutex> lk(m_mutex);
           m_sleeping.store(true);
           m_cv.wait(lk, [&] { return m_posted.load() != next || m_stop.load(); });
           m_sleeping.store(false);
-        } else {
-          cpu_relax();
         }
       }
       if (m_stop.load()) return;
