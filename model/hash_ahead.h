@@ -14,7 +14,8 @@
 // helper reads them concurrently. Bytes on pages the poster made read-only (ReadOnlyPages,
 // alive until the take) cannot change at all: the helper compresses them in place and take()
 // needs no compare, which saves the simulation thread reading 2 x len bytes per job, most of
-// them from the helper's cache.
+// them from the helper's cache. The helper also pads each result (take_padded), so a message
+// that ends on a block boundary costs the core no compression at all.
 #pragma once
 
 #include <array>
@@ -88,8 +89,8 @@ class HashAhead {
   // The job taken last, for take_padded().
   ShaState m_taken_result, m_taken_padded;
   bool m_taken = false;
-  // Job i lives in slot i % kSlots. The main thread writes a job, then publishes it by
-  // raising m_posted; the helper raises m_done after writing the result.
+  // Job i lives in slot i % kSlots. The main thread writes jobs, then publishes them by
+  // raising m_posted to m_count; the helper raises m_done after writing each result.
   // Each on its own cache line: the helper polls m_posted while the main thread polls m_done.
   alignas(64) std::atomic<std::uint64_t> m_posted{0};
   alignas(64) std::atomic<std::uint64_t> m_done{0};
