@@ -236,6 +236,17 @@ void Qce::hash_in(const std::uint8_t* data, std::size_t len) {
   h.update(data, len);
 }
 
+// A plain hash that ended on a block boundary: the helper padded the state the last take gave
+// (model/hash_ahead.h), and the final state's words are the digest's.
+bool Qce::padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv) {
+  const ShaStream& h = *m_op.hash;
+  if (m_op.hmac || !m_ahead || h.partial_len() != 0) return false;
+  ShaState st = h.state();
+  if (!m_ahead->take_padded(st)) return false;
+  for (std::size_t i = 0; i < state_words(m_op.alg); ++i) iv[i] = st.h[i];
+  return true;
+}
+
 // Blocks the core runs after the last data block: padding, and HMAC's outer hash.
 unsigned Qce::tail_blocks() const {
   if (!m_op.last || !m_op.cfg_error.empty() || m_op.din_error) return 0;
@@ -298,10 +309,7 @@ void Qce::finish_op() {
     std::uint64_t count;
     if (!m_cfg.functional) {
       count = m_op.start_count + m_op.hashed;  // timing only: no digest
-    } else if (ShaState padded = h.state(); m_op.last && !m_op.hmac && m_ahead && h.partial_len() == 0 &&
-                                            m_ahead->take_padded(padded)) {
-      // The helper padded the state the last take gave: the digest's words.
-      for (std::size_t i = 0; i < state_words(m_op.alg); ++i) iv[i] = padded.h[i];
+    } else if (m_op.last && padded_by_helper(iv)) {
       count = h.total_bytes();
     } else if (m_op.last) {
       std::vector<std::uint8_t> digest = h.finish();

@@ -89,6 +89,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   void engine_thread();
   void finish_op();
   void hash_in(const std::uint8_t* data, std::size_t len);
+  bool padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv);
   void trace_op();
   void build_dump();
   std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
