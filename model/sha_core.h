@@ -36,7 +36,7 @@ void sha_compress(ShaState& st, const std::uint8_t* data, std::size_t nblocks);
 // Pads the tail (fewer than 64 bytes, not yet in byte_count) and returns the final state,
 // whose words are the digest's.
 ShaState sha_pad(ShaState st, const std::uint8_t* tail, std::size_t tail_len);
-// The same as digest bytes.
+// sha_pad's final state as digest bytes.
 std::vector<std::uint8_t> sha_finish(ShaState st, const std::uint8_t* tail, std::size_t tail_len);
 
 // Digest bytes of a state (big-endian words), without padding.
