@@ -78,8 +78,8 @@ void BamDma::init_hw(Runner& r, BamChan& c) {
   ++c.stats.resets;
 }
 
-BamDescPtr BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg,
-                                                    unsigned flags, DmaCallback cb) {
+BamDescPtr BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg, unsigned flags,
+                                 DmaCallback cb) {
   BamDescPtr d = m_pool.get();
   r.charge("kmalloc", m_costs.kmalloc);  // the async descriptor (kzalloc)
   r.charge("bam_prep_slave_sg", m_costs.bam_prep_slave_sg);

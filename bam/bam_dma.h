@@ -133,8 +133,8 @@ class BamDma {
 
   BamChan& chan(unsigned pipe);
   void slave_config(BamChan& c, const BamSlaveConfig& cfg);
-  BamDescPtr prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg,
-                                              unsigned flags, DmaCallback cb = {});
+  BamDescPtr prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
+                           DmaCallback cb = {});
   void submit(BamChan& c, BamDescPtr d);
   void issue_pending(Runner& r, BamChan& c);
   void terminate_all(Runner& r, BamChan& c);

@@ -110,9 +110,7 @@ bool HashAhead::take(ShaState& st, const std::uint8_t* data, std::size_t len) {
   const std::uint64_t first = posted > kSlots ? posted - kSlots : 0;
   for (std::uint64_t i = first; i < posted; ++i) {
     Job& j = m_jobs[i % kSlots];
-    if (!j.live || j.src != data || j.len != len || j.from.alg != st.alg || j.from.h != st.h ||
-        j.from.byte_count != st.byte_count)
-      continue;
+    if (!j.live || j.src != data || j.len != len || j.from != st) continue;
     wait_done(i);
     if (!j.in_place && std::memcmp(j.copy.data(), data, len) != 0) continue;  // the bytes changed since
     st = j.result;
@@ -128,9 +126,7 @@ bool HashAhead::take(ShaState& st, const std::uint8_t* data, std::size_t len) {
 }
 
 bool HashAhead::take_padded(ShaState& st) {
-  if (!m_taken || st.alg != m_taken_result.alg || st.h != m_taken_result.h ||
-      st.byte_count != m_taken_result.byte_count)
-    return false;
+  if (!m_taken || st != m_taken_result) return false;
   st = m_taken_padded;
   m_taken = false;
   ++m_stats.padded;

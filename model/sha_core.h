@@ -26,6 +26,8 @@ struct ShaState {
   HashAlg alg = HashAlg::sha256;
   std::array<std::uint32_t, 8> h{};
   std::uint64_t byte_count = 0;
+  bool operator==(const ShaState& o) const { return alg == o.alg && h == o.h && byte_count == o.byte_count; }
+  bool operator!=(const ShaState& o) const { return !(*this == o); }
 };
 
 ShaState sha_initial_state(HashAlg alg);

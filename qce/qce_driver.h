@@ -143,7 +143,6 @@ class QceDevice {
   ShaRequest* m_req = nullptr;      // qce->req: the request in flight
   std::uint64_t m_req_seq = 0;      // which request that is: stale completions are dropped
   QceDriverStats m_stats;
-
 };
 
 }  // namespace qcesim::qce

@@ -14,7 +14,6 @@ using namespace qcesim;
 using test::hex;
 using test::random_bytes;
 
-
 TEST(ShaCore, CompressInPiecesEqualsOneShot) {
   for (HashAlg alg : {HashAlg::sha1, HashAlg::sha256}) {
     const auto msg = random_bytes(64 * 10, 1);
