@@ -8,6 +8,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <sstream>
 
+#include "cli/output_file.h"
 #include "cli/run_command.h"
 #include "model/config_error.h"
 
@@ -72,9 +73,13 @@ int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& 
     if (p.is_text() || p.value <= 0 || p.min <= 0)
       throw model::ConfigError(base.file(), "/parameters/" + name, "a positive numeric parameter with a positive range",
                                p.is_text() ? "a word" : fmt::format("{} in [{}, {}]", p.value, p.min, p.max));
+    for (const model::Param* earlier : params)
+      if (earlier->name == name) throw model::ConfigError("--fit", "", "each parameter named once", model::quoted_input(name) + " twice");
     params.push_back(&p);
   }
   const std::size_t k = params.size();
+  if (!opt.report.empty()) check_output("--report", opt.report);
+  if (!opt.write_profile.empty()) check_output("--write-profile", opt.write_profile);
   const double sigma = std::log(opt.prior_factor);
 
   // One evaluation: every variant with the given parameter values, each variant a process.
@@ -114,14 +119,14 @@ int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& 
     for (std::size_t q = 0; q < k; ++q) p[q] = std::clamp(std::exp(th[q]), params[q]->min, params[q]->max);
     return p;
   };
-  auto initial = evaluate({point(theta)});
-  for (std::size_t v = 0; v < sc.variants.size(); ++v)
-    for (const char* key : {"wall_s", "cpu_s", "hardirq_s", "softirq_s"}) {
-      auto it = initial[0][v].measured.find(key);
-      if (it == initial[0][v].measured.end() || it->second <= 0) continue;
-      targets.push_back({sc.variants[v].name, key, it->second});
-    }
+  for (const model::Variant& v : sc.variants)
+    for (const auto& [key, value] : model::measured_for(v, sc.workload))
+      if (value > 0) targets.push_back({v.name, key, value});
   const std::size_t n = targets.size();
+  if (n < k)
+    throw model::ConfigError(opt.scenario, "/variants", fmt::format("measured values of this message size, at least as many as the {} fitted parameters (degrees of freedom >= 0)", k),
+                             fmt::format("{} above zero", n));
+  auto initial = evaluate({point(theta)});
   auto residuals = [&](const std::vector<model::VariantResult>& rs) {
     std::vector<double> r(n);
     for (std::size_t t = 0; t < n; ++t) {
@@ -228,15 +233,9 @@ int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& 
   }
   out << rep.str();
 
-  if (!opt.report.empty()) {
-    std::ofstream f(opt.report + ".tmp");
-    f << rep.str();
-    f.close();
-    std::filesystem::rename(opt.report + ".tmp", opt.report);
-  }
+  if (!opt.report.empty()) write_output("--report", opt.report, rep.str());
   if (!opt.write_profile.empty()) {
-    std::ifstream in(sc.profile_file);
-    json doc = json::parse(in);
+    json doc = model::read_json_file(sc.profile_file, "profile file");
     char date[16];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
@@ -252,10 +251,7 @@ int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& 
       pj["provenance"] = fmt::format("calibrated: qcesim calibrate {} on {} ({}); prior {}", sc.name, date,
                                      "docs/calibration.md", prior);
     }
-    std::ofstream f(opt.write_profile + ".tmp");
-    f << doc.dump(1) << "\n";
-    f.close();
-    std::filesystem::rename(opt.write_profile + ".tmp", opt.write_profile);
+    write_output("--write-profile", opt.write_profile, doc.dump(1) + "\n");
   }
   return 0;
 }

@@ -1,46 +1,112 @@
 #include "cli/plot.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <spdlog/fmt/fmt.h>
 #include <stdexcept>
 
+#include "cli/output_file.h"
 #include "model/config_error.h"
 
 namespace qcesim::cli {
 
 using nlohmann::json;
 
+std::string gnuplot_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') {
+      out += "''";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
 namespace {
 
-// gnuplot single-quoted strings: a quote is written twice.
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
+// A label inside a data file: double-quoted there, so no double quote and no control character.
+std::string data_label(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    out += c == '"' ? '\'' : (u < 0x20 || u == 0x7f) ? ' ' : c;
+  }
+  return "\"" + out + "\"";
+}
+
+// Orders values as numbers when both are numbers, else as text.
+bool value_less(const json& a, const json& b) {
+  if (a.is_number() && b.is_number()) return a.get<double>() < b.get<double>();
+  return model::json_text(a) < model::json_text(b);
+}
+
+struct Series {
+  std::size_t variant = 0;       // index into the legend's variant order
+  std::vector<json> others;      // the other axes' values (product sweeps)
+  std::string label;
+  std::vector<std::pair<double, double>> pts;  // x (value, or position for labelled x), y
+};
+
+// Eight colours that stay apart for colour-blind readers (Okabe-Ito, with black and grey), and
+// five dash patterns: series k gets colour k mod 8 and dash k mod 5, so neighbours differ in
+// both, and earlier series are drawn wider so a later one lying on top leaves them visible.
+const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"};
+const int kPointTypes[] = {7, 5, 9, 11, 13, 15, 4, 6};
+
+std::string line_style(std::size_t k, std::size_t n) {
+  const double width = 1.5 + 2.0 * static_cast<double>(n - 1 - k) / static_cast<double>(std::max<std::size_t>(n - 1, 1));
+  return fmt::format("lc rgb '{}' dt {} lw {:.2f} pt {} ps 0.7", kColours[k % 8], 1 + k % 5, width, kPointTypes[k % 8]);
+}
+
+// Runs gnuplot on the script with no shell; its output goes to `log`.
+int run_gnuplot(const std::filesystem::path& script, const std::filesystem::path& log) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork for gnuplot failed");
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in >= 0) dup2(in, 0);
+    execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 }  // namespace
 
-void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, const std::vector<json>& rows) {
+void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, const std::vector<std::string>& variants,
+              const std::vector<json>& rows) {
   if (std::find(axis_paths.begin(), axis_paths.end(), spec.x) == axis_paths.end())
     throw std::invalid_argument("--x " + spec.x + ": not one of the sweep's axes");
-  bool numeric_x = true;
+  // Zipped axes: x is the point's position, labelled with every axis's value.
+  const bool labelled_x = spec.zip && axis_paths.size() > 1;
+  bool numeric_x = !labelled_x;
   for (const json& r : rows)
     if (!r["values"][spec.x].is_number()) numeric_x = false;
-  // One series per variant and combination of the other axes' values.
-  std::map<std::string, std::vector<std::pair<json, double>>> series;
+  std::vector<std::pair<std::size_t, std::string>> ticks;  // point -> label (labelled or text x)
+  std::vector<Series> series;
   std::size_t missing = 0;
   for (const json& r : rows) {
-    std::string label = r["variant"];
-    for (const std::string& p : axis_paths)
-      if (p != spec.x) label += fmt::format(", {}={}", p, model::json_text(r["values"][p]));
     const json& m = r["metrics"];
     if (!m.contains(spec.y) || !m[spec.y].is_number()) {
       ++missing;
@@ -48,9 +114,40 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     }
     const double y = m[spec.y];
     if (spec.log_y && y <= 0) continue;  // not drawable on a log axis
-    series[label].emplace_back(r["values"][spec.x], y);
+    Series key;
+    key.variant = static_cast<std::size_t>(std::find(variants.begin(), variants.end(), r["variant"].get<std::string>()) - variants.begin());
+    key.label = r["variant"];
+    if (!spec.zip)
+      for (const std::string& p : axis_paths)
+        if (p != spec.x) {
+          key.others.push_back(r["values"][p]);
+          key.label += fmt::format(", {}={}", p, model::json_text(r["values"][p]));
+        }
+    auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.label == key.label; });
+    if (it == series.end()) it = series.insert(series.end(), key);
+    double x = 0;
+    if (numeric_x) {
+      x = r["values"][spec.x];
+    } else {
+      const std::size_t point = r["point"];
+      std::string tick;
+      if (labelled_x) {
+        for (const std::string& p : axis_paths) tick += (tick.empty() ? "" : " / ") + model::json_text(r["values"][p]);
+      } else {
+        tick = model::json_text(r["values"][spec.x]);
+      }
+      auto t = std::find_if(ticks.begin(), ticks.end(), [&](const auto& e) { return e.second == tick; });
+      if (t == ticks.end()) t = ticks.insert(ticks.end(), {point, tick});
+      x = static_cast<double>(t - ticks.begin());
+    }
+    it->pts.emplace_back(x, y);
   }
   if (series.empty()) throw std::invalid_argument("--y " + spec.y + ": no row has this metric");
+  // Legend: variants in the sweep's order, then the other axes' values in numeric order.
+  std::stable_sort(series.begin(), series.end(), [](const Series& a, const Series& b) {
+    if (a.variant != b.variant) return a.variant < b.variant;
+    return std::lexicographical_compare(a.others.begin(), a.others.end(), b.others.begin(), b.others.end(), value_less);
+  });
 
   char dir_template[] = "/tmp/qcesim-plot-XXXXXX";
   if (!mkdtemp(dir_template)) throw std::runtime_error("cannot create a temporary folder for gnuplot");
@@ -64,49 +161,49 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
   } cleanup{dir};
 
   std::string plots;
-  std::size_t k = 0;
-  for (auto& [label, pts] : series) {
-    if (numeric_x)
-      std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.first.template get<double>() < b.first.template get<double>(); });
-    const auto data = dir / fmt::format("s{}.dat", k++);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    auto& pts = series[k].pts;
+    std::sort(pts.begin(), pts.end());
+    const auto data = dir / fmt::format("s{}.dat", k);
     std::ofstream f(data);
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-      if (numeric_x) {
-        f << fmt::format("{} {}\n", pts[i].first.get<double>(), pts[i].second);
-      } else {
-        f << fmt::format("{} {} \"{}\"\n", i, pts[i].second, model::json_text(pts[i].first));
-      }
+    for (const auto& [x, y] : pts) {
+      f << fmt::format("{} {}", x, y);
+      if (!numeric_x) f << " " << data_label(ticks[static_cast<std::size_t>(x)].second);
+      f << "\n";
     }
-    plots += fmt::format("{}{} using {} with linespoints lw 2 pt 7 ps 0.6 title {}", plots.empty() ? "" : ", \\\n  ",
-                         quoted(data.string()), numeric_x ? "1:2" : "1:2:xtic(3)", quoted(label));
+    plots += fmt::format("{}{} using {} with linespoints {} title {}", plots.empty() ? "" : ", \\\n  ",
+                         gnuplot_quoted(data.string()), numeric_x ? "1:2" : "1:2:xtic(3)", line_style(k, series.size()),
+                         gnuplot_quoted(series[k].label));
   }
   const bool png = std::filesystem::path(spec.file).extension() == ".png";
-  const auto tmp_svg = dir / (png ? "out.png" : "out.svg");
+  const auto tmp_out = dir / (png ? "out.png" : "out.svg");
   const auto script = dir / "plot.gp";
+  const std::string x_label = spec.x_label.empty() ? spec.x : spec.x_label;
+  const std::string y_label = spec.y_label.empty() ? spec.y : spec.y_label;
   {
     std::ofstream g(script);
     g << (png ? "set terminal pngcairo size 960,600 enhanced font 'sans,11' background rgb 'white'\n"
               : "set terminal svg size 960,600 dynamic enhanced font 'sans,12' background rgb 'white'\n");
-    g << "set output " << quoted(tmp_svg.string()) << "\n";
+    g << "set output " << gnuplot_quoted(tmp_out.string()) << "\n";
     g << "set encoding utf8\nset grid\nset key outside right top noenhanced\n";
-    g << "set title " << quoted(spec.title.empty() ? spec.y + " against " + spec.x : spec.title) << " noenhanced\n";
-    g << "set xlabel " << quoted(spec.x) << " noenhanced\nset ylabel " << quoted(spec.y) << " noenhanced\n";
+    g << "set title " << gnuplot_quoted(spec.title.empty() ? y_label + " against " + x_label : spec.title) << " noenhanced\n";
+    g << "set xlabel " << gnuplot_quoted(x_label) << " noenhanced\nset ylabel " << gnuplot_quoted(y_label) << " noenhanced\n";
+    if (!numeric_x) g << "set xtics rotate by -30 noenhanced\nset offsets 0.3, 0.3, 0, 0\n";
     if (spec.log_x && numeric_x) g << "set logscale x 2\nset format x '%.0f'\n";
     if (spec.log_y) g << "set logscale y 10\n";
     g << "plot " << plots << "\n";
   }
   const auto log = dir / "gnuplot.log";
-  const std::string cmd = fmt::format("gnuplot {} >{} 2>&1", quoted(script.string()), quoted(log.string()));
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0) {
+  const int rc = run_gnuplot(script, log);
+  if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
     std::ifstream l(log);
     std::string msg((std::istreambuf_iterator<char>(l)), {});
     if (WIFEXITED(rc) && WEXITSTATUS(rc) == 127)
       throw std::runtime_error("gnuplot is not installed: run scripts/setup.sh (package gnuplot-nox)");
     throw std::runtime_error("gnuplot failed: " + msg);
   }
-  std::filesystem::copy_file(tmp_svg, spec.file + ".tmp", std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::rename(spec.file + ".tmp", spec.file);
+  std::ifstream chart(tmp_out, std::ios::binary);
+  write_output("--plot", spec.file, std::string((std::istreambuf_iterator<char>(chart)), {}));
   if (missing) fmt::print(stderr, "plot: {} row(s) without {} left out\n", missing, spec.y);
 }
 

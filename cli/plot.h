@@ -1,5 +1,10 @@
 // Charts of sweep results drawn by gnuplot (Debian's gnuplot-nox, installed by scripts/setup.sh):
-// a metric against a swept value, one line per variant and per combination of the other axes.
+// a metric against a swept value, one line per variant and per combination of the other axes;
+// for zipped axes (combine: zip) one line per variant, the paired values as the x labels.
+//
+// Every string from an input (titles, labels, variant names, values) reaches gnuplot only as a
+// single-quoted string with control characters removed, in which gnuplot expands nothing (no
+// backquotes, no macros), or as a data-file label; gnuplot itself is started without a shell.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,11 +17,18 @@ struct PlotSpec {
   std::string file;   // .svg, or .png
   std::string x, y;   // axis path, metric name
   bool log_x = false, log_y = false;
+  bool zip = false;   // the axes are paired point for point
   std::string title;
+  std::string x_label, y_label;  // in words with units (default: x and y)
 };
 
-// rows: {"values": {path: value}, "variant": name, "metrics": {...}} as the sweep writes them.
-// Writes the SVG through a temporary file; throws with gnuplot's message when it fails.
-void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, const std::vector<nlohmann::json>& rows);
+// rows: {"values": {path: value}, "variant": name, "metrics": {...}} as the sweep writes them;
+// variants: the order of the legend. Writes the SVG through a temporary file; throws with
+// gnuplot's message when it fails.
+void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, const std::vector<std::string>& variants,
+              const std::vector<nlohmann::json>& rows);
+
+// s as a gnuplot single-quoted string: quotes doubled, control characters made spaces.
+std::string gnuplot_quoted(const std::string& s);
 
 }  // namespace qcesim::cli

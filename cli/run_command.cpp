@@ -16,6 +16,8 @@
 #include <spdlog/fmt/fmt.h>
 #include <thread>
 
+#include "cli/output_file.h"
+#include "cli/stop_signals.h"
 #include "model/config_error.h"
 #include "model/trace.h"
 
@@ -75,6 +77,7 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
       close(it->fd);
       int status = 0;
       waitpid(it->pid, &status, 0);
+      forget_child(it->pid);
       json j;
       try {
         j = json::parse(it->data);
@@ -93,9 +96,12 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
       int fds[2];
       if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
       std::fflush(nullptr);  // no buffered output may be duplicated into the child
+      const pid_t parent = getpid();
       const pid_t pid = fork();
       if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
       if (pid == 0) {
+        become_child(parent);
+        for (const Child& c : running) close(c.fd);  // only the parent reads its siblings
         close(fds[0]);
         json j;
         try {
@@ -113,6 +119,7 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
         close(fds[1]);
         _exit(0);
       }
+      register_child(pid);
       close(fds[1]);
       running.push_back({pid, fds[0], next, {}});
       ++next;
@@ -149,24 +156,6 @@ std::string folded_stacks(const model::VariantResult& r) {
   for (const auto& f : r.profile)
     s += fmt::format("{};{} {}\n", f.ctx, f.function, static_cast<long long>(std::llround(f.seconds * 1e9)));
   return s;
-}
-
-void write_file_atomic(const std::string& file, const std::string& text) {
-  const std::string tmp = file + ".tmp";
-  {
-    std::ofstream f(tmp);
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, file);
-}
-
-void check_output_folder(const std::string& file) {
-  if (file.empty()) return;
-  const auto folder = std::filesystem::absolute(file).parent_path();
-  if (!std::filesystem::is_directory(folder))
-    throw model::ConfigError(file, "", "a file in an existing folder", "no folder " + folder.string());
 }
 
 namespace {
@@ -231,15 +220,86 @@ std::string format_table(const std::vector<model::VariantResult>& results) {
   return s;
 }
 
+namespace {
+
+// The variants --variant names, each once, or all of them.
+std::vector<const model::Variant*> chosen_variants(const model::Scenario& sc, const std::vector<std::string>& names) {
+  std::vector<const model::Variant*> chosen;
+  if (names.empty()) {
+    for (const auto& v : sc.variants) chosen.push_back(&v);
+    return chosen;
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k)
+      if (names[k] == names[i]) throw model::ConfigError("--variant", "", "each variant named once", model::quoted_input(names[i]) + " twice");
+    try {
+      chosen.push_back(&sc.variant(names[i]));
+    } catch (const model::ConfigError& e) {
+      throw model::ConfigError("--variant", "", e.expected, e.found);
+    }
+  }
+  return chosen;
+}
+
+// Every output file, per variant where there are several, can be written: checked before any run.
+void check_outputs(const RunOptions& opt, const std::vector<const model::Variant*>& chosen) {
+  if (!opt.json_file.empty()) check_output("--json", opt.json_file);
+  const bool several = chosen.size() > 1;
+  for (const auto& [option, file] : {std::pair<const char*, const std::string&>{"--trace", opt.trace_file},
+                                     std::pair<const char*, const std::string&>{"--profile", opt.profile_file}}) {
+    if (file.empty()) continue;
+    if (several && check_output(option, file) == OutputKind::write_through)
+      throw model::ConfigError(option, "", "one variant (--variant NAME) to write to a device or FIFO",
+                               fmt::format("{} variants", chosen.size()));
+    for (const model::Variant* v : chosen) check_output(option, per_variant_file(file, v->name, several));
+  }
+}
+
+// The streaming timeline of one variant's run, into its output file.
+struct TraceFile : model::TraceSink {
+  OutputFile file;
+  model::Tracer tracer;
+  TraceFile(const std::string& name, const RunOptions& opt, const std::string& title)
+      : file("--trace", name), tracer(opt.trace_first, opt.trace_last, *this, title) {}
+  void write(const std::string& text) override { file.write(text); }
+  void commit() {
+    tracer.finish();
+    file.commit();
+  }
+};
+
+json run_one(const model::Scenario& sc, const model::Variant& v, const RunOptions& opt, bool several, bool ahead) {
+  std::unique_ptr<TraceFile> trace;
+  if (!opt.trace_file.empty())
+    trace = std::make_unique<TraceFile>(per_variant_file(opt.trace_file, v.name, several), opt, sc.name + " / " + v.name);
+  const model::VariantResult r = model::run_variant(sc, v, opt.timing_only, ahead);
+  if (trace) trace->commit();
+  if (!opt.profile_file.empty()) write_output("--profile", per_variant_file(opt.profile_file, v.name, several), folded_stacks(r));
+  return r.to_json();
+}
+
+void print_results(const std::vector<model::VariantResult>& results, unsigned top, std::ostream& out) {
+  out << format_table(results);
+  for (const auto& r : results) {
+    out << fmt::format("\n{}: {} requests, latency mean {:.1f} us, p50 {:.1f}, p99 {:.1f}, max {:.1f}; {} irqs, {} BAM "
+                       "descriptors, {} digest mismatches{}\n",
+                       r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
+                       r.bam_descriptors, r.digest_mismatches, r.timing_only ? " (timing only: not checked)" : "");
+    if (!r.tz.is_null() || r.failed_requests) out << race_summary(r);
+    out << "  top CPU:";
+    for (std::size_t k = 0; k < std::min<std::size_t>(top, r.profile.size()); ++k)
+      out << fmt::format("{}{}{}:{} {:.3f} s", k ? "," : "", k && k % 4 == 0 ? "\n          " : " ", r.profile[k].ctx,
+                         r.profile[k].function, r.profile[k].seconds);
+    out << "\n";
+  }
+}
+
+}  // namespace
+
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   const model::Scenario sc = model::Scenario::load(opt.scenario, opt.sets);
-  std::vector<const model::Variant*> chosen;
-  if (opt.variants.empty()) {
-    for (const auto& v : sc.variants) chosen.push_back(&v);
-  } else {
-    for (const auto& name : opt.variants) chosen.push_back(&sc.variant(name));
-  }
-  for (const std::string& f : {opt.json_file, opt.trace_file, opt.profile_file}) check_output_folder(f);
+  const std::vector<const model::Variant*> chosen = chosen_variants(sc, opt.variants);
+  check_outputs(opt, chosen);
   err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
                      sc.workload.message_bytes, hash_alg_name(sc.workload.alg), sc.workload.queue_depth,
                      chosen.size(), opt.timing_only ? ", timing only" : "");
@@ -247,18 +307,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   std::size_t finished = 0;
   const bool ahead = spare_core_per_run(chosen.size(), opt.jobs);
   const auto raw = fork_each(
-      chosen.size(), opt.jobs,
-      [&](std::size_t i) {
-        const bool several = chosen.size() > 1;
-        std::unique_ptr<model::Tracer> tracer;
-        if (!opt.trace_file.empty()) tracer = std::make_unique<model::Tracer>(opt.trace_first, opt.trace_last);
-        const model::VariantResult r = model::run_variant(sc, *chosen[i], opt.timing_only, ahead);
-        if (tracer)
-          write_file_atomic(per_variant_file(opt.trace_file, r.name, several),
-                            tracer->chrome_json(sc.name + " / " + r.name));
-        if (!opt.profile_file.empty()) write_file_atomic(per_variant_file(opt.profile_file, r.name, several), folded_stacks(r));
-        return r.to_json();
-      },
+      chosen.size(), opt.jobs, [&](std::size_t i) { return run_one(sc, *chosen[i], opt, chosen.size() > 1, ahead); },
       [&](std::size_t i, const json& j) {
         ++finished;
         if (j.contains("error")) {
@@ -272,31 +321,18 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
       });
   std::vector<model::VariantResult> results;
   int status = 0;
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i].contains("error")) {
+  for (const json& r : raw) {
+    if (r.contains("error")) {
       status = 2;
       continue;
     }
-    results.push_back(model::VariantResult::from_json(raw[i]));
+    results.push_back(model::VariantResult::from_json(r));
   }
-  out << format_table(results);
-  for (const auto& r : results) {
-    out << fmt::format("\n{}: {} requests, latency mean {:.1f} us, p50 {:.1f}, p99 {:.1f}, max {:.1f}; {} irqs, {} BAM "
-                       "descriptors, {} digest mismatches{}\n",
-                       r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
-                       r.bam_descriptors, r.digest_mismatches, r.timing_only ? " (timing only: not checked)" : "");
-    if (!r.tz.is_null() || r.failed_requests) out << race_summary(r);
-    out << "  top CPU:";
-    for (std::size_t k = 0; k < std::min<std::size_t>(opt.top, r.profile.size()); ++k)
-      out << fmt::format("{}{}{}:{} {:.3f} s", k ? "," : "", k && k % 4 == 0 ? "\n          " : " ", r.profile[k].ctx,
-                         r.profile[k].function, r.profile[k].seconds);
-    out << "\n";
-  }
+  print_results(results, opt.top, out);
   if (!opt.json_file.empty()) {
     json j = {{"scenario", sc.name}, {"variants", json::array()}};
     for (const auto& r : results) j["variants"].push_back(r.to_json());
-    // Written under a temporary name and renamed, so a failure never leaves half a file.
-    write_file_atomic(opt.json_file, j.dump(2) + "\n");
+    write_output("--json", opt.json_file, j.dump(2) + "\n");
   }
   for (const auto& r : results) {
     if (!opt.trace_file.empty())

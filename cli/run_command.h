@@ -32,9 +32,6 @@ std::string per_variant_file(const std::string& file, const std::string& variant
 bool parse_request_range(const std::string& text, std::int64_t& first, std::int64_t& last);
 // Folded stacks for flamegraph.pl and speedscope: "context;function nanoseconds" per line.
 std::string folded_stacks(const model::VariantResult& r);
-void write_file_atomic(const std::string& file, const std::string& text);
-// An output file must go to an existing folder: checked before anything runs (ConfigError).
-void check_output_folder(const std::string& file);
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err);
 

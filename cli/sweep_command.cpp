@@ -10,6 +10,7 @@
 #include <set>
 #include <spdlog/fmt/fmt.h>
 
+#include "cli/output_file.h"
 #include "cli/plot.h"
 #include "cli/run_command.h"
 #include "model/config_error.h"
@@ -39,27 +40,8 @@ std::string job_id(std::size_t point, const std::string& variant) { return fmt::
 
 }  // namespace
 
-int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
-  model::Sweep s = model::Sweep::load(opt.file);
-  for (const std::string& set : opt.sets) {
-    s.sets.push_back(set);
-    s.document["set"][set.substr(0, set.find('='))] = set.substr(set.find('=') + 1);
-  }
-  const std::vector<model::SweepPoint> points = s.points();
-  std::vector<std::string> variants = s.variants;
-  {
-    const model::Scenario first = model::Scenario::load(s.scenario_file, s.sets_for(points.front()));
-    if (variants.empty())
-      for (const auto& v : first.variants) variants.push_back(v.name);
-    for (std::size_t i = 0; i < variants.size(); ++i) {
-      try {
-        first.variant(variants[i]);
-      } catch (const std::exception& e) {
-        throw model::ConfigError(opt.file, fmt::format("/variants/{}", i), "a variant of " + s.scenario_file, e.what());
-      }
-    }
-  }
-  // The chart's options (flags over the sweep file's defaults) are checked before anything runs.
+// The chart's options (flags over the sweep file's defaults), checked before anything runs.
+PlotSpec plot_spec(const SweepOptions& opt, const model::Sweep& s, const std::vector<std::string>& axis_paths) {
   PlotSpec plot;
   plot.file = opt.plot;
   plot.x = opt.x.empty() ? s.plot.x : opt.x;
@@ -67,46 +49,72 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   plot.log_x = opt.log_x || (opt.x.empty() && s.plot.log_x);
   plot.log_y = opt.log_y || (opt.y.empty() && s.plot.log_y);
   plot.title = opt.x.empty() && opt.y.empty() ? s.plot.title : "";
+  plot.zip = s.zip;
+  if (plot.file.empty()) return plot;
+  const model::Scenario sc = model::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
+  const model::Profile profile = sc.profile_for(sc.variants.front());
+  plot.y_label = model::sweep_metric_label(plot.y);
+  if (s.zip && s.axes.size() > 1) {
+    for (const auto& a : s.axes) plot.x_label += (plot.x_label.empty() ? "" : " / ") + model::sweep_axis_label(a.path, profile);
+  } else {
+    plot.x_label = model::sweep_axis_label(plot.x, profile);
+  }
+  if (std::find(axis_paths.begin(), axis_paths.end(), plot.x) == axis_paths.end())
+    throw model::ConfigError(opt.x.empty() ? opt.file : "--x", opt.x.empty() ? "/plot/x" : "", "one of the sweep's axis paths",
+                             model::quoted_input(plot.x));
+  const auto& names = model::sweep_metric_names();
+  if (std::find(names.begin(), names.end(), plot.y) == names.end())
+    throw model::ConfigError(opt.y.empty() ? opt.file : "--y", opt.y.empty() ? "/plot/y" : "", "a metric name (docs/sweep.md#metrics)",
+                             model::quoted_input(plot.y));
+  check_output("--plot", plot.file);
+  return plot;
+}
+
+// Resume: the journal's first line names the definition it belongs to; then one line per
+// finished run. A line cut short by an interruption is ignored (that run is redone).
+std::map<std::string, json> read_journal(const std::string& journal, const std::string& key) {
+  std::map<std::string, json> done;
+  std::ifstream in(journal);
+  std::string line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::exception&) {
+      continue;
+    }
+    if (first) {
+      first = false;
+      if (!j.is_object() || j.value("key", "") != key)
+        throw model::ConfigError(journal, "/key", "the journal of this sweep definition (" + key + ")",
+                                 "one from a different definition or profile: rerun with --fresh to discard it");
+      continue;
+    }
+    if (j.is_object() && j.contains("point") && j["point"].is_number_unsigned() && j.contains("variant") &&
+        j["variant"].is_string() && j.contains("result") && j["result"].is_object())
+      done[job_id(j["point"], j["variant"])] = j["result"];
+  }
+  return done;
+}
+
+int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
+  const model::Sweep s = model::Sweep::load(opt.file, opt.sets);
+  const std::vector<std::string>& variants = s.variants;
+  const std::vector<model::SweepPoint> points = s.points();
   std::vector<std::string> axis_paths;
   for (const auto& a : s.axes) axis_paths.push_back(a.path);
-  if (!plot.file.empty()) {
-    if (std::find(axis_paths.begin(), axis_paths.end(), plot.x) == axis_paths.end())
-      throw model::ConfigError("--x", "", "one of the sweep's axis paths", "\"" + plot.x + "\"");
-    const auto& names = model::sweep_metric_names();
-    if (std::find(names.begin(), names.end(), plot.y) == names.end())
-      throw model::ConfigError("--y", "", "a metric name (docs/sweep.md#metrics)", "\"" + plot.y + "\"");
-  }
+  const PlotSpec plot = plot_spec(opt, s, axis_paths);
   const std::string prefix = opt.out.empty() ? s.name : opt.out;
-  for (const std::string& f : {prefix + ".csv", opt.plot}) check_output_folder(f);
   const std::string journal = prefix + ".journal.jsonl";
+  for (const std::string& f : {prefix + ".csv", prefix + ".json", journal})
+    if (check_output("--out", f) != OutputKind::replace)
+      throw model::ConfigError("--out", "", "a prefix for regular files (PREFIX.csv, PREFIX.json, PREFIX.journal.jsonl)", f);
   const std::string key = s.key();
 
-  // Resume: the journal's first line names the definition it belongs to; then one line per
-  // finished run. A line cut short by an interruption is ignored (that run is redone).
-  std::map<std::string, json> done;
   if (opt.fresh) std::filesystem::remove(journal);
-  if (std::filesystem::exists(journal)) {
-    std::ifstream in(journal);
-    std::string line;
-    bool first = true;
-    while (std::getline(in, line)) {
-      json j;
-      try {
-        j = json::parse(line);
-      } catch (const json::parse_error&) {
-        continue;
-      }
-      if (first) {
-        first = false;
-        if (j.value("key", "") != key)
-          throw model::ConfigError(journal, "/key", "the journal of this sweep definition (" + key + ")",
-                                   "one from a different definition or profile: rerun with --fresh to discard it");
-        continue;
-      }
-      if (j.contains("point") && j.contains("variant") && j.contains("result"))
-        done[job_id(j["point"], j["variant"])] = j["result"];
-    }
-  }
+  std::map<std::string, json> done;
+  if (std::filesystem::exists(journal)) done = read_journal(journal, key);
   if (!std::filesystem::exists(journal)) {
     std::ofstream j(journal);
     if (!j) throw std::runtime_error("cannot write " + journal);
@@ -131,6 +139,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
     return d;
   };
   const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t done_before = done.size();
   std::size_t finished = 0, failed = 0;
   const bool ahead = spare_core_per_run(todo.size(), opt.jobs);
   fork_each(
@@ -146,7 +155,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
         const double eta = elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
         if (r.contains("error")) {
           ++failed;
-          err << fmt::format("[{}/{}] {} {}: failed: {}\n", done.size() + finished, total, describe_point(job.point),
+          err << fmt::format("[{}/{}] {} {}: failed: {}\n", done_before + finished, total, describe_point(job.point),
                              job.variant, r["error"].get<std::string>());
         } else {
           done[job_id(job.point, job.variant)] = r;
@@ -154,7 +163,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
           journal_out.flush();
           const json m = model::sweep_metrics(r);
           err << fmt::format("[{}/{}] {} {}: {:.1f} us/request, CPU {:.1f} us/request (ETA {:.0f} s)\n",
-                             done.size(), total, describe_point(job.point), job.variant,
+                             done_before + finished, total, describe_point(job.point), job.variant,
                              m.value("us_per_request", 0.0), m.value("cpu_us_per_request", 0.0), eta);
         }
         err.flush();
@@ -203,8 +212,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
     row["result"].erase("profile");  // per-function detail stays in the journal-free run output
     doc["rows"].push_back(row);
   }
-  write_file_atomic(prefix + ".csv", csv);
-  write_file_atomic(prefix + ".json", doc.dump(1) + "\n");
+  write_output("--out", prefix + ".csv", csv);
+  write_output("--out", prefix + ".json", doc.dump(1) + "\n");
 
   // A short table on stdout: the plotted metric and the per-request CPU split.
   out << fmt::format("{:<36} {:<20} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "point", "variant", "us/request", "CPU us/req",
@@ -246,7 +255,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   out.flush();
 
   if (!plot.file.empty()) {
-    plot_svg(plot, axis_paths, rows);
+    plot_svg(plot, axis_paths, variants, rows);
     err << "wrote " << plot.file << "\n";
   }
   err << fmt::format("wrote {}.csv and {}.json ({} of {} runs)\n", prefix, prefix, rows.size(), total);

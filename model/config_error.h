@@ -1,48 +1,77 @@
-// A bad input file: names the file, the JSON path, what was expected and what was found.
+// Bad input: a ConfigError names the file (or the option), the JSON path, what was expected and
+// what was found. Input files are read here, refused by size and nesting before they are
+// parsed, and every error of the JSON library comes back as a ConfigError.
 #pragma once
 
-#include <fstream>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace qcesim::model {
 
 class ConfigError : public std::runtime_error {
  public:
-  ConfigError(const std::string& in_file, const std::string& at_path, const std::string& expected,
-              const std::string& found)
-      : std::runtime_error(in_file + ": at " + (at_path.empty() ? "/" : at_path) + ": expected " + expected +
-                           ", found " + found),
-        file(in_file), path(at_path) {}
-  std::string file, path;
+  ConfigError(const std::string& in_file, const std::string& at_path, const std::string& expected_what,
+              const std::string& found_what)
+      : std::runtime_error(in_file + (at_path.empty() ? "" : ": at " + at_path) + ": expected " + expected_what +
+                           ", found " + found_what),
+        file(in_file), path(at_path), expected(expected_what), found(found_what) {}
+  std::string file, path, expected, found;
 };
 
+// Input files are small (the SM8650 profile is 25 KB): larger ones are refused unread.
+constexpr std::size_t kMaxInputBytes = 4u << 20;
+constexpr int kMaxJsonDepth = 32;
+
+// Text from an input, safe to print: quoted, control characters and invalid UTF-8 escaped,
+// cut at 80 characters.
+std::string quoted_input(const std::string& s);
+
 // What a JSON value is, for the "found" half of a message.
-inline std::string describe_json(const nlohmann::json& j) {
-  switch (j.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::boolean: return j.get<bool>() ? "true" : "false";
-    case nlohmann::json::value_t::string: return "the string \"" + j.get<std::string>() + "\"";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return j.empty() ? "an empty array" : "an array of " + std::to_string(j.size());
-    default: return "the number " + j.dump();
-  }
-}
+std::string describe_json(const nlohmann::json& j);
 
 // A JSON scalar as a --set value or a label: strings bare, the rest as JSON.
 inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-// Reads a JSON file; a missing file or a syntax error is a ConfigError naming the file.
-// `what` says what the file should be ("a scenario file").
-inline nlohmann::json read_json_file(const std::string& file, const std::string& what) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, "", "a readable " + what, "none (cannot open it)");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ConfigError(file, "", "valid JSON", std::string("a syntax error (") + e.what() + ")");
-  }
-}
+// Reads a JSON file; a missing file, a folder, a file above kMaxInputBytes, nesting deeper than
+// kMaxJsonDepth or a syntax error is a ConfigError naming the file. `what` says what the file
+// should be ("scenario file").
+nlohmann::json read_json_file(const std::string& file, const std::string& what);
+// The two halves: the file's text (size checked), and that text parsed (nesting checked).
+std::string read_input_file(const std::string& file, const std::string& what);
+nlohmann::json parse_input_json(const std::string& text, const std::string& file);
+
+// One JSON object of an input: unknown keys are refused when it is made; each getter checks
+// the value's type and range and names file and path when it is wrong.
+class JsonObject {
+ public:
+  JsonObject(const nlohmann::json& j, std::string in_file, std::string at_path, std::vector<std::string> keys);
+
+  bool has(const char* key) const { return m_j.contains(key); }
+  const nlohmann::json& at(const char* key) const { return m_j.at(key); }
+  std::string path(const std::string& key) const { return m_path + "/" + key; }
+  const std::string& file() const { return m_file; }
+  [[noreturn]] void fail(const std::string& key, const std::string& expected) const;
+
+  std::string text(const char* key) const;  // required, non-empty
+  std::string text(const char* key, const std::string& dflt) const;
+  std::string choice(const char* key, const std::string& dflt, const std::vector<std::string>& choices) const;
+  bool flag(const char* key, bool dflt) const;
+  double number(const char* key, double dflt, double lo, double hi, const std::string& unit = "") const;
+  std::uint64_t whole(const char* key, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi) const;
+  const nlohmann::json& object(const char* key) const;  // required object
+  const nlohmann::json& array(const char* key, bool non_empty) const;  // required array
+
+ private:
+  const nlohmann::json& m_j;
+  std::string m_file, m_path;
+};
+
+// A name that becomes a file name or a table cell (a variant, a sweep): 1 to 64 letters,
+// digits and . _ + - =, not starting with . or -.
+bool valid_name(const std::string& s);
+extern const char* const kNameRule;
 
 }  // namespace qcesim::model

@@ -1,5 +1,6 @@
 #include "model/profile.h"
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -27,7 +28,18 @@ double Profile::unit_to_seconds(const std::string& unit) {
 }
 
 Profile Profile::load(const std::string& file) {
-  json j = read_json_file(file, "profile file");
+  // Every variant of every sweep point loads its profile: parse each text once per process.
+  static std::map<std::pair<std::string, std::string>, Profile> parsed;
+  std::string text = read_input_file(file, "profile file");
+  auto key = std::make_pair(file, std::move(text));
+  if (auto it = parsed.find(key); it != parsed.end()) return it->second;
+  Profile p = parse(parse_input_json(key.second, file), file);
+  if (parsed.size() > 64) parsed.clear();
+  parsed.emplace(std::move(key), p);
+  return p;
+}
+
+Profile Profile::parse(const json& j, const std::string& file) {
   Profile p;
   p.m_file = file;
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe(j));
@@ -63,7 +75,11 @@ Profile Profile::load(const std::string& file) {
       if (prm.value < prm.min || prm.value > prm.max)
         throw ConfigError(file, path + "/value", fmt::format("a value in [{}, {}] {}", prm.min, prm.max, prm.unit),
                           fmt::format("{}", prm.value));
+      if (prm.is_integer() && prm.value != std::floor(prm.value))
+        throw ConfigError(file, path + "/value", "a whole number (unit count)", fmt::format("{}", prm.value));
     }
+    prm.origin_file = file;
+    prm.origin_path = path + "/value";
     if (!pj.contains("provenance") || !pj["provenance"].is_string())
       throw ConfigError(file, path + "/provenance", "a string naming its source",
                         pj.contains("provenance") ? describe(pj["provenance"]) : "nothing");
@@ -103,10 +119,15 @@ void Profile::set(const std::string& name, double value, const std::string& orig
     throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
   Param& p = it->second;
   if (p.is_text()) throw ConfigError(origin_file, origin_path, "a word for " + name, fmt::format("the number {}", value));
-  if (value < p.min || value > p.max)
+  if (!std::isfinite(value) || value < p.min || value > p.max)
     throw ConfigError(origin_file, origin_path, fmt::format("{} in [{}, {}] {}", name, p.min, p.max, p.unit),
                       fmt::format("{}", value));
+  if (p.is_integer() && value != std::floor(value))
+    throw ConfigError(origin_file, origin_path, fmt::format("a whole number for {} (unit count)", name),
+                      fmt::format("{}", value));
   p.value = value;
+  p.origin_file = origin_file;
+  p.origin_path = origin_path;
 }
 
 void Profile::set_text(const std::string& name, const std::string& value, const std::string& origin_file,
@@ -118,6 +139,8 @@ void Profile::set_text(const std::string& name, const std::string& value, const 
     throw ConfigError(origin_file, origin_path, fmt::format("a number for {} ({})", name, it->second.unit),
                       "the string \"" + value + "\"");
   it->second.text = value;
+  it->second.origin_file = origin_file;
+  it->second.origin_path = origin_path;
 }
 
 std::string Profile::markdown() const {

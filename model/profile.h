@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -21,7 +22,11 @@ struct Param {
   double min = 0, max = 0;
   std::string provenance;  // "measured: ...", "derived: ...", "datasheet: ...", "estimate: ..."
   std::string doc;
+  // Where the value in force came from (the profile, a scenario's overrides, --set), for errors
+  // that only a combination of parameters reveals.
+  std::string origin_file, origin_path;
   bool is_text() const { return unit == "name"; }
+  bool is_integer() const { return unit == "count"; }
 };
 
 class Profile {
@@ -45,6 +50,7 @@ class Profile {
   void set_text(const std::string& name, const std::string& value, const std::string& origin_file,
                 const std::string& origin_path);
 
+  static Profile parse(const nlohmann::json& j, const std::string& file);
   static double unit_to_seconds(const std::string& unit);  // 0 when not a time unit
 
   // The parameter table as Markdown: name, value, unit, range, provenance, meaning.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <spdlog/fmt/fmt.h>
 
 #include "bam/bam_hw.h"
 #include "cpu/ce_core.h"
@@ -107,9 +108,35 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
   c.driver.irq_cpu = static_cast<unsigned>(p.num("cpu.irq_cpu"));
-  if (c.driver.irq_cpu >= s.num_cores)
-    throw ConfigError(p.file(), "/parameters/cpu.irq_cpu", "a core below cpu.cores", std::to_string(c.driver.irq_cpu));
+  if (c.driver.irq_cpu >= s.num_cores) {
+    const Param& irq = p.param("cpu.irq_cpu");
+    throw ConfigError(irq.origin_file, irq.origin_path, fmt::format("a core below cpu.cores ({})", s.num_cores),
+                      std::to_string(c.driver.irq_cpu));
+  }
   return c;
+}
+
+std::map<std::string, double> measured_for(const Variant& v, const Workload& w) {
+  auto m = v.measured;
+  const double mm = m.count("messages") ? m["messages"] : static_cast<double>(w.messages);
+  const double mb = m.count("message_bytes") ? m["message_bytes"] : static_cast<double>(w.message_bytes);
+  m.erase("messages");
+  m.erase("message_bytes");
+  if (mb != static_cast<double>(w.message_bytes)) return {};
+  for (auto& [k, val] : m) val *= static_cast<double>(w.messages) / mm;
+  return m;
+}
+
+void check_variant(const Scenario& sc, const Variant& v) {
+  const Profile p = sc.profile_for(v);
+  (void)emulator_config(p, v, false, sc.workload);
+  const Param& core = p.param("ce.core");
+  const auto names = cpu::ce_core_names();
+  if (std::find(names.begin(), names.end(), core.text) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw ConfigError(core.origin_file, core.origin_path, "a core of the CE tables: " + list, quoted_input(core.text));
+  }
 }
 
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w) {
@@ -137,19 +164,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   LatencyStats lat;
   VariantResult res;
   res.name = v.name;
-  // Measured values belong to the workload they were taken with: scale them to this run's
-  // message count, and drop them if the message size differs.
-  {
-    auto m = v.measured;
-    const double mm = m.count("messages") ? m["messages"] : static_cast<double>(w.messages);
-    const double mb = m.count("message_bytes") ? m["message_bytes"] : static_cast<double>(w.message_bytes);
-    m.erase("messages");
-    m.erase("message_bytes");
-    if (mb == static_cast<double>(w.message_bytes)) {
-      for (auto& [k, val] : m) val *= static_cast<double>(w.messages) / mm;
-      res.measured = m;
-    }
-  }
+  res.measured = measured_for(v, w);
   res.timing_only = timing_only;
   Snapshot s0, s1;
 

@@ -48,6 +48,14 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
 // With the workload's other execution environment (workload.tz), if any.
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w);
 
+// Measured values belong to the workload they were taken with: scaled to this workload's
+// message count, none when the message size differs.
+std::map<std::string, double> measured_for(const Variant& v, const Workload& w);
+
+// Everything run_variant would refuse, checked without simulating: the profile with the
+// scenario's and the variant's overrides, the platform configuration, the CE core (ConfigError).
+void check_variant(const Scenario& sc, const Variant& v);
+
 // hash_ahead: compress the next messages on a helper thread (needs a spare host core; the
 // results are identical either way, only the host time differs).
 VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead = false);

@@ -59,8 +59,8 @@ struct Scenario {
   const Variant& variant(const std::string& name) const;
 };
 
-// Applies "a.b.c=VALUE" to a JSON document (VALUE parsed as JSON, else taken as a string).
-// Keys under "overrides" are parameter names and keep their dots.
-void apply_set(nlohmann::json& doc, const std::string& assignment, const std::string& file);
+// Applies "a.b.c=VALUE" to a JSON document (VALUE parsed as JSON, else taken as a string) and
+// returns the JSON pointer it set. Keys under "overrides" are parameter names and keep their dots.
+std::string apply_set(nlohmann::json& doc, const std::string& assignment, const std::string& file);
 
 }  // namespace qcesim::model

@@ -20,52 +20,92 @@ namespace {
 const std::vector<std::string> kKeys = {"sweep", "about", "scenario", "variants", "set", "timing_only",
                                         "combine", "axes", "plot", "analysis"};
 
-std::string keys_list() {
-  std::string s;
-  for (std::size_t i = 0; i < kKeys.size(); ++i) s += (i ? ", " : "") + kKeys[i];
-  return s;
-}
-
 // A range: from..to (inclusive) by a step, or by a factor (geometric, for sizes).
-std::vector<json> expand_range(const std::string& file, const std::string& at, const json& r) {
-  if (!r.is_object()) throw ConfigError(file, at, "an object {from, to, step | factor}", describe_json(r));
+std::vector<json> expand_range(const std::string& file, const std::string& at, const json& range) {
+  const JsonObject r(range, file, at, {"from", "to", "step", "factor"});
   for (const char* k : {"from", "to"})
-    if (!r.contains(k) || !r[k].is_number())
-      throw ConfigError(file, at + "/" + k, "a number", r.contains(k) ? describe_json(r[k]) : "nothing");
-  const double from = r["from"], to = r["to"];
-  const bool has_step = r.contains("step"), has_factor = r.contains("factor");
+    if (!r.has(k) || !r.at(k).is_number()) r.fail(k, "a number");
+  const double from = r.at("from"), to = r.at("to");
+  const bool has_step = r.has("step"), has_factor = r.has("factor");
   if (has_step == has_factor)
     throw ConfigError(file, at, "exactly one of \"step\" or \"factor\"", has_step ? "both" : "neither");
-  const bool ints = r["from"].is_number_integer() && r["to"].is_number_integer() &&
-                    (has_step ? r["step"].is_number_integer() : r["factor"].is_number_integer());
+  if (has_step && (!r.at("step").is_number() || !(r.at("step").get<double>() > 0))) r.fail("step", "a number above 0");
+  if (has_factor && (!r.at("factor").is_number() || !(r.at("factor").get<double>() > 1))) r.fail("factor", "a number above 1");
+  const double step = has_step ? r.at("step").get<double>() : 0;
+  const double factor = has_factor ? r.at("factor").get<double>() : 0;
+  if (!std::isfinite(from) || !std::isfinite(to) || to < from) r.fail("to", fmt::format("a finite number not below from ({})", from));
+  if (has_factor && from <= 0) r.fail("from", "a number above 0 for a geometric range");
+  // How many values, before any is made.
+  const double n = has_step ? std::floor((to - from) / step + 1e-9) + 1 : std::floor(std::log(to / from) / std::log(factor) + 1e-9) + 1;
+  if (!(n <= static_cast<double>(kMaxSweepValues)))
+    throw ConfigError(file, at, fmt::format("at most {} values", kMaxSweepValues), fmt::format("{:.0f}", n));
+  const bool ints = r.at("from").is_number_integer() && r.at("to").is_number_integer() &&
+                    (has_step ? r.at("step").is_number_integer() : r.at("factor").is_number_integer());
   std::vector<json> out;
-  auto push = [&](double v) {
+  double v = from;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
     if (ints) {
       out.emplace_back(static_cast<std::int64_t>(std::llround(v)));
     } else {
       out.emplace_back(v);
     }
-  };
-  if (has_step) {
-    if (!r["step"].is_number() || r["step"].get<double>() <= 0)
-      throw ConfigError(file, at + "/step", "a number above 0", describe_json(r["step"]));
-    const double step = r["step"];
-    if (to < from) throw ConfigError(file, at + "/to", "a value not below from", describe_json(r["to"]));
-    const double n = std::floor((to - from) / step + 1e-9);
-    if (n > 100000) throw ConfigError(file, at, "at most 100000 values", fmt::format("{:.0f}", n + 1));
-    for (double i = 0; i <= n; ++i) push(from + i * step);
-  } else {
-    if (!r["factor"].is_number() || r["factor"].get<double>() <= 1)
-      throw ConfigError(file, at + "/factor", "a number above 1", describe_json(r["factor"]));
-    if (from <= 0 || to < from)
-      throw ConfigError(file, at, "0 < from <= to for a geometric range", fmt::format("from {} to {}", from, to));
-    const double f = r["factor"];
-    for (double v = from; v <= to * (1 + 1e-9); v *= f) {
-      push(v);
-      if (out.size() > 100000) throw ConfigError(file, at, "at most 100000 values", "more");
-    }
+    v = has_step ? from + static_cast<double>(i + 1) * step : v * factor;
   }
   return out;
+}
+
+SweepAxis load_axis(const std::string& file, const std::string& at, const json& a) {
+  const JsonObject ax(a, file, at, {"path", "values", "range"});
+  SweepAxis axis;
+  axis.path = ax.text("path");
+  if (ax.has("values") == ax.has("range"))
+    throw ConfigError(file, at, "exactly one of \"values\" or \"range\"", ax.has("values") ? "both" : "neither");
+  if (ax.has("range")) {
+    axis.values = expand_range(file, at + "/range", ax.at("range"));
+    return axis;
+  }
+  const json& values = ax.array("values", true);
+  if (values.size() > kMaxSweepValues)
+    throw ConfigError(file, at + "/values", fmt::format("at most {} values", kMaxSweepValues), describe_json(values));
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const json& v = values[k];
+    if (!v.is_number() && !v.is_string() && !v.is_boolean())
+      throw ConfigError(file, fmt::format("{}/values/{}", at, k), "a number, string or boolean", describe_json(v));
+    axis.values.push_back(v);
+  }
+  return axis;
+}
+
+SweepPlot load_plot(const std::string& file, const json& p, const std::string& first_axis) {
+  SweepPlot plot;
+  plot.x = first_axis;
+  plot.y = "latency_us.mean";
+  if (p.is_null()) return plot;
+  const JsonObject pj(p, file, "/plot", {"x", "y", "log_x", "log_y", "title"});
+  plot.x = pj.text("x", plot.x);
+  plot.y = pj.text("y", plot.y);
+  plot.log_x = pj.flag("log_x", false);
+  plot.log_y = pj.flag("log_y", false);
+  plot.title = pj.text("title", "");
+  if (plot.title.size() > 200) pj.fail("title", "a title of at most 200 characters");
+  return plot;
+}
+
+void check_analysis(const std::string& file, const json& analysis, std::size_t axes) {
+  const JsonObject an(analysis, file, "/analysis", {"break_even"});
+  if (!an.has("break_even")) return;
+  const JsonObject be(an.at("break_even"), file, "/analysis/break_even", {"host", "metrics"});
+  be.text("host");
+  if (be.has("metrics")) {
+    const json& ms = be.array("metrics", true);
+    const auto& names = sweep_metric_names();
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      if (!ms[i].is_string() || std::find(names.begin(), names.end(), ms[i].get<std::string>()) == names.end())
+        throw ConfigError(file, fmt::format("/analysis/break_even/metrics/{}", i), "a metric name (docs/sweep.md#metrics)",
+                          describe_json(ms[i]));
+  }
+  if (axes != 1)
+    throw ConfigError(file, "/analysis/break_even", "a sweep with exactly one axis", fmt::format("{} axes", axes));
 }
 
 double metric_value(const json& m, const std::string& name) {
@@ -133,76 +173,44 @@ json logca(const Sweep& s, const Fit& host, const std::map<double, json>& pts, c
 
 }  // namespace
 
-Sweep Sweep::load(const std::string& file) {
-  json j = read_json_file(file, "sweep file");
-  if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
-  for (const auto& [k, v] : j.items()) {
-    (void)v;
-    if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end())
-      throw ConfigError(file, "/" + k, "one of " + keys_list(), "\"" + k + "\"");
+Sweep Sweep::load(const std::string& file, const std::vector<std::string>& extra_sets) {
+  Sweep s = parse(file);
+  for (const std::string& set : extra_sets) {
+    const auto eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--set", "", "PATH=VALUE", quoted_input(set));
+    s.sets.push_back(set);
+    s.document["set"][set.substr(0, eq)] = set.substr(eq + 1);
   }
+  s.check_points();
+  return s;
+}
+
+Sweep Sweep::parse(const std::string& file) {
+  const json j = read_json_file(file, "sweep file");
+  const JsonObject top(j, file, "", kKeys);
   Sweep s;
   s.file = file;
   s.document = j;
-  if (!j.contains("sweep") || !j["sweep"].is_string() || j["sweep"].get<std::string>().empty())
-    throw ConfigError(file, "/sweep", "the sweep's name as a string", j.contains("sweep") ? describe_json(j["sweep"]) : "nothing");
-  s.name = j["sweep"];
-  s.about = j.value("about", "");
-  if (!j.contains("scenario") || !j["scenario"].is_string())
-    throw ConfigError(file, "/scenario", "the scenario file as a string", j.contains("scenario") ? describe_json(j["scenario"]) : "nothing");
-  s.scenario_file = (std::filesystem::path(file).parent_path() / j["scenario"].get<std::string>()).string();
-  if (j.contains("variants")) {
-    const json& v = j["variants"];
-    if (!v.is_array()) throw ConfigError(file, "/variants", "an array of variant names", describe_json(v));
+  s.name = top.text("sweep");
+  if (!valid_name(s.name)) top.fail("sweep", std::string("a sweep name (it names the output files) of ") + kNameRule);
+  s.about = top.text("about", "");
+  s.scenario_file = (std::filesystem::path(file).parent_path() / top.text("scenario")).string();
+  if (top.has("variants")) {
+    const json& v = top.array("variants", true);
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_string()) throw ConfigError(file, fmt::format("/variants/{}", i), "a variant name", describe_json(v[i]));
+      for (const auto& earlier : s.variants)
+        if (earlier == v[i]) throw ConfigError(file, fmt::format("/variants/{}", i), "each variant named once", describe_json(v[i]));
       s.variants.push_back(v[i]);
     }
   }
-  if (j.contains("set")) {
-    const json& st = j["set"];
-    if (!st.is_object()) throw ConfigError(file, "/set", "an object of PATH: VALUE", describe_json(st));
-    for (const auto& [k, v] : st.items()) s.sets.push_back(k + "=" + json_text(v));
-  }
-  if (j.contains("timing_only")) {
-    if (!j["timing_only"].is_boolean()) throw ConfigError(file, "/timing_only", "true or false", describe_json(j["timing_only"]));
-    s.timing_only = j["timing_only"];
-  }
-  const std::string combine = j.value("combine", "product");
-  if (combine != "product" && combine != "zip")
-    throw ConfigError(file, "/combine", "\"product\" or \"zip\"", describe_json(j["combine"]));
-  s.zip = combine == "zip";
-
-  if (!j.contains("axes") || !j["axes"].is_array() || j["axes"].empty())
-    throw ConfigError(file, "/axes", "a non-empty array of axes", j.contains("axes") ? describe_json(j["axes"]) : "nothing");
-  for (std::size_t i = 0; i < j["axes"].size(); ++i) {
-    const json& a = j["axes"][i];
-    const std::string at = fmt::format("/axes/{}", i);
-    if (!a.is_object()) throw ConfigError(file, at, "an object {path, values | range}", describe_json(a));
-    SweepAxis ax;
-    if (!a.contains("path") || !a["path"].is_string() || a["path"].get<std::string>().empty())
-      throw ConfigError(file, at + "/path", "a scenario or profile path", a.contains("path") ? describe_json(a["path"]) : "nothing");
-    ax.path = a["path"];
-    for (const auto& [k, v] : a.items()) {
-      (void)v;
-      if (k != "path" && k != "values" && k != "range") throw ConfigError(file, at + "/" + k, "path, values or range", "\"" + k + "\"");
-    }
-    if (a.contains("values") == a.contains("range"))
-      throw ConfigError(file, at, "exactly one of \"values\" or \"range\"", a.contains("values") ? "both" : "neither");
-    if (a.contains("values")) {
-      if (!a["values"].is_array() || a["values"].empty())
-        throw ConfigError(file, at + "/values", "a non-empty array", describe_json(a["values"]));
-      for (std::size_t k = 0; k < a["values"].size(); ++k) {
-        const json& v = a["values"][k];
-        if (!v.is_number() && !v.is_string() && !v.is_boolean())
-          throw ConfigError(file, fmt::format("{}/values/{}", at, k), "a number, string or boolean", describe_json(v));
-        ax.values.push_back(v);
-      }
-    } else {
-      ax.values = expand_range(file, at + "/range", a["range"]);
-    }
-    s.axes.push_back(std::move(ax));
-  }
+  if (top.has("set"))
+    for (const auto& [k, v] : top.object("set").items()) s.sets.push_back(k + "=" + json_text(v));
+  s.timing_only = top.flag("timing_only", true);
+  s.zip = top.choice("combine", "product", {"product", "zip"}) == "zip";
+  const json& axes = top.array("axes", true);
+  if (axes.size() > 8) throw ConfigError(file, "/axes", "at most 8 axes", describe_json(axes));
+  for (std::size_t i = 0; i < axes.size(); ++i) s.axes.push_back(load_axis(file, fmt::format("/axes/{}", i), axes[i]));
   if (s.zip) {
     for (std::size_t i = 1; i < s.axes.size(); ++i)
       if (s.axes[i].values.size() != s.axes[0].values.size())
@@ -210,38 +218,51 @@ Sweep Sweep::load(const std::string& file) {
                           fmt::format("{} values, as many as axis 0 (combine: zip)", s.axes[0].values.size()),
                           fmt::format("{}", s.axes[i].values.size()));
   }
-  s.plot.x = s.axes[0].path;
-  s.plot.y = "latency_us.mean";
-  if (j.contains("plot")) {
-    const json& p = j["plot"];
-    if (!p.is_object()) throw ConfigError(file, "/plot", "an object {x, y, log_x, log_y, title}", describe_json(p));
-    if (p.contains("x")) s.plot.x = p["x"].is_string() ? p["x"].get<std::string>() : throw ConfigError(file, "/plot/x", "an axis path", describe_json(p["x"]));
-    if (p.contains("y")) s.plot.y = p["y"].is_string() ? p["y"].get<std::string>() : throw ConfigError(file, "/plot/y", "a metric name", describe_json(p["y"]));
-    for (const char* k : {"log_x", "log_y"})
-      if (p.contains(k) && !p[k].is_boolean()) throw ConfigError(file, std::string("/plot/") + k, "true or false", describe_json(p[k]));
-    s.plot.log_x = p.value("log_x", false);
-    s.plot.log_y = p.value("log_y", false);
-    s.plot.title = p.value("title", "");
-  }
-  if (j.contains("analysis")) {
-    s.analysis = j["analysis"];
-    if (!s.analysis.is_object()) throw ConfigError(file, "/analysis", "an object", describe_json(s.analysis));
-    for (const auto& [k, v] : s.analysis.items()) {
-      if (k != "break_even") throw ConfigError(file, "/analysis/" + k, "break_even", "\"" + k + "\"");
-      if (!v.is_object() || !v.contains("host") || !v["host"].is_string())
-        throw ConfigError(file, "/analysis/break_even", "an object with \"host\": the CPU variant's name", describe_json(v));
-      if (s.axes.size() != 1)
-        throw ConfigError(file, "/analysis/break_even", "a sweep with exactly one axis", fmt::format("{} axes", s.axes.size()));
-    }
-  }
-  // Every point's scenario must load: check the first now, so a bad path fails before any run.
-  const std::vector<SweepPoint> pts = s.points();
-  try {
-    Scenario::load(s.scenario_file, s.sets_for(pts.front()));
-  } catch (const ConfigError& e) {
-    throw ConfigError(file, "/axes", "paths and values the scenario accepts", e.what());
+  // The number of points, before any is made.
+  double points = s.zip ? static_cast<double>(s.axes[0].values.size()) : 1;
+  if (!s.zip)
+    for (const auto& a : s.axes) points *= static_cast<double>(a.values.size());
+  if (points > static_cast<double>(kMaxSweepPoints))
+    throw ConfigError(file, "/axes", fmt::format("at most {} points", kMaxSweepPoints), fmt::format("{:.0f}", points));
+  s.plot = load_plot(file, top.has("plot") ? top.at("plot") : json(), s.axes[0].path);
+  if (top.has("analysis")) {
+    check_analysis(file, top.at("analysis"), s.axes.size());
+    s.analysis = top.at("analysis");
   }
   return s;
+}
+
+void Sweep::check_points() {
+  std::vector<std::string>& chosen = variants;
+  const std::vector<SweepPoint> pts = points();
+  for (const SweepPoint& p : pts) {
+    Scenario sc;
+    try {
+      sc = Scenario::load(scenario_file, sets_for(p));
+    } catch (const ConfigError& e) {
+      std::string where;
+      for (std::size_t a = 0; a < axes.size(); ++a) where += fmt::format("{}{}={}", a ? " " : "", axes[a].path, json_text(p.values[a]));
+      throw ConfigError(file, "/axes", "paths and values the scenario accepts",
+                        fmt::format("at point {} ({}): {}", p.index, where, e.what()));
+    }
+    if (p.index == 0 && chosen.empty())
+      for (const auto& v : sc.variants) chosen.push_back(v.name);
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      try {
+        sc.variant(chosen[i]);
+      } catch (const ConfigError& e) {
+        throw ConfigError(file, fmt::format("/variants/{}", i), "a variant of " + scenario_file, e.found);
+      }
+    }
+  }
+  if (pts.size() * chosen.size() > kMaxSweepPoints)
+    throw ConfigError(file, "/axes", fmt::format("at most {} runs (points x variants)", kMaxSweepPoints),
+                      fmt::format("{} x {}", pts.size(), chosen.size()));
+  if (analysis.contains("break_even")) {
+    const std::string host = analysis["break_even"]["host"];
+    if (std::find(chosen.begin(), chosen.end(), host) == chosen.end())
+      throw ConfigError(file, "/analysis/break_even/host", "one of the sweep's variants", quoted_input(host));
+  }
 }
 
 std::vector<SweepPoint> Sweep::points() const {
@@ -307,6 +328,62 @@ const std::vector<std::string>& sweep_metric_names() {
       "live_state_writes", "lock_wait_s", "tz.jobs", "tz.completed", "tz.digest_mismatches", "tz.errors", "tz.timeouts",
       "tz.lock_wait_s"};
   return names;
+}
+
+std::string sweep_metric_label(const std::string& metric) {
+  static const std::map<std::string, std::string> labels = {
+      {"wall_s", "wall time [s]"},
+      {"cpu_s", "CPU time [s]"},
+      {"hardirq_s", "hardirq time [s]"},
+      {"softirq_s", "softirq time [s]"},
+      {"task_s", "task time [s]"},
+      {"kworker_s", "kworker time [s]"},
+      {"idle_s", "idle time [s]"},
+      {"ksoftirqd_s", "ksoftirqd time [s]"},
+      {"requests", "requests completed"},
+      {"bytes", "bytes hashed"},
+      {"latency_us.mean", "mean latency per request [us]"},
+      {"latency_us.p50", "median latency per request [us]"},
+      {"latency_us.p99", "99th-percentile latency [us]"},
+      {"latency_us.max", "largest latency [us]"},
+      {"irqs", "interrupts"},
+      {"bam_descriptors", "BAM descriptors"},
+      {"digest_mismatches", "wrong digests (Linux)"},
+      {"us_per_request", "wall time per request [us]"},
+      {"cpu_us_per_request", "CPU time per request [us]"},
+      {"hardirq_us_per_request", "hardirq time per request [us]"},
+      {"softirq_us_per_request", "softirq time per request [us]"},
+      {"mb_per_s", "throughput [MB/s]"},
+      {"host_seconds", "simulation host time [s]"},
+      {"failed_requests", "failed requests (Linux)"},
+      {"live_state_writes", "AUTH_IV writes into a running operation"},
+      {"lock_wait_s", "Linux's wait for the other EE's lock [s]"},
+      {"tz.jobs", "TrustZone jobs"},
+      {"tz.completed", "TrustZone jobs completed"},
+      {"tz.digest_mismatches", "TrustZone wrong digests"},
+      {"tz.errors", "TrustZone engine errors"},
+      {"tz.timeouts", "TrustZone timeouts"},
+      {"tz.lock_wait_s", "TrustZone's wait for Linux's lock [s]"}};
+  auto it = labels.find(metric);
+  return it == labels.end() ? metric : it->second;
+}
+
+std::string sweep_axis_label(const std::string& path, const Profile& profile) {
+  static const std::map<std::string, std::string> workload = {
+      {"workload.messages", "messages per run"},
+      {"workload.message_bytes", "message size [bytes]"},
+      {"workload.queue_depth", "requests in flight (queue depth)"},
+      {"workload.tz.rate_per_s", "TrustZone jobs per second"},
+      {"workload.tz.message_bytes", "TrustZone message size [bytes]"},
+      {"workload.tz.timeout_us", "request watchdog [us]"}};
+  if (auto it = workload.find(path); it != workload.end()) return it->second;
+  const std::string name = path.rfind("overrides.", 0) == 0 ? path.substr(10) : path;
+  if (!profile.has(name)) return path;
+  const Param& p = profile.param(name);
+  std::string doc = p.doc.substr(0, p.doc.find(". "));
+  if (!doc.empty() && doc.back() == '.') doc.pop_back();
+  if (doc.empty()) doc = name;
+  return p.unit == "count" || p.unit == "name" ? doc : doc + " [" + p.unit + "]";
 }
 
 json sweep_metrics(const json& r) {

@@ -7,7 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "model/profile.h"
+
 namespace qcesim::model {
+
+// Sizes checked from the definition before anything is allocated.
+constexpr std::size_t kMaxSweepValues = 10000;  // per axis
+constexpr std::size_t kMaxSweepPoints = 20000;  // points, and runs (points x variants)
 
 struct SweepAxis {
   std::string path;                   // as for --set: workload.message_bytes, qce.clock...
@@ -38,17 +44,29 @@ struct Sweep {
   nlohmann::json analysis;            // optional: {"break_even": {...}}
   nlohmann::json document;
 
-  static Sweep load(const std::string& file);
+  // Reads and checks the definition (its size is known before any point is made), adds the
+  // command line's PATH=VALUE sets, then loads the scenario at every point and checks the
+  // variants (all of the scenario's when the file names none: filled in), the run count and
+  // the analysis, so that no run starts before every point is known to be good.
+  static Sweep load(const std::string& file, const std::vector<std::string>& extra_sets = {});
   std::vector<SweepPoint> points() const;
   std::vector<std::string> sets_for(const SweepPoint& p) const;
   // A digest of everything that decides the results: a journal from another definition is not
   // resumed.
   std::string key() const;
+
+ private:
+  static Sweep parse(const std::string& file);
+  void check_points();
 };
 
 // The metrics a sweep row carries: the run's JSON keys, latency_us.* flattened, and per-request
 // figures derived from them.
 const std::vector<std::string>& sweep_metric_names();
+// A metric or an axis in words with its unit, for charts ("CPU time per request [us]"); an axis
+// that is a profile parameter is named by its doc line and unit.
+std::string sweep_metric_label(const std::string& metric);
+std::string sweep_axis_label(const std::string& path, const Profile& profile);
 // Picks the metrics out of a variant's result JSON (model::VariantResult::to_json).
 nlohmann::json sweep_metrics(const nlohmann::json& result);
 

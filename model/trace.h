@@ -6,11 +6,15 @@
 // requests in the chosen range are kept, so a trace of a 50000-request run stays small.
 //
 // One recorder per process (one elaboration per process); when none is installed, every hook
-// is a single pointer test.
+// is a single pointer test. `--trace` streams: each span is written to the file as it is
+// recorded, so memory does not grow with the request range (only the flow steps of the last
+// requests are held, until no more work can arrive for them). `explain` and the tests keep the
+// spans in memory instead.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <map>
 #include <string>
 #include <systemc>
@@ -39,10 +43,19 @@ struct TraceTrack {
   std::string context;  // for cpu tracks: task, kworker, softirq, hardirq, ksoftirqd
 };
 
+// Where a streaming recorder writes its Chrome-trace JSON.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void write(const std::string& text) = 0;
+};
+
 class Tracer {
  public:
-  // Keeps requests in [first, last).
+  // Keeps requests in [first, last) in memory: spans() and chrome_json().
   Tracer(std::int64_t first, std::int64_t last);
+  // Streams the requests in [first, last) to `sink`; finish() completes the JSON document.
+  Tracer(std::int64_t first, std::int64_t last, TraceSink& sink, std::string title);
   ~Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
@@ -72,16 +85,45 @@ class Tracer {
   void request_span(std::int64_t request, const sc_core::sc_time& start, const sc_core::sc_time& end);
 
   const std::vector<TraceTrack>& tracks() const { return m_tracks; }
+  // In memory only (empty when streaming).
   const std::vector<TraceSpan>& spans() const { return m_spans; }
   const std::vector<TraceCounter>& counters() const { return m_counters; }
 
   // Chrome-trace JSON (loads in ui.perfetto.dev and chrome://tracing): tracks as processes and
   // threads, spans as complete events, counters, and one flow per request through its spans.
+  // The in-memory recorder's whole document.
   std::string chrome_json(const std::string& title) const;
+  // Streaming: the flows still open, the track names and the document's end.
+  void finish();
 
  private:
+  // A request's flow: where its spans start, to link them in time order.
+  struct FlowStep {
+    sc_core::sc_time start;
+    int track;
+  };
+  using Flows = std::map<std::int64_t, std::vector<FlowStep>>;
+  // Writes events to a sink, comma-separated inside the traceEvents array.
+  struct Writer {
+    TraceSink& sink;
+    bool first = true;
+    void event(const std::string& json_text);
+  };
+  void write_span(Writer& w, const TraceSpan& s) const;
+  void write_counter(Writer& w, const TraceCounter& c) const;
+  void write_flow(Writer& w, std::int64_t request, std::vector<FlowStep>& steps) const;
+  void write_metadata(Writer& w) const;
+  static std::string document_end(const std::string& title);
+  int pid_of(const std::string& group) const { return m_pids.at(group); }
+
   static Tracer* s_active;
   std::int64_t m_first, m_last;
+  TraceSink* m_sink = nullptr;  // streaming when set
+  std::string m_title;
+  std::unique_ptr<Writer> m_writer;
+  Flows m_open_flows;  // streaming: requests whose work may still arrive
+  bool m_finished = false;
+  std::map<std::string, int> m_pids;  // group -> Perfetto process, in order of appearance
   std::int64_t m_request = -1;
   unsigned m_own_ee = 0, m_own_pipe_set = 2;
   std::vector<TraceTrack> m_tracks;

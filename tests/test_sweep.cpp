@@ -99,16 +99,19 @@ TEST(Sweep, BadInputNamesThePathTheExpectationAndTheFinding) {
 // The crossing is interpolated linearly in log x between the two points that bracket it.
 TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
   json j = base_sweep();
-  j["analysis"] = {{"break_even", {{"host", "cpu"}, {"metrics", {"us_per_request"}}}}};
+  // The host must be one of the sweep's variants (checked at load); the rows are made up.
+  j["analysis"] = {{"break_even", {{"host", "sha256-lib"}, {"metrics", {"us_per_request"}}}}};
   const model::Sweep s = model::Sweep::load(write(temp_dir(), "s.json", j));
   auto row = [](double x, const char* v, double us) {
     return json{{"values", {{"workload.message_bytes", x}}}, {"variant", v}, {"metrics", {{"us_per_request", us}}}};
   };
   // offload - host: +30 at 1000, -10 at 10000 -> t = 0.75 -> x = 10^(3 + 0.75)
-  const std::vector<json> rows = {row(1000, "cpu", 10), row(1000, "acc", 40), row(10000, "cpu", 100), row(10000, "acc", 90)};
+  const char* cpu = "sha256-lib";
+  const char* acc = "sha256-qce-nolock";
+  const std::vector<json> rows = {row(1000, cpu, 10), row(1000, acc, 40), row(10000, cpu, 100), row(10000, acc, 90)};
   const json be = model::break_even(s, rows);
-  EXPECT_NEAR(be["variants"]["acc"]["us_per_request"]["x"].get<double>(), std::pow(10.0, 3.75), 1e-6);
-  EXPECT_EQ(be["variants"]["acc"]["us_per_request"]["offload_wins"], "above");
+  EXPECT_NEAR(be["variants"][acc]["us_per_request"]["x"].get<double>(), std::pow(10.0, 3.75), 1e-6);
+  EXPECT_EQ(be["variants"][acc]["us_per_request"]["offload_wins"], "above");
 }
 
 // A journal holding a finished run (with a marker value) is resumed: that run is not redone,

@@ -1,4 +1,4 @@
-// Reads the NIST CAVP .rsp files and the project's JSON vectors from ../shared/testdata.
+// Reads the NIST CAVP .rsp files and the RFC/SP 800-38A JSON vectors from tests/vectors.
 #pragma once
 
 #include <cstdint>

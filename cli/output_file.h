@@ -1,0 +1,56 @@
+// Output files people name on the command line (--json, --trace, --profile, --plot, --out...).
+//
+// A regular file, or a new name in an existing folder, is written under a temporary name in
+// the same folder and renamed over it when complete, so a failure or a stop never leaves half
+// a file (the temporary file is removed on every exit path, signals included). A character
+// device or a FIFO (/dev/stdout, /dev/null, a named pipe) is written straight through: it is
+// never replaced by a file, which is what a rename would do to it, as root too. Anything
+// else — a folder, a block device, a socket, a missing folder, a new name under /dev or /proc —
+// is refused by check_output before any simulation runs.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+namespace qcesim::cli {
+
+enum class OutputKind {
+  replace,        // a regular file or a new name: temporary file, then rename
+  write_through,  // a character device or FIFO: opened and written as it is
+};
+
+// Classifies FILE for output, or throws model::ConfigError naming `option`, the file, what
+// was expected and what was found. Creates nothing that it leaves behind.
+OutputKind check_output(const std::string& option, const std::string& file);
+
+// An output being written: bytes go to a temporary file (or straight through), and commit()
+// makes them the file. Destroyed without commit(), it removes the temporary file.
+class OutputFile {
+ public:
+  OutputFile(const std::string& option, const std::string& file);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // Buffered: the bytes reach the file in blocks of 64 KiB, and all of them by commit().
+  void write(const char* data, std::size_t n);
+  void write(const std::string& s) { write(s.data(), s.size()); }
+  void commit();
+  const std::string& file() const { return m_file; }
+
+ private:
+  void fail(const std::string& what);
+  void flush();
+  void write_all(const char* data, std::size_t n);
+
+  std::string m_option, m_file, m_target, m_tmp;
+  int m_fd = -1;
+  int m_slot = -1;  // stop_signals' temporary-file slot
+  bool m_committed = false;
+  std::string m_buffer;
+};
+
+// The whole text at once.
+void write_output(const std::string& option, const std::string& file, const std::string& text);
+
+}  // namespace qcesim::cli

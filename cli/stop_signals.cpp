@@ -1,0 +1,121 @@
+#include "cli/stop_signals.h"
+
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <initializer_list>
+
+namespace qcesim::cli {
+
+namespace {
+
+// Fixed tables: the handler may neither allocate nor take locks. A slot is in use while its
+// flag is set; the path is written before the flag and read only after it.
+constexpr int kMaxChildren = 256;
+constexpr int kMaxTemps = 64;
+constexpr std::size_t kPathMax = 4096;
+
+std::atomic<pid_t> g_children[kMaxChildren];
+struct TempSlot {
+  std::atomic<bool> used{false};
+  char path[kPathMax];
+};
+TempSlot g_temps[kMaxTemps];
+std::atomic<bool> g_installed{false};
+
+void remove_temps() {
+  for (TempSlot& t : g_temps)
+    if (t.used.load()) unlink(t.path);
+}
+
+void stop_children() {
+  for (auto& c : g_children) {
+    const pid_t pid = c.load();
+    if (pid > 0) kill(pid, SIGTERM);
+  }
+  // Reap them so that their own clean-up (temporary files) is done before this process exits.
+  const timespec tick{0, 20 * 1000 * 1000};
+  for (int waited = 0; waited < 100; ++waited) {
+    bool any = false;
+    for (auto& c : g_children) {
+      const pid_t pid = c.load();
+      if (pid <= 0) continue;
+      if (waitpid(pid, nullptr, WNOHANG) == 0) {
+        any = true;
+      } else {
+        c.store(0);
+      }
+    }
+    if (!any) return;
+    nanosleep(&tick, nullptr);
+  }
+  for (auto& c : g_children) {
+    const pid_t pid = c.load();
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+}
+
+extern "C" void on_stop_signal(int sig) {
+  stop_children();
+  remove_temps();
+  _exit(128 + sig);
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+  if (g_installed.exchange(true)) return;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigfillset(&sa.sa_mask);  // one stop at a time
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+void register_child(pid_t pid) {
+  for (auto& c : g_children) {
+    pid_t empty = 0;
+    if (c.compare_exchange_strong(empty, pid)) return;
+  }
+  // More children than slots: the child still dies with this process (PR_SET_PDEATHSIG).
+}
+
+void forget_child(pid_t pid) {
+  for (auto& c : g_children) {
+    pid_t expected = pid;
+    if (c.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+int register_temp_file(const char* path) {
+  if (std::strlen(path) >= kPathMax) return -1;
+  for (int i = 0; i < kMaxTemps; ++i) {
+    TempSlot& t = g_temps[i];
+    if (t.used.load()) continue;
+    std::strcpy(t.path, path);
+    t.used.store(true);
+    return i;
+  }
+  return -1;
+}
+
+void forget_temp_file(int slot) {
+  if (slot >= 0 && slot < kMaxTemps) g_temps[slot].used.store(false);
+}
+
+void become_child(pid_t parent) {
+  for (auto& c : g_children) c.store(0);
+  for (TempSlot& t : g_temps) t.used.store(false);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(128 + SIGTERM);  // the parent died before prctl took effect
+}
+
+}  // namespace qcesim::cli

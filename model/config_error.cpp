@@ -1,0 +1,151 @@
+#include "model/config_error.h"
+
+#include <spdlog/fmt/fmt.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace qcesim::model {
+
+using nlohmann::json;
+
+std::string quoted_input(const std::string& s) {
+  const bool cut = s.size() > 80;
+  const std::string head = json(cut ? s.substr(0, 80) : s).dump(-1, ' ', false, json::error_handler_t::replace);
+  return cut ? head.substr(0, head.size() - 1) + "...\"" : head;
+}
+
+std::string describe_json(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return j.get<bool>() ? "true" : "false";
+    case json::value_t::string: return "the string " + quoted_input(j.get<std::string>());
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return j.empty() ? "an empty array" : "an array of " + std::to_string(j.size());
+    default: return "the number " + j.dump();
+  }
+}
+
+std::string read_input_file(const std::string& file, const std::string& what) {
+  const std::string expected = "a readable " + what;
+  struct stat st;
+  if (stat(file.c_str(), &st) != 0) throw ConfigError(file, "", expected, std::string("nothing (") + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw ConfigError(file, "", expected, "a folder");
+  const auto too_big = [&](const std::string& size) {
+    return ConfigError(file, "", fmt::format("{} of at most {} bytes", what, kMaxInputBytes), size);
+  };
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxInputBytes)
+    throw too_big(fmt::format("{} bytes", st.st_size));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError(file, "", expected, std::string("a file it cannot open (") + std::strerror(errno) + ")");
+  // Pipes and devices have no size: read one byte more than allowed to know.
+  std::string text(kMaxInputBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw ConfigError(file, "", expected, "a read error");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxInputBytes) throw too_big("more");
+  return text;
+}
+
+json parse_input_json(const std::string& text, const std::string& file) {
+  try {
+    return json::parse(text, [&](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxJsonDepth) throw ConfigError(file, "", fmt::format("JSON nested at most {} deep", kMaxJsonDepth), "deeper nesting");
+      return true;
+    });
+  } catch (const json::exception& e) {
+    throw ConfigError(file, "", "valid JSON", std::string("a syntax error (") + e.what() + ")");
+  }
+}
+
+json read_json_file(const std::string& file, const std::string& what) {
+  return parse_input_json(read_input_file(file, what), file);
+}
+
+JsonObject::JsonObject(const json& j, std::string in_file, std::string at_path, std::vector<std::string> keys)
+    : m_j(j), m_file(std::move(in_file)), m_path(std::move(at_path)) {
+  std::string list;
+  for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+  if (!j.is_object()) throw ConfigError(m_file, m_path.empty() ? "/" : m_path, "an object with keys " + list, describe_json(j));
+  for (const auto& [k, v] : j.items()) {
+    (void)v;
+    if (std::find(keys.begin(), keys.end(), k) == keys.end())
+      throw ConfigError(m_file, path(k), "one of " + list, quoted_input(k));
+  }
+}
+
+void JsonObject::fail(const std::string& key, const std::string& expected) const {
+  throw ConfigError(m_file, path(key), expected, m_j.contains(key) ? describe_json(m_j[key]) : "nothing");
+}
+
+std::string JsonObject::text(const char* key) const {
+  if (!has(key) || !m_j[key].is_string() || m_j[key].get<std::string>().empty()) fail(key, "a non-empty string");
+  return m_j[key];
+}
+
+std::string JsonObject::text(const char* key, const std::string& dflt) const {
+  if (!has(key)) return dflt;
+  if (!m_j[key].is_string()) fail(key, "a string");
+  return m_j[key];
+}
+
+std::string JsonObject::choice(const char* key, const std::string& dflt, const std::vector<std::string>& choices) const {
+  if (!has(key)) return dflt;
+  std::string list;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("\"" + choices[i] + "\"");
+  const json& v = m_j[key];
+  if (!v.is_string() || std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end()) fail(key, list);
+  return v;
+}
+
+bool JsonObject::flag(const char* key, bool dflt) const {
+  if (!has(key)) return dflt;
+  if (!m_j[key].is_boolean()) fail(key, "true or false");
+  return m_j[key];
+}
+
+double JsonObject::number(const char* key, double dflt, double lo, double hi, const std::string& unit) const {
+  if (!has(key)) return dflt;
+  const json& v = m_j[key];
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
+    fail(key, fmt::format("a number{} in [{}, {}]", unit.empty() ? "" : " of " + unit, lo, hi));
+  return v;
+}
+
+std::uint64_t JsonObject::whole(const char* key, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi) const {
+  if (!has(key)) return dflt;
+  const json& v = m_j[key];
+  const bool ok = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+  if (!ok || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi) fail(key, fmt::format("a whole number in [{}, {}]", lo, hi));
+  return v.get<std::uint64_t>();
+}
+
+const json& JsonObject::object(const char* key) const {
+  if (!has(key) || !m_j[key].is_object()) fail(key, "an object");
+  return m_j[key];
+}
+
+const json& JsonObject::array(const char* key, bool non_empty) const {
+  if (!has(key) || !m_j[key].is_array() || (non_empty && m_j[key].empty()))
+    fail(key, non_empty ? "a non-empty array" : "an array");
+  return m_j[key];
+}
+
+const char* const kNameRule = "1 to 64 letters, digits and . _ + - = (not starting with . or -)";
+
+bool valid_name(const std::string& s) {
+  if (s.empty() || s.size() > 64 || s[0] == '.' || s[0] == '-') return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                    c == '+' || c == '-' || c == '=';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace qcesim::model
