@@ -8,6 +8,7 @@
 #include <map>
 #include <systemc>
 
+#include "cli/flamegraph.h"
 #include "cli/hash_command.h"
 #include "cli/hex.h"
 #include "cli/run_command.h"
@@ -110,6 +111,12 @@ int sc_main(int argc, char* argv[]) {
   xp->add_option("--set", ex.sets, "PATH=VALUE changes as for run");
   xp->add_flag("--timing-only", ex.timing_only, "Skip the bytes (same timing)");
 
+  cli::FlamegraphOptions fg;
+  auto* fl = app.add_subcommand("flamegraph", "Draw folded stacks (run --profile) as an SVG flame graph");
+  fl->add_option("folded", fg.folded, "Folded-stacks file (context;function count per line), or - for stdin")->required();
+  fl->add_option("--output,-o", fg.out, "SVG file to write (default: standard output)");
+  fl->add_option("--title", fg.title, "Title above the graph")->capture_default_str();
+
   std::string profile_file;
   auto* pr = app.add_subcommand("profile", "Print a platform profile's parameters as a Markdown table");
   pr->add_option("profile", profile_file, "Profile JSON file (e.g. scenarios/sm8650.json)")->required();
@@ -152,6 +159,7 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     });
   }
+  if (fl->parsed()) return guarded("flamegraph", [&] { return cli::run_flamegraph(fg, std::cout, std::cerr); });
   if (c->parsed()) return guarded("calibrate", [&] { return cli::run_calibrate(cal, std::cout, std::cerr); });
   if (xp->parsed()) return guarded("explain", [&] { return cli::run_explain(ex, std::cout, std::cerr); });
   if (sp->parsed()) return guarded("sweep", [&] { return cli::run_sweep(sw, std::cout, std::cerr); });

@@ -153,8 +153,33 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   return c;
 }
 
-VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead) {
+namespace {
+
+// Checks the host clock every 256 requests; reports when `every_s` has passed since the last.
+class ProgressTicker {
+ public:
+  ProgressTicker(const ReplayProgress* p, std::uint64_t total, std::chrono::steady_clock::time_point start)
+      : m_p(p && p->report ? p : nullptr), m_total(total), m_start(start), m_last(start) {}
+  void tick(std::uint64_t done) {
+    if (!m_p || (done & 255) != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - m_last).count() < m_p->every_s) return;
+    m_last = now;
+    m_p->report(done, m_total, std::chrono::duration<double>(now - m_start).count());
+  }
+
+ private:
+  const ReplayProgress* m_p;
+  std::uint64_t m_total;
+  std::chrono::steady_clock::time_point m_start, m_last;
+};
+
+}  // namespace
+
+VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead,
+                          const ReplayProgress* progress) {
   const auto host_start = std::chrono::steady_clock::now();
+  ProgressTicker ticker(progress, sc.workload.messages, host_start);
   const Profile prof = sc.profile_for(v);
   EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload);
   cfg.soc.qce.hash_ahead = hash_ahead && v.engine == VariantEngine::qce;
@@ -202,6 +227,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       const std::uint64_t blocks = (std::uint64_t{w.message_bytes} + 9 + 63) / 64;
       const auto& costs = e.kernel().costs();
       for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
+        ticker.tick(i);
         const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
         const sc_time t0 = sc_core::sc_time_stamp();
         if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
@@ -285,6 +311,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
             if (check && err.empty() && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
             sp->busy = false;
             ++completed;
+            ticker.tick(completed);
             freed.complete(k);
           };
           // The caller starts the request when it has the CPU again.

@@ -4,6 +4,7 @@
 // digest checks, and the per-function CPU profile. One variant per process.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -56,8 +57,15 @@ std::map<std::string, double> measured_for(const Variant& v, const Workload& w);
 // scenario's and the variant's overrides, the platform configuration, the CE core (ConfigError).
 void check_variant(const Scenario& sc, const Variant& v);
 
+// Told how far a long run is, about every `every_s` seconds of host time (for an ETA on stderr).
+struct ReplayProgress {
+  double every_s = 5;
+  std::function<void(std::uint64_t done, std::uint64_t total, double host_seconds)> report;
+};
+
 // hash_ahead: compress the next messages on a helper thread (needs a spare host core; the
 // results are identical either way, only the host time differs).
-VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead = false);
+VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead = false,
+                          const ReplayProgress* progress = nullptr);
 
 }  // namespace qcesim::model

@@ -1,0 +1,98 @@
+#include "tests/process.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace qcesim::test {
+
+namespace fs = std::filesystem;
+
+ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string& dir,
+                         const std::function<void(pid_t)>& while_running) {
+  const std::string out = dir + "/.stdout", err = dir + "/.stderr";
+  std::vector<std::string> argv_s = {QCESIM_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int in = open("/dev/null", O_RDONLY);
+    dup2(o, 1);
+    dup2(e, 2);
+    dup2(in, 0);
+    setpgid(0, 0);  // its own group: a signal sent to it is not sent to the test
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  if (while_running) while_running(pid);
+  int status = 0;
+  struct rusage ru {};
+  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  ProcessResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.max_rss_kb = ru.ru_maxrss;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+std::string make_temp_dir(const char* tag) {
+  std::string name = std::string("/tmp/qcesim-") + tag + "-XXXXXX";
+  if (!mkdtemp(name.data())) return "";
+  return name;
+}
+
+void remove_tree(const std::string& dir) {
+  std::error_code ec;
+  if (dir.rfind("/tmp/qcesim-", 0) == 0) fs::remove_all(dir, ec);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<pid_t> processes_with(const std::string& needle) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid == getpid()) continue;
+    std::string cmd = slurp(e.path().string() + "/cmdline");
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    // A zombie has an empty command line and is already gone for our purposes.
+    if (cmd.find(needle) != std::string::npos) pids.push_back(pid);
+  }
+  return pids;
+}
+
+}  // namespace qcesim::test

@@ -1,0 +1,36 @@
+// Runs the built qcesim binary as a child process without a shell: arguments passed as they
+// are, stdout and stderr captured to files, exit status and peak memory reported. Tests that
+// send signals get the child's pid while it runs.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace qcesim::test {
+
+struct ProcessResult {
+  int exit_code = -1;   // -1 when killed by a signal
+  int signal = 0;       // the signal that ended it, if any
+  long max_rss_kb = 0;  // peak resident memory (getrusage of the child)
+  std::string out, err;
+};
+
+// Runs QCESIM_BINARY with args in `dir`. `while_running`, if given, is called with the pid right
+// after the start (for signals); the call returns when the process has ended.
+ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string& dir,
+                         const std::function<void(pid_t)>& while_running = {});
+
+// A fresh folder under /tmp, removed by the caller with remove_tree.
+std::string make_temp_dir(const char* tag);
+void remove_tree(const std::string& dir);
+std::string slurp(const std::string& path);
+void write_text(const std::string& path, const std::string& text);
+// The names in a folder (no . and ..), sorted.
+std::vector<std::string> list_dir(const std::string& dir);
+// Processes whose command line contains `needle` (from /proc), other than this one.
+std::vector<pid_t> processes_with(const std::string& needle);
+
+}  // namespace qcesim::test

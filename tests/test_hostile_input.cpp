@@ -1,0 +1,429 @@
+// Hostile and careless input, end to end through the built binary (issue 10): nothing from an
+// input reaches gnuplot as code or becomes a path outside the output folder, outputs never
+// replace a device, a FIFO or a folder, a stop leaves neither children nor temporary files,
+// memory does not grow with what a trace keeps, and every bad value is refused, named, before
+// the first simulation. No test writes to /dev.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli/output_file.h"
+#include "cli/plot.h"
+#include "model/config_error.h"
+#include "tests/emu_helpers.h"
+#include "tests/process.h"
+
+using namespace qcesim;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+class Hostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = test::make_temp_dir("hostile");
+    ASSERT_FALSE(dir.empty());
+    // A private copy of the seed scenario and its profile: its path marks this test's processes.
+    const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/";
+    fs::copy_file(src + "sm8650.json", dir + "/sm8650.json");
+    seed = json::parse(test::slurp(src + "sm8650-seed.json"));
+    seed_file = dir + "/seed.json";
+    save(seed);
+  }
+  void TearDown() override { test::remove_tree(dir); }
+
+  void save(const json& j) { test::write_text(seed_file, j.dump(1)); }
+  test::ProcessResult qcesim(std::vector<std::string> args, const std::function<void(pid_t)>& during = {}) {
+    return test::run_qcesim(args, dir, during);
+  }
+  // Names in the folder other than the inputs this fixture wrote.
+  std::vector<std::string> outputs() {
+    std::vector<std::string> names;
+    for (const auto& n : test::list_dir(dir))
+      if (n != "sm8650.json" && n != "seed.json" && n != ".stdout" && n != ".stderr") names.push_back(n);
+    return names;
+  }
+
+  std::string dir, seed_file;
+  json seed;
+};
+
+// Waits until the file holds `text` (the child has started its runs), at most 20 s.
+bool wait_for_text(const std::string& file, const std::string& text) {
+  for (int i = 0; i < 400; ++i) {
+    if (test::slurp(file).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+bool none_left(const std::string& needle) {
+  for (int i = 0; i < 60; ++i) {
+    if (test::processes_with(needle).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+}  // namespace
+
+// ---- 1. Nothing reaches an interpreter -------------------------------------------------------
+
+TEST(Gnuplot, QuotedStringsCarryNoNewlineAndDoubleTheirQuotes) {
+  EXPECT_EQ(cli::gnuplot_quoted("a'b\nsystem(\"x\")\r`y`"), "'a''b system(\"x\") `y`'");
+}
+
+// A title and a variant name that would run a shell command if gnuplot read them as code.
+TEST_F(Hostile, SweepTitlesAndNamesReachGnuplotAsTextNeverAsCode) {
+  const std::string marker = dir + "/pwned";
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-qce-nolock"}},
+             {"set", {{"workload.messages", 5}}},
+             {"axes", {{{"path", "workload.message_bytes"}, {"values", {64, 128}}}}},
+             {"plot", {{"title", "x'\nsystem(\"touch " + marker + "\")\nset title '`touch " + marker + "`"}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  const auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+  const std::string svg = test::slurp(dir + "/t.svg");
+  EXPECT_NE(svg.find("x' system(\"touch " + marker + "\") set title '`touch"), std::string::npos) << "the title is drawn as text";
+}
+
+// ---- 2. Outputs --------------------------------------------------------------------------------
+
+TEST(OutputFile, DevicesAreWrittenThroughAndNewNamesUnderDevRefused) {
+  // Only looked at: classifying /dev/null writes nothing.
+  EXPECT_EQ(cli::check_output("--json", "/dev/null"), cli::OutputKind::write_through);
+  EXPECT_THROW(cli::check_output("--json", "/dev/qcesim-test-new-file"), model::ConfigError);
+  EXPECT_THROW(cli::check_output("--json", "/"), model::ConfigError);
+  EXPECT_THROW(cli::check_output("--json", "/no-such-folder/x.json"), model::ConfigError);
+}
+
+TEST_F(Hostile, AFolderAsOutputIsRefusedBeforeTheRunAndLeavesNothing) {
+  fs::create_directory(dir + "/out");
+  const auto r = qcesim({"run", "seed.json", "--set", "workload.messages=5", "--json", "out"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--json: expected a regular file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("out: a folder"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("[1/3]"), std::string::npos) << "nothing ran: " << r.err;
+  EXPECT_EQ(outputs(), std::vector<std::string>{"out"});
+  EXPECT_TRUE(test::list_dir(dir + "/out").empty());
+}
+
+TEST_F(Hostile, AFifoIsWrittenThroughAndStaysAFifo) {
+  const std::string fifo = dir + "/results.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = test::slurp(fifo); });
+  const auto r = qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", fifo});
+  reader.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat st;
+  ASSERT_EQ(stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(json::parse(got)["variants"][0]["requests"], 5);
+}
+
+TEST_F(Hostile, ALinkToARegularFileStaysALinkAndItsTargetIsReplaced) {
+  test::write_text(dir + "/target.json", "old");
+  fs::create_symlink(dir + "/target.json", dir + "/link.json");
+  const auto r = qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", "link.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.json"));
+  EXPECT_EQ(json::parse(test::slurp(dir + "/target.json"))["variants"][0]["name"], "sha256-lib");
+  EXPECT_EQ(outputs(), (std::vector<std::string>{"link.json", "target.json"}));
+}
+
+TEST_F(Hostile, AnUncommittedOutputLeavesNoTemporaryFile) {
+  {
+    cli::OutputFile f("--json", dir + "/a.json");
+    f.write("partial");
+    EXPECT_EQ(outputs().size(), 1u);  // the temporary file, hidden beside the target
+  }
+  EXPECT_TRUE(outputs().empty());
+  cli::write_output("--json", dir + "/b.json", "whole");
+  EXPECT_EQ(outputs(), std::vector<std::string>{"b.json"});
+  EXPECT_EQ(test::slurp(dir + "/b.json"), "whole");
+}
+
+// ---- 3. Signals and children -------------------------------------------------------------------
+
+// Long enough to be interrupted: 3 variants x 4 million timing-only requests.
+std::vector<std::string> long_run(const std::string& scenario, const std::string& extra_file) {
+  return {"run", scenario, "--timing-only", "--set", "workload.messages=4000000", "-j", "3",
+          "--json", extra_file, "--profile", "p.folded"};
+}
+
+TEST_F(Hostile, SigtermToTheParentStopsItsChildrenAndRemovesPartialFiles) {
+  const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
+    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, SIGTERM);  // the parent alone, as a service manager would
+  });
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_TRUE(none_left(seed_file)) << "children still running";
+  EXPECT_TRUE(outputs().empty());
+}
+
+TEST_F(Hostile, SigintExits130) {
+  const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
+    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, SIGINT);
+  });
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_TRUE(none_left(seed_file));
+}
+
+TEST_F(Hostile, ChildrenDieWhenTheirParentIsKilled) {
+  const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
+    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_GE(test::processes_with(seed_file).size(), 2u);  // the parent and its children
+    kill(pid, SIGKILL);
+  });
+  EXPECT_EQ(r.signal, SIGKILL);
+  EXPECT_TRUE(none_left(seed_file)) << "orphaned simulations";
+}
+
+TEST_F(Hostile, AStoppedSweepResumes) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-qce-nolock"}},
+             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 3000000, 3000001}}}}}};
+  const std::string file = dir + "/s.json";
+  test::write_text(file, sw.dump());
+  auto stop_after = [&](const char* line) {
+    return [this, line](pid_t pid) {
+      ASSERT_TRUE(wait_for_text(dir + "/.stderr", line));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      kill(pid, SIGTERM);
+    };
+  };
+  const auto r = qcesim({"sweep", file, "-j", "1"}, stop_after("[2/4]"));
+  EXPECT_EQ(r.exit_code, 143) << r.err;
+  EXPECT_TRUE(none_left(file));
+  EXPECT_EQ(outputs(), (std::vector<std::string>{"s.json", "t.journal.jsonl"}));
+  // The same command again takes up where it stopped.
+  const auto again = qcesim({"sweep", file, "-j", "1"}, stop_after("2 already done"));
+  EXPECT_EQ(again.exit_code, 143) << again.err;
+  EXPECT_NE(again.err.find("(4 points x 1 variants = 4 runs, 2 already done)"), std::string::npos) << again.err;
+  EXPECT_TRUE(none_left(file));
+}
+
+// ---- 4. Bounded memory ---------------------------------------------------------------------------
+
+// The whole run traced takes about the memory of a run that keeps ten requests: the trace goes
+// to the file as it is made.
+TEST_F(Hostile, ATraceOfEveryRequestIsStreamedNotHeld) {
+  auto traced = [&](const std::string& range) {
+    return qcesim({"run", "seed.json", "--timing-only", "--variant", "sha256-qce-lock", "--set", "workload.messages=4000",
+                   "--trace", "t.json", "--trace-requests", range});
+  };
+  const auto few = traced("0:10");
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  const auto all = traced("0:");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto size = fs::file_size(dir + "/t.json");
+  EXPECT_GT(size, 20u << 20);  // every request's spans are in it
+  EXPECT_LT(all.max_rss_kb, few.max_rss_kb + 30 * 1024) << "kept " << all.max_rss_kb << " kB for a " << size << "-byte trace";
+  const json doc = json::parse(test::slurp(dir + "/t.json"));
+  std::size_t requests = 0;
+  for (const json& e : doc["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "request") ++requests;
+  EXPECT_EQ(requests, 4000u);
+}
+
+TEST_F(Hostile, SweepSizesAreCheckedFromTheDefinition) {
+  json sw = {{"sweep", "t"}, {"scenario", "seed.json"}};
+  sw["axes"] = {{{"path", "qce.clock"}, {"range", {{"from", 50}, {"to", 600}, {"step", 0.5}}}},
+                {{"path", "cost.readl"}, {"range", {{"from", 0.01}, {"to", 10}, {"step", 0.01}}}},
+                {{"path", "workload.messages"}, {"range", {{"from", 1}, {"to", 1000}, {"step", 1}}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  auto r = qcesim({"sweep", "s.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /axes: expected at most 20000 points"), std::string::npos) << r.err;
+  EXPECT_LT(r.max_rss_kb, 200 * 1024);
+  // An explicit list is capped as a range is.
+  sw["axes"] = {{{"path", "workload.messages"}, {"values", json::array()}}};
+  for (int i = 0; i < 10001; ++i) sw["axes"][0]["values"].push_back(i + 1);
+  test::write_text(dir + "/s.json", sw.dump());
+  r = qcesim({"sweep", "s.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /axes/0/values: expected at most 10000 values"), std::string::npos) << r.err;
+  // 10000 values exactly is within the cap (it was off by one).
+  sw["axes"] = {{{"path", "workload.messages"}, {"range", {{"from", 1}, {"to", 10000}, {"step", 1}}}}};
+  sw["variants"] = {"sha256-lib", "sha256-qce-lock", "sha256-qce-nolock"};
+  test::write_text(dir + "/s.json", sw.dump());
+  r = qcesim({"sweep", "s.json"});
+  EXPECT_NE(r.err.find("expected at most 20000 runs (points x variants), found 10000 x 3"), std::string::npos) << r.err;
+}
+
+TEST_F(Hostile, OversizedAndDeeplyNestedFilesAreRefusedUnparsed) {
+  test::write_text(dir + "/big.json", "{\"scenario\": \"" + std::string(5u << 20, 'x') + "\"}");
+  auto r = qcesim({"run", "big.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("big.json: expected scenario file of at most 4194304 bytes, found 5242896 bytes"), std::string::npos)
+      << r.err;
+  EXPECT_LT(r.max_rss_kb, 100 * 1024);
+  test::write_text(dir + "/deep.json", std::string(200000, '[') + std::string(200000, ']'));
+  r = qcesim({"run", "deep.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("deep.json: expected JSON nested at most 32 deep"), std::string::npos) << r.err;
+}
+
+// ---- 5. Everything checked before the first simulation -----------------------------------------
+
+TEST_F(Hostile, ABadValueAtALaterSweepPointIsFoundBeforeAnyRun) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"set", {{"workload.messages", 5}}},
+             {"axes", {{{"path", "workload.message_bytes"}, {"values", {64, 128, 0}}}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  const auto r = qcesim({"sweep", "s.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("s.json: at /axes: expected paths and values the scenario accepts, found at point 2 "
+                       "(workload.message_bytes=0)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("[1/"), std::string::npos) << r.err;
+  EXPECT_EQ(outputs(), std::vector<std::string>{"s.json"});
+}
+
+struct Refusal {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+// Each of these exits 2 with this message before anything runs.
+TEST_F(Hostile, BadSetsAndOptionsAreNamedByTheOption) {
+  const std::vector<Refusal> cases = {
+      {{"--set", "cpu.irq_cpu=3"}, "--set cpu.irq_cpu=3: at /overrides/cpu.irq_cpu: expected a core below cpu.cores (1), found 3"},
+      {{"--set", "ce.core=pentium"}, "--set ce.core=pentium: at /overrides/ce.core: expected a core of the CE tables: cortex-x4"},
+      {{"--set", "qce.clock=1e400"}, "--set qce.clock=1e400: expected a number a double can hold, found \"1e400\""},
+      {{"--set", "workload.messages.x=1"}, "--set workload.messages.x=1: expected a path through objects and arrays, found "
+                                           "the number 50000 at /workload/messages"},
+      {{"--set", "cpu.cores=1.5"}, "--set cpu.cores=1.5: at /overrides/cpu.cores: expected a whole number for cpu.cores"},
+      {{"--set", "workload..messages=3"}, "expected a path of non-empty keys joined by dots"},
+      {{"--variant", "sha256-lib", "--variant", "sha256-lib"}, "--variant: expected each variant named once"},
+      {{"--variant", "nope"}, "--variant: expected a variant named one of sha256-lib, sha256-qce-lock, sha256-qce-nolock"},
+  };
+  for (const Refusal& c : cases) {
+    std::vector<std::string> args = {"run", "seed.json"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = qcesim(args);
+    EXPECT_EQ(r.exit_code, 2) << c.message;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("variant(s)"), std::string::npos) << "ran: " << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST_F(Hostile, LibraryAndFileErrorsNameTheFile) {
+  fs::create_directory(dir + "/folder.json");
+  auto r = qcesim({"run", "folder.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("folder.json: expected a readable scenario file, found a folder"), std::string::npos) << r.err;
+  json sw = {{"sweep", "t"}, {"scenario", "seed.json"}, {"combine", 3}, {"axes", {{{"path", "qce.clock"}, {"values", {100}}}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  r = qcesim({"sweep", "s.json"});
+  EXPECT_NE(r.err.find("s.json: at /combine: expected \"product\" or \"zip\", found the number 3"), std::string::npos) << r.err;
+  r = qcesim({"hash", "--hmac-key", "ab cd", "seed.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expected hex digits, found ' ' at position 2"), std::string::npos) << r.err;
+}
+
+TEST_F(Hostile, NamesThatBecomeFilesOrCellsAreChecked) {
+  for (const std::string& bad : std::vector<std::string>{"a/b", "", "x\ny", std::string("nul\0x", 5), "..", "-rf", std::string(65, 'v')}) {
+    json s = seed;
+    s["variants"][0]["name"] = bad;
+    save(s);
+    const auto r = qcesim({"run", "seed.json"});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("at /variants/0/name: expected a "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  }
+  json sw = {{"sweep", "../../x"}, {"scenario", "seed.json"}, {"axes", {{{"path", "qce.clock"}, {"values", {100}}}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  const auto r = qcesim({"sweep", "s.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /sweep: expected a sweep name"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(fs::path(dir).parent_path().parent_path() / "x.csv"));
+}
+
+TEST_F(Hostile, MeasuredValuesAreCheckedByKeyAndValue) {
+  json s = seed;
+  s["variants"][1]["measured"]["wal_s"] = 1.0;
+  save(s);
+  auto r = qcesim({"run", "seed.json"});
+  EXPECT_NE(r.err.find("at /variants/1/measured/wal_s: expected one of messages, message_bytes, wall_s"), std::string::npos)
+      << r.err;
+  s = seed;
+  s["variants"][1]["measured"]["wall_s"] = -1;
+  save(s);
+  r = qcesim({"run", "seed.json"});
+  EXPECT_NE(r.err.find("at /variants/1/measured/wall_s: expected a number of seconds in [0, "), std::string::npos) << r.err;
+}
+
+TEST_F(Hostile, CalibrateNeedsAsManyMeasuredNumbersAsParameters) {
+  json s = seed;
+  for (auto& v : s["variants"]) v.erase("measured");
+  save(s);
+  const auto r = qcesim({"calibrate", "seed.json", "--fit", "qce.clock"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("degrees of freedom >= 0), found 0 above zero"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("start cost"), std::string::npos) << "evaluated: " << r.err;
+}
+
+// ---- 9. A whole repository -----------------------------------------------------------------------
+
+// Nothing in the build, the tests, the scripts or the docs reads from beside the clone.
+TEST(Repository, NothingRefersToFilesBesideTheClone) {
+  const fs::path root = QCESIM_SOURCE_DIR;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const std::string rel = fs::relative(e.path(), root).string();
+    if (rel.rfind(".git", 0) == 0 || rel.rfind("build", 0) == 0 || rel.rfind("tests/vectors", 0) == 0 || !e.is_regular_file())
+      continue;
+    const std::string text = test::slurp(e.path().string());
+    EXPECT_EQ(text.find(std::string("..") + "/shared"), std::string::npos) << rel;
+  }
+}
+
+// The vectors are the published files: each matches the hash its SHA256SUMS line gives.
+TEST(Repository, VectorsMatchTheirChecksums) {
+  const std::string root = std::string(QCESIM_SOURCE_DIR) + "/tests/vectors/";
+  std::istringstream sums(test::slurp(root + "SHA256SUMS"));
+  std::size_t files = 0;
+  for (std::string line; std::getline(sums, line);) {
+    const std::string want = line.substr(0, 64), name = line.substr(66);
+    const std::string text = test::slurp(root + name);
+    ASSERT_FALSE(text.empty()) << name;
+    const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+    EXPECT_EQ(test::hex(test::openssl_digest(HashAlg::sha256, bytes)), want) << name;
+    ++files;
+  }
+  EXPECT_EQ(files, 75u);
+}
+
+// The seed scenario's measured block says what the published measurement (P1) says.
+TEST(Repository, SeedMeasurementsAreP1) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  const json p1 = json::parse(test::slurp(src + "/docs/reference/measurements.json"))["P1"];
+  const json sc = json::parse(test::slurp(src + "/scenarios/sm8650-seed.json"));
+  ASSERT_EQ(sc["variants"].size(), 3u);
+  for (const json& v : sc["variants"]) {
+    const json& m = p1["variants"][v["name"].get<std::string>()];
+    for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s"}) EXPECT_EQ(v["measured"][k], m[k]) << v["name"] << k;
+    EXPECT_EQ(v["measured"]["messages"], p1["workload"]["messages"]);
+  }
+}
