@@ -30,11 +30,13 @@ std::string describe_json(const json& j) {
   }
 }
 
-std::string read_input_file(const std::string& file, const std::string& what) {
+std::string read_input_file(const std::string& file, const std::string& what, InputKind kind) {
   const std::string expected = "a readable " + what;
   struct stat st;
   if (stat(file.c_str(), &st) != 0) throw ConfigError(file, "", expected, std::string("nothing (") + std::strerror(errno) + ")");
   if (S_ISDIR(st.st_mode)) throw ConfigError(file, "", expected, "a folder");
+  if (kind == InputKind::regular && !S_ISREG(st.st_mode))
+    throw ConfigError(file, "", "a regular file as " + what, "a device, FIFO or socket");
   const auto too_big = [&](const std::string& size) {
     return ConfigError(file, "", fmt::format("{} of at most {} bytes", what, kMaxInputBytes), size);
   };
@@ -62,8 +64,8 @@ json parse_input_json(const std::string& text, const std::string& file) {
   }
 }
 
-json read_json_file(const std::string& file, const std::string& what) {
-  return parse_input_json(read_input_file(file, what), file);
+json read_json_file(const std::string& file, const std::string& what, InputKind kind) {
+  return parse_input_json(read_input_file(file, what, kind), file);
 }
 
 JsonObject::JsonObject(const json& j, std::string in_file, std::string at_path, std::vector<std::string> keys)

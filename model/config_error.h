@@ -38,9 +38,14 @@ inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v
 // Reads a JSON file; a missing file, a folder, a file above kMaxInputBytes, nesting deeper than
 // kMaxJsonDepth or a syntax error is a ConfigError naming the file. `what` says what the file
 // should be ("scenario file").
-nlohmann::json read_json_file(const std::string& file, const std::string& what);
+// What an input file may be: the one named on the command line may be a pipe or a device
+// (`qcesim run /dev/stdin`); a file that an input file names (a profile, a sweep's scenario)
+// must be a regular file, so that a shared file cannot make qcesim wait on a terminal or a FIFO.
+enum class InputKind { any, regular };
+
+nlohmann::json read_json_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any);
 // The two halves: the file's text (size checked), and that text parsed (nesting checked).
-std::string read_input_file(const std::string& file, const std::string& what);
+std::string read_input_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any);
 nlohmann::json parse_input_json(const std::string& text, const std::string& file);
 
 // One JSON object of an input: unknown keys are refused when it is made; each getter checks

@@ -30,7 +30,7 @@ double Profile::unit_to_seconds(const std::string& unit) {
 Profile Profile::load(const std::string& file) {
   // Every variant of every sweep point loads its profile: parse each text once per process.
   static std::map<std::pair<std::string, std::string>, Profile> parsed;
-  std::string text = read_input_file(file, "profile file");
+  std::string text = read_input_file(file, "profile file", InputKind::regular);
   auto key = std::make_pair(file, std::move(text));
   if (auto it = parsed.find(key); it != parsed.end()) return it->second;
   Profile p = parse(parse_input_json(key.second, file), file);

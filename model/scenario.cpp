@@ -176,8 +176,8 @@ std::string apply_set(json& doc, const std::string& assignment, const std::strin
   return pointer;
 }
 
-Scenario Scenario::load(const std::string& file, const std::vector<std::string>& sets) {
-  json j = read_json_file(file, "scenario file");
+Scenario Scenario::load(const std::string& file, const std::vector<std::string>& sets, InputKind kind) {
+  json j = read_json_file(file, "scenario file", kind);
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
   // Where each --set landed: an error at or below it names the option, not the file.
   std::vector<std::pair<std::string, std::string>> set_at;

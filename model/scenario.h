@@ -53,7 +53,8 @@ struct Scenario {
   nlohmann::json overrides = nlohmann::json::object();
   nlohmann::json document;  // after --set edits
 
-  static Scenario load(const std::string& file, const std::vector<std::string>& sets = {});
+  static Scenario load(const std::string& file, const std::vector<std::string>& sets = {},
+                       InputKind kind = InputKind::any);
   // The profile with the scenario's overrides and then the variant's applied.
   Profile profile_for(const Variant& v) const;
   const Variant& variant(const std::string& name) const;

@@ -233,35 +233,39 @@ Sweep Sweep::parse(const std::string& file) {
 }
 
 void Sweep::check_points() {
-  std::vector<std::string>& chosen = variants;
   const std::vector<SweepPoint> pts = points();
-  for (const SweepPoint& p : pts) {
-    Scenario sc;
+  auto load_point = [&](const SweepPoint& p) {
     try {
-      sc = Scenario::load(scenario_file, sets_for(p));
+      return Scenario::load(scenario_file, sets_for(p), InputKind::regular);
     } catch (const ConfigError& e) {
       std::string where;
       for (std::size_t a = 0; a < axes.size(); ++a) where += fmt::format("{}{}={}", a ? " " : "", axes[a].path, json_text(p.values[a]));
       throw ConfigError(file, "/axes", "paths and values the scenario accepts",
                         fmt::format("at point {} ({}): {}", p.index, where, e.what()));
     }
-    if (p.index == 0 && chosen.empty())
-      for (const auto& v : sc.variants) chosen.push_back(v.name);
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
+  };
+  // The first point names the variants (all of the scenario's when the file names none), and
+  // so the number of runs, before the other points are loaded.
+  const Scenario first = load_point(pts.front());
+  if (variants.empty())
+    for (const auto& v : first.variants) variants.push_back(v.name);
+  if (pts.size() * variants.size() > kMaxSweepPoints)
+    throw ConfigError(file, "/axes", fmt::format("at most {} runs (points x variants)", kMaxSweepPoints),
+                      fmt::format("{} x {}", pts.size(), variants.size()));
+  if (analysis.contains("break_even")) {
+    const std::string host = analysis["break_even"]["host"];
+    if (std::find(variants.begin(), variants.end(), host) == variants.end())
+      throw ConfigError(file, "/analysis/break_even/host", "one of the sweep's variants", quoted_input(host));
+  }
+  for (const SweepPoint& p : pts) {
+    const Scenario sc = p.index == 0 ? first : load_point(p);
+    for (std::size_t i = 0; i < variants.size(); ++i) {
       try {
-        sc.variant(chosen[i]);
+        sc.variant(variants[i]);
       } catch (const ConfigError& e) {
         throw ConfigError(file, fmt::format("/variants/{}", i), "a variant of " + scenario_file, e.found);
       }
     }
-  }
-  if (pts.size() * chosen.size() > kMaxSweepPoints)
-    throw ConfigError(file, "/axes", fmt::format("at most {} runs (points x variants)", kMaxSweepPoints),
-                      fmt::format("{} x {}", pts.size(), chosen.size()));
-  if (analysis.contains("break_even")) {
-    const std::string host = analysis["break_even"]["host"];
-    if (std::find(chosen.begin(), chosen.end(), host) == chosen.end())
-      throw ConfigError(file, "/analysis/break_even/host", "one of the sweep's variants", quoted_input(host));
   }
 }
 

@@ -15,6 +15,7 @@ PACKAGES=(
   coreutils               # sha256sum/sha1sum, used by the main job to cross-check output
   time                    # /usr/bin/time for bench/hash_throughput.sh
   gnuplot-nox             # qcesim sweep --plot: SVG charts
+  clang libclang-rt-14-dev  # CI's sanitizer build and libFuzzer (scripts/ci-sanitize.sh)
 )
 
 missing=()

@@ -1,5 +1,5 @@
-// model/hash_ahead.h: a posted job is used only for the same bytes at the same place from the
-// same state, and the engine's digests are the same with and without it.
+// model/hash_ahead.h inside the engine: the engine's digests are the same with and without it,
+// and read-only pages. The helper alone: tests/test_hash_ahead_helper.cpp.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
@@ -13,68 +13,6 @@
 using namespace qcesim;
 using test::hex;
 using test::random_bytes;
-
-TEST(HashAhead, HitGivesTheStateOfCompressingInLine) {
-  const auto msg = random_bytes(4096 + 10, 1);
-  HashAhead ha;
-  ShaState from = sha_initial_state(HashAlg::sha256);
-  from.h[0] ^= 1;  // any starting state, not just the initial one
-  ha.post(from, msg.data(), msg.size());  // whole blocks only: 4096 bytes
-  ShaState expect = from;
-  sha_compress(expect, msg.data(), 64);
-  ShaState st = from;
-  ASSERT_TRUE(ha.take(st, msg.data(), 4096));
-  EXPECT_EQ(st.h, expect.h);
-  EXPECT_EQ(st.byte_count, 4096u);
-  EXPECT_EQ(ha.stats().hits, 1u);
-  // The padding after the taken state, as sha_finish would add it: only for that state, once.
-  ShaState other = st;
-  other.h[7] ^= 1;
-  EXPECT_FALSE(ha.take_padded(other));
-  ShaState padded = st;
-  ASSERT_TRUE(ha.take_padded(padded));
-  EXPECT_EQ(padded.h, sha_pad(expect, nullptr, 0).h);
-  EXPECT_FALSE(ha.take_padded(st));
-  // A job is used once.
-  ShaState again = from;
-  EXPECT_FALSE(ha.take(again, msg.data(), 4096));
-}
-
-TEST(HashAhead, OtherBytesPlaceOrStateAreMisses) {
-  auto msg = random_bytes(4096, 2);
-  const auto copy = msg;
-  HashAhead ha;
-  const ShaState from = sha_initial_state(HashAlg::sha256);
-  ha.post(from, msg.data(), msg.size());
-  ha.drain();
-  ShaState other = from;
-  other.byte_count = 64;
-  EXPECT_FALSE(ha.take(other, msg.data(), msg.size()));  // another starting state
-  ShaState st = from;
-  EXPECT_FALSE(ha.take(st, copy.data(), copy.size()));   // equal bytes elsewhere
-  EXPECT_FALSE(ha.take(st, msg.data(), 2048));           // fewer bytes
-  msg[4000] ^= 0x80;                                      // the bytes changed after the post
-  EXPECT_FALSE(ha.take(st, msg.data(), msg.size()));
-  EXPECT_EQ(st.h, from.h);
-  EXPECT_EQ(ha.stats().misses, 4u);
-  EXPECT_EQ(ha.stats().hits, 0u);
-}
-
-TEST(HashAhead, RingOfPostsKeepsUpWithManyJobs) {
-  const auto msgs = random_bytes(64 * 1024, 3);
-  HashAhead ha;
-  const ShaState from = sha_initial_state(HashAlg::sha1);
-  for (std::size_t i = 0; i < 64; ++i) {
-    ha.post(from, msgs.data() + 1024 * i, 1024);
-    if (i >= 2) {  // taken two behind the posts, as the replay does
-      ShaState st = from, expect = from;
-      sha_compress(expect, msgs.data() + 1024 * (i - 2), 16);
-      ASSERT_TRUE(ha.take(st, msgs.data() + 1024 * (i - 2), 1024)) << i;
-      EXPECT_EQ(st.h, expect.h) << i;
-    }
-  }
-  EXPECT_EQ(ha.stats().hits, 62u);
-}
 
 namespace {
 // The engine with a hash-ahead helper: a message posted before the request.
@@ -154,28 +92,3 @@ TEST(ReadOnlyPages, ProtectsWholePagesUntilItGoes) {
   EXPECT_EQ(mem.p[page + 5], 2);
 }
 
-TEST(HashAhead, ReadOnlyBytesAreHashedInPlace) {
-  const std::size_t page = ReadOnlyPages::page_size();
-  Pages mem(2);
-  ASSERT_NE(mem.p, MAP_FAILED);
-  const auto bytes = random_bytes(2 * page, 5);
-  std::copy(bytes.begin(), bytes.end(), mem.p);
-  ReadOnlyPages ro;
-  ASSERT_TRUE(ro.protect(mem.p, 2 * page));
-  HashAhead ha;
-  const ShaState from = sha_initial_state(HashAlg::sha256);
-  ha.post(from, mem.p, 4096, &ro);
-  ha.post(from, mem.p + 64, 4096, &ro);
-  ShaState expect = from, st = from;
-  sha_compress(expect, bytes.data() + 64, 64);
-  ASSERT_TRUE(ha.take(st, mem.p + 64, 4096));
-  EXPECT_EQ(st.h, expect.h);
-  expect = st = from;
-  sha_compress(expect, bytes.data(), 64);
-  ASSERT_TRUE(ha.take(st, mem.p, 4096));
-  EXPECT_EQ(st.h, expect.h);
-  EXPECT_EQ(ha.stats().hits, 2u);
-  EXPECT_EQ(ha.stats().in_place, 2u);
-  ha.post(from, bytes.data(), 4096, &ro);  // not on the read-only pages: copied
-  EXPECT_EQ(ha.stats().in_place, 2u);
-}

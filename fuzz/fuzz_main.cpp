@@ -1,0 +1,112 @@
+// qcesim's fuzzers (libFuzzer, clang): `qcesim_fuzz TARGET [libFuzzer options] [corpus...]`.
+//
+//   scenario  a scenario file, loaded and checked as `run` does (profile scenarios/sm8650.json beside it)
+//   profile   a profile file
+//   sweep     a sweep file over a copy of the seed scenario, every point checked
+//   set       one --set PATH=VALUE on the seed scenario
+//   device    register reads and writes, descriptor rings and command elements into the BAM and
+//             the engine, in the spirit of QEMU's generic-fuzz (fuzz/device_ops.h)
+//
+// Bad input must end as a ConfigError (or, for the device, a bus error or the documented
+// STATUS/P_ERR bits); any other exception, a crash, a hang or a sanitizer report is a finding.
+// The platform is elaborated once (SystemC), so sc_main runs libFuzzer's driver itself.
+#include <systemc>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "fuzz/device_ops.h"
+#include "model/config_error.h"
+#include "model/scenario.h"
+#include "model/sweep.h"
+
+extern "C" int LLVMFuzzerRunDriver(int* argc, char*** argv, int (*cb)(const uint8_t* data, size_t size));
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace qcesim;
+
+std::string g_dir;  // a private folder with the seed scenario and its profile
+
+void write_file(const std::string& path, const std::uint8_t* data, std::size_t size) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+}
+
+// Only a ConfigError is an answer to bad input.
+template <typename F>
+int expect_config_error(F&& f) {
+  try {
+    f();
+  } catch (const model::ConfigError&) {
+  }
+  return 0;
+}
+
+int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
+  const std::string file = g_dir + "/fuzzed.json";
+  write_file(file, data, size);
+  return expect_config_error([&] { model::Scenario::load(file); });
+}
+
+int fuzz_profile(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  return expect_config_error([&] { model::Profile::parse(model::parse_input_json(text, "fuzzed.json"), "fuzzed.json"); });
+}
+
+int fuzz_sweep(const std::uint8_t* data, std::size_t size) {
+  const std::string file = g_dir + "/fuzzed-sweep.json";
+  write_file(file, data, size);
+  return expect_config_error([&] { model::Sweep::load(file); });
+}
+
+int fuzz_set(const std::uint8_t* data, std::size_t size) {
+  const std::string assignment(reinterpret_cast<const char*>(data), size);
+  return expect_config_error([&] { model::Scenario::load(g_dir + "/seed.json", {assignment}); });
+}
+
+void prepare_dir() {
+  char name[] = "/tmp/qcesim-fuzz-XXXXXX";
+  if (!mkdtemp(name)) std::abort();
+  g_dir = name;
+  const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/";
+  fs::copy_file(src + "sm8650.json", g_dir + "/sm8650.json");
+  fs::copy_file(src + "sm8650-seed.json", g_dir + "/seed.json");
+  std::atexit([] {
+    std::error_code ec;
+    fs::remove_all(g_dir, ec);
+  });
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: qcesim_fuzz scenario|profile|sweep|set|device [libFuzzer options] [corpus...]\n");
+    return 2;
+  }
+  const std::string target = argv[1];
+  int (*cb)(const uint8_t*, size_t) = nullptr;
+  if (target == "scenario") cb = fuzz_scenario;
+  if (target == "profile") cb = fuzz_profile;
+  if (target == "sweep") cb = fuzz_sweep;
+  if (target == "set") cb = fuzz_set;
+  if (target == "device") cb = fuzz::device_one_input;
+  if (!cb) {
+    std::fprintf(stderr, "qcesim_fuzz: unknown target %s\n", target.c_str());
+    return 2;
+  }
+  prepare_dir();
+  if (target == "device") fuzz::device_elaborate();
+  // libFuzzer sees the program name and the options after the target.
+  argv[1] = argv[0];
+  int n = argc - 1;
+  char** rest = argv + 1;
+  return LLVMFuzzerRunDriver(&n, &rest, cb);
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# CI's second half, run by scripts/test.sh when CI is set (or by hand): the whole test suite
+# under AddressSanitizer and UBSan (clang), the hash-ahead helper's tests under ThreadSanitizer,
+# and every fuzzer for a bounded time over its committed corpus and regressions. Any sanitizer
+# report, crash, hang (10 s per input) or allocation above 1 GiB fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${QCESIM_FUZZ_SECONDS:-45}
+
+echo "== ASan + UBSan: the test suite (build/sanitize)" >&2
+cmake --preset sanitize
+cmake --build --preset sanitize
+ctest --preset sanitize
+
+echo "== ThreadSanitizer: the hash-ahead helper (build/tsan)" >&2
+cmake --preset tsan
+cmake --build --preset tsan
+ctest --preset tsan
+
+echo "== fuzzing, ${seconds} s per target" >&2
+fuzzer=build/sanitize/fuzz/qcesim_fuzz
+passed=0
+failed=0
+for target in scenario profile sweep set device; do
+  work=build/sanitize/fuzz-work/$target
+  artifacts=build/sanitize/fuzz-artifacts
+  mkdir -p "$work" "$artifacts"
+  dict=()
+  [ "$target" != device ] && dict=(-dict=fuzz/json.dict)
+  regressions=()
+  [ -d "fuzz/regressions/$target" ] && regressions=("fuzz/regressions/$target")
+  # New inputs go to the work folder; the committed corpus and regressions are only read.
+  if ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+     "$fuzzer" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+       "${dict[@]}" -artifact_prefix="$artifacts/$target-" -print_final_stats=1 \
+       "$work" "fuzz/corpus/$target" "${regressions[@]}" 2>"$work.log"; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work.log" | grep -o '[0-9]*$' || echo "?")
+    echo "fuzz $target: ${seconds} s, $runs executions, no finding" >&2
+    passed=$((passed + 1))
+  else
+    echo "fuzz $target: FAILED (log below; the input is in $artifacts)" >&2
+    tail -60 "$work.log" >&2
+    failed=$((failed + 1))
+  fi
+done
+echo "fuzz: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
