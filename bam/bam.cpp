@@ -22,6 +22,7 @@ const char* pipe_error_name(PipeError e) {
     case PipeError::desc_size_zero: return "desc_size_zero";
     case PipeError::desc_size_too_big: return "desc_size_too_big";
     case PipeError::desc_address_invalid: return "desc_address_invalid";
+    case PipeError::axi_error: return "axi_error";
     case PipeError::cmd_on_producer: return "cmd_on_producer";
     case PipeError::cmd_size_invalid: return "cmd_size_invalid";
     case PipeError::ce_address_unmapped: return "ce_address_unmapped";
@@ -40,6 +41,7 @@ Bam::Bam(sc_core::sc_module_name name, const BamConfig& cfg)
       peripheral("peripheral"),
       irq("irq", cfg.num_ees),
       m_cfg(cfg),
+      m_fault_rng(cfg.faults.seed),
       m_regs(std::string(this->name()) + ".regs"),
       m_pipes(cfg.num_pipes) {
   if (cfg.num_ees == 0 || cfg.num_ees > kMaxEes || cfg.num_pipes == 0 || cfg.num_pipes > 32)
@@ -511,6 +513,7 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
   } else if (is_producer(pp)) {
     ok = produce_data(pp, d, slot_index, gen, peripheral_eot);
   } else {
+    if (m_cfg.faults.any() && !inject_fault(pp, d, gen)) return false;
     ok = consume_data(pp, d, gen);
   }
   if (!ok || gen != pp.generation) return false;
@@ -534,6 +537,25 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
       wait_peripheral(pp);
       if (gen != pp.generation) return false;
     }
+  }
+  return true;
+}
+
+// Fault injection on a data descriptor toward the peripheral: false when the descriptor ends in
+// an error (P_ERR) or is lost (the pipe waits at it until reset), true to go on normally.
+bool Bam::inject_fault(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
+  const double u = std::uniform_real_distribution<double>(0, 1)(m_fault_rng);
+  if (u < m_cfg.faults.data_error) {
+    ++pp.stats.injected_errors;
+    fail(pp, PipeError::axi_error,
+         fmt::format("descriptor {}: bus error reading {} bytes at 0x{:x} (injected)", pp.read_off / BAM_DESC_BYTES, d.size, d.addr));
+    return false;
+  }
+  if (u < m_cfg.faults.data_error + m_cfg.faults.drop) {
+    ++pp.stats.injected_drops;
+    spdlog::debug("{}: pipe {} drops descriptor {} (injected)", name(), pp.index, pp.read_off / BAM_DESC_BYTES);
+    while (gen == pp.generation) sc_core::wait(pp.kick);
+    return false;
   }
   return true;
 }

@@ -18,6 +18,8 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include <random>
+
 #include "bam/bam_hw.h"
 #include "bam/bam_peripheral_if.h"
 #include "cpu/kernel.h"
@@ -38,12 +40,23 @@ enum class PipeError {
   ce_address_unmapped,    // command element addresses nothing on the bus
   ce_command_invalid,     // command element with a command other than read/write
   ce_read_dest_invalid,   // command element read result could not be stored
+  axi_error,              // a bus error on a data transfer (fault injection: an SMMU fault or a slave error)
 };
 
 const char* pipe_error_name(PipeError e);
 
 // BAM_P_TRUST_REG's EE field is 3 bits wide.
 constexpr unsigned kMaxEes = 8;
+
+// Faults the BAM injects into data descriptors toward the peripheral (scenario key `faults`),
+// each a probability per descriptor, drawn from its own seeded generator (none drawn when both
+// are zero, so a run without faults is unchanged).
+struct BamFaults {
+  double data_error = 0;  // the transfer ends in a bus error: P_ERR, PipeError::axi_error
+  double drop = 0;        // the descriptor is lost: the pipe stalls at it until P_RST
+  std::uint64_t seed = 1;
+  bool any() const { return data_error > 0 || drop > 0; }
+};
 
 struct BamConfig {
   unsigned num_pipes = 8;  // at most 32: IRQ_SRCS has a bit per pipe
@@ -60,6 +73,7 @@ struct BamConfig {
   // of a run of descriptors sharing one wait: slower to simulate, needed when another EE's
   // register writes may interleave with them.
   bool exact_elements = false;
+  BamFaults faults;
 };
 
 struct BamPipeStats {
@@ -69,6 +83,7 @@ struct BamPipeStats {
   std::uint64_t bytes = 0;
   std::uint64_t bursts = 0;
   std::uint64_t irq_events = 0;  // P_IRQ_STTS bits raised
+  std::uint64_t injected_errors = 0, injected_drops = 0;  // faults.data_error, faults.drop
   sc_core::sc_time lock_wait;    // time with work pending while another EE held the lock
 };
 
@@ -138,6 +153,7 @@ class Bam : public sc_core::sc_module {
   // Each returns false when the pipe stopped (error or reset) and the descriptor is abandoned.
   // prepaid: the descriptor's fetch and command-element time were already waited for.
   bool process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bool prepaid);
+  bool inject_fault(Pipe& pp, const BamDescHw& d, std::uint64_t gen);
   bool run_command_elements(Pipe& pp, const BamDescHw& d, bool prepaid);
   void command_run(Pipe& pp, const BamDescHw& first);
   bool execute_run_writes(Pipe& pp);
@@ -196,6 +212,7 @@ class Bam : public sc_core::sc_module {
   };
 
   BamConfig m_cfg;
+  std::mt19937_64 m_fault_rng;  // faults only
   model::RegisterBank m_regs;
   std::vector<std::unique_ptr<Line>> m_lines;
   std::vector<Pipe> m_pipes;

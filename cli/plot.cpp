@@ -185,7 +185,11 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     g << (png ? "set terminal pngcairo size 960,600 enhanced font 'sans,11' background rgb 'white'\n"
               : "set terminal svg size 960,600 dynamic enhanced font 'sans,12' background rgb 'white'\n");
     g << "set output " << gnuplot_quoted(tmp_out.string()) << "\n";
-    g << "set encoding utf8\nset grid\nset key outside right top noenhanced\n";
+    // A long legend goes below the chart, so that it does not squeeze the plot.
+    std::size_t longest = 0;
+    for (const Series& sr : series) longest = std::max(longest, sr.label.size());
+    g << "set encoding utf8\nset grid\n"
+      << (longest > 28 ? "set key outside below center maxrows 4 noenhanced\n" : "set key outside right top noenhanced\n");
     g << "set title " << gnuplot_quoted(spec.title.empty() ? y_label + " against " + x_label : spec.title) << " noenhanced\n";
     g << "set xlabel " << gnuplot_quoted(x_label) << " noenhanced\nset ylabel " << gnuplot_quoted(y_label) << " noenhanced\n";
     if (!numeric_x) g << "set xtics rotate by -30 noenhanced\nset offsets 0.3, 0.3, 0, 0\n";

@@ -171,6 +171,16 @@ std::string cell(double sim, const std::map<std::string, double>& measured, cons
 
 }  // namespace
 
+// The injected faults' counts, "2 engine AXI errors, 1 watchdog timeout".
+std::string fault_summary(const json& f) {
+  std::string s;
+  for (const auto& [key, words] : {std::pair<const char*, const char*>{"bam_data_errors", "BAM bus errors"},
+                                   {"bam_descriptor_drops", "dropped descriptors"}, {"engine_axi_errors", "engine AXI errors"},
+                                   {"engine_hangs", "engine hangs"}, {"timeouts", "watchdog timeouts"}})
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", f.value(key, 0), words);
+  return s;
+}
+
 // What sharing the engine with another EE did, in words.
 std::string race_summary(const model::VariantResult& r) {
   std::string s;
@@ -292,7 +302,10 @@ void print_results(const std::vector<model::VariantResult>& results, unsigned to
                        "descriptors, {} digest mismatches{}\n",
                        r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
                        r.bam_descriptors, r.digest_mismatches, r.timing_only ? " (timing only: not checked)" : "");
-    if (!r.tz.is_null() || r.failed_requests) out << race_summary(r);
+    if (!r.faults.is_null() || r.failed || r.fallback)
+      out << fmt::format("  requests: {} issued = {} completed + {} failed + {} fallback{}\n", r.issued, r.completed, r.failed,
+                         r.fallback, r.faults.is_null() ? "" : fmt::format("; injected {}", fault_summary(r.faults)));
+    if (!r.tz.is_null() || (r.failed_requests && r.faults.is_null())) out << race_summary(r);
     out << "  top CPU:";
     for (std::size_t k = 0; k < std::min<std::size_t>(top, r.profile.size()); ++k)
       out << fmt::format("{}{}{}:{} {:.3f} s", k ? "," : "", k && k % 4 == 0 ? "\n          " : " ", r.profile[k].ctx,

@@ -129,7 +129,7 @@ std::map<std::string, double> measured_for(const Variant& v, const Workload& w) 
 
 void check_variant(const Scenario& sc, const Variant& v) {
   const Profile p = sc.profile_for(v);
-  (void)emulator_config(p, v, false, sc.workload);
+  (void)emulator_config(p, v, false, sc.workload, sc.faults);
   const Param& core = p.param("ce.core");
   const auto names = cpu::ce_core_names();
   if (std::find(names.begin(), names.end(), core.text) == names.end()) {
@@ -139,7 +139,8 @@ void check_variant(const Scenario& sc, const Variant& v) {
   }
 }
 
-EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w) {
+EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w,
+                               const Faults& faults) {
   EmulatorConfig c = emulator_config(p, v, timing_only);
   if (w.tz.rate_per_s > 0 && v.engine == VariantEngine::qce) {
     c.tz.rate_per_s = w.tz.rate_per_s;
@@ -149,6 +150,12 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
     c.tz.timeout = sc_time(w.tz.timeout_us, sc_core::SC_US);
     c.driver.request_timeout = c.tz.timeout;
     c.soc.bam.exact_elements = true;  // the two EEs' register writes interleave element by element
+    c.tz.lock_hold = sc_time(faults.tz_lock_hold_us, sc_core::SC_US);
+  }
+  if (faults.any()) {
+    c.soc.bam.faults = {faults.bam_data_error, faults.bam_descriptor_drop, faults.seed};
+    c.soc.qce.faults = {faults.engine_axi_error, faults.engine_hang, faults.seed + 1};
+    c.driver.request_timeout = sc_time(faults.timeout_us, sc_core::SC_US);
   }
   return c;
 }
@@ -181,7 +188,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   const auto host_start = std::chrono::steady_clock::now();
   ProgressTicker ticker(progress, sc.workload.messages, host_start);
   const Profile prof = sc.profile_for(v);
-  EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload);
+  EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload, sc.faults);
   cfg.soc.qce.hash_ahead = hash_ahead && v.engine == VariantEngine::qce;
   const Workload& w = sc.workload;
   const bool check = !timing_only;
@@ -219,31 +226,36 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     task.sync();
     s0 = snapshot(e);
 
+    // The kernel SHA library on the CE core, in the caller's task context: messages first ..
+    // first + n - 1 (two interleaved with finup2x), their digests checked. The CPU path, and
+    // the caller's fallback after a failed engine request.
+    const auto& table = cpu::ce_core_table(prof.text("ce.core"));
+    const double hz = prof.num("cpu.freq") * 1e9;
+    const std::uint64_t blocks = (std::uint64_t{w.message_bytes} + 9 + 63) / 64;
+    const auto& costs = e.kernel().costs();
+    auto cpu_hash = [&](std::uint64_t first, unsigned n, unsigned interleave) {
+      const double cpb = cpu::sha256_ce_cycles_per_block(table, interleave);
+      task.charge("sha256_lib_call", costs.sha256_lib_call);
+      task.charge("kernel_neon_begin", costs.kernel_neon_begin);
+      task.charge(interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform", cycles(cpb * static_cast<double>(blocks * n), hz));
+      task.charge("kernel_neon_end", costs.kernel_neon_end);
+      for (unsigned k = 0; k < n && check; ++k) {
+        const std::size_t m = (first + k) % pool;
+        cpu::CeSha h(w.alg);
+        h.update(msgs[m].ptr, w.message_bytes);
+        if (h.final() != refs[m]) ++res.digest_mismatches;
+      }
+    };
+
     if (v.engine == VariantEngine::ce) {
-      // The CPU path: the kernel SHA library on the CE core, in the caller's task context.
-      const auto& table = cpu::ce_core_table(prof.text("ce.core"));
-      const double cpb = cpu::sha256_ce_cycles_per_block(table, v.ce_interleave);
-      const double hz = prof.num("cpu.freq") * 1e9;
-      const std::uint64_t blocks = (std::uint64_t{w.message_bytes} + 9 + 63) / 64;
-      const auto& costs = e.kernel().costs();
       for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
         ticker.tick(i);
         const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
         const sc_time t0 = sc_core::sc_time_stamp();
         if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
-        task.charge("sha256_lib_call", costs.sha256_lib_call);
-        task.charge("kernel_neon_begin", costs.kernel_neon_begin);
-        task.charge(v.ce_interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform",
-                    cycles(cpb * static_cast<double>(blocks * n), hz));
-        task.charge("kernel_neon_end", costs.kernel_neon_end);
-        for (unsigned k = 0; k < n; ++k) {
-          if (check) {
-            const std::size_t m = (i + k) % pool;
-            cpu::CeSha h(w.alg);
-            h.update(msgs[m].ptr, w.message_bytes);
-            if (h.final() != refs[m]) ++res.digest_mismatches;
-          }
-        }
+        cpu_hash(i, n, v.ce_interleave);
+        res.issued += n;
+        res.completed += n;
         task.sync();
         const double ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9;
         for (unsigned k = 0; k < n; ++k) lat.add(ns);
@@ -258,10 +270,14 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
         std::size_t msg = 0;
         std::uint64_t id = 0;  // the request's number in the run
         bool busy = false;
+        bool fallback = false;  // failed: the caller hashes it on the CPU when it runs again
       };
       std::vector<Slot> slots(w.queue_depth);
       cpu::Completion freed(e.kernel());
-      std::uint64_t submitted = 0, completed = 0;
+      std::uint64_t submitted = 0, finished = 0;
+      // Failures are outcomes to count when another EE shares the engine or faults are
+      // injected; otherwise a failure is a bug in the model and stops the run.
+      const bool failures_expected = e.tz() != nullptr || sc.faults.any();
       std::string failure;
       const ShaState iv = sha_initial_state(w.alg);
       // The caller's next messages go to the hash-ahead helper while the current ones are
@@ -282,7 +298,21 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
           ahead->post(iv, msgs[posted % pool].ptr, w.message_bytes, &frozen);
         ahead->publish();
       };
-      while (completed < w.messages) {
+      // A failed request the caller hashes again on the CPU: its latency ends when that is done.
+      auto fall_back = [&](Slot& s) {
+        if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(s.id));
+        cpu_hash(s.id, 1, 1);
+        task.when_done([&lat, id = s.id, t0 = s.t0](const sc_time& end) {
+          lat.add((end - t0).to_seconds() * 1e9);
+          if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
+        });
+        s.fallback = s.busy = false;
+        ++res.fallback;
+        ++finished;
+      };
+      while (finished < w.messages) {
+        for (Slot& s : slots)
+          if (s.fallback) fall_back(s);
         for (Slot& s : slots) {
           if (s.busy || submitted == w.messages) continue;
           post_ahead();
@@ -295,11 +325,17 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
           s.req.nbytes = w.message_bytes;
           s.req.complete = [&, sp = &s](cpu::Runner& k, const std::string& err) {
             if (!err.empty()) {
-              // With another EE on the engine a failed request is an outcome to count; alone,
-              // it is a bug in the model and stops the run.
               ++res.failed_requests;
-              if (!e.tz() && failure.empty()) failure = err;
+              if (!failures_expected && failure.empty()) failure = err;
               if (res.race.empty()) res.race = err;
+              if (sc.faults.cpu_fallback) {
+                sp->fallback = true;
+                freed.complete(k);
+                return;
+              }
+              ++res.failed;
+            } else {
+              ++res.completed;
             }
             // The callback's moment is when the kworker gets there: after the work charged
             // before it and after the softirq work that preempts it.
@@ -310,8 +346,8 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
             });
             if (check && err.empty() && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
             sp->busy = false;
-            ++completed;
-            ticker.tick(completed);
+            ++finished;
+            ticker.tick(finished);
             freed.complete(k);
           };
           // The caller starts the request when it has the CPU again.
@@ -319,9 +355,11 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
           s.id = submitted;
           if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(submitted));
           ++submitted;
+          ++res.issued;
           e.qce().enqueue(task, s.req);
         }
-        if (completed < w.messages && !freed.wait_for(task, cfg.driver.timeout))
+        const bool fallback_due = std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.fallback; });
+        if (finished < w.messages && !fallback_due && !freed.wait_for(task, cfg.driver.timeout))
           throw qce::QceError("a request did not complete within " + cfg.driver.timeout.to_string());
         if (!failure.empty()) throw qce::QceError("request failed: " + failure);
       }
@@ -336,6 +374,16 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       res.lock_wait_s = (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
     }
     res.live_state_writes = e.soc().qce.stats().live_state_writes;
+    if (sc.faults.any()) {
+      std::uint64_t errors = 0, drops = 0;
+      for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) {
+        errors += e.soc().bam.pipe_stats(p).injected_errors;
+        drops += e.soc().bam.pipe_stats(p).injected_drops;
+      }
+      const qce::QceStats& q = e.soc().qce.stats();
+      res.faults = {{"bam_data_errors", errors}, {"bam_descriptor_drops", drops}, {"engine_axi_errors", q.injected_axi_errors},
+                    {"engine_hangs", q.injected_hangs}, {"timeouts", e.qce().stats().timeouts}};
+    }
     if (HashAhead* ha = e.soc().qce.hash_ahead()) res.hash_ahead_hits = ha->stats().hits;
   });
 
@@ -353,7 +401,10 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   res.softirq_s += res.ksoftirqd_s;  // CONFIG_IRQ_TIME_ACCOUNTING counts ksoftirqd as softirq
   res.cpu_s = res.task_s + res.kworker_s + res.softirq_s + res.hardirq_s;
   res.requests = lat.count();
-  res.bytes = lat.count() * w.message_bytes;
+  if (res.completed + res.failed + res.fallback != res.issued)
+    throw std::logic_error(fmt::format("{}: {} issued but {} completed + {} failed + {} fallback", v.name, res.issued,
+                                       res.completed, res.failed, res.fallback));
+  res.bytes = (res.completed + res.fallback) * w.message_bytes;  // hashed: failed requests give no digest
   res.irqs = s1.irqs - s0.irqs;
   res.bam_descriptors = s1.descriptors - s0.descriptors;
   res.lat_mean_us = lat.mean() / 1e3;
@@ -391,6 +442,11 @@ json VariantResult::to_json() const {
             {"timing_only", timing_only},
             {"host_seconds", host_seconds}};
   j["hash_ahead_hits"] = hash_ahead_hits;
+  j["issued"] = issued;
+  j["completed"] = completed;
+  j["failed"] = failed;
+  j["fallback"] = fallback;
+  if (!faults.is_null()) j["faults"] = faults;
   j["failed_requests"] = failed_requests;
   j["live_state_writes"] = live_state_writes;
   if (!tz.is_null()) {
@@ -429,6 +485,11 @@ VariantResult VariantResult::from_json(const json& j) {
   r.host_seconds = j.at("host_seconds");
   for (const auto& f : j.at("profile")) r.profile.push_back({f.at("context"), f.at("function"), f.at("cpu_s")});
   r.failed_requests = j.value("failed_requests", std::uint64_t{0});
+  r.issued = j.value("issued", std::uint64_t{0});
+  r.completed = j.value("completed", std::uint64_t{0});
+  r.failed = j.value("failed", std::uint64_t{0});
+  r.fallback = j.value("fallback", std::uint64_t{0});
+  if (j.contains("faults")) r.faults = j["faults"];
   r.hash_ahead_hits = j.value("hash_ahead_hits", std::uint64_t{0});
   r.live_state_writes = j.value("live_state_writes", std::uint64_t{0});
   r.lock_wait_s = j.value("lock_wait_s", 0.0);

@@ -25,6 +25,11 @@ struct VariantResult {
   double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0, task_s = 0, kworker_s = 0, idle_s = 0;
   double ksoftirqd_s = 0;  // the part of softirq_s that ran in ksoftirqd
   std::uint64_t requests = 0, bytes = 0, irqs = 0, bam_descriptors = 0, digest_mismatches = 0;
+  // What became of the requests: issued = completed + failed + fallback (checked at the end of
+  // every run). completed: through the engine; failed: the error went back to the caller;
+  // fallback: failed on the engine and hashed again on the CPU (faults.cpu_fallback).
+  std::uint64_t issued = 0, completed = 0, failed = 0, fallback = 0;
+  nlohmann::json faults;  // injected faults by kind (null without faults)
   double lat_mean_us = 0, lat_p50_us = 0, lat_p99_us = 0, lat_max_us = 0;
   std::map<std::string, double> measured;
   std::vector<FunctionTime> profile;  // CPU time per (context, function), largest first
@@ -46,8 +51,10 @@ struct VariantResult {
 
 // The emulator configuration a profile and a variant describe.
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only);
-// With the workload's other execution environment (workload.tz), if any.
-EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w);
+// With the workload's other execution environment (workload.tz) and the scenario's injected
+// faults, if any.
+EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w,
+                               const Faults& faults);
 
 // Measured values belong to the workload they were taken with: scaled to this workload's
 // message count, none when the message size differs.

@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"scenario", "about", "profile", "workload", "variants", "overrides"};
+const std::vector<std::string> kTopKeys = {"scenario", "about", "profile", "workload", "faults", "variants", "overrides"};
 const std::vector<std::string> kVariantKeys = {"name",         "engine",        "reg_io",   "bam_lock",
                                                "ce_interleave", "status_from_dump", "completion", "rx_interrupt",
                                                "poll_delay_us", "overrides",     "measured", "about"};
@@ -78,6 +78,25 @@ Workload load_workload(const json& j, const std::string& file) {
   return wl;
 }
 
+Faults load_faults(const json& j, const std::string& file) {
+  Faults f;
+  if (!j.contains("faults")) return f;
+  const JsonObject fj(j["faults"], file, "/faults",
+                      {"seed", "bam_data_error", "bam_descriptor_drop", "engine_axi_error", "engine_hang", "tz_lock_hold_us",
+                       "timeout_us", "cpu_fallback", "about"});
+  f.seed = fj.whole("seed", 1, 0, UINT32_MAX);
+  f.bam_data_error = fj.number("bam_data_error", 0, 0, 1, "probability per data descriptor");
+  f.bam_descriptor_drop = fj.number("bam_descriptor_drop", 0, 0, 1, "probability per data descriptor");
+  f.engine_axi_error = fj.number("engine_axi_error", 0, 0, 1, "probability per engine operation");
+  f.engine_hang = fj.number("engine_hang", 0, 0, 1, "probability per engine operation");
+  if (f.bam_data_error + f.bam_descriptor_drop > 1) fj.fail("bam_descriptor_drop", "bam_data_error + bam_descriptor_drop <= 1");
+  if (f.engine_axi_error + f.engine_hang > 1) fj.fail("engine_hang", "engine_axi_error + engine_hang <= 1");
+  f.tz_lock_hold_us = fj.number("tz_lock_hold_us", 0, 0, 1e6, "microseconds");
+  f.timeout_us = fj.number("timeout_us", 2000, 10, 1e6, "microseconds");
+  f.cpu_fallback = fj.flag("cpu_fallback", false);
+  return f;
+}
+
 std::map<std::string, double> load_measured(const JsonObject& vj) {
   std::map<std::string, double> m;
   if (!vj.has("measured")) return m;
@@ -119,6 +138,9 @@ Scenario parse(const json& j, const std::string& file) {
   sc.name = top.text("scenario");
   sc.profile_file = (std::filesystem::path(file).parent_path() / top.text("profile")).string();
   sc.workload = load_workload(j, file);
+  sc.faults = load_faults(j, file);
+  if (sc.faults.tz_lock_hold_us > 0 && sc.workload.tz.rate_per_s == 0)
+    top.fail("faults", "tz_lock_hold_us only with another EE on the engine (workload.tz.rate_per_s above 0)");
   const json& vs = top.array("variants", true);
   for (std::size_t i = 0; i < vs.size(); ++i) {
     const std::string path = "/variants/" + std::to_string(i);

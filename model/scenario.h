@@ -44,11 +44,29 @@ struct Workload {
   } tz;
 };
 
+// Faults injected into the hardware (scenario key `faults`), and what the caller does about a
+// request that fails. The kernel driver has no watchdog; a request the hardware never finishes
+// is failed by the model's after `timeout_us`, standing in for the caller's own timeout.
+struct Faults {
+  std::uint64_t seed = 1;
+  double bam_data_error = 0;       // per data descriptor into the engine: BAM bus error (P_ERR)
+  double bam_descriptor_drop = 0;  // per data descriptor: lost, the pipe stalls at it
+  double engine_axi_error = 0;     // per engine operation: STATUS AXI_ERR
+  double engine_hang = 0;          // per engine operation: never finishes
+  double tz_lock_hold_us = 0;      // TrustZone (workload.tz) keeps the BAM lock this much longer per job
+  double timeout_us = 2000;        // the request watchdog while faults are injected
+  bool cpu_fallback = false;       // a failed request is hashed again on the CPU (counted as a fallback)
+  bool any() const {
+    return bam_data_error > 0 || bam_descriptor_drop > 0 || engine_axi_error > 0 || engine_hang > 0 || tz_lock_hold_us > 0;
+  }
+};
+
 struct Scenario {
   std::string file;
   std::string name;
   std::string profile_file;  // resolved against the scenario's folder
   Workload workload;
+  Faults faults;
   std::vector<Variant> variants;
   nlohmann::json overrides = nlohmann::json::object();
   nlohmann::json document;  // after --set edits

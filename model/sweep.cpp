@@ -329,7 +329,7 @@ const std::vector<std::string>& sweep_metric_names() {
       "requests", "bytes", "latency_us.mean", "latency_us.p50", "latency_us.p99", "latency_us.max",
       "irqs", "bam_descriptors", "digest_mismatches", "us_per_request", "cpu_us_per_request",
       "hardirq_us_per_request", "softirq_us_per_request", "mb_per_s", "host_seconds", "failed_requests",
-      "live_state_writes", "lock_wait_s", "tz.jobs", "tz.completed", "tz.digest_mismatches", "tz.errors", "tz.timeouts",
+      "live_state_writes", "lock_wait_s", "issued", "completed", "failed", "fallback", "tz.jobs", "tz.completed", "tz.digest_mismatches", "tz.errors", "tz.timeouts",
       "tz.lock_wait_s"};
   return names;
 }
@@ -367,20 +367,30 @@ std::string sweep_metric_label(const std::string& metric) {
       {"tz.digest_mismatches", "TrustZone wrong digests"},
       {"tz.errors", "TrustZone engine errors"},
       {"tz.timeouts", "TrustZone timeouts"},
-      {"tz.lock_wait_s", "TrustZone's wait for Linux's lock [s]"}};
+      {"tz.lock_wait_s", "TrustZone's wait for Linux's lock [s]"},
+      {"issued", "requests issued"},
+      {"completed", "requests completed through the engine"},
+      {"failed", "requests failed"},
+      {"fallback", "requests redone on the CPU"}};
   auto it = labels.find(metric);
   return it == labels.end() ? metric : it->second;
 }
 
 std::string sweep_axis_label(const std::string& path, const Profile& profile) {
-  static const std::map<std::string, std::string> workload = {
+  static const std::map<std::string, std::string> scenario_keys = {
       {"workload.messages", "messages per run"},
       {"workload.message_bytes", "message size [bytes]"},
       {"workload.queue_depth", "requests in flight (queue depth)"},
       {"workload.tz.rate_per_s", "TrustZone jobs per second"},
       {"workload.tz.message_bytes", "TrustZone message size [bytes]"},
-      {"workload.tz.timeout_us", "request watchdog [us]"}};
-  if (auto it = workload.find(path); it != workload.end()) return it->second;
+      {"workload.tz.timeout_us", "request watchdog [us]"},
+      {"faults.bam_data_error", "BAM bus errors per data descriptor"},
+      {"faults.bam_descriptor_drop", "dropped descriptors per data descriptor"},
+      {"faults.engine_axi_error", "engine AXI errors per operation"},
+      {"faults.engine_hang", "engine hangs per operation"},
+      {"faults.tz_lock_hold_us", "TrustZone's extra lock hold per job [us]"},
+      {"faults.timeout_us", "request watchdog [us]"}};
+  if (auto it = scenario_keys.find(path); it != scenario_keys.end()) return it->second;
   const std::string name = path.rfind("overrides.", 0) == 0 ? path.substr(10) : path;
   if (!profile.has(name)) return path;
   const Param& p = profile.param(name);

@@ -16,7 +16,11 @@ using sc_core::SC_ZERO_TIME;
 SC_HAS_PROCESS(Qce);
 
 Qce::Qce(sc_core::sc_module_name name, const QceConfig& cfg)
-    : sc_core::sc_module(name), regs_socket("regs_socket"), m_cfg(cfg), m_regs(std::string(this->name()) + ".regs") {
+    : sc_core::sc_module(name),
+      regs_socket("regs_socket"),
+      m_cfg(cfg),
+      m_fault_rng(cfg.faults.seed),
+      m_regs(std::string(this->name()) + ".regs") {
   regs_socket.register_b_transport(this, &Qce::b_transport);
   regs_socket.register_transport_dbg(this, &Qce::transport_dbg);
   build_registers();
@@ -167,6 +171,16 @@ void Qce::on_goproc(std::uint32_t v) {
   m_op.go_at = sc_core::sc_time_stamp();
   m_op.dump = (v & RESULTS_DUMP) != 0;
   m_op.cfg_error = validate_and_latch(m_op);
+  if (m_cfg.faults.any() && m_op.cfg_error.empty()) {
+    const double u = std::uniform_real_distribution<double>(0, 1)(m_fault_rng);
+    if (u < m_cfg.faults.axi_error) {
+      m_op.fault = Op::Fault::axi_error;
+      ++m_stats.injected_axi_errors;
+    } else if (u < m_cfg.faults.axi_error + m_cfg.faults.hang) {
+      m_op.fault = Op::Fault::hang;
+      ++m_stats.injected_hangs;
+    }
+  }
   m_state = State::running;
   m_core_free_at = sc_core::sc_time_stamp() + m_cfg.go_latency;
   if (m_op.hmac && m_op.first) m_core_free_at += block_time();  // K0 xor ipad
@@ -267,6 +281,7 @@ void Qce::engine_thread() {
       const sc_core::sc_time done = m_op.data_done + block_time() * static_cast<double>(tail_blocks()) + m_cfg.finish;
       if (done > now) sc_core::wait(done - now);
       if (m_state != State::running) continue;  // CLR_CNTXT meanwhile
+      if (m_op.fault == Op::Fault::hang) continue;  // injected: only CLR_CNTXT ends it
     }
     finish_op();
   }
@@ -336,6 +351,11 @@ void Qce::finish_op() {
     set_reg(REG_AUTH_BYTECNT0, static_cast<std::uint32_t>(count));
     set_reg(REG_AUTH_BYTECNT0 + 4, static_cast<std::uint32_t>(count >> 32));
     set_status_bits(OPERATION_DONE | OP_DONE_INTR, AUTH_BUSY | DIN_RDY | (0xFu << CRYPTO_STATE_SHIFT));
+    if (m_op.fault == Op::Fault::axi_error) {
+      m_last_error = "a bus error on the engine's AXI master (injected)";
+      set_status_bits(AXI_ERR | ERR_INTR, 0);
+      ++m_stats.errors;
+    }
   }
   if (m_op.dump) {
     build_dump();

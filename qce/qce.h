@@ -13,6 +13,8 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <random>
+
 #include "bam/bam_peripheral_if.h"
 #include "model/hash_ahead.h"
 #include "model/register_bank.h"
@@ -20,6 +22,15 @@
 #include "qce/regs_v5.h"
 
 namespace qcesim::qce {
+
+// Faults the engine injects (scenario key `faults`), each a probability per operation (GO), from
+// its own seeded generator (none drawn when both are zero).
+struct QceFaults {
+  double axi_error = 0;  // the operation ends with STATUS AXI_ERR | ERR_INTR (its result is not to be used)
+  double hang = 0;       // the operation takes its data and never finishes, until CLR_CNTXT
+  std::uint64_t seed = 2;
+  bool any() const { return axi_error > 0 || hang > 0; }
+};
 
 struct QceConfig {
   // VERSION: major 5 (the driver refuses 5.0). The SM8650 value is not public: estimate [I].
@@ -33,6 +44,7 @@ struct QceConfig {
   unsigned fifo_bursts = 4;       // input FIFO depth in 64-byte bursts (back-pressure)
   bool functional = true;         // false: timing only, no bytes hashed, zero digests
   bool hash_ahead = false;        // a helper thread may compress posted buffers early (host speed only)
+  QceFaults faults;
 };
 
 struct QceStats {
@@ -42,6 +54,7 @@ struct QceStats {
   std::uint64_t live_state_writes = 0;  // AUTH_IV writes that changed a running operation's state
   std::uint64_t errors = 0;
   std::uint64_t dumps = 0;
+  std::uint64_t injected_axi_errors = 0, injected_hangs = 0;  // faults.axi_error, faults.hang
 };
 
 class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
@@ -78,6 +91,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
     std::array<std::uint8_t, kShaBlockBytes> k0{};
     std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
     bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes
+    enum class Fault { none, axi_error, hang } fault = Fault::none;  // injected at GO
     sc_core::sc_time go_at, data_done;  // for the timeline
   };
 
@@ -99,6 +113,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   unsigned tail_blocks() const;
 
   QceConfig m_cfg;
+  std::mt19937_64 m_fault_rng;  // faults only
   std::unique_ptr<HashAhead> m_ahead;
   model::RegisterBank m_regs;
   State m_state = State::idle;

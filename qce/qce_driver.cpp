@@ -93,7 +93,13 @@ void QceDevice::run_sha(Runner& task, ShaRequest& req) {
 void QceDevice::qce_write(Runner& r, std::uint32_t offset, std::uint32_t val) {
   ++m_stats.reg_writes;
   if (m_cfg.reg_io == RegIo::mmio) {
-    if (offset == REG_GOPROC) r.sync();  // the engine starts when the CPU gets here
+    if (offset == REG_GOPROC) {
+      r.sync();  // the engine starts when the CPU gets here
+      // A channel error taken while the CPU got here has failed the request already (and
+      // cleared the engine's context): starting the engine now would leave it running an
+      // operation whose data never comes, and the next request's GO would find it busy.
+      if (val & GO && m_failed_seq == m_req_seq) return;
+    }
     m_host.writel(r, m_base + offset, val);
     return;
   }
@@ -285,6 +291,7 @@ void QceDevice::finish(Runner& r, std::string error) {
     // Clear the engine's context so an operation left waiting for data does not block the next.
     ++m_stats.errors;
     m_host.writel(r, m_base + REG_GOPROC, CLR_CNTXT);
+    m_failed_seq = m_req_seq;
   }
   const std::uint64_t seq = m_req_seq;
   if (m_cfg.poll && cpu::ctx_level(r.ctx()) == 0) {

@@ -142,6 +142,7 @@ class QceDevice {
   std::deque<ShaRequest*> m_queue;  // crypto_queue; QCE_QUEUE_LENGTH
   ShaRequest* m_req = nullptr;      // qce->req: the request in flight
   std::uint64_t m_req_seq = 0;      // which request that is: stale completions are dropped
+  std::uint64_t m_failed_seq = 0;   // the last request failed by an error path
   QceDriverStats m_stats;
 };
 

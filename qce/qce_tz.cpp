@@ -117,6 +117,11 @@ bool TzAgent::run_job() {
        static_cast<std::uint16_t>(DESC_FLAG_CMD | (m_cfg.lock ? DESC_FLAG_LOCK : 0)));
   push(m_rx, static_cast<std::uint32_t>(m_data.addr), static_cast<std::uint16_t>(n),
        static_cast<std::uint16_t>(DESC_FLAG_EOT | (m_cfg.lock ? DESC_FLAG_NWD : 0)));
+  if (m_cfg.lock && m_cfg.lock_hold != sc_core::SC_ZERO_TIME) {
+    // Injected: the job runs with the lock taken, and UNLOCK comes this much later.
+    set_bam_reg(BAM_P_EVNT_REG(m_rx), m_wr[0]);
+    sc_core::wait(m_cfg.lock_hold);
+  }
   if (m_cfg.lock)
     push(m_rx, static_cast<std::uint32_t>(m_lock_ce.addr), sizeof(BamCmdElement),
          static_cast<std::uint16_t>(DESC_FLAG_CMD | DESC_FLAG_UNLOCK | DESC_FLAG_INT));

@@ -27,6 +27,8 @@ struct TzConfig {
   bool functional = true;         // real bytes and digest checks
   sc_core::sc_time timeout = sc_core::sc_time(2, sc_core::SC_MS);  // a job not done by then is reset
   std::uint64_t seed = 7;
+  // Fault injection: with the lock, each job keeps it this much longer (UNLOCK queued late).
+  sc_core::sc_time lock_hold = sc_core::SC_ZERO_TIME;
 };
 
 struct TzStats {
