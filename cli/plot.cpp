@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "cli/output_file.h"
+#include "cli/stop_signals.h"
 #include "model/config_error.h"
 
 namespace qcesim::cli {
@@ -149,35 +150,43 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     return std::lexicographical_compare(a.others.begin(), a.others.end(), b.others.begin(), b.others.end(), value_less);
   });
 
+  // gnuplot's files live in a private folder, each removed on every exit path (signals too).
   char dir_template[] = "/tmp/qcesim-plot-XXXXXX";
   if (!mkdtemp(dir_template)) throw std::runtime_error("cannot create a temporary folder for gnuplot");
   const std::filesystem::path dir = dir_template;
+  const bool png = std::filesystem::path(spec.file).extension() == ".png";
+  const auto data = dir / "series.dat", tmp_out = dir / (png ? "out.png" : "out.svg"), script = dir / "plot.gp",
+             log = dir / "gnuplot.log";
   struct Cleanup {
-    std::filesystem::path d;
+    std::vector<std::filesystem::path> files;
+    std::vector<int> slots;
     ~Cleanup() {
       std::error_code ec;
-      std::filesystem::remove_all(d, ec);
+      for (const auto& f : files) std::filesystem::remove(f, ec);  // the folder last
+      for (int s : slots) forget_temp_file(s);
     }
-  } cleanup{dir};
+  } cleanup{{data, tmp_out, script, log, dir}, {}};
+  cleanup.slots.push_back(register_temp_dir(dir.c_str()));
+  for (const auto& f : {data, tmp_out, script, log}) cleanup.slots.push_back(register_temp_file(f.c_str()));
 
+  // One data file, a block per series (gnuplot's `index`).
   std::string plots;
-  for (std::size_t k = 0; k < series.size(); ++k) {
-    auto& pts = series[k].pts;
-    std::sort(pts.begin(), pts.end());
-    const auto data = dir / fmt::format("s{}.dat", k);
+  {
     std::ofstream f(data);
-    for (const auto& [x, y] : pts) {
-      f << fmt::format("{} {}", x, y);
-      if (!numeric_x) f << " " << data_label(ticks[static_cast<std::size_t>(x)].second);
-      f << "\n";
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      auto& pts = series[k].pts;
+      std::sort(pts.begin(), pts.end());
+      for (const auto& [x, y] : pts) {
+        f << fmt::format("{} {}", x, y);
+        if (!numeric_x) f << " " << data_label(ticks[static_cast<std::size_t>(x)].second);
+        f << "\n";
+      }
+      f << "\n\n";
+      plots += fmt::format("{}{} index {} using {} with linespoints {} title {}", plots.empty() ? "" : ", \\\n  ",
+                           gnuplot_quoted(data.string()), k, numeric_x ? "1:2" : "1:2:xtic(3)", line_style(k, series.size()),
+                           gnuplot_quoted(series[k].label));
     }
-    plots += fmt::format("{}{} using {} with linespoints {} title {}", plots.empty() ? "" : ", \\\n  ",
-                         gnuplot_quoted(data.string()), numeric_x ? "1:2" : "1:2:xtic(3)", line_style(k, series.size()),
-                         gnuplot_quoted(series[k].label));
   }
-  const bool png = std::filesystem::path(spec.file).extension() == ".png";
-  const auto tmp_out = dir / (png ? "out.png" : "out.svg");
-  const auto script = dir / "plot.gp";
   const std::string x_label = spec.x_label.empty() ? spec.x : spec.x_label;
   const std::string y_label = spec.y_label.empty() ? spec.y : spec.y_label;
   {
@@ -197,7 +206,6 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     if (spec.log_y) g << "set logscale y 10\n";
     g << "plot " << plots << "\n";
   }
-  const auto log = dir / "gnuplot.log";
   const int rc = run_gnuplot(script, log);
   if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
     std::ifstream l(log);

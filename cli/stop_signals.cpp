@@ -23,6 +23,7 @@ constexpr std::size_t kPathMax = 4096;
 std::atomic<pid_t> g_children[kMaxChildren];
 struct TempSlot {
   std::atomic<bool> used{false};
+  bool dir = false;
   char path[kPathMax];
 };
 TempSlot g_temps[kMaxTemps];
@@ -30,7 +31,22 @@ std::atomic<bool> g_installed{false};
 
 void remove_temps() {
   for (TempSlot& t : g_temps)
-    if (t.used.load()) unlink(t.path);
+    if (t.used.load() && !t.dir) unlink(t.path);
+  for (TempSlot& t : g_temps)
+    if (t.used.load() && t.dir) rmdir(t.path);
+}
+
+int register_temp(const char* path, bool dir) {
+  if (std::strlen(path) >= kPathMax) return -1;
+  for (int i = 0; i < kMaxTemps; ++i) {
+    TempSlot& t = g_temps[i];
+    if (t.used.load()) continue;
+    std::strcpy(t.path, path);
+    t.dir = dir;
+    t.used.store(true);
+    return i;
+  }
+  return -1;
 }
 
 void stop_children() {
@@ -95,17 +111,8 @@ void forget_child(pid_t pid) {
   }
 }
 
-int register_temp_file(const char* path) {
-  if (std::strlen(path) >= kPathMax) return -1;
-  for (int i = 0; i < kMaxTemps; ++i) {
-    TempSlot& t = g_temps[i];
-    if (t.used.load()) continue;
-    std::strcpy(t.path, path);
-    t.used.store(true);
-    return i;
-  }
-  return -1;
-}
+int register_temp_file(const char* path) { return register_temp(path, false); }
+int register_temp_dir(const char* path) { return register_temp(path, true); }
 
 void forget_temp_file(int slot) {
   if (slot >= 0 && slot < kMaxTemps) g_temps[slot].used.store(false);

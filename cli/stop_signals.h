@@ -22,6 +22,8 @@ void forget_child(pid_t pid);
 // Returns a slot for forget_temp_file, or -1 when every slot is taken (the file is then
 // removed only on the normal exit paths).
 int register_temp_file(const char* path);
+// A temporary folder: removed (rmdir) after the files, so register the files in it too.
+int register_temp_dir(const char* path);
 void forget_temp_file(int slot);
 
 // In a freshly forked child: forget the parent's children and temporary files, and die with

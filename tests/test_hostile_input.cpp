@@ -99,6 +99,50 @@ TEST_F(Hostile, SweepTitlesAndNamesReachGnuplotAsTextNeverAsCode) {
   EXPECT_NE(svg.find("x' system(\"touch " + marker + "\") set title '`touch"), std::string::npos) << "the title is drawn as text";
 }
 
+// ---- 11. Charts people can read --------------------------------------------------------------
+
+// Zipped axes: one line per variant (not one per point), the paired values as x labels, axis
+// titles in words with units, the legend in the sweep's variant order.
+TEST_F(Hostile, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-qce-nolock", "sha256-qce-lock", "sha256-lib"}},
+             {"set", {{"workload.messages", 5}}},
+             {"combine", "zip"},
+             {"axes", {{{"path", "cost.dma_map_sg_per_entry"}, {"values", {0.3, 0.6, 1.2}}},
+                       {{"path", "cost.dma_unmap_sg_per_entry"}, {"values", {0.65, 1.3, 2.6}}}}},
+             {"plot", {{"y", "cpu_us_per_request"}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  const auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string svg = test::slurp(dir + "/t.svg");
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = svg.find("<g id=\"gnuplot_plot_", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_EQ(lines, 3u);  // three variants, not 3 x 3 one-point series
+  for (const char* tick : {"0.3 / 0.65", "0.6 / 1.3", "1.2 / 2.6"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_NE(svg.find("IOMMU map of one scatterlist entry [us] / IOMMU unmap of one scatterlist entry [us]"), std::string::npos);
+  EXPECT_NE(svg.find("CPU time per request [us]"), std::string::npos);
+  EXPECT_LT(svg.find("<title>sha256-qce-nolock</title>"), svg.find("<title>sha256-lib</title>"));
+  // Each line has its own colour and dash pattern.
+  for (const char* colour : {"rgb(  0, 114, 178)", "rgb(213,  94,   0)", "rgb(  0, 158, 115)"})
+    EXPECT_NE(svg.find("stroke=\"" + std::string(colour) + "\""), std::string::npos) << colour;
+}
+
+// Folded stacks become a flame graph with every name escaped; a bad line is named.
+TEST_F(Hostile, FlamegraphEscapesNamesAndRefusesBadLines) {
+  test::write_text(dir + "/p.folded", "task;<script>alert(1)</script> 300\nsoftirq;dma_unmap_sg 700\n");
+  auto r = qcesim({"flamegraph", "p.folded", "-o", "f.svg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string svg = test::slurp(dir + "/f.svg");
+  EXPECT_EQ(svg.find("<script>"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;script&gt;alert(1)&lt;/script&gt; (300 ns, 30.00%)"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("softirq (700 ns, 70.00%)"), std::string::npos);
+  test::write_text(dir + "/bad.folded", "task;x 12\ntask;y twelve\n");
+  r = qcesim({"flamegraph", "bad.folded"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.folded: at line 2: expected \"frame;frame;... count\" with a whole count"), std::string::npos) << r.err;
+}
+
 // ---- 2. Outputs --------------------------------------------------------------------------------
 
 TEST(OutputFile, DevicesAreWrittenThroughAndNewNamesUnderDevRefused) {
