@@ -72,30 +72,23 @@ void run_program(Device& d) {
   const auto& map = d.soc->cfg.map;
   const std::uint32_t base = static_cast<std::uint32_t>(d.window.addr);
   Reader in(d.input, d.size);
+  // A register write (u16 word offset, u32 value) or read (u16 word offset) in a block.
+  auto access = [&](std::uint64_t block, std::uint64_t size, bool write, const char* name) {
+    const std::uint64_t off = (in.u16() * 4ull) % size;
+    if (write) {
+      h.writel(block + off, in.u32());
+    } else {
+      show(name, off, h.readl(block + off));
+    }
+  };
   while (in.more()) {
     const unsigned op = in.u8() % 10;
     try {
       switch (op) {
-        case 0: {
-          const std::uint64_t off = (in.u16() * 4ull) % map.bam_size;
-          h.writel(map.bam_base + off, in.u32());
-          break;
-        }
-        case 1: {
-          const std::uint64_t off = (in.u16() * 4ull) % map.bam_size;
-          show("BAM", off, h.readl(map.bam_base + off));
-          break;
-        }
-        case 2: {
-          const std::uint64_t off = (in.u16() * 4ull) % map.qce_size;
-          h.writel(map.qce_base + off, in.u32());
-          break;
-        }
-        case 3: {
-          const std::uint64_t off = (in.u16() * 4ull) % map.qce_size;
-          show("QCE", off, h.readl(map.qce_base + off));
-          break;
-        }
+        case 0: access(map.bam_base, map.bam_size, true, "BAM"); break;
+        case 1: access(map.bam_base, map.bam_size, false, "BAM"); break;
+        case 2: access(map.qce_base, map.qce_size, true, "QCE"); break;
+        case 3: access(map.qce_base, map.qce_size, false, "QCE"); break;
         case 4: {
           const unsigned slot = in.u16() % (kPipes * kRingBytes / bam::BAM_DESC_BYTES);
           bam::BamDescHw desc{base + in.u16() % kWindow, in.u16(), in.u16()};

@@ -48,10 +48,16 @@ int expect_config_error(F&& f) {
   return 0;
 }
 
-int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
-  const std::string file = g_dir + "/fuzzed.json";
+// A file input: written where the seed scenario and its profile are, then loaded.
+template <typename Load>
+int fuzz_file(const char* name, const std::uint8_t* data, std::size_t size, Load&& load) {
+  const std::string file = g_dir + "/" + name;
   write_file(file, data, size);
-  return expect_config_error([&] { model::Scenario::load(file); });
+  return expect_config_error([&] { load(file); });
+}
+
+int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
+  return fuzz_file("fuzzed.json", data, size, [](const std::string& f) { model::Scenario::load(f); });
 }
 
 int fuzz_profile(const std::uint8_t* data, std::size_t size) {
@@ -60,9 +66,7 @@ int fuzz_profile(const std::uint8_t* data, std::size_t size) {
 }
 
 int fuzz_sweep(const std::uint8_t* data, std::size_t size) {
-  const std::string file = g_dir + "/fuzzed-sweep.json";
-  write_file(file, data, size);
-  return expect_config_error([&] { model::Sweep::load(file); });
+  return fuzz_file("fuzzed-sweep.json", data, size, [](const std::string& f) { model::Sweep::load(f); });
 }
 
 int fuzz_set(const std::uint8_t* data, std::size_t size) {

@@ -58,6 +58,16 @@ std::string make_temp_dir(const char* tag) {
   return name;
 }
 
+std::string scenario_source(const std::string& name) { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/" + name; }
+
+std::string make_scenario_dir(const char* tag) {
+  const std::string dir = make_temp_dir(tag);
+  if (dir.empty()) return dir;
+  fs::copy_file(scenario_source("sm8650.json"), dir + "/sm8650.json");
+  fs::copy_file(scenario_source("sm8650-seed.json"), dir + "/seed.json");
+  return dir;
+}
+
 void remove_tree(const std::string& dir) {
   std::error_code ec;
   if (dir.rfind("/tmp/qcesim-", 0) == 0) fs::remove_all(dir, ec);

@@ -25,6 +25,11 @@ ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string
 
 // A fresh folder under /tmp, removed by the caller with remove_tree.
 std::string make_temp_dir(const char* tag);
+// A fresh folder holding the SM8650 profile (sm8650.json) and the seed scenario (seed.json), as a
+// user's own copy would: scenarios there resolve their profile beside them.
+std::string make_scenario_dir(const char* tag);
+// A file of the repository's scenarios/ folder.
+std::string scenario_source(const std::string& name);
 void remove_tree(const std::string& dir);
 std::string slurp(const std::string& path);
 void write_text(const std::string& path, const std::string& text);

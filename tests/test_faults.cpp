@@ -19,11 +19,9 @@ namespace {
 class Faults : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = test::make_temp_dir("faults");
-    const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/";
-    fs::copy_file(src + "sm8650.json", dir + "/sm8650.json");
-    fs::copy_file(src + "study-trustzone.json", dir + "/tz.json");
-    seed = json::parse(test::slurp(src + "sm8650-seed.json"));
+    dir = test::make_scenario_dir("faults");
+    fs::copy_file(test::scenario_source("study-trustzone.json"), dir + "/tz.json");
+    seed = json::parse(test::slurp(dir + "/seed.json"));
   }
   void TearDown() override { test::remove_tree(dir); }
 

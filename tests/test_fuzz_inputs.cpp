@@ -31,10 +31,7 @@ std::vector<std::string> inputs(const std::string& target) {
 class FuzzInputs : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = test::make_temp_dir("fuzz-inputs");
-    const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/";
-    fs::copy_file(src + "sm8650.json", dir + "/sm8650.json");
-    fs::copy_file(src + "sm8650-seed.json", dir + "/seed.json");
+    dir = test::make_scenario_dir("fuzz-inputs");
   }
   void TearDown() override { test::remove_tree(dir); }
 

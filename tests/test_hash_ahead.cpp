@@ -1,7 +1,6 @@
-// model/hash_ahead.h inside the engine: the engine's digests are the same with and without it,
-// and read-only pages. The helper alone: tests/test_hash_ahead_helper.cpp.
+// model/hash_ahead.h inside the engine: the engine's digests are the same with and without it.
+// The helper alone, and read-only pages: tests/test_hash_ahead_helper.cpp.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 
@@ -60,35 +59,3 @@ TEST(HashAhead, EngineHashesChangedBytesItself) {
   EXPECT_EQ(s.hits, 0u);
   EXPECT_EQ(s.misses, 1u);
 }
-
-namespace {
-// Page-aligned host memory for the read-only tests.
-struct Pages {
-  explicit Pages(std::size_t n) : size(n * ReadOnlyPages::page_size()) {
-    p = static_cast<std::uint8_t*>(mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  }
-  ~Pages() { munmap(p, size); }
-  std::size_t size;
-  std::uint8_t* p;
-};
-}  // namespace
-
-TEST(ReadOnlyPages, ProtectsWholePagesUntilItGoes) {
-  const std::size_t page = ReadOnlyPages::page_size();
-  Pages mem(3);
-  ASSERT_NE(mem.p, MAP_FAILED);
-  {
-    ReadOnlyPages ro;
-    EXPECT_FALSE(ro.protect(mem.p + 1, page));      // not on a page boundary
-    EXPECT_FALSE(ro.protect(mem.p, page + 1));      // not whole pages
-    ASSERT_TRUE(ro.protect(mem.p, 2 * page));
-    EXPECT_TRUE(ro.covers(mem.p + 10, 100));
-    EXPECT_FALSE(ro.covers(mem.p + 2 * page - 10, 20));  // runs into the writable page
-    mem.p[2 * page] = 1;                                  // the third page stays writable
-    GTEST_FLAG_SET(death_test_style, "threadsafe");
-    EXPECT_DEATH(mem.p[page + 5] = 1, "");
-  }
-  mem.p[page + 5] = 2;  // writable again
-  EXPECT_EQ(mem.p[page + 5], 2);
-}
-

@@ -95,6 +95,25 @@ TEST(HashAhead, RingOfPostsKeepsUpWithManyJobs) {
   EXPECT_EQ(ha.stats().hits, 62u);
 }
 
+TEST(ReadOnlyPages, ProtectsWholePagesUntilItGoes) {
+  const std::size_t page = ReadOnlyPages::page_size();
+  Pages mem(3);
+  ASSERT_NE(mem.p, MAP_FAILED);
+  {
+    ReadOnlyPages ro;
+    EXPECT_FALSE(ro.protect(mem.p + 1, page));      // not on a page boundary
+    EXPECT_FALSE(ro.protect(mem.p, page + 1));      // not whole pages
+    ASSERT_TRUE(ro.protect(mem.p, 2 * page));
+    EXPECT_TRUE(ro.covers(mem.p + 10, 100));
+    EXPECT_FALSE(ro.covers(mem.p + 2 * page - 10, 20));  // runs into the writable page
+    mem.p[2 * page] = 1;                                  // the third page stays writable
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(mem.p[page + 5] = 1, "");
+  }
+  mem.p[page + 5] = 2;  // writable again
+  EXPECT_EQ(mem.p[page + 5], 2);
+}
+
 TEST(HashAhead, ReadOnlyBytesAreHashedInPlace) {
   const std::size_t page = ReadOnlyPages::page_size();
   Pages mem(2);

@@ -30,14 +30,11 @@ namespace {
 class Hostile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir = test::make_temp_dir("hostile");
-    ASSERT_FALSE(dir.empty());
     // A private copy of the seed scenario and its profile: its path marks this test's processes.
-    const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/";
-    fs::copy_file(src + "sm8650.json", dir + "/sm8650.json");
-    seed = json::parse(test::slurp(src + "sm8650-seed.json"));
+    dir = test::make_scenario_dir("hostile");
+    ASSERT_FALSE(dir.empty());
     seed_file = dir + "/seed.json";
-    save(seed);
+    seed = json::parse(test::slurp(seed_file));
   }
   void TearDown() override { test::remove_tree(dir); }
 
