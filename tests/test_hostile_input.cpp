@@ -379,6 +379,23 @@ TEST_F(Hostile, LibraryAndFileErrorsNameTheFile) {
   test::write_text(dir + "/s.json", sw.dump());
   r = qcesim({"sweep", "s.json"});
   EXPECT_NE(r.err.find("s.json: at /combine: expected \"product\" or \"zip\", found the number 3"), std::string::npos) << r.err;
+  // A scenario naming someone else's file as its profile learns nothing of its contents.
+  test::write_text(dir + "/secret", "root:SECRET-TOKEN-123:19000::::::\n");
+  json s = seed;
+  s["profile"] = dir + "/secret";
+  save(s);
+  r = qcesim({"run", "seed.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("secret: expected valid JSON"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("SECRET"), std::string::npos) << r.err;
+  // A profile that is a FIFO or a device would make qcesim wait or read forever: refused.
+  ASSERT_EQ(mkfifo((dir + "/profile.fifo").c_str(), 0600), 0);
+  s["profile"] = "profile.fifo";
+  save(s);
+  r = qcesim({"run", "seed.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("profile.fifo: expected a regular file as profile file, found a device, FIFO or socket"), std::string::npos)
+      << r.err;
   r = qcesim({"hash", "--hmac-key", "ab cd", "seed.json"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("expected hex digits, found ' ' at position 2"), std::string::npos) << r.err;
