@@ -44,11 +44,15 @@ std::string read_input_file(const std::string& file, const std::string& what, In
     throw too_big(fmt::format("{} bytes", st.st_size));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file, "", expected, std::string("a file it cannot open (") + std::strerror(errno) + ")");
-  // Pipes and devices have no size: read one byte more than allowed to know.
-  std::string text(kMaxInputBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // Pipes and devices have no size: read in blocks up to one byte more than allowed to know.
+  std::string text;
+  if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
+  char block[65536];
+  while (in && text.size() <= kMaxInputBytes) {
+    in.read(block, sizeof block);
+    text.append(block, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw ConfigError(file, "", expected, "a read error");
-  text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > kMaxInputBytes) throw too_big("more");
   return text;
 }
