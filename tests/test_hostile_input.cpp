@@ -262,6 +262,31 @@ TEST_F(Hostile, AStoppedSweepResumes) {
   EXPECT_TRUE(none_left(file));
 }
 
+// A run whose process dies is reported as failed, counted once ("[3/4]", not "[5/4]"), and the
+// sweep goes on with the next; it exits 2 and keeps the journal for a retry.
+TEST_F(Hostile, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-qce-nolock"}},
+             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 4000000, 7}}}}}};
+  const std::string file = dir + "/s.json";
+  test::write_text(file, sw.dump());
+  const auto r = qcesim({"sweep", file, "-j", "1"}, [&](pid_t parent) {
+    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "[2/4]"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (pid_t p : test::processes_with(file))
+      if (p != parent) kill(p, SIGKILL);  // the third run's process
+  });
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("[3/4] workload.messages=4000000 sha256-qce-nolock: failed: the simulation process died (signal 9)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("[4/4] workload.messages=7"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("[5/4]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 run(s) failed"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/t.journal.jsonl"));
+}
+
 // ---- 4. Bounded memory ---------------------------------------------------------------------------
 
 // The whole run traced takes about the memory of a run that keeps ten requests: the trace goes
