@@ -33,6 +33,9 @@ for v in sha256-qce-nolock sha256-qce-lock; do
   awk -v v=$v -v r="$real" -v t="$timing" -v o="$to" 'BEGIN {
     printf "%-18s real data %.3f s (%.2fx openssl %.3f s, target <= 2x)   timing-only %.3f s (target < 0.5 s)\n", v, r, r / o, o, t }'
 done
+# The CPU path too: the same bytes through the CE model and the host's SHA (no engine).
+lib=$(host --variant sha256-lib)
+awk -v r="$lib" -v o="$to" 'BEGIN { printf "%-18s real data %.3f s (%.2fx openssl %.3f s)\n", "sha256-lib", r, r / o, o }'
 rss=$(/usr/bin/time -f %M "$q" run scenarios/sm8650-seed.json -j 1 --timing-only --variant sha256-qce-lock \
         --set workload.messages=1000000 2>&1 >/dev/null | tail -1)
 echo "1,000,000 requests, timing only, sha256-qce-lock: peak RSS $((rss / 1024)) MB (target < 100 MB)"
