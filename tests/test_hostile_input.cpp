@@ -201,14 +201,18 @@ TEST_F(Hostile, AnUncommittedOutputLeavesNoTemporaryFile) {
 
 // Long enough to be interrupted: 3 variants x 4 million timing-only requests.
 std::vector<std::string> long_run(const std::string& scenario, const std::string& extra_file) {
+  // --trace: each child streams its timeline into a temporary file from the start.
   return {"run", scenario, "--timing-only", "--set", "workload.messages=4000000", "-j", "3",
-          "--json", extra_file, "--profile", "p.folded"};
+          "--json", extra_file, "--profile", "p.folded", "--trace", "t.json"};
 }
 
 TEST_F(Hostile, SigtermToTheParentStopsItsChildrenAndRemovesPartialFiles) {
   const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
     ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::size_t partial = 0;  // the children's timelines, being written
+    for (const auto& n : outputs()) partial += n.rfind(".t.", 0) == 0 && n.find(".qcesim-") != std::string::npos;
+    EXPECT_EQ(partial, 3u);
     kill(pid, SIGTERM);  // the parent alone, as a service manager would
   });
   EXPECT_EQ(r.exit_code, 143) << r.err;
