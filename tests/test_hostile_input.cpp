@@ -209,10 +209,14 @@ std::vector<std::string> long_run(const std::string& scenario, const std::string
 TEST_F(Hostile, SigtermToTheParentStopsItsChildrenAndRemovesPartialFiles) {
   const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
     ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    std::size_t partial = 0;  // the children's timelines, being written
-    for (const auto& n : outputs()) partial += n.rfind(".t.", 0) == 0 && n.find(".qcesim-") != std::string::npos;
-    EXPECT_EQ(partial, 3u);
+    // The children's timelines, being written (at most 20 s for three processes to start).
+    auto partial = [&] {
+      std::size_t n = 0;
+      for (const auto& name : outputs()) n += name.rfind(".t.", 0) == 0 && name.find(".qcesim-") != std::string::npos;
+      return n;
+    };
+    for (int i = 0; i < 400 && partial() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(partial(), 3u);
     kill(pid, SIGTERM);  // the parent alone, as a service manager would
   });
   EXPECT_EQ(r.exit_code, 143) << r.err;
