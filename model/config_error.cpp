@@ -93,13 +93,14 @@ void JsonObject::fail(const std::string& key, const std::string& expected) const
 }
 
 std::string JsonObject::text(const char* key) const {
-  if (!has(key) || !m_j[key].is_string() || m_j[key].get<std::string>().empty()) fail(key, "a non-empty string");
+  if (!has(key) || !m_j[key].is_string() || m_j[key].get<std::string>().empty() || !printable(m_j[key]))
+    fail(key, "a non-empty string without control characters");
   return m_j[key];
 }
 
 std::string JsonObject::text(const char* key, const std::string& dflt) const {
   if (!has(key)) return dflt;
-  if (!m_j[key].is_string()) fail(key, "a string");
+  if (!m_j[key].is_string() || !printable(m_j[key])) fail(key, "a string without control characters");
   return m_j[key];
 }
 
@@ -144,6 +145,14 @@ const json& JsonObject::array(const char* key, bool non_empty) const {
   if (!has(key) || !m_j[key].is_array() || (non_empty && m_j[key].empty()))
     fail(key, non_empty ? "a non-empty array" : "an array");
   return m_j[key];
+}
+
+bool printable(const std::string& s) {
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) return false;
+  }
+  return true;
 }
 
 const char* const kNameRule = "1 to 64 letters, digits and . _ + - = (not starting with . or -)";

@@ -78,5 +78,7 @@ class JsonObject {
 // digits and . _ + - =, not starting with . or -.
 bool valid_name(const std::string& s);
 extern const char* const kNameRule;
+// Text with no control characters (no terminal escape, no line break): what may be printed.
+bool printable(const std::string& s);
 
 }  // namespace qcesim::model

@@ -46,10 +46,12 @@ Profile Profile::parse(const json& j, const std::string& file) {
   if (!j.contains("profile") || !j["profile"].is_string())
     throw ConfigError(file, "/profile", "the profile's name as a string", j.contains("profile") ? describe(j["profile"]) : "nothing");
   p.m_name = j["profile"];
+  if (!valid_name(p.m_name)) throw ConfigError(file, "/profile", std::string("a profile name of ") + kNameRule, describe(j["profile"]));
   if (!j.contains("parameters") || !j["parameters"].is_object())
     throw ConfigError(file, "/parameters", "an object of parameters", j.contains("parameters") ? describe(j["parameters"]) : "nothing");
   for (const auto& [name, pj] : j["parameters"].items()) {
     const std::string path = "/parameters/" + name;
+    if (!valid_name(name)) throw ConfigError(file, path, std::string("a parameter name of ") + kNameRule, quoted_input(name));
     if (!pj.is_object()) throw ConfigError(file, path, "an object with value, unit, range, provenance", describe(pj));
     Param prm;
     prm.name = name;
@@ -91,7 +93,11 @@ Profile Profile::parse(const json& j, const std::string& file) {
       throw ConfigError(file, path + "/provenance",
                         "a string starting with measured:, derived:, datasheet:, estimate: or calibrated:",
                         describe(pj["provenance"]));
+    if (pj.contains("doc") && !pj["doc"].is_string())
+      throw ConfigError(file, path + "/doc", "a line of documentation", describe(pj["doc"]));
     prm.doc = pj.value("doc", "");
+    for (const std::string* t : {&prm.text, &prm.provenance, &prm.doc})
+      if (!printable(*t)) throw ConfigError(file, path, "value, provenance and doc without control characters", quoted_input(*t));
     p.m_params[name] = prm;
   }
   return p;

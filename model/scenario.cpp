@@ -136,6 +136,7 @@ Scenario parse(const json& j, const std::string& file) {
   sc.file = file;
   sc.document = j;
   sc.name = top.text("scenario");
+  if (!valid_name(sc.name)) top.fail("scenario", std::string("a scenario name of ") + kNameRule);
   sc.profile_file = (std::filesystem::path(file).parent_path() / top.text("profile")).string();
   sc.workload = load_workload(j, file);
   sc.faults = load_faults(j, file);

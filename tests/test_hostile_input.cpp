@@ -79,21 +79,29 @@ TEST(Gnuplot, QuotedStringsCarryNoNewlineAndDoubleTheirQuotes) {
   EXPECT_EQ(cli::gnuplot_quoted("a'b\nsystem(\"x\")\r`y`"), "'a''b system(\"x\") `y`'");
 }
 
-// A title and a variant name that would run a shell command if gnuplot read them as code.
-TEST_F(Hostile, SweepTitlesAndNamesReachGnuplotAsTextNeverAsCode) {
+// A title that would run a shell command if gnuplot read it as code: drawn as text. With a line
+// break in it (a new gnuplot command), it is refused when the sweep file is read.
+TEST_F(Hostile, SweepTitlesReachGnuplotAsTextNeverAsCode) {
   const std::string marker = dir + "/pwned";
+  const std::string title = "x'; system(\"touch " + marker + "\"); set title '`touch " + marker + "` @x";
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock"}},
              {"set", {{"workload.messages", 5}}},
              {"axes", {{{"path", "workload.message_bytes"}, {"values", {64, 128}}}}},
-             {"plot", {{"title", "x'\nsystem(\"touch " + marker + "\")\nset title '`touch " + marker + "`"}}}};
+             {"plot", {{"title", title}}}};
   test::write_text(dir + "/s.json", sw.dump());
-  const auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
+  auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(marker));
   const std::string svg = test::slurp(dir + "/t.svg");
-  EXPECT_NE(svg.find("x' system(\"touch " + marker + "\") set title '`touch"), std::string::npos) << "the title is drawn as text";
+  EXPECT_NE(svg.find("x'; system(\"touch " + marker + "\"); set title '`touch"), std::string::npos) << "the title is drawn as text";
+  sw["plot"]["title"] = "x'\nsystem(\"touch " + marker + "\")\n";
+  test::write_text(dir + "/s.json", sw.dump());
+  r = qcesim({"sweep", "s.json", "--plot", "t2.svg"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /plot/title: expected a string without control characters"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(marker));
 }
 
 // ---- 11. Charts people can read --------------------------------------------------------------
@@ -444,6 +452,14 @@ TEST_F(Hostile, NamesThatBecomeFilesOrCellsAreChecked) {
     EXPECT_NE(r.err.find("at /variants/0/name: expected a "), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
   }
+  // The scenario's own name goes to the terminal and into files: no escape sequence in it.
+  json named = seed;
+  named["scenario"] = "seed\x1b]0;owned\x07";
+  save(named);
+  auto rn = qcesim({"run", "seed.json"});
+  EXPECT_EQ(rn.exit_code, 2);
+  EXPECT_NE(rn.err.find("at /scenario: expected a non-empty string without control characters"), std::string::npos) << rn.err;
+  EXPECT_EQ(rn.err.find('\x1b'), std::string::npos);
   json sw = {{"sweep", "../../x"}, {"scenario", "seed.json"}, {"axes", {{{"path", "qce.clock"}, {"values", {100}}}}}};
   test::write_text(dir + "/s.json", sw.dump());
   const auto r = qcesim({"sweep", "s.json"});
