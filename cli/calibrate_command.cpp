@@ -123,8 +123,13 @@ int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& 
     for (const auto& [key, value] : model::measured_for(v, sc.workload))
       if (value > 0) targets.push_back({v.name, key, value});
   const std::size_t n = targets.size();
-  if (n < k)
-    throw model::ConfigError(opt.scenario, "/variants", fmt::format("measured values of this message size, at least as many as the {} fitted parameters (degrees of freedom >= 0)", k),
+  // Nothing measured is nothing to fit; fewer numbers than parameters leaves directions only the
+  // priors decide, which a user asks for knowingly (--underdetermined).
+  if (n == 0 || (n < k && !opt.underdetermined))
+    throw model::ConfigError(opt.scenario, "/variants",
+                             fmt::format("measured values of this message size, at least as many as the {} fitted parameters "
+                                         "(degrees of freedom >= 0; with --underdetermined at least one)",
+                                         k),
                              fmt::format("{} above zero", n));
   auto initial = evaluate({point(theta)});
   auto residuals = [&](const std::vector<model::VariantResult>& rs) {

@@ -21,6 +21,7 @@ struct CalibrateOptions {
   unsigned jobs = 0;
   std::string write_profile;
   std::string report;
+  bool underdetermined = false;  // allow fewer measured numbers than parameters (the priors decide the rest)
 };
 
 int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& err);

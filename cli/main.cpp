@@ -89,6 +89,8 @@ int sc_main(int argc, char* argv[]) {
   c->add_option("--jobs,-j", cal.jobs, "Simulations at once (default: cores)");
   c->add_option("--write-profile", cal.write_profile, "Write the profile with the fitted values here");
   c->add_option("--report", cal.report, "Write the Markdown fit report here");
+  c->add_flag("--underdetermined", cal.underdetermined,
+              "Fit more parameters than there are measured numbers (negative degrees of freedom: the priors decide)");
 
   cli::SweepOptions sw;
   auto* sp = app.add_subcommand("sweep", "Run a scenario at every point of a sweep file; CSV, JSON and an optional SVG chart");

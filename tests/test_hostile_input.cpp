@@ -486,10 +486,24 @@ TEST_F(Hostile, CalibrateNeedsAsManyMeasuredNumbersAsParameters) {
   json s = seed;
   for (auto& v : s["variants"]) v.erase("measured");
   save(s);
-  const auto r = qcesim({"calibrate", "seed.json", "--fit", "qce.clock"});
+  auto r = qcesim({"calibrate", "seed.json", "--fit", "qce.clock", "--underdetermined"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("degrees of freedom >= 0), found 0 above zero"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("with --underdetermined at least one), found 0 above zero"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("start cost"), std::string::npos) << "evaluated: " << r.err;
+  // Two numbers (the CPU variant's wall and CPU time) for three parameters: only when asked for.
+  s["variants"][0]["measured"] = seed["variants"][0]["measured"];
+  save(s);
+  const std::vector<std::string> three = {"calibrate", "seed.json", "--fit", "cost.readl,cost.writel,qce.clock",
+                                          "--messages", "20", "--iterations", "0", "--report", "fit.md"};
+  r = qcesim(three);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at least as many as the 3 fitted parameters"), std::string::npos) << r.err;
+  std::vector<std::string> asked = three;
+  asked.push_back("--underdetermined");
+  r = qcesim(asked);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(test::slurp(dir + "/fit.md").find("Fitted 3 parameters to 2 measured numbers"), std::string::npos);
+  EXPECT_NE(test::slurp(dir + "/fit.md").find("-1 degrees of freedom left"), std::string::npos);
 }
 
 // ---- 9. A whole repository -----------------------------------------------------------------------
