@@ -25,14 +25,13 @@ struct Frame {
 std::string xml(const std::string& s) {
   std::string out;
   for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      default: out += u < 0x20 || u == 0x7f ? ' ' : c;
+      default: out += model::is_control(c) ? ' ' : c;
     }
   }
   return out;

@@ -23,13 +23,10 @@ using nlohmann::json;
 std::string gnuplot_quoted(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
     if (c == '\'') {
       out += "''";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += ' ';
     } else {
-      out += c;
+      out += model::is_control(c) ? ' ' : c;
     }
   }
   return out + "'";
@@ -40,10 +37,7 @@ namespace {
 // A label inside a data file: double-quoted there, so no double quote and no control character.
 std::string data_label(const std::string& s) {
   std::string out;
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    out += c == '"' ? '\'' : (u < 0x20 || u == 0x7f) ? ' ' : c;
-  }
+  for (char c : s) out += c == '"' ? '\'' : model::is_control(c) ? ' ' : c;
   return "\"" + out + "\"";
 }
 

@@ -78,8 +78,7 @@ json read_json_file(const std::string& file, const std::string& what, InputKind 
 
 JsonObject::JsonObject(const json& j, std::string in_file, std::string at_path, std::vector<std::string> keys)
     : m_j(j), m_file(std::move(in_file)), m_path(std::move(at_path)) {
-  std::string list;
-  for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+  const std::string list = join_names(keys);
   if (!j.is_object()) throw ConfigError(m_file, m_path.empty() ? "/" : m_path, "an object with keys " + list, describe_json(j));
   for (const auto& [k, v] : j.items()) {
     (void)v;
@@ -96,6 +95,12 @@ std::string JsonObject::text(const char* key) const {
   if (!has(key) || !m_j[key].is_string() || m_j[key].get<std::string>().empty() || !printable(m_j[key]))
     fail(key, "a non-empty string without control characters");
   return m_j[key];
+}
+
+std::string JsonObject::name(const char* key, const std::string& what) const {
+  const std::string n = text(key);
+  if (!valid_name(n)) fail(key, what + " of " + kNameRule);
+  return n;
 }
 
 std::string JsonObject::text(const char* key, const std::string& dflt) const {
@@ -147,12 +152,12 @@ const json& JsonObject::array(const char* key, bool non_empty) const {
   return m_j[key];
 }
 
-bool printable(const std::string& s) {
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) return false;
-  }
-  return true;
+bool printable(const std::string& s) { return std::none_of(s.begin(), s.end(), is_control); }
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
 }
 
 const char* const kNameRule = "1 to 64 letters, digits and . _ + - = (not starting with . or -)";

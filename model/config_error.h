@@ -61,6 +61,8 @@ class JsonObject {
   [[noreturn]] void fail(const std::string& key, const std::string& expected) const;
 
   std::string text(const char* key) const;  // required, non-empty
+  // A required name by valid_name's rule; `what` says what it names ("a variant name").
+  std::string name(const char* key, const std::string& what) const;
   std::string text(const char* key, const std::string& dflt) const;
   std::string choice(const char* key, const std::string& dflt, const std::vector<std::string>& choices) const;
   bool flag(const char* key, bool dflt) const;
@@ -78,7 +80,14 @@ class JsonObject {
 // digits and . _ + - =, not starting with . or -.
 bool valid_name(const std::string& s);
 extern const char* const kNameRule;
+// A control character: a line break, a terminal escape, DEL.
+inline bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
 // Text with no control characters (no terminal escape, no line break): what may be printed.
 bool printable(const std::string& s);
+// "a, b, c" for a message.
+std::string join_names(const std::vector<std::string>& names);
 
 }  // namespace qcesim::model

@@ -132,11 +132,8 @@ void check_variant(const Scenario& sc, const Variant& v) {
   (void)emulator_config(p, v, false, sc.workload, sc.faults);
   const Param& core = p.param("ce.core");
   const auto names = cpu::ce_core_names();
-  if (std::find(names.begin(), names.end(), core.text) == names.end()) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw ConfigError(core.origin_file, core.origin_path, "a core of the CE tables: " + list, quoted_input(core.text));
-  }
+  if (std::find(names.begin(), names.end(), core.text) == names.end())
+    throw ConfigError(core.origin_file, core.origin_path, "a core of the CE tables: " + join_names(names), quoted_input(core.text));
 }
 
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w,

@@ -112,8 +112,7 @@ std::map<std::string, double> load_measured(const JsonObject& vj) {
 Variant load_variant(const json& j, const std::string& file, const std::string& path) {
   const JsonObject vj(j, file, path, kVariantKeys);
   Variant v;
-  v.name = vj.text("name");
-  if (!valid_name(v.name)) vj.fail("name", std::string("a variant name of ") + kNameRule);
+  v.name = vj.name("name", "a variant name");
   v.engine = vj.choice("engine", "qce", {"qce", "ce"}) == "ce" ? VariantEngine::ce : VariantEngine::qce;
   v.reg_io = vj.choice("reg_io", "mmio", {"mmio", "bam"}) == "bam" ? qce::RegIo::bam : qce::RegIo::mmio;
   v.poll = vj.choice("completion", "irq", {"irq", "poll"}) == "poll";
@@ -135,8 +134,7 @@ Scenario parse(const json& j, const std::string& file) {
   Scenario sc;
   sc.file = file;
   sc.document = j;
-  sc.name = top.text("scenario");
-  if (!valid_name(sc.name)) top.fail("scenario", std::string("a scenario name of ") + kNameRule);
+  sc.name = top.name("scenario", "a scenario name");
   sc.profile_file = (std::filesystem::path(file).parent_path() / top.text("profile")).string();
   sc.workload = load_workload(j, file);
   sc.faults = load_faults(j, file);
@@ -230,9 +228,9 @@ Profile Scenario::profile_for(const Variant& v) const {
 const Variant& Scenario::variant(const std::string& wanted) const {
   for (const auto& v : variants)
     if (v.name == wanted) return v;
-  std::string names;
-  for (const auto& v : variants) names += (names.empty() ? "" : ", ") + v.name;
-  throw ConfigError(file, "/variants", "a variant named one of " + names, quoted_input(wanted));
+  std::vector<std::string> names;
+  for (const auto& v : variants) names.push_back(v.name);
+  throw ConfigError(file, "/variants", "a variant named one of " + join_names(names), quoted_input(wanted));
 }
 
 }  // namespace qcesim::model

@@ -191,8 +191,7 @@ Sweep Sweep::parse(const std::string& file) {
   Sweep s;
   s.file = file;
   s.document = j;
-  s.name = top.text("sweep");
-  if (!valid_name(s.name)) top.fail("sweep", std::string("a sweep name (it names the output files) of ") + kNameRule);
+  s.name = top.name("sweep", "a sweep name (it names the output files)");
   s.about = top.text("about", "");
   s.scenario_file = (std::filesystem::path(file).parent_path() / top.text("scenario")).string();
   if (top.has("variants")) {
