@@ -63,9 +63,8 @@ std::string replace_target(const std::string& file) {
   return file;
 }
 
-}  // namespace
-
-OutputKind check_output(const std::string& option, const std::string& file) {
+// What the path is, without touching the folder: the refusals that need no write.
+OutputKind classify(const std::string& option, const std::string& file) {
   if (file.empty()) throw model::ConfigError(option, "", "a file name", "an empty name");
   struct stat st;
   if (stat(file.c_str(), &st) == 0) {
@@ -85,6 +84,13 @@ OutputKind check_output(const std::string& option, const std::string& file) {
     if (in_system_tree(file))
       throw model::ConfigError(option, "", kExpected, file + ": a new name under /dev, /proc or /sys");
   }
+  return OutputKind::replace;
+}
+
+}  // namespace
+
+OutputKind check_output(const std::string& option, const std::string& file) {
+  if (classify(option, file) == OutputKind::write_through) return OutputKind::write_through;
   // A regular file or a new name: the folder must take the temporary file and the rename.
   const std::string target = replace_target(file);
   const fs::path folder = fs::path(target).has_parent_path() ? fs::path(target).parent_path() : fs::path(".");
@@ -102,7 +108,8 @@ OutputKind check_output(const std::string& option, const std::string& file) {
 }
 
 OutputFile::OutputFile(const std::string& option, const std::string& file) : m_option(option), m_file(file) {
-  if (check_output(option, file) == OutputKind::write_through) {
+  // The temporary file itself is the probe check_output makes before a run.
+  if (classify(option, file) == OutputKind::write_through) {
     m_fd = open(file.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
     if (m_fd < 0) fail("open");
     return;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <spdlog/fmt/fmt.h>
 #include <stdexcept>
 
@@ -98,7 +99,9 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
   bool numeric_x = !labelled_x;
   for (const json& r : rows)
     if (!r["values"][spec.x].is_number()) numeric_x = false;
-  std::vector<std::pair<std::size_t, std::string>> ticks;  // point -> label (labelled or text x)
+  // x labels (labelled or text x) and series, in order of appearance, each found by its text.
+  std::vector<std::string> ticks;
+  std::map<std::string, std::size_t> tick_at, series_at;
   std::vector<Series> series;
   std::size_t missing = 0;
   for (const json& r : rows) {
@@ -118,24 +121,24 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
           key.others.push_back(r["values"][p]);
           key.label += fmt::format(", {}={}", p, model::json_text(r["values"][p]));
         }
-    auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.label == key.label; });
-    if (it == series.end()) it = series.insert(series.end(), key);
+    const auto [at, added] = series_at.emplace(key.label, series.size());
+    if (added) series.push_back(std::move(key));
+    Series& sr = series[at->second];
     double x = 0;
     if (numeric_x) {
       x = r["values"][spec.x];
     } else {
-      const std::size_t point = r["point"];
       std::string tick;
       if (labelled_x) {
         for (const std::string& p : axis_paths) tick += (tick.empty() ? "" : " / ") + model::json_text(r["values"][p]);
       } else {
         tick = model::json_text(r["values"][spec.x]);
       }
-      auto t = std::find_if(ticks.begin(), ticks.end(), [&](const auto& e) { return e.second == tick; });
-      if (t == ticks.end()) t = ticks.insert(ticks.end(), {point, tick});
-      x = static_cast<double>(t - ticks.begin());
+      const auto [t, new_tick] = tick_at.emplace(tick, ticks.size());
+      if (new_tick) ticks.push_back(tick);
+      x = static_cast<double>(t->second);
     }
-    it->pts.emplace_back(x, y);
+    sr.pts.emplace_back(x, y);
   }
   if (series.empty()) throw std::invalid_argument("--y " + spec.y + ": no row has this metric");
   // Legend: variants in the sweep's order, then the other axes' values in numeric order.
@@ -172,7 +175,7 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
       std::sort(pts.begin(), pts.end());
       for (const auto& [x, y] : pts) {
         f << fmt::format("{} {}", x, y);
-        if (!numeric_x) f << " " << data_label(ticks[static_cast<std::size_t>(x)].second);
+        if (!numeric_x) f << " " << data_label(ticks[static_cast<std::size_t>(x)]);
         f << "\n";
       }
       f << "\n\n";
