@@ -22,7 +22,7 @@
 
 #include "bam/bam_hw.h"
 #include "bam/bam_peripheral_if.h"
-#include "cpu/kernel.h"
+#include "model/irq_line.h"
 #include "model/register_bank.h"
 
 namespace qcesim::bam {
@@ -104,8 +104,8 @@ class Bam : public sc_core::sc_module {
   int lock_owner_pipe() const { return m_lock.held ? static_cast<int>(m_lock.pipe) : -1; }
   unsigned pipe_ee(unsigned pipe) const;
   // The EE's interrupt line as the GIC samples it (the `irq` ports follow it a delta later).
-  const cpu::IrqLine& irq_line(unsigned ee) const { return *m_lines.at(ee); }
-  cpu::IrqLine& irq_line(unsigned ee) { return *m_lines.at(ee); }
+  const model::IrqLine& irq_line(unsigned ee) const { return *m_lines.at(ee); }
+  model::IrqLine& irq_line(unsigned ee) { return *m_lines.at(ee); }
 
  private:
   struct Pipe {
@@ -203,7 +203,7 @@ class Bam : public sc_core::sc_module {
   void trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd);
   int trace_track(const Pipe& pp) const;
 
-  class Line : public cpu::IrqLine {
+  class Line : public model::IrqLine {
    public:
     bool level() const override { return high; }
     const sc_core::sc_event& rise_event() const override { return rise; }

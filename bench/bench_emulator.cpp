@@ -9,8 +9,8 @@
 #include <string>
 
 #include "model/sha_core.h"
-#include "model/soc.h"
-#include "qce/qce_sha.h"
+#include "soc/soc.h"
+#include "drivers/crypto/qce/sha.h"
 
 using namespace qcesim;
 

@@ -6,9 +6,9 @@
 
 #include "cli/run_command.h"
 #include "model/config_error.h"
-#include "model/explain.h"
-#include "model/replay.h"
-#include "model/scenario.h"
+#include "studies/explain.h"
+#include "studies/replay.h"
+#include "studies/scenario.h"
 #include "model/trace.h"
 
 namespace qcesim::cli {

@@ -10,8 +10,8 @@
 
 #include "cli/hex.h"
 #include "cpu/ce_sha.h"
-#include "model/soc.h"
-#include "qce/qce_sha.h"
+#include "soc/soc.h"
+#include "drivers/crypto/qce/sha.h"
 
 namespace qcesim::cli {
 

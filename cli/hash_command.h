@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/sha_core.h"
-#include "qce/qce_driver.h"
+#include "drivers/crypto/qce/core.h"
 
 namespace qcesim::cli {
 

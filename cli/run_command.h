@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/replay.h"
+#include "studies/replay.h"
 
 namespace qcesim::cli {
 

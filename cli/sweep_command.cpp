@@ -14,9 +14,9 @@
 #include "cli/plot.h"
 #include "cli/run_command.h"
 #include "model/config_error.h"
-#include "model/replay.h"
-#include "model/scenario.h"
-#include "model/sweep.h"
+#include "studies/replay.h"
+#include "studies/scenario.h"
+#include "studies/sweep.h"
 
 namespace qcesim::cli {
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "bam/bam_hw.h"
-#include "model/soc.h"
+#include "soc/soc.h"
 #include "qce/regs_v5.h"
 
 namespace qcesim::fuzz {

@@ -22,8 +22,8 @@
 
 #include "fuzz/device_ops.h"
 #include "model/config_error.h"
-#include "model/scenario.h"
-#include "model/sweep.h"
+#include "studies/scenario.h"
+#include "studies/sweep.h"
 
 extern "C" int LLVMFuzzerRunDriver(int* argc, char*** argv, int (*cb)(const uint8_t* data, size_t size));
 

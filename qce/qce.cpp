@@ -1,5 +1,7 @@
 #include "qce/qce.h"
 
+#include "model/hash_ahead.h"
+
 #include "model/trace.h"
 
 #include <spdlog/spdlog.h>
@@ -27,6 +29,8 @@ Qce::Qce(sc_core::sc_module_name name, const QceConfig& cfg)
   if (m_cfg.functional && m_cfg.hash_ahead) m_ahead = std::make_unique<HashAhead>();
   SC_THREAD(engine_thread);
 }
+
+Qce::~Qce() = default;
 
 void Qce::build_registers() {
   auto& r = m_regs;

@@ -16,10 +16,13 @@
 #include <random>
 
 #include "bam/bam_peripheral_if.h"
-#include "model/hash_ahead.h"
 #include "model/register_bank.h"
 #include "model/sha_core.h"
 #include "qce/regs_v5.h"
+
+namespace qcesim {
+class HashAhead;  // model/hash_ahead.h: a host-speed helper, not part of the hardware
+}  // namespace qcesim
 
 namespace qcesim::qce {
 
@@ -62,6 +65,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   tlm_utils::simple_target_socket<Qce> regs_socket;
 
   Qce(sc_core::sc_module_name name, const QceConfig& cfg);
+  ~Qce() override;
 
   // BamPeripheralIf
   std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,

@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "model/soc.h"
-#include "qce/qce_sha.h"
+#include "soc/soc.h"
+#include "drivers/crypto/qce/sha.h"
 
 namespace qcesim::test {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bam/bam_hw.h"
-#include "model/soc.h"
+#include "soc/soc.h"
 
 namespace qcesim::test {
 

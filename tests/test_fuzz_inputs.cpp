@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "model/config_error.h"
-#include "model/scenario.h"
-#include "model/sweep.h"
+#include "studies/scenario.h"
+#include "studies/sweep.h"
 #include "tests/process.h"
 
 using namespace qcesim;

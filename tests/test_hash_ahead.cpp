@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "model/hash_ahead.h"
-#include "model/soc.h"
-#include "qce/qce_sha.h"
+#include "soc/soc.h"
+#include "drivers/crypto/qce/sha.h"
 #include "tests/emu_helpers.h"
 
 using namespace qcesim;

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "cli/run_command.h"
-#include "model/replay.h"
-#include "qce/qce_sha.h"
+#include "studies/replay.h"
+#include "drivers/crypto/qce/sha.h"
 #include "tests/emu_helpers.h"
 
 using namespace qcesim;

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "model/scenario.h"
+#include "studies/scenario.h"
 
 using namespace qcesim::model;
 

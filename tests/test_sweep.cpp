@@ -12,7 +12,7 @@
 
 #include "cli/sweep_command.h"
 #include "model/config_error.h"
-#include "model/sweep.h"
+#include "studies/sweep.h"
 
 using namespace qcesim;
 using nlohmann::json;

@@ -7,8 +7,8 @@
 #include <regex>
 #include <set>
 
-#include "model/explain.h"
-#include "model/replay.h"
+#include "studies/explain.h"
+#include "studies/replay.h"
 #include "model/trace.h"
 
 using namespace qcesim;

@@ -1,4 +1,4 @@
-#include "qce/qce_sha.h"
+#include "drivers/crypto/qce/sha.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "model/scenario.h"
+#include "studies/scenario.h"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "model/replay.h"
+#include "studies/replay.h"
 
 namespace qcesim::model {
 

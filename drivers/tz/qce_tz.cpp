@@ -1,4 +1,4 @@
-#include "qce/qce_tz.h"
+#include "drivers/tz/qce_tz.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "model/explain.h"
+#include "studies/explain.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "model/sweep.h"
+#include "studies/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "model/config_error.h"
-#include "model/scenario.h"
+#include "studies/scenario.h"
 
 namespace qcesim::model {
 

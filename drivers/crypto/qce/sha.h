@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "qce/qce_driver.h"
+#include "drivers/crypto/qce/core.h"
 
 namespace qcesim::qce {
 

@@ -14,21 +14,17 @@
 #include <systemc>
 #include <vector>
 
-#include "bam/bam_dma.h"
+#include "drivers/dma/qcom/bam_dma.h"
 #include "cpu/host.h"
 #include "cpu/kernel.h"
 #include "model/sha_core.h"
+#include "drivers/crypto/qce/reg_io.h"
 #include "qce/regs_v5.h"
 
 namespace qcesim::qce {
 
 using cpu::Runner;
 
-enum class RegIo {
-  mmio,  // mainline: CPU writel() to every register
-  bam,   // locking series: register writes as command descriptors, LOCK/UNLOCK around them
-};
-const char* reg_io_name(RegIo r);
 
 struct QceDriverConfig {
   RegIo reg_io = RegIo::mmio;

@@ -11,7 +11,7 @@
 
 #include "model/profile.h"
 #include "model/sha_core.h"
-#include "qce/qce_driver.h"
+#include "drivers/crypto/qce/reg_io.h"
 
 namespace qcesim::model {
 

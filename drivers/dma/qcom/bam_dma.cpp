@@ -1,4 +1,4 @@
-#include "bam/bam_dma.h"
+#include "drivers/dma/qcom/bam_dma.h"
 
 #include <spdlog/fmt/fmt.h>
 

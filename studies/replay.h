@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "model/scenario.h"
-#include "model/soc.h"
+#include "studies/scenario.h"
+#include "soc/soc.h"
 
 namespace qcesim::model {
 

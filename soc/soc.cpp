@@ -1,4 +1,4 @@
-#include "model/soc.h"
+#include "soc/soc.h"
 
 #include <stdexcept>
 

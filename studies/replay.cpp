@@ -1,4 +1,4 @@
-#include "model/replay.h"
+#include "studies/replay.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,6 +9,7 @@
 #include "bam/bam_hw.h"
 #include "cpu/ce_core.h"
 #include "cpu/ce_sha.h"
+#include "model/hash_ahead.h"
 #include "model/read_only_pages.h"
 #include "model/stats.h"
 #include "model/trace.h"

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/replay.h"
+#include "studies/replay.h"
 #include "model/trace.h"
 
 namespace qcesim::model {

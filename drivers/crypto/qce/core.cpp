@@ -1,4 +1,4 @@
-#include "qce/qce_driver.h"
+#include "drivers/crypto/qce/core.h"
 
 #include <spdlog/fmt/fmt.h>
 
@@ -10,8 +10,6 @@ namespace {
 constexpr unsigned kMaxCmdElements = 128;  // capacity of the series' command-element list
 constexpr unsigned kBurstSize = 64;        // QCE_BAM_BURST_SIZE
 }  // namespace
-
-const char* reg_io_name(RegIo r) { return r == RegIo::mmio ? "mmio" : "bam"; }
 
 QceDevice::QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
                      const QceDriverConfig& cfg)

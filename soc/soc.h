@@ -9,14 +9,14 @@
 #include <systemc>
 
 #include "bam/bam.h"
-#include "bam/bam_dma.h"
+#include "drivers/dma/qcom/bam_dma.h"
 #include "cpu/host.h"
 #include "cpu/kernel.h"
 #include "model/bus.h"
 #include "model/memory.h"
 #include "qce/qce.h"
-#include "qce/qce_driver.h"
-#include "qce/qce_tz.h"
+#include "drivers/crypto/qce/core.h"
+#include "drivers/tz/qce_tz.h"
 
 namespace qcesim::model {
 
