@@ -17,6 +17,7 @@
 #include "cli/sweep_command.h"
 #include "cli/explain_command.h"
 #include "model/config_error.h"
+#include "cpu/costs.h"
 #include "model/profile.h"
 
 using namespace qcesim;
@@ -157,7 +158,9 @@ int sc_main(int argc, char* argv[]) {
   }
   if (pr->parsed()) {
     return guarded("profile", [&] {
-      std::cout << model::Profile::load(profile_file).markdown();
+      const model::Profile p = model::Profile::load(profile_file);
+      (void)cpu::costs_from_profile(p);  // every cost item there, no unknown one
+      std::cout << p.markdown([](const model::Param& prm) { return cpu::cost_param_doc(prm.name); });
       return 0;
     });
   }

@@ -77,6 +77,12 @@ class FnTimes {
   sc_core::sc_time* m_last = nullptr;
 };
 
+// Work charged under a kernel function's name (cpu/costs.h builds these from the cost items).
+struct Charge {
+  const char* fn;
+  sc_core::sc_time time;
+};
+
 // A thread's seat on a core in one context.
 class Runner {
  public:
@@ -92,6 +98,7 @@ class Runner {
     if (model::Tracer::active()) trace_charge(fn, cost);
     fn_time(fn) += cost;
   }
+  void charge(const Charge& c) { charge(c.fn, c.time); }
   // Blocks until the core has executed everything charged so far (preempted as needed).
   void sync();
   void run(const char* fn, const sc_core::sc_time& cost) {

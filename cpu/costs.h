@@ -1,58 +1,135 @@
-// CPU time of the kernel primitives and driver functions the flows charge, named after the
-// kernel functions they stand for. The platform profile fills them in (scenarios/*.json); all
-// are zero for the untimed functional emulator. Hardware latencies live with their blocks.
+// The CPU cost items: what the kernel primitives and driver functions in the flows cost. Each
+// item is named once, in QCESIM_COST_ITEMS below: its field (the profile key is "cost.<field>",
+// in microseconds), the kernel function it is charged as (the label in profiles, timelines and
+// flame graphs), and one line saying what that function does for the request (explain's
+// narration, docs/profile.md). The profile must give every item and no other `cost.*` key.
+// All are zero for the untimed functional emulator. Hardware latencies live with their blocks.
+//
+// Adding an item: a line here, "cost.<field>" in each profile, and the charge site's
+// r.charge(costs(Cost::<field>)).
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <string>
 #include <systemc>
+
+#include "cpu/core.h"
+
+namespace qcesim::model {
+class Profile;
+}
 
 namespace qcesim::cpu {
 
-struct Costs {
-  using T = sc_core::sc_time;
-  // Interrupts, softirqs, workqueues, scheduling.
-  T irq_entry;        // gic_handle_irq + irq_enter: exception entry, GIC acknowledge, irqtime accounting
-  T irq_exit;         // irq_exit + EOI: softirq check, exception return
-  T softirq_entry;    // __do_softirq: one pass of the softirq loop
-  T tasklet_action;   // running one tasklet (or one BH work item)
-  T tasklet_schedule; // raising it from hardirq
-  T queue_work;       // queue_work_on: putting an item on a workqueue
-  T try_to_wake_up;   // waking a sleeping thread (charged to the waker)
-  T context_switch;   // __schedule + switch-in (charged to the thread switched in)
-  T gic_latency;      // line to CPU exception: not CPU time
-  T idle_exit;        // extra delay when the interrupt finds its core idle (WFI/cpuidle exit): not CPU time
-  T sync_quantum;     // a device read syncs the CPU only once this much time is owed (0: always)
-  // Memory-mapped I/O and DMA mapping.
-  T readl;                  // one device-register read (an uncached round trip on the NoC)
-  T writel;                 // one device-register write (posted, with the implied barrier)
-  T dma_map_sg;             // per call, plus per entry below
-  T dma_map_sg_per_entry;   // IOMMU map of one scatterlist entry
-  T dma_unmap_sg;           // per call
-  T dma_unmap_sg_per_entry; // IOMMU unmap (with TLB invalidation) of one entry
-  T kmalloc;
-  T kfree;
-  // dmaengine / bam_dma.
-  T bam_prep_slave_sg;      // per call, plus per hardware descriptor below
-  T bam_prep_per_desc;
-  T bam_start_dma;          // per call, plus per descriptor copied into the FIFO below
-  T bam_fifo_per_desc;
-  T process_channel_irqs;   // per flagged pipe, besides its MMIO
-  T vchan_complete;         // per completed descriptor: callback dispatch and free
-  T bam_terminate_all;
-  // qce driver and crypto API.
-  T crypto_ahash_digest;    // the caller's side of one request, up to the driver
-  T qce_handle_queue;
-  T qce_ahash_async_req_handle;
-  T qce_write_ce;           // the series: building one command element (replaces writel)
-  T qce_ahash_done;
-  T qce_req_done_work;
-  T crypto_request_complete;
-  // The CPU path: kernel-mode NEON around a CE hash.
-  T kernel_neon_begin;
-  T kernel_neon_end;
-  T sha256_lib_call;  // the SHA-256 library call around the CE transform (init, update, final)
+// X(field, kernel function label, what it does)
+#define QCESIM_COST_ITEMS(X)                                                                                          \
+  /* Interrupts, softirqs, workqueues, scheduling. */                                                                 \
+  X(irq_entry, "gic_handle_irq",                                                                                      \
+    "interrupt entry: the GIC delivered the BAM interrupt to this core; exception entry and dispatch")               \
+  X(irq_exit, "irq_exit", "leaves hardirq context; pending softirqs run right after")                                \
+  X(softirq_entry, "__do_softirq", "softirq processing on irq exit")                                                 \
+  X(tasklet_action, "tasklet_action", "runs one tasklet or BH work item (dispatch only), charged as the item's function") \
+  X(tasklet_schedule, "tasklet_schedule",                                                                             \
+    "defers the completion to softirq (bam_dma's tasklet or BH work) to leave hardirq quickly")                      \
+  X(queue_work, "queue_work_on", "queues the request's completion on a workqueue (process context)")                 \
+  X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread: the kworker, or the caller waiting for its digest")   \
+  X(context_switch, "__schedule", "context switch into the thread that was woken")                                   \
+  /* Memory-mapped I/O and DMA mapping. */                                                                            \
+  X(readl, "readl", "an MMIO register read (status, IRQ sources): the CPU waits for the device's answer")            \
+  X(writel, "writel",                                                                                                 \
+    "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma "        \
+    "(posted, no wait)")                                                                                              \
+  X(dma_map_sg, "dma_map_sg", "maps a buffer for the device through the IOMMU: a base cost plus one per scatterlist entry") \
+  X(dma_map_sg_per_entry, "dma_map_sg", "IOMMU map of one scatterlist entry (charged as dma_map_sg)")                 \
+  X(dma_unmap_sg, "dma_unmap_sg", "unmaps a buffer from the IOMMU: a base cost plus a TLB invalidation per entry")   \
+  X(dma_unmap_sg_per_entry, "dma_unmap_sg",                                                                           \
+    "IOMMU unmap of one scatterlist entry (with its TLB invalidation; charged as dma_unmap_sg)")                       \
+  X(kmalloc, "kmalloc", "allocates a dmaengine descriptor")                                                           \
+  X(kfree, "kfree", "frees a finished dmaengine descriptor")                                                          \
+  /* dmaengine / bam_dma. */                                                                                          \
+  X(bam_prep_slave_sg, "bam_prep_slave_sg", "bam_dma turns the scatterlist into BAM hardware descriptors")           \
+  X(bam_prep_per_desc, "bam_prep_slave_sg", "writing one BAM hardware descriptor (charged as bam_prep_slave_sg)")     \
+  X(bam_start_dma, "bam_start_dma", "issue_pending: copies descriptors into the pipe's FIFO and rings the doorbell")  \
+  X(bam_fifo_per_desc, "bam_start_dma",                                                                               \
+    "copying one descriptor into the write-combined FIFO (charged as bam_start_dma)")                                 \
+  X(process_channel_irqs, "process_channel_irqs",                                                                     \
+    "bam_dma_irq: reads which pipes raised it (IRQ_SRCS_EE) and clears their status")                                 \
+  X(vchan_complete, "vchan_complete", "virt-dma completes the finished descriptors and calls the client's callback") \
+  X(bam_terminate_all, "bam_dma_terminate_all",                                                                       \
+    "dmaengine_terminate_all on a channel: the driver stops its RX and TX channels")                                  \
+  /* qce driver and crypto API. */                                                                                    \
+  X(crypto_ahash_digest, "crypto_ahash_digest",                                                                       \
+    "the caller asks the crypto API for a digest; the API picks the qce ahash driver")                                \
+  X(qce_handle_queue, "qce_handle_queue",                                                                             \
+    "the qce core queues the request and starts it if the engine is free (one request in flight)")                   \
+  X(qce_ahash_async_req_handle, "qce_ahash_async_req_handle",                                                         \
+    "the sha driver sets up the request: scatterlists and the result buffer")                                         \
+  X(qce_write_ce, "qce_write",                                                                                        \
+    "adds a register write to a command descriptor (the locking series moves register I/O to BAM)")                  \
+  X(qce_ahash_done, "qce_ahash_done",                                                                                 \
+    "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status")                    \
+  X(qce_req_done_work, "qce_req_done_work",                                                                           \
+    "the qce core's work item: finishes the request and frees the engine for the next")                               \
+  X(crypto_request_complete, "crypto_request_complete", "calls the caller's completion callback: the digest is ready") \
+  /* The CPU path: kernel-mode NEON around a CE hash. */                                                              \
+  X(kernel_neon_begin, "kernel_neon_begin", "saves the task's FP/SIMD state so the kernel may use NEON/Crypto Extensions") \
+  X(kernel_neon_end, "kernel_neon_end", "gives FP/SIMD back to the task")                                             \
+  X(sha256_lib_call, "sha256_lib_call", "the kernel's SHA-256 library entry: state set-up and final padding bookkeeping")
+
+enum class Cost : unsigned {
+#define QCESIM_COST_ENUM(field, label, doc) field,
+  QCESIM_COST_ITEMS(QCESIM_COST_ENUM)
+#undef QCESIM_COST_ENUM
 };
+
+struct CostItem {
+  Cost id;
+  const char* field;  // the profile key is "cost." + field
+  const char* label;  // the kernel function it is charged as
+  const char* doc;
+};
+
+constexpr CostItem kCostItems[] = {
+#define QCESIM_COST_ROW(field, label, doc) {Cost::field, #field, label, doc},
+    QCESIM_COST_ITEMS(QCESIM_COST_ROW)
+#undef QCESIM_COST_ROW
+};
+constexpr std::size_t kNumCosts = sizeof kCostItems / sizeof kCostItems[0];
+
+constexpr const CostItem& cost_item(Cost c) { return kCostItems[static_cast<unsigned>(c)]; }
+std::string cost_profile_key(Cost c);
+// The item whose profile key is `key` ("cost.<field>"), or null.
+const CostItem* cost_item_for_key(const std::string& key);
+// The first item charged as `label`, or null: what explain says about a step.
+const CostItem* cost_item_for_label(const std::string& label);
 
 // n times a per-item cost.
 inline sc_core::sc_time per(std::size_t n, const sc_core::sc_time& each) { return each * static_cast<double>(n); }
+
+struct Costs {
+  using T = sc_core::sc_time;
+  std::array<T, kNumCosts> item{};  // indexed by Cost
+  // Timing the kernel model needs that is not CPU time of a function.
+  T gic_latency;   // line to CPU exception
+  T idle_exit;     // extra delay when the interrupt finds its core idle (WFI/cpuidle exit)
+  T sync_quantum;  // a device read syncs the CPU only once this much time is owed (0: always)
+
+  const T& operator[](Cost c) const { return item[static_cast<unsigned>(c)]; }
+  T& operator[](Cost c) { return item[static_cast<unsigned>(c)]; }
+  // What a charge site charges: the item under its kernel label.
+  Charge operator()(Cost c) const { return {cost_item(c).label, (*this)[c]}; }
+  // A per-call item plus n per-entry items, under the per-call item's label (dma_map_sg of n entries).
+  Charge operator()(Cost call, Cost each, std::size_t n) const {
+    return {cost_item(call).label, (*this)[call] + per(n, (*this)[each])};
+  }
+};
+
+// The table's line for a "cost.*" parameter ("`label`: doc"), "" for any other parameter.
+std::string cost_param_doc(const std::string& param);
+
+// The cost items and the kernel timing from a profile: every item must be there ("cost.<field>",
+// a time unit) and every "cost.*" key must be an item; ConfigError names the one that is not.
+Costs costs_from_profile(const model::Profile& p);
 
 }  // namespace qcesim::cpu

@@ -60,14 +60,14 @@ Host::Host(sc_core::sc_module_name name, std::uint64_t dma_base, std::uint64_t d
 std::uint32_t Host::readl(Runner& r, std::uint64_t addr) {
   if (r.debt() > m_costs.sync_quantum || m_costs.sync_quantum == sc_core::SC_ZERO_TIME) r.sync();
   const std::uint32_t v = readl(addr);
-  r.charge("readl", m_costs.readl);
+  r.charge(m_costs(Cost::readl));
   return v;
 }
 
 void Host::writel(Runner& r, std::uint64_t addr, std::uint32_t value) {
   if (m_exact_writes) r.sync();
   writel(addr, value);
-  r.charge("writel", m_costs.writel);
+  r.charge(m_costs(Cost::writel));
 }
 
 std::uint32_t Host::access(tlm::tlm_command cmd, std::uint64_t addr, std::uint32_t value) {

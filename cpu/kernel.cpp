@@ -106,9 +106,9 @@ void Kernel::hardirq_thread(unsigned cpu) {
     delivered = false;
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     ++m_hardirqs;
-    r.charge("gic_handle_irq", m_costs.irq_entry);
+    r.charge(m_costs(Cost::irq_entry));
     pending->handler(r);
-    r.charge("irq_exit", m_costs.irq_exit);
+    r.charge(m_costs(Cost::irq_exit));
     r.sync();
     // EOI: the GIC samples the line's level again (the loop), which the handler's status
     // clears have already lowered if nothing new is pending.
@@ -134,7 +134,7 @@ void Kernel::softirq_thread(unsigned cpu) {
       // Work ksoftirqd already owns is left to it.
       sc_core::wait(c.softirq_event);
     }
-    r.charge("__do_softirq", m_costs.softirq_entry);
+    r.charge(m_costs(Cost::softirq_entry));
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     for (int pass = 0; !c.softirq_queue.empty(); ++pass) {
       if (pass == kMaxRestart || sc_core::sc_time_stamp() + r.debt() - start > max_time) {
@@ -145,7 +145,7 @@ void Kernel::softirq_thread(unsigned cpu) {
       std::deque<Deferred>& batch = c.softirq_batch;
       batch.swap(c.softirq_queue);
       for (Deferred& d : batch) {
-        r.charge(d.fn, m_costs.tasklet_action);
+        r.charge(d.fn, m_costs[Cost::tasklet_action]);
         d.work(r);
       }
       batch.clear();
@@ -158,7 +158,7 @@ void Kernel::wake_ksoftirqd(Cpu& c, Runner& from) {
   if (!c.ksoftirqd_sleeping) return;
   c.ksoftirqd_sleeping = false;
   ++m_ksoftirqd_wakeups;
-  from.charge("wakeup_softirqd", m_costs.try_to_wake_up);
+  from.charge("wakeup_softirqd", m_costs[Cost::try_to_wake_up]);
   c.ksoftirqd_event.notify();
 }
 
@@ -168,12 +168,12 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
   Runner& r = *c.ksoftirqd;
   for (;;) {
     while (c.ksoftirqd_sleeping) sc_core::wait(c.ksoftirqd_event);
-    r.charge("__schedule", m_costs.context_switch);
-    r.charge("__do_softirq", m_costs.softirq_entry);
+    r.charge(m_costs(Cost::context_switch));
+    r.charge(m_costs(Cost::softirq_entry));
     while (!c.softirq_queue.empty()) {
       Deferred d = std::move(c.softirq_queue.front());
       c.softirq_queue.pop_front();
-      r.charge(d.fn, m_costs.tasklet_action);
+      r.charge(d.fn, m_costs[Cost::tasklet_action]);
       d.work(r);
     }
     r.sync();
@@ -196,7 +196,7 @@ void Kernel::kworker_thread(unsigned cpu) {
       // Re-check after every wake-up: an item queued while this thread was still syncing
       // would otherwise be missed.
       while (c.work_queue.empty()) sc_core::wait(c.work_event);
-      r.charge("__schedule", m_costs.context_switch);
+      r.charge(m_costs(Cost::context_switch));
     }
     c.kworker_sleeping = false;
     Deferred d = std::move(c.work_queue.front());
@@ -208,7 +208,7 @@ void Kernel::kworker_thread(unsigned cpu) {
 
 void Kernel::tasklet_schedule(Runner& from, const char* fn, Fn work) {
   Cpu& c = *m_cpus.at(from.core().id());
-  from.charge("tasklet_schedule", m_costs.tasklet_schedule);
+  from.charge(m_costs(Cost::tasklet_schedule));
   c.softirq_queue.push_back({fn, std::move(work)});
   if (ctx_level(from.ctx()) == 0) {
     wake_ksoftirqd(c, from);  // raised outside interrupt context
@@ -219,8 +219,8 @@ void Kernel::tasklet_schedule(Runner& from, const char* fn, Fn work) {
 
 void Kernel::schedule_work(Runner& from, const char* fn, Fn work) {
   Cpu& c = *m_cpus.at(from.core().id());
-  from.charge("queue_work_on", m_costs.queue_work);
-  if (c.kworker_sleeping && c.work_queue.empty()) from.charge("try_to_wake_up", m_costs.try_to_wake_up);
+  from.charge(m_costs(Cost::queue_work));
+  if (c.kworker_sleeping && c.work_queue.empty()) from.charge(m_costs(Cost::try_to_wake_up));
   c.work_queue.push_back({fn, std::move(work)});
   c.work_event.notify();
 }
@@ -249,7 +249,7 @@ void Completion::wait(Runner& task) {
     task.block();
     sc_core::wait(m_event);
     m_sleeping = false;
-    task.charge("__schedule", m_kernel.costs().context_switch);
+    task.charge(m_kernel.cost(Cost::context_switch));
   }
   m_done = false;
 }
@@ -268,7 +268,7 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
     if (!m_timed_out) m_kernel.disarm_timer(timer);
     m_sleeping = false;
     if (!m_done) return false;
-    task.charge("__schedule", m_kernel.costs().context_switch);
+    task.charge(m_kernel.cost(Cost::context_switch));
   }
   m_done = false;
   return true;
@@ -277,7 +277,7 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
 void Completion::complete(Runner& from) {
   m_done = true;
   if (m_sleeping) {
-    from.charge("try_to_wake_up", m_kernel.costs().try_to_wake_up);
+    from.charge(m_kernel.cost(Cost::try_to_wake_up));
     m_event.notify();
   }
 }

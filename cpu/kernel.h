@@ -32,6 +32,7 @@ class Kernel : public sc_core::sc_module {
   unsigned num_cores() const { return static_cast<unsigned>(m_cpus.size()); }
   Core& core(unsigned cpu);
   const Costs& costs() const { return m_costs; }
+  Charge cost(Cost c) const { return m_costs(c); }
   void set_costs(const Costs& c) { m_costs = c; }
 
   // A level-high interrupt line, delivered to `cpu` (its affinity); `handler` runs in hardirq

@@ -149,12 +149,14 @@ void Profile::set_text(const std::string& name, const std::string& value, const 
   it->second.origin_path = origin_path;
 }
 
-std::string Profile::markdown() const {
+std::string Profile::markdown(const std::function<std::string(const Param&)>& meaning) const {
   std::string s = "| parameter | value | unit | range | provenance | meaning |\n|---|---|---|---|---|---|\n";
   for (const auto& [name, p] : m_params) {
     const std::string value = p.is_text() ? p.text : fmt::format("{:g}", p.value);
     const std::string range = p.is_text() ? "" : fmt::format("[{:g}, {:g}]", p.min, p.max);
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", name, value, p.unit, range, p.provenance, p.doc);
+    std::string doc = meaning ? meaning(p) : "";
+    if (doc.empty()) doc = p.doc;
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", name, value, p.unit, range, p.provenance, doc);
   }
   return s;
 }

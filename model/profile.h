@@ -4,6 +4,7 @@
 // checked against the same unit and range.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -53,8 +54,9 @@ class Profile {
   static Profile parse(const nlohmann::json& j, const std::string& file);
   static double unit_to_seconds(const std::string& unit);  // 0 when not a time unit
 
-  // The parameter table as Markdown: name, value, unit, range, provenance, meaning.
-  std::string markdown() const;
+  // The parameter table as Markdown: name, value, unit, range, provenance, meaning. `meaning`
+  // gives the last column for parameters documented elsewhere (the cost items); "" uses the doc.
+  std::string markdown(const std::function<std::string(const Param&)>& meaning = {}) const;
 
  private:
   std::string m_name, m_file;

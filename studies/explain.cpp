@@ -4,45 +4,19 @@
 #include <map>
 #include <spdlog/fmt/fmt.h>
 
+#include "cpu/costs.h"
+
 namespace qcesim::model {
 
 namespace {
 
-// One line per cost item and hardware step: what the kernel or the hardware is doing and why
-// the request needs it. Kernel names as in drivers/crypto/qce and drivers/dma/qcom/bam_dma.c.
+// One line per step that is not a cost item (those are in cpu/costs.h): what the kernel or
+// the hardware is doing and why the request needs it. Kernel names as in drivers/crypto/qce and drivers/dma/qcom/bam_dma.c.
 const std::map<std::string, std::string>& reasons() {
   static const std::map<std::string, std::string> m = {
-      {"crypto_ahash_digest", "the caller asks the crypto API for a digest; the API picks the qce ahash driver"},
-      {"qce_handle_queue", "the qce core queues the request and starts it if the engine is free (one request in flight)"},
-      {"qce_ahash_async_req_handle", "the sha driver sets up the request: scatterlists and the result buffer"},
-      {"dma_map_sg", "maps a buffer for the device through the IOMMU: a base cost plus one per scatterlist entry"},
-      {"kmalloc", "allocates a dmaengine descriptor"},
-      {"kfree", "frees a finished dmaengine descriptor"},
-      {"bam_prep_slave_sg", "bam_dma turns the scatterlist into BAM hardware descriptors"},
-      {"bam_start_dma", "issue_pending: copies descriptors into the pipe's FIFO and rings the doorbell"},
-      {"writel", "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma (posted, no wait)"},
-      {"readl", "an MMIO register read (status, IRQ sources): the CPU waits for the device's answer"},
-      {"qce_write", "adds a register write to a command descriptor (the locking series moves register I/O to BAM)"},
-      {"gic_handle_irq", "interrupt entry: the GIC delivered the BAM interrupt to this core; exception entry and dispatch"},
-      {"process_channel_irqs", "bam_dma_irq: reads which pipes raised it (IRQ_SRCS_EE) and clears their status"},
-      {"tasklet_schedule", "defers the completion to softirq (bam_dma's tasklet or BH work) to leave hardirq quickly"},
-      {"irq_exit", "leaves hardirq context; pending softirqs run right after"},
-      {"__do_softirq", "softirq processing on irq exit"},
-      {"vchan_complete", "virt-dma completes the finished descriptors and calls the client's callback"},
       {"dma_tasklet", "bam_dma's tasklet: starts descriptors still waiting for FIFO room"},
       {"bam_dma_work", "bam_dma's BH work item: starts descriptors still waiting for FIFO room"},
-      {"qce_ahash_done", "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status"},
-      {"bam_dma_terminate_all", "dmaengine_terminate_all on a channel: the driver stops its RX and TX channels"},
-      {"dma_unmap_sg", "unmaps a buffer from the IOMMU: a base cost plus a TLB invalidation per entry"},
-      {"queue_work_on", "queues the request's completion on a workqueue (process context)"},
-      {"try_to_wake_up", "wakes a sleeping thread: the kworker, or the caller waiting for its digest"},
-      {"__schedule", "context switch into the thread that was woken"},
-      {"qce_req_done_work", "the qce core's work item: finishes the request and frees the engine for the next"},
-      {"crypto_request_complete", "calls the caller's completion callback: the digest is ready"},
       {"wakeup_softirqd", "softirq work raised outside interrupt context goes to ksoftirqd"},
-      {"sha256_lib_call", "the kernel's SHA-256 library entry: state set-up and final padding bookkeeping"},
-      {"kernel_neon_begin", "saves the task's FP/SIMD state so the kernel may use NEON/Crypto Extensions"},
-      {"kernel_neon_end", "gives FP/SIMD back to the task"},
       {"sha256_ce_transform", "the ARMv8 Crypto Extensions block loop (SHA256H/H2/SU0/SU1), one buffer"},
       {"sha256_ce_finup2x", "the ARMv8 CE loop hashing two buffers interleaved"},
       {"qce_dma_error", "the driver handles a DMA error"},
@@ -56,6 +30,7 @@ std::string us(const sc_core::sc_time& t) { return fmt::format("{:.3f}", t.to_se
 }  // namespace
 
 std::string why(const std::string& step, const std::string& kind) {
+  if (const cpu::CostItem* c = cpu::cost_item_for_label(step)) return c->doc;
   const auto& m = reasons();
   if (auto it = m.find(step); it != m.end()) return it->second;
   if (kind == "bam" && step.rfind("waiting for EE", 0) == 0)

@@ -21,46 +21,6 @@ using sc_core::sc_time;
 
 namespace {
 
-// Profile names of the CPU cost items ("cost.<name>", in us).
-const std::vector<std::pair<const char*, sc_time cpu::Costs::*>>& cost_fields() {
-  static const std::vector<std::pair<const char*, sc_time cpu::Costs::*>> f = {
-      {"irq_entry", &cpu::Costs::irq_entry},
-      {"irq_exit", &cpu::Costs::irq_exit},
-      {"softirq_entry", &cpu::Costs::softirq_entry},
-      {"tasklet_action", &cpu::Costs::tasklet_action},
-      {"tasklet_schedule", &cpu::Costs::tasklet_schedule},
-      {"queue_work", &cpu::Costs::queue_work},
-      {"try_to_wake_up", &cpu::Costs::try_to_wake_up},
-      {"context_switch", &cpu::Costs::context_switch},
-      {"readl", &cpu::Costs::readl},
-      {"writel", &cpu::Costs::writel},
-      {"dma_map_sg", &cpu::Costs::dma_map_sg},
-      {"dma_map_sg_per_entry", &cpu::Costs::dma_map_sg_per_entry},
-      {"dma_unmap_sg", &cpu::Costs::dma_unmap_sg},
-      {"dma_unmap_sg_per_entry", &cpu::Costs::dma_unmap_sg_per_entry},
-      {"kmalloc", &cpu::Costs::kmalloc},
-      {"kfree", &cpu::Costs::kfree},
-      {"bam_prep_slave_sg", &cpu::Costs::bam_prep_slave_sg},
-      {"bam_prep_per_desc", &cpu::Costs::bam_prep_per_desc},
-      {"bam_start_dma", &cpu::Costs::bam_start_dma},
-      {"bam_fifo_per_desc", &cpu::Costs::bam_fifo_per_desc},
-      {"process_channel_irqs", &cpu::Costs::process_channel_irqs},
-      {"vchan_complete", &cpu::Costs::vchan_complete},
-      {"bam_terminate_all", &cpu::Costs::bam_terminate_all},
-      {"crypto_ahash_digest", &cpu::Costs::crypto_ahash_digest},
-      {"qce_handle_queue", &cpu::Costs::qce_handle_queue},
-      {"qce_ahash_async_req_handle", &cpu::Costs::qce_ahash_async_req_handle},
-      {"qce_write_ce", &cpu::Costs::qce_write_ce},
-      {"qce_ahash_done", &cpu::Costs::qce_ahash_done},
-      {"qce_req_done_work", &cpu::Costs::qce_req_done_work},
-      {"crypto_request_complete", &cpu::Costs::crypto_request_complete},
-      {"kernel_neon_begin", &cpu::Costs::kernel_neon_begin},
-      {"kernel_neon_end", &cpu::Costs::kernel_neon_end},
-      {"sha256_lib_call", &cpu::Costs::sha256_lib_call},
-  };
-  return f;
-}
-
 sc_time cycles(double n, double hz) { return sc_time(n / hz, sc_core::SC_SEC); }
 
 struct Snapshot {
@@ -88,10 +48,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   EmulatorConfig c;
   SocConfig& s = c.soc;
   s.num_cores = static_cast<unsigned>(p.num("cpu.cores"));
-  for (const auto& [name, field] : cost_fields()) s.costs.*field = p.time(std::string("cost.") + name);
-  s.costs.gic_latency = p.time("gic.latency");
-  s.costs.sync_quantum = p.time("cpu.sync_quantum");
-  s.costs.idle_exit = p.time("cpu.idle_exit");
+  s.costs = cpu::costs_from_profile(p);
   s.bam.desc_fetch = p.time("bam.desc_fetch");
   s.bam.ce_exec = p.time("bam.ce_exec");
   s.bam.burst = sc_time(64.0 / (p.num("bam.bandwidth") * 1e6), sc_core::SC_SEC);
@@ -235,10 +192,10 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     const double cpb_of[3] = {0, cpu::sha256_ce_cycles_per_block(table, 1), cpu::sha256_ce_cycles_per_block(table, 2)};
     auto cpu_hash = [&](std::uint64_t first, unsigned n, unsigned interleave) {
       const double cpb = cpb_of[interleave];
-      task.charge("sha256_lib_call", costs.sha256_lib_call);
-      task.charge("kernel_neon_begin", costs.kernel_neon_begin);
+      task.charge(costs(cpu::Cost::sha256_lib_call));
+      task.charge(costs(cpu::Cost::kernel_neon_begin));
       task.charge(interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform", cycles(cpb * static_cast<double>(blocks * n), hz));
-      task.charge("kernel_neon_end", costs.kernel_neon_end);
+      task.charge(costs(cpu::Cost::kernel_neon_end));
       for (unsigned k = 0; k < n && check; ++k) {
         const std::size_t m = (first + k) % pool;
         cpu::CeSha h(w.alg);

@@ -1,5 +1,9 @@
 #include "studies/sweep.h"
 
+#include <cctype>
+
+#include "cpu/costs.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -394,6 +398,11 @@ std::string sweep_axis_label(const std::string& path, const Profile& profile) {
   if (!profile.has(name)) return path;
   const Param& p = profile.param(name);
   std::string doc = p.doc.substr(0, p.doc.find(". "));
+  if (const cpu::CostItem* c = cpu::cost_item_for_key(name)) {  // its first clause, capitalised
+    doc = std::string(c->doc).substr(0, std::string(c->doc).find_first_of("(:;"));
+    while (!doc.empty() && doc.back() == ' ') doc.pop_back();
+    if (!doc.empty()) doc[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(doc[0])));
+  }
   if (!doc.empty() && doc.back() == '.') doc.pop_back();
   if (doc.empty()) doc = name;
   return p.unit == "count" || p.unit == "name" ? doc : doc + " [" + p.unit + "]";

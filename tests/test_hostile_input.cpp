@@ -548,3 +548,15 @@ TEST(Repository, SeedMeasurementsAreP1) {
     EXPECT_EQ(v["measured"]["messages"], p1["workload"]["messages"]);
   }
 }
+
+// docs/profile.md's table is what `qcesim profile` prints for the shipped profile (cost items'
+// meanings from cpu/costs.h's table), so the doc cannot drift from the profile or the table.
+TEST(Repository, ProfileDocIsTheGeneratedTable) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  const test::ProcessResult r = test::run_qcesim({"profile", src + "/scenarios/sm8650.json"}, src);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_GT(r.out.size(), 1000u);
+  EXPECT_NE(test::slurp(src + "/docs/profile.md").find(r.out), std::string::npos)
+      << "regenerate the table: scripts/gen-profile-doc.py";
+  EXPECT_NE(r.out.find("`gic_handle_irq`: interrupt entry"), std::string::npos);
+}

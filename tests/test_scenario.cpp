@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <fstream>
 
+#include "cpu/costs.h"
 #include "studies/scenario.h"
 
 using namespace qcesim::model;
+namespace cpu = qcesim::cpu;
 
 namespace {
 
@@ -90,7 +92,8 @@ TEST(Profile, EveryParameterHasUnitRangeProvenanceAndDoc) {
   EXPECT_GT(p.params().size(), 40u);
   for (const auto& [name, prm] : p.params()) {
     EXPECT_FALSE(prm.unit.empty()) << name;
-    EXPECT_FALSE(prm.doc.empty()) << name;
+    // A cost item's line is in cpu/costs.h's table, named once (CostItems.*).
+    EXPECT_FALSE(prm.doc.empty() && cpu::cost_param_doc(name).empty()) << name;
     EXPECT_FALSE(prm.provenance.empty()) << name;
     if (!prm.is_text()) {
       EXPECT_LE(prm.min, prm.value) << name;
@@ -98,4 +101,47 @@ TEST(Profile, EveryParameterHasUnitRangeProvenanceAndDoc) {
     }
   }
   EXPECT_EQ(p.time("cost.readl"), sc_core::sc_time(0.3, sc_core::SC_US));
+}
+
+// Each cost item is named once: a field, a kernel label and a doc line in cpu/costs.h; the
+// profile gives its value under "cost.<field>", and charges carry the label.
+TEST(CostItems, EveryItemHasALabelADocAndAProfileValue) {
+  const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
+  const cpu::Costs k = cpu::costs_from_profile(p);
+  for (const cpu::CostItem& c : cpu::kCostItems) {
+    EXPECT_NE(std::string(c.label), "") << c.field;
+    EXPECT_GT(std::string(c.doc).size(), 10u) << c.field;
+    EXPECT_EQ(k[c.id], p.time(cpu::cost_profile_key(c.id))) << c.field;
+    EXPECT_EQ(k(c.id).fn, c.label);
+  }
+  EXPECT_EQ(k[cpu::Cost::readl], sc_core::sc_time(0.3, sc_core::SC_US));
+  EXPECT_EQ(std::string(k(cpu::Cost::context_switch).fn), "__schedule");
+  EXPECT_EQ(std::string(k(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, 2).fn), "dma_map_sg");
+  EXPECT_EQ(k(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, 2).time,
+            p.time("cost.dma_map_sg") + 2.0 * p.time("cost.dma_map_sg_per_entry"));
+}
+
+// A profile without an item, or with a cost key no item has, is refused naming the key.
+TEST(CostItems, AMissingOrUnknownItemIsAnErrorNamingIt) {
+  const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(src));
+  nlohmann::json missing = j;
+  missing["parameters"].erase("cost.qce_ahash_done");
+  try {
+    (void)cpu::costs_from_profile(Profile::parse(missing, "p.json"));
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file, "p.json");
+    EXPECT_EQ(e.path, "/parameters/cost.qce_ahash_done");
+    EXPECT_EQ(e.found, "nothing");
+  }
+  nlohmann::json unknown = j;
+  unknown["parameters"]["cost.qce_skcipher_done"] = j["parameters"]["cost.qce_ahash_done"];
+  try {
+    (void)cpu::costs_from_profile(Profile::parse(unknown, "p.json"));
+    ADD_FAILURE();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path, "/parameters/cost.qce_skcipher_done");
+    EXPECT_NE(e.expected.find("qce_ahash_done"), std::string::npos) << e.expected;
+  }
 }

@@ -43,14 +43,14 @@ void QceDevice::probe(Runner& r) {
 // Queue
 
 void QceDevice::enqueue(Runner& r, ShaRequest& req) {
-  r.charge("crypto_ahash_digest", m_costs.crypto_ahash_digest);
+  r.charge(m_costs(cpu::Cost::crypto_ahash_digest));
   ++m_stats.requests;
   m_queue.push_back(&req);
   qce_handle_queue(r);
 }
 
 void QceDevice::qce_handle_queue(Runner& r) {
-  r.charge("qce_handle_queue", m_costs.qce_handle_queue);
+  r.charge(m_costs(cpu::Cost::qce_handle_queue));
   if (m_req || m_queue.empty()) return;  // one request in flight per device
   m_req = m_queue.front();
   m_queue.pop_front();
@@ -102,7 +102,7 @@ void QceDevice::qce_write(Runner& r, std::uint32_t offset, std::uint32_t val) {
     return;
   }
   if (m_ce_count == kMaxCmdElements) throw QceError("command element list full");
-  r.charge("qce_write", m_costs.qce_write_ce);
+  r.charge(m_costs(cpu::Cost::qce_write_ce));
   const bam::BamCmdElement ce =
       bam::bam_prep_ce(static_cast<std::uint32_t>(m_base + offset), bam::BAM_WRITE_COMMAND, val);
   std::memcpy(m_ce_buf.ptr + m_ce_count * sizeof ce, &ce, sizeof ce);
@@ -168,7 +168,7 @@ void QceDevice::qce_submit_cmd_desc(Runner& r) {
   sg.clear();
   for (unsigned i = 0; i < m_ce_count; ++i)
     sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
-  r.charge("dma_map_sg", m_costs.dma_map_sg + cpu::per(m_ce_count, m_costs.dma_map_sg_per_entry));
+  r.charge(m_costs(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, m_ce_count));
   m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD));
   m_ce_mapped = m_ce_count;
   m_ce_count = 0;
@@ -178,15 +178,15 @@ void QceDevice::qce_submit_cmd_desc(Runner& r) {
 // Request
 
 void QceDevice::qce_ahash_async_req_handle(Runner& r, ShaRequest& req) {
-  r.charge("qce_ahash_async_req_handle", m_costs.qce_ahash_async_req_handle);
+  r.charge(m_costs(cpu::Cost::qce_ahash_async_req_handle));
   std::uint32_t sg_total = 0;
   for (const auto& e : req.src) sg_total += e.len;
   if (sg_total != req.nbytes) return finish(r, "scatterlist length does not match nbytes");
   if (!req.last && req.nbytes % kShaBlockBytes != 0) return finish(r, "non-final hash chunk not a multiple of 64");
 
   // dma_map_sg of the source and of the result buffer.
-  r.charge("dma_map_sg", m_costs.dma_map_sg + cpu::per(req.src.size(), m_costs.dma_map_sg_per_entry));
-  r.charge("dma_map_sg", m_costs.dma_map_sg + m_costs.dma_map_sg_per_entry);
+  r.charge(m_costs(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, req.src.size()));
+  r.charge(m_costs(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, 1));
   auto tx_cb = [this](Runner& s, const bam::DmaResult& res) { qce_ahash_done(s, res); };
   const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
 
@@ -224,7 +224,7 @@ void QceDevice::qce_dma_terminate_all(Runner& r) {
   m_bam.terminate_all(r, *m_rx);
   m_bam.terminate_all(r, *m_tx);
   if (m_ce_mapped) {
-    r.charge("dma_unmap_sg", m_costs.dma_unmap_sg + cpu::per(m_ce_mapped, m_costs.dma_unmap_sg_per_entry));
+    r.charge(m_costs(cpu::Cost::dma_unmap_sg, cpu::Cost::dma_unmap_sg_per_entry, m_ce_mapped));
     m_ce_mapped = 0;
   }
 }
@@ -233,10 +233,10 @@ void QceDevice::qce_dma_terminate_all(Runner& r) {
 void QceDevice::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
   if (!m_req) return;
   ShaRequest& req = *m_req;
-  r.charge("qce_ahash_done", m_costs.qce_ahash_done);
+  r.charge(m_costs(cpu::Cost::qce_ahash_done));
   qce_dma_terminate_all(r);
-  r.charge("dma_unmap_sg", m_costs.dma_unmap_sg + cpu::per(req.src.size(), m_costs.dma_unmap_sg_per_entry));
-  r.charge("dma_unmap_sg", m_costs.dma_unmap_sg + m_costs.dma_unmap_sg_per_entry);
+  r.charge(m_costs(cpu::Cost::dma_unmap_sg, cpu::Cost::dma_unmap_sg_per_entry, req.src.size()));
+  r.charge(m_costs(cpu::Cost::dma_unmap_sg, cpu::Cost::dma_unmap_sg_per_entry, 1));
   if (!res.ok) return finish(r, res.error);
 
   const std::uint8_t* dump = m_result_buf.ptr;
@@ -303,11 +303,11 @@ void QceDevice::finish(Runner& r, std::string error) {
 
 // Completes the request `seq` (unless it was abandoned after a timeout) and starts the next.
 void QceDevice::qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error) {
-  r.charge("qce_req_done_work", m_costs.qce_req_done_work);
+  r.charge(m_costs(cpu::Cost::qce_req_done_work));
   if (seq != m_req_seq) return;
   ShaRequest* req = m_req;
   m_req = nullptr;
-  r.charge("crypto_request_complete", m_costs.crypto_request_complete);
+  r.charge(m_costs(cpu::Cost::crypto_request_complete));
   if (req->complete) req->complete(r, error);
   qce_handle_queue(r);
 }

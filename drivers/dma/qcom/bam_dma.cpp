@@ -81,8 +81,8 @@ void BamDma::init_hw(Runner& r, BamChan& c) {
 BamDescPtr BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg, unsigned flags,
                                  DmaCallback cb) {
   BamDescPtr d = m_pool.get();
-  r.charge("kmalloc", m_costs.kmalloc);  // the async descriptor (kzalloc)
-  r.charge("bam_prep_slave_sg", m_costs.bam_prep_slave_sg);
+  r.charge(m_costs(cpu::Cost::kmalloc));  // the async descriptor (kzalloc)
+  r.charge(m_costs(cpu::Cost::bam_prep_slave_sg));
   d->desc.reserve(sg.size());
   for (const ScatterEntry& e : sg) {
     // Entries longer than BAM_FIFO_SIZE are split, as the hardware caps a descriptor.
@@ -91,7 +91,7 @@ BamDescPtr BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterE
       const std::uint32_t n = std::min<std::uint32_t>(e.len - off, BAM_FIFO_SIZE);
       d->desc.push_back({static_cast<std::uint32_t>(e.addr + off), static_cast<std::uint16_t>(n),
                          static_cast<std::uint16_t>((flags & DMA_PREP_CMD) ? DESC_FLAG_CMD : 0)});
-      r.charge("bam_prep_slave_sg", m_costs.bam_prep_per_desc);
+      r.charge(m_costs(cpu::Cost::bam_prep_per_desc));
       off += n;
     } while (off < e.len);
   }
@@ -113,8 +113,8 @@ void BamDma::issue_pending(Runner& r, BamChan& c) {
 // CMD|LOCK or CMD|UNLOCK, in its own kmalloc'ed and DMA-mapped buffer.
 BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
   BamDescPtr d = m_pool.get();
-  r.charge("kmalloc", m_costs.kmalloc);
-  r.charge("dma_map_sg", m_costs.dma_map_sg + m_costs.dma_map_sg_per_entry);
+  r.charge(m_costs(cpu::Cost::kmalloc));
+  r.charge(m_costs(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, 1));
   // The simulated kernel kmallocs and maps it (the costs above); the simulator reuses buffers.
   if (m_ce_bufs.empty()) {
     d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
@@ -134,7 +134,7 @@ BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
 // bam_start_dma: copy as many hardware descriptors as fit into the FIFO and ring the doorbell.
 void BamDma::start_dma(Runner& r, BamChan& c) {
   if (!c.initialized) init_hw(r, c);
-  r.charge("bam_start_dma", m_costs.bam_start_dma);
+  r.charge(m_costs(cpu::Cost::bam_start_dma));
   if (c.cfg.dir == DmaDir::mem_to_dev && c.cfg.scratchpad && !c.locked && !c.issued.empty()) {
     c.issued.push_front(make_lock_desc(r, c, true));
     c.issued.push_back(make_lock_desc(r, c, false));
@@ -162,7 +162,7 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
       }
       std::memcpy(c.fifo.ptr + std::size_t{c.tail} * sizeof(BamDescHw), &h, sizeof h);
       c.tail = (c.tail + 1) % kRingSlots;
-      r.charge("bam_start_dma", m_costs.bam_fifo_per_desc);
+      r.charge(m_costs(cpu::Cost::bam_fifo_per_desc));
     }
     d->xfer_len = n;
     d->loaded += n;
@@ -184,11 +184,11 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
 
 void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
   if (d.ce_buf) {
-    r.charge("dma_unmap_sg", m_costs.dma_unmap_sg + m_costs.dma_unmap_sg_per_entry);
+    r.charge(m_costs(cpu::Cost::dma_unmap_sg, cpu::Cost::dma_unmap_sg_per_entry, 1));
     m_ce_bufs.push_back(d.ce_buf);
     d.ce_buf = {};
   }
-  r.charge("kfree", m_costs.kfree);
+  r.charge(m_costs(cpu::Cost::kfree));
 }
 
 void BamDma::fail_channel(Runner& r, BamChan& c, const std::string& why) {
@@ -214,7 +214,7 @@ void BamDma::irq(Runner& r) {
   for (unsigned i = 0; i < m_chans.size(); ++i) {
     if (!(srcs & P_IRQ & (1u << i))) continue;
     BamChan& c = m_chans[i];
-    r.charge("process_channel_irqs", m_costs.process_channel_irqs);
+    r.charge(m_costs(cpu::Cost::process_channel_irqs));
     const std::uint32_t pipe_stts = m_host.readl(r, reg(BAM_P_IRQ_STTS(i)));
     m_host.writel(r, reg(BAM_P_IRQ_CLR(i)), pipe_stts);
     m_irq_stats.pipe_events += static_cast<std::uint64_t>(__builtin_popcount(pipe_stts));
@@ -264,9 +264,9 @@ void BamDma::vchan_complete(Runner& r, BamChan& c) {
   auto& batch = c.completing;  // callbacks may complete more on this channel meanwhile
   batch.swap(c.completed);
   for (auto& [cb, res] : batch) {
-    r.charge("vchan_complete", m_costs.vchan_complete);
+    r.charge(m_costs(cpu::Cost::vchan_complete));
     if (cb) cb(r, res);
-    r.charge("kfree", m_costs.kfree);
+    r.charge(m_costs(cpu::Cost::kfree));
   }
   batch.clear();
 }
@@ -284,7 +284,7 @@ bool BamDma::poll_done(Runner& r, BamChan& c) {
 
 // bam_dma_terminate_all: a pipe that still holds descriptors is reset; all are dropped.
 void BamDma::terminate_all(Runner& r, BamChan& c) {
-  r.charge("bam_dma_terminate_all", m_costs.bam_terminate_all);
+  r.charge(m_costs(cpu::Cost::bam_terminate_all));
   if (!c.active.empty() && c.initialized) init_hw(r, c);
   for (auto* q : {&c.active, &c.issued}) {
     for (auto& d : *q) free_desc(r, *d);

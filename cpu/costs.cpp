@@ -1,0 +1,63 @@
+#include "cpu/costs.h"
+
+#include <cstring>
+#include <spdlog/fmt/fmt.h>
+
+#include "model/profile.h"
+
+namespace qcesim::cpu {
+
+std::string cost_profile_key(Cost c) { return std::string("cost.") + cost_item(c).field; }
+
+const CostItem* cost_item_for_key(const std::string& key) {
+  for (const CostItem& c : kCostItems)
+    if (key == cost_profile_key(c.id)) return &c;
+  return nullptr;
+}
+
+const CostItem* cost_item_for_label(const std::string& label) {
+  for (const CostItem& c : kCostItems)
+    if (label == c.label) return &c;
+  return nullptr;
+}
+
+std::string cost_param_doc(const std::string& param) {
+  const CostItem* c = cost_item_for_key(param);
+  return c ? fmt::format("`{}`: {}.", c->label, c->doc) : "";
+}
+
+namespace {
+
+std::string item_names() {
+  std::string s;
+  for (const CostItem& c : kCostItems) s += (s.empty() ? "" : ", ") + std::string(c.field);
+  return s;
+}
+
+}  // namespace
+
+Costs costs_from_profile(const model::Profile& p) {
+  for (const auto& [name, prm] : p.params()) {
+    if (name.rfind("cost.", 0) != 0) continue;
+    const std::string field = name.substr(5);
+    bool known = false;
+    for (const CostItem& c : kCostItems) known = known || field == c.field;
+    if (!known)
+      throw model::ConfigError(p.file(), "/parameters/" + name, "a cost item of cpu/costs.h (" + item_names() + ")",
+                               model::quoted_input(name));
+  }
+  Costs k;
+  for (const CostItem& c : kCostItems) {
+    const std::string key = cost_profile_key(c.id);
+    if (!p.has(key))
+      throw model::ConfigError(p.file(), "/parameters/" + key,
+                               fmt::format("cost item {} ({}), in us", key, c.label), "nothing");
+    k[c.id] = p.time(key);
+  }
+  k.gic_latency = p.time("gic.latency");
+  k.sync_quantum = p.time("cpu.sync_quantum");
+  k.idle_exit = p.time("cpu.idle_exit");
+  return k;
+}
+
+}  // namespace qcesim::cpu
