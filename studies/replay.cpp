@@ -9,6 +9,7 @@
 #include "bam/bam_hw.h"
 #include "cpu/ce_core.h"
 #include "cpu/ce_sha.h"
+#include "drivers/crypto/qce/sha.h"
 #include "model/hash_ahead.h"
 #include "model/read_only_pages.h"
 #include "model/stats.h"

@@ -1,30 +1,30 @@
-// The qce driver's device half (drivers/crypto/qce/core.c, common.c, dma.c) on the emulated CPU:
-// probe, the one-deep request queue (qce_handle_queue), register programming for a hash request
-// (qce_setup_regs_ahash) over MMIO (mainline) or as BAM command elements (the locking series),
-// the request handler (qce_ahash_async_req_handle), the done path in softirq (qce_ahash_done)
-// and in a kworker (qce_req_done_work), and the STATUS check.
+// The qce driver's core (drivers/crypto/qce/core.c) on the emulated CPU: probe, the ops table
+// (qce_ops[]: one entry per algorithm type, ahash first), the one-deep request queue
+// (qce_handle_queue), handing a request to its type's async_req_handle, and the done path
+// (qce_async_request_done -> qce_req_done_work in a kworker). The register set-up lives in
+// common.cpp, the DMA in dma.cpp and the ahash algorithm in sha.cpp, as in the kernel; they are
+// members of QceDevice (struct qce_device) defined in those files.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <systemc>
 #include <vector>
 
-#include "drivers/dma/qcom/bam_dma.h"
 #include "cpu/host.h"
 #include "cpu/kernel.h"
-#include "model/sha_core.h"
 #include "drivers/crypto/qce/reg_io.h"
+#include "drivers/dma/qcom/bam_dma.h"
 #include "qce/regs_v5.h"
 
 namespace qcesim::qce {
 
 using cpu::Runner;
-
 
 struct QceDriverConfig {
   RegIo reg_io = RegIo::mmio;
@@ -54,23 +54,30 @@ class QceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What carries over between requests of one message: rctx->digest and rctx->byte_count.
-struct ShaCarry {
-  std::array<std::uint32_t, 8> iv{};
-  std::uint64_t byte_count = 0;
-};
+// CRYPTO_ALG_TYPE_*: which entry of the ops table handles a request.
+enum class AlgType { skcipher, ahash, aead };
+const char* alg_type_name(AlgType t);
 
-struct ShaRequest {
-  HashAlg alg = HashAlg::sha256;
-  bool hmac = false;
-  std::array<std::uint8_t, kShaBlockBytes> k0{};  // HMAC key, zero-padded
-  bool first = true, last = true;
-  std::vector<bam::ScatterEntry> src;  // exactly nbytes in total
-  std::uint32_t nbytes = 0;
-  ShaCarry carry;                    // in: state before; out: state after
-  std::vector<std::uint8_t> digest;  // out, when last
+// What the core sees of a request (struct crypto_async_request): its algorithm type and the
+// completion its caller registered. Each algorithm file derives its request from it.
+struct QceAsyncRequest {
+  explicit QceAsyncRequest(AlgType t) : type(t) {}
+  virtual ~QceAsyncRequest() = default;
+  QceAsyncRequest(const QceAsyncRequest&) = default;
+  QceAsyncRequest& operator=(const QceAsyncRequest&) = default;
+
+  AlgType type;
   // Called in the kworker (crypto_request_complete) with "" or what went wrong.
   std::function<void(Runner&, const std::string&)> complete;
+};
+
+// struct qce_algo_ops: an algorithm type's entry in the ops table.
+class QceAlgoOps {
+ public:
+  virtual ~QceAlgoOps() = default;
+  virtual AlgType type() const = 0;
+  // ops->async_req_handle: map the data, prepare the descriptors, program the engine, start it.
+  virtual void async_req_handle(Runner& r, QceAsyncRequest& req) = 0;
 };
 
 struct QceDriverStats {
@@ -83,19 +90,25 @@ struct QceDriverStats {
   std::uint64_t polls = 0;     // status reads while polling
 };
 
+struct ShaRequest;
+
 class QceDevice {
  public:
   QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
             const QceDriverConfig& cfg);
   ~QceDevice();
+  QceDevice(const QceDevice&) = delete;
+  QceDevice& operator=(const QceDevice&) = delete;
 
-  // qce_crypto_probe: check VERSION, take the channels, allocate the result and CE buffers.
+  // qce_crypto_probe: check VERSION, take the channels and allocate the result and CE buffers
+  // (qce_dma_request), register the algorithm types of the ops table.
   void probe(Runner& r);
   // qce_async_request_enqueue from the caller's context: the request starts now if the engine
   // is free, else when the one in flight completes. req.complete runs when it is done.
-  void enqueue(Runner& r, ShaRequest& req);
+  void enqueue(Runner& r, QceAsyncRequest& req);
   // The synchronous form a test or the hash command uses: enqueue, sleep until complete.
   // Throws QceError on failure or after the timeout.
+  void run_sync(Runner& task, QceAsyncRequest& req);
   void run_sha(Runner& task, ShaRequest& req);
 
   const QceDriverConfig& config() const { return m_cfg; }
@@ -103,22 +116,44 @@ class QceDevice {
   std::uint32_t version() const { return m_version; }
   cpu::Host& host() { return m_host; }
   cpu::Kernel& kernel() { return m_kernel; }
+  const cpu::Costs& costs() const { return m_costs; }
 
- private:
-  void qce_handle_queue(Runner& r);
-  void qce_ahash_async_req_handle(Runner& r, ShaRequest& req);
+  // ---- What the algorithm files use (struct qce_device's helpers) ----------------------------
+  // core.c: qce->async_req_done: the request in flight ended ("" or what went wrong).
+  void async_req_done(Runner& r, std::string error);
+  // The request in flight (qce->req), null when none.
+  QceAsyncRequest* current() { return m_req; }
+
+  // common.c: one register write (writel, or a command element with the series).
   void qce_write(Runner& r, std::uint32_t offset, std::uint32_t val);
   void qce_write_array(Runner& r, std::uint32_t offset, const std::uint32_t* val, unsigned n);
   std::uint32_t qce_config_reg(bool little) const;
   void qce_setup_regs_ahash(Runner& r, const ShaRequest& req);
-  void qce_submit_cmd_desc(Runner& r);
-  void qce_ahash_done(Runner& r, const bam::DmaResult& res);
+  // qce_check_status: "" when STATUS says the operation is done without error, else why not.
+  std::string qce_check_status(Runner& r);
+
+  // dma.c: the result buffer, descriptors on both pipes, terminate.
+  const std::uint8_t* result_buf() const { return m_result_buf.ptr; }
+  // qce_dma_prep_sgs: the source on rx (none when src is empty), the result buffer on tx with
+  // the done callback. `rx_flags` adds to the data descriptors' flags (the series' fence).
+  void qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
+                        bam::DmaCallback done);
+  void qce_dma_issue_pending(Runner& r);
   void qce_dma_terminate_all(Runner& r);
-  void finish(Runner& r, std::string error);
+  // The series: a register write as a command element; the ones built so far as one CMD
+  // descriptor on rx.
+  void qce_write_dma(Runner& r, std::uint32_t offset, std::uint32_t val);
+  void qce_submit_cmd_desc(Runner& r);
+  // Polling instead of interrupts: wait for the result dump, then run the done callback here.
+  void poll_completion(Runner& r);
+
+ private:
+  void qce_handle_queue(Runner& r);
+  void qce_handle_request(Runner& r, QceAsyncRequest& req);
   void qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error);
   void on_channel_error(Runner& r, const std::string& why);
   void qce_request_timeout(Runner& k, std::uint64_t seq);
-  void poll_completion(Runner& r);
+  void qce_dma_request(Runner& r);
 
   cpu::Host& m_host;
   cpu::Kernel& m_kernel;
@@ -126,6 +161,8 @@ class QceDevice {
   bam::BamDma& m_bam;
   std::uint64_t m_base;
   QceDriverConfig m_cfg;
+  std::vector<std::unique_ptr<QceAlgoOps>> m_ops;  // registered at probe, from qce_ops[]
+  // dma.c's struct qce_dma_data and the series' command-element list.
   bam::BamChan* m_rx = nullptr;
   bam::BamChan* m_tx = nullptr;
   cpu::DmaBuf m_result_buf;
@@ -134,11 +171,12 @@ class QceDevice {
   cpu::DmaBuf m_ce_buf;  // command elements of the request being built (series: 128 max)
   unsigned m_ce_count = 0;
   unsigned m_ce_mapped = 0;  // command elements of the request in flight (mapped sg entries)
+  bam::DmaCallback m_done;   // the tx callback of the request in flight (polling calls it)
   std::uint32_t m_version = 0;
-  std::deque<ShaRequest*> m_queue;  // crypto_queue; QCE_QUEUE_LENGTH
-  ShaRequest* m_req = nullptr;      // qce->req: the request in flight
-  std::uint64_t m_req_seq = 0;      // which request that is: stale completions are dropped
-  std::uint64_t m_failed_seq = 0;   // the last request failed by an error path
+  std::deque<QceAsyncRequest*> m_queue;  // crypto_queue; QCE_QUEUE_LENGTH
+  QceAsyncRequest* m_req = nullptr;      // qce->req: the request in flight
+  std::uint64_t m_req_seq = 0;           // which request that is: stale completions are dropped
+  std::uint64_t m_failed_seq = 0;        // the last request failed by an error path
   QceDriverStats m_stats;
 };
 

@@ -2,7 +2,79 @@
 
 #include <cstring>
 
+#include "drivers/dma_mapping.h"
+
 namespace qcesim::qce {
+
+namespace {
+
+class AhashOps : public QceAlgoOps {
+ public:
+  explicit AhashOps(QceDevice& qce) : m_qce(qce) {}
+  AlgType type() const override { return AlgType::ahash; }
+  void async_req_handle(Runner& r, QceAsyncRequest& req) override;
+
+ private:
+  void qce_ahash_done(Runner& r, const bam::DmaResult& res);
+  QceDevice& m_qce;
+};
+
+void AhashOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
+  ShaRequest& req = static_cast<ShaRequest&>(async_req);
+  const cpu::Costs& costs = m_qce.costs();
+  r.charge(costs(cpu::Cost::qce_ahash_async_req_handle));
+  std::uint32_t sg_total = 0;
+  for (const auto& e : req.src) sg_total += e.len;
+  if (sg_total != req.nbytes) return m_qce.async_req_done(r, "scatterlist length does not match nbytes");
+  if (!req.last && req.nbytes % kShaBlockBytes != 0)
+    return m_qce.async_req_done(r, "non-final hash chunk not a multiple of 64");
+
+  // dma_map_sg of the source and of the result buffer.
+  dma::dma_map_sg(r, costs, req.src.size());
+  dma::dma_map_sg(r, costs, 1);
+  static const std::vector<bam::ScatterEntry> kNoData;  // the BAM does no zero-length transfers
+  const std::vector<bam::ScatterEntry>& src = req.nbytes ? req.src : kNoData;
+  auto done = [this](Runner& s, const bam::DmaResult& res) { qce_ahash_done(s, res); };
+  if (m_qce.config().reg_io == RegIo::mmio) {
+    m_qce.qce_dma_prep_sgs(r, src, 0, done);
+    m_qce.qce_dma_issue_pending(r);
+    m_qce.qce_setup_regs_ahash(r, req);  // 21 writel, the last one GO
+  } else {
+    m_qce.qce_setup_regs_ahash(r, req);  // builds and submits the command descriptor
+    m_qce.qce_dma_prep_sgs(r, src, bam::DMA_PREP_FENCE, done);
+    m_qce.qce_dma_issue_pending(r);
+  }
+  r.sync();
+  if (m_qce.config().poll) m_qce.poll_completion(r);
+}
+
+// qce_ahash_done, the tx callback, in softirq context.
+void AhashOps::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
+  if (!m_qce.current()) return;
+  ShaRequest& req = static_cast<ShaRequest&>(*m_qce.current());
+  const cpu::Costs& costs = m_qce.costs();
+  r.charge(costs(cpu::Cost::qce_ahash_done));
+  m_qce.qce_dma_terminate_all(r);
+  dma::dma_unmap_sg(r, costs, req.src.size());
+  dma::dma_unmap_sg(r, costs, 1);
+  if (!res.ok) return m_qce.async_req_done(r, res.error);
+  if (std::string error = m_qce.qce_check_status(r); !error.empty()) return m_qce.async_req_done(r, error);
+
+  const std::uint8_t* dump = m_qce.result_buf();
+  for (unsigned i = 0; i < 8; ++i) {
+    const std::uint8_t* w = dump + DUMP_AUTH_IV + 4 * i;
+    req.carry.iv[i] = (std::uint32_t{w[0]} << 24) | (std::uint32_t{w[1]} << 16) | (std::uint32_t{w[2]} << 8) | w[3];
+  }
+  std::uint32_t cnt[2];
+  std::memcpy(cnt, dump + DUMP_AUTH_BYTECNT, 8);
+  req.carry.byte_count = std::uint64_t{cnt[0]} | (std::uint64_t{cnt[1]} << 32);
+  if (req.last) req.digest.assign(dump + DUMP_AUTH_IV, dump + DUMP_AUTH_IV + digest_bytes(req.alg));
+  m_qce.async_req_done(r, "");
+}
+
+}  // namespace
+
+std::unique_ptr<QceAlgoOps> make_ahash_ops(QceDevice& qce) { return std::make_unique<AhashOps>(qce); }
 
 QceAhash::QceAhash(QceDevice& dev, Runner& task, HashAlg alg, std::optional<std::vector<std::uint8_t>> hmac_key)
     : m_dev(dev), m_task(task), m_alg(alg), m_hmac(hmac_key.has_value()) {

@@ -1,6 +1,7 @@
-// The qce driver's ahash half (drivers/crypto/qce/sha.c): init/update/final/digest with the
-// request context that carries the partial digest, byte count and held-back bytes between
-// engine requests, so one message can span any number of requests.
+// The qce driver's ahash algorithms (drivers/crypto/qce/sha.c): the ops table's ahash entry
+// (qce_ahash_async_req_handle, and qce_ahash_done as its DMA callback), and init/update/final/
+// digest with the request context that carries the partial digest, byte count and held-back
+// bytes between engine requests, so one message can span any number of requests.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +9,31 @@
 #include <vector>
 
 #include "drivers/crypto/qce/core.h"
+#include "model/sha_core.h"
 
 namespace qcesim::qce {
+
+// What carries over between requests of one message: rctx->digest and rctx->byte_count.
+struct ShaCarry {
+  std::array<std::uint32_t, 8> iv{};
+  std::uint64_t byte_count = 0;
+};
+
+// An ahash request with its request context (struct qce_sha_reqctx).
+struct ShaRequest : QceAsyncRequest {
+  ShaRequest() : QceAsyncRequest(AlgType::ahash) {}
+  HashAlg alg = HashAlg::sha256;
+  bool hmac = false;
+  std::array<std::uint8_t, kShaBlockBytes> k0{};  // HMAC key, zero-padded
+  bool first = true, last = true;
+  std::vector<bam::ScatterEntry> src;  // exactly nbytes in total
+  std::uint32_t nbytes = 0;
+  ShaCarry carry;                    // in: state before; out: state after
+  std::vector<std::uint8_t> digest;  // out, when last
+};
+
+// ahash_ops: the ops table's entry for ahash requests.
+std::unique_ptr<QceAlgoOps> make_ahash_ops(QceDevice& qce);
 
 class QceAhash {
  public:

@@ -1,5 +1,7 @@
 #include "drivers/dma/qcom/bam_dma.h"
 
+#include "drivers/dma_mapping.h"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -114,7 +116,7 @@ void BamDma::issue_pending(Runner& r, BamChan& c) {
 BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
   BamDescPtr d = m_pool.get();
   r.charge(m_costs(cpu::Cost::kmalloc));
-  r.charge(m_costs(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, 1));
+  dma::dma_map_sg(r, m_costs, 1);
   // The simulated kernel kmallocs and maps it (the costs above); the simulator reuses buffers.
   if (m_ce_bufs.empty()) {
     d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
@@ -184,7 +186,7 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
 
 void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
   if (d.ce_buf) {
-    r.charge(m_costs(cpu::Cost::dma_unmap_sg, cpu::Cost::dma_unmap_sg_per_entry, 1));
+    dma::dma_unmap_sg(r, m_costs, 1);
     m_ce_bufs.push_back(d.ce_buf);
     d.ce_buf = {};
   }

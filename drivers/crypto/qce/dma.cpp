@@ -1,0 +1,95 @@
+// The qce driver's dma.c: the two channels and the result buffer (qce_dma_request), the
+// scatterlists on both pipes (qce_dma_prep_sgs), issue and terminate, and the locking series'
+// register writes as BAM command elements (qce_write_dma, qce_submit_cmd_desc).
+#include <cstring>
+
+#include "drivers/crypto/qce/core.h"
+#include "drivers/dma_mapping.h"
+
+namespace qcesim::qce {
+
+namespace {
+constexpr unsigned kMaxCmdElements = 128;  // capacity of the series' command-element list
+}  // namespace
+
+void QceDevice::qce_dma_request(Runner&) {
+  m_rx = &m_bam.chan(m_cfg.rx_pipe);
+  m_tx = &m_bam.chan(m_cfg.tx_pipe);
+  bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
+  if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
+  rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
+  m_bam.slave_config(*m_rx, rx);
+  bam::BamSlaveConfig tx{bam::DmaDir::dev_to_mem, std::nullopt};
+  tx.interrupts = !m_cfg.poll;
+  m_bam.slave_config(*m_tx, tx);
+  auto on_error = [this](Runner& hr, const std::string& why) { on_channel_error(hr, why); };
+  m_rx->on_error = on_error;
+  m_tx->on_error = on_error;
+  m_result_buf = m_host.dma_alloc(QCE_RESULT_BUF_SZ, 64);
+  m_result_sg = {{m_result_buf.addr, QCE_RESULT_BUF_SZ}};
+  m_ce_buf = m_host.dma_alloc(kMaxCmdElements * sizeof(bam::BamCmdElement), 64);
+}
+
+void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
+                                 bam::DmaCallback done) {
+  const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
+  if (m_cfg.poll) m_done = done;
+  if (!src.empty()) m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, src, flags | rx_flags));
+  m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, m_result_sg, flags, std::move(done)));
+}
+
+void QceDevice::qce_dma_issue_pending(Runner& r) {
+  if (m_cfg.reg_io == RegIo::mmio) {
+    m_bam.issue_pending(r, *m_rx);
+    m_bam.issue_pending(r, *m_tx);
+  } else {
+    m_bam.issue_pending(r, *m_tx);
+    m_bam.issue_pending(r, *m_rx);  // LOCK is prepended and UNLOCK appended here
+  }
+}
+
+void QceDevice::qce_dma_terminate_all(Runner& r) {
+  m_bam.terminate_all(r, *m_rx);
+  m_bam.terminate_all(r, *m_tx);
+  if (m_ce_mapped) {
+    dma::dma_unmap_sg(r, m_costs, m_ce_mapped);
+    m_ce_mapped = 0;
+  }
+}
+
+void QceDevice::qce_write_dma(Runner& r, std::uint32_t offset, std::uint32_t val) {
+  if (m_ce_count == kMaxCmdElements) throw QceError("command element list full");
+  r.charge(m_costs(cpu::Cost::qce_write_ce));
+  const bam::BamCmdElement ce =
+      bam::bam_prep_ce(static_cast<std::uint32_t>(m_base + offset), bam::BAM_WRITE_COMMAND, val);
+  std::memcpy(m_ce_buf.ptr + m_ce_count * sizeof ce, &ce, sizeof ce);
+  ++m_ce_count;
+  ++m_stats.command_elements;
+}
+
+// qce_submit_cmd_desc: one scatterlist entry per command element, mapped, one CMD transfer on rx.
+void QceDevice::qce_submit_cmd_desc(Runner& r) {
+  std::vector<bam::ScatterEntry>& sg = m_ce_sg;
+  sg.clear();
+  for (unsigned i = 0; i < m_ce_count; ++i)
+    sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
+  dma::dma_map_sg(r, m_costs, m_ce_count);
+  m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD));
+  m_ce_mapped = m_ce_count;
+  m_ce_count = 0;
+}
+
+// Polling: the submitting context reads the tx pipe's offset until the dump is in, waiting
+// poll_delay between reads (udelay: the CPU stays busy), then runs the done callback itself.
+void QceDevice::poll_completion(Runner& r) {
+  const std::uint64_t seq = m_req_seq;
+  for (;;) {
+    ++m_stats.polls;
+    if (m_bam.poll_done(r, *m_tx)) break;
+    r.run("__udelay", m_cfg.poll_delay);
+    if (seq != m_req_seq) return;  // failed meanwhile (watchdog)
+  }
+  m_done(r, bam::DmaResult{});
+}
+
+}  // namespace qcesim::qce
