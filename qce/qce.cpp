@@ -22,11 +22,12 @@ Qce::Qce(sc_core::sc_module_name name, const QceConfig& cfg)
       regs_socket("regs_socket"),
       m_cfg(cfg),
       m_fault_rng(cfg.faults.seed),
-      m_regs(std::string(this->name()) + ".regs") {
+      m_ahead(cfg.functional && cfg.hash_ahead ? std::make_unique<HashAhead>() : nullptr),
+      m_regs(std::string(this->name()) + ".regs"),
+      m_auth(AuthCore::Timing{cfg.block_sha1, cfg.block_sha256}, m_ahead.get(), cfg.functional) {
   regs_socket.register_b_transport(this, &Qce::b_transport);
   regs_socket.register_transport_dbg(this, &Qce::transport_dbg);
   build_registers();
-  if (m_cfg.functional && m_cfg.hash_ahead) m_ahead = std::make_unique<HashAhead>();
   SC_THREAD(engine_thread);
 }
 
@@ -66,10 +67,7 @@ void Qce::build_registers() {
     // state after the data delivered so far (the emulator hashes a delivery at once).
     iv.on_write = [this](Register& reg, std::uint32_t v) {
       reg.value = v;
-      if (m_state == State::running && m_op.hash && reg.tag < state_words(m_op.alg)) {
-        m_op.hash->set_state_word(reg.tag, v);
-        ++m_stats.live_state_writes;
-      }
+      if (m_state == State::running && m_auth.live_state_write(reg.tag, v)) ++m_stats.live_state_writes;
     };
   }
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i)
@@ -97,64 +95,14 @@ void Qce::set_status_bits(std::uint32_t set, std::uint32_t clear) {
 
 // Latches the programmed operation; returns why it cannot run, or "" when it can.
 std::string Qce::validate_and_latch(Op& op) {
-  const std::uint32_t encr = reg(REG_ENCR_SEG_CFG);
-  const std::uint32_t auth = reg(REG_AUTH_SEG_CFG);
   const std::uint32_t config = reg(REG_CONFIG);
   op.seg_size = reg(REG_SEG_SIZE);
-  op.auth_start = reg(REG_AUTH_SEG_START);
-  op.auth_size = reg(REG_AUTH_SEG_SIZE);
   op.pipe_set = (config & PIPE_SET_SELECT_MASK) >> PIPE_SET_SELECT_SHIFT;
-  op.first = (auth & AUTH_FIRST) != 0;
-  op.last = (auth & AUTH_LAST) != 0;
-
-  if (encr != 0) return fmt::format("ENCR_SEG_CFG=0x{:08x}: cipher operations are not modelled", encr);
-  const std::uint32_t alg = (auth >> AUTH_ALG_SHIFT) & 0x7u;
-  if (alg == AUTH_ALG_NONE) return "AUTH_SEG_CFG and ENCR_SEG_CFG both select no algorithm";
-  if (alg != AUTH_ALG_SHA) return fmt::format("AUTH_SEG_CFG ALG={} is not SHA (1)", alg);
-  const std::uint32_t size = (auth >> AUTH_SIZE_SHIFT) & 0x1Fu;
-  if (size == AUTH_SIZE_SHA1) {
-    op.alg = HashAlg::sha1;
-  } else if (size == AUTH_SIZE_SHA256) {
-    op.alg = HashAlg::sha256;
-  } else {
-    return fmt::format("AUTH_SEG_CFG SIZE={} is neither SHA1 (0) nor SHA256 (1)", size);
-  }
-  const std::uint32_t mode = (auth >> AUTH_MODE_SHIFT) & 0x7u;
-  if (mode != AUTH_MODE_HASH && mode != AUTH_MODE_HMAC)
-    return fmt::format("AUTH_SEG_CFG MODE={} is neither HASH (0) nor HMAC (1)", mode);
-  op.hmac = mode == AUTH_MODE_HMAC;
-  if (auth & (AUTH_USE_HW_KEY | AUTH_USE_PIPE_KEY)) return "AUTH_SEG_CFG asks for a hardware or pipe key";
+  if (std::string e = m_cipher.latch(m_regs); !e.empty()) return e;
+  if (std::string e = m_auth.latch_config(m_regs); !e.empty()) return e;
   if (op.pipe_set >= m_cfg.pipe_sets)
     return fmt::format("CONFIG PIPE_SET_SELECT={} but the engine has {} pipe sets", op.pipe_set, m_cfg.pipe_sets);
-  if (std::uint64_t{op.auth_start} + op.auth_size > op.seg_size)
-    return fmt::format("AUTH_SEG_START {} + AUTH_SEG_SIZE {} exceed SEG_SIZE {}", op.auth_start, op.auth_size,
-                       op.seg_size);
-  if (!op.last && op.auth_size % kShaBlockBytes != 0)
-    return fmt::format("AUTH_SEG_SIZE {} of a non-LAST segment is not a multiple of 64", op.auth_size);
-  if (!op.last && op.seg_size == 0) return "SEG_SIZE 0 on a non-LAST segment";
-
-  // Import the chaining state and byte count.
-  ShaState st;
-  st.alg = op.alg;
-  for (unsigned i = 0; i < state_words(op.alg); ++i) st.h[i] = reg(REG_AUTH_IV0 + 4 * i);
-  st.byte_count = std::uint64_t{reg(REG_AUTH_BYTECNT0)} | (std::uint64_t{reg(REG_AUTH_BYTECNT0 + 4)} << 32);
-  if (st.byte_count % kShaBlockBytes != 0)
-    return fmt::format("AUTH_BYTECNT {} is not a whole number of blocks", st.byte_count);
-  op.hash.emplace(st);
-  op.start_count = st.byte_count;
-  if (op.hmac) {
-    // K0 from AUTH_KEY0..15 as big-endian words (the driver writes the key zero-padded).
-    for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i) {
-      const std::uint32_t w = reg(REG_AUTH_KEY0 + 4 * i);
-      for (unsigned b = 0; b < 4; ++b) op.k0[4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
-    }
-    if (op.first) {
-      std::array<std::uint8_t, kShaBlockBytes> ipad;
-      for (std::size_t i = 0; i < kShaBlockBytes; ++i) ipad[i] = static_cast<std::uint8_t>(op.k0[i] ^ 0x36);
-      op.hash->update(ipad.data(), ipad.size());
-    }
-  }
-  return "";
+  return m_auth.latch_segment(m_regs, op.seg_size);
 }
 
 void Qce::on_goproc(std::uint32_t v) {
@@ -187,7 +135,7 @@ void Qce::on_goproc(std::uint32_t v) {
   }
   m_state = State::running;
   m_core_free_at = sc_core::sc_time_stamp() + m_cfg.go_latency;
-  if (m_op.hmac && m_op.first) m_core_free_at += block_time();  // K0 xor ipad
+  m_core_free_at += block_time() * static_cast<double>(m_auth.head_blocks());  // K0 xor ipad
   ++m_stats.operations;
   set_status_bits(m_op.cfg_error.empty() ? (AUTH_BUSY | DIN_RDY | (1u << CRYPTO_STATE_SHIFT)) : 0,
                   OPERATION_DONE | OP_DONE_INTR | SW_ERR | ERR_INTR | DIN_ERR | DOUT_RDY);
@@ -203,13 +151,7 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   const std::uint32_t remaining = m_op.seg_size - m_op.received;
   if (remaining == 0) return 0;
   const std::size_t take = std::min<std::size_t>(len, remaining);
-  // The part of [received, received+take) inside the auth segment goes to the hash core.
-  const std::uint64_t lo = std::max<std::uint64_t>(m_op.received, m_op.auth_start);
-  const std::uint64_t hi = std::min<std::uint64_t>(m_op.received + take, std::uint64_t{m_op.auth_start} + m_op.auth_size);
-  if (hi > lo) {
-    if (m_cfg.functional && data) hash_in(data + (lo - m_op.received), static_cast<std::size_t>(hi - lo));
-    m_op.hashed += hi - lo;
-  }
+  m_auth.data_in(m_op.received, data, take);
   m_op.received += static_cast<std::uint32_t>(take);
   m_stats.bytes_in += take;
 
@@ -238,40 +180,10 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   return take;
 }
 
-// The hash core compresses what it received; whole blocks a helper already compressed from
-// the same state over the same bytes are taken from it (the same value, found earlier).
-void Qce::hash_in(const std::uint8_t* data, std::size_t len) {
-  ShaStream& h = *m_op.hash;
-  const std::size_t whole = len - len % kShaBlockBytes;
-  if (m_ahead && whole && h.partial_len() == 0) {
-    ShaState st = h.state();
-    if (m_ahead->take(st, data, whole)) {
-      h.set_state(st);
-      data += whole;
-      len -= whole;
-    }
-  }
-  h.update(data, len);
-}
-
-// A plain hash that ended on a block boundary: the helper padded the state the last take gave
-// (model/hash_ahead.h), and the final state's words are the digest's.
-bool Qce::padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv) {
-  const ShaStream& h = *m_op.hash;
-  if (m_op.hmac || !m_ahead || h.partial_len() != 0) return false;
-  ShaState st = h.state();
-  if (!m_ahead->take_padded(st)) return false;
-  for (std::size_t i = 0; i < state_words(m_op.alg); ++i) iv[i] = st.h[i];
-  return true;
-}
-
-// Blocks the core runs after the last data block: padding, and HMAC's outer hash.
+// Blocks the core runs after the last data block of an operation that ran.
 unsigned Qce::tail_blocks() const {
-  if (!m_op.last || !m_op.cfg_error.empty() || m_op.din_error) return 0;
-  const std::uint64_t total = m_op.start_count + m_op.hashed;
-  unsigned n = total % kShaBlockBytes + 9 <= kShaBlockBytes ? 1u : 2u;
-  if (m_op.hmac) n += 2;
-  return n;
+  if (!m_op.cfg_error.empty() || m_op.din_error) return 0;
+  return m_auth.tail_blocks();
 }
 
 void Qce::engine_thread() {
@@ -296,14 +208,14 @@ void Qce::trace_op() {
   const int track = tr.track("QCE", "crypto engine", "qce");
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const std::int64_t req = tr.request_for_pipe_set(m_op.pipe_set);
-  const char* alg = m_op.alg == HashAlg::sha1 ? "SHA-1" : "SHA-256";
+  const char* alg = m_auth.alg() == HashAlg::sha1 ? "SHA-1" : "SHA-256";
   if (!m_op.cfg_error.empty() || m_op.din_error) {
     tr.span(track, fmt::format("{} rejected", alg), m_op.go_at, now, req, m_op.cfg_error.empty() ? "DIN_ERR" : m_op.cfg_error);
     return;
   }
-  tr.span(track, fmt::format("{}{} {} B (pipe set {})", m_op.hmac ? "HMAC-" : "", alg, m_op.seg_size, m_op.pipe_set), m_op.go_at, now, req,
+  tr.span(track, fmt::format("{}{} {} B (pipe set {})", m_auth.hmac() ? "HMAC-" : "", alg, m_op.seg_size, m_op.pipe_set), m_op.go_at, now, req,
           fmt::format("GO latency {}, {} blocks at {} each, pipelined with the data bursts", m_cfg.go_latency.to_string(),
-                      m_op.hashed / kShaBlockBytes, block_time().to_string()));
+                      m_auth.hashed() / kShaBlockBytes, block_time().to_string()));
   const sc_core::sc_time tail_end = m_op.data_done + block_time() * static_cast<double>(tail_blocks());
   if (tail_blocks()) tr.span(track, fmt::format("{} padding/outer blocks", tail_blocks()), m_op.data_done, tail_end, req);
   if (now > tail_end) tr.span(track, "finish: result registers", tail_end, now, req, "qce.finish");
@@ -323,37 +235,7 @@ void Qce::finish_op() {
     spdlog::debug("{}: {}", name(), m_last_error);
   } else {
     m_last_error.clear();
-    ShaStream& h = *m_op.hash;
-    std::array<std::uint32_t, AUTH_IV_WORDS> iv{};
-    std::uint64_t count;
-    if (!m_cfg.functional) {
-      count = m_op.start_count + m_op.hashed;  // timing only: no digest
-    } else if (m_op.last && padded_by_helper(iv)) {
-      count = h.total_bytes();
-    } else if (m_op.last) {
-      std::vector<std::uint8_t> digest = h.finish();
-      if (m_op.hmac) {
-        std::array<std::uint8_t, kShaBlockBytes> opad;
-        for (std::size_t i = 0; i < kShaBlockBytes; ++i) opad[i] = static_cast<std::uint8_t>(m_op.k0[i] ^ 0x5c);
-        ShaStream outer(m_op.alg);
-        outer.update(opad.data(), opad.size());
-        outer.update(digest);
-        digest = outer.finish();
-      }
-      for (std::size_t i = 0; i < digest.size() / 4; ++i)
-        iv[i] = (std::uint32_t{digest[4 * i]} << 24) | (std::uint32_t{digest[4 * i + 1]} << 16) |
-                (std::uint32_t{digest[4 * i + 2]} << 8) | digest[4 * i + 3];
-      count = h.total_bytes();
-    } else {
-      for (std::size_t i = 0; i < state_words(m_op.alg); ++i) iv[i] = h.state().h[i];
-      count = h.state().byte_count;
-    }
-    // Compression blocks this operation ran: data (and ipad) blocks, padding, HMAC's outer hash.
-    const std::uint64_t ipad = m_op.hmac && m_op.first ? kShaBlockBytes : 0;
-    m_stats.blocks_hashed += (m_op.hashed + ipad) / kShaBlockBytes + tail_blocks();
-    for (unsigned i = 0; i < state_words(m_op.alg); ++i) set_reg(REG_AUTH_IV0 + 4 * i, iv[i]);
-    set_reg(REG_AUTH_BYTECNT0, static_cast<std::uint32_t>(count));
-    set_reg(REG_AUTH_BYTECNT0 + 4, static_cast<std::uint32_t>(count >> 32));
+    m_stats.blocks_hashed += m_auth.finish(m_regs);
     set_status_bits(OPERATION_DONE | OP_DONE_INTR, AUTH_BUSY | DIN_RDY | (0xFu << CRYPTO_STATE_SHIFT));
     if (m_op.fault == Op::Fault::axi_error) {
       m_last_error = "a bus error on the engine's AXI master (injected)";

@@ -1,7 +1,9 @@
-// Qualcomm Crypto Engine (QCE v5) model: the register subset of regs-v5.h, a hash core for
-// SHA-1/SHA-256 (plain and HMAC) with FIRST/LAST segments and IV/byte-count import and export,
-// data in from the selected pipe set's consumer pipe and the 104-byte result dump out through
-// its producer pipe. Configuration is latched at GO; misprogramming sets STATUS error bits.
+// Qualcomm Crypto Engine (QCE v5) model: the register subset of regs-v5.h, GO and the operation's
+// state, data in from the selected pipe set's consumer pipe and the 104-byte result dump out
+// through its producer pipe, the input FIFO's timing and STATUS. An operation has an auth part
+// (auth_core.h: SHA-1/SHA-256, plain and HMAC, FIRST/LAST segments, IV/byte-count import and
+// export) and a cipher part (cipher_core.h). Configuration is latched at GO; misprogramming sets
+// STATUS error bits.
 #pragma once
 
 #include <array>
@@ -18,11 +20,9 @@
 #include "bam/bam_peripheral_if.h"
 #include "model/register_bank.h"
 #include "model/sha_core.h"
+#include "qce/auth_core.h"
+#include "qce/cipher_core.h"
 #include "qce/regs_v5.h"
-
-namespace qcesim {
-class HashAhead;  // model/hash_ahead.h: a host-speed helper, not part of the hardware
-}  // namespace qcesim
 
 namespace qcesim::qce {
 
@@ -84,15 +84,11 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
 
  private:
   enum class State { idle, running, dumping };
+  // What the engine keeps of an operation besides its auth and cipher parts.
   struct Op {
-    HashAlg alg = HashAlg::sha256;
-    bool hmac = false, first = false, last = false, dump = false;
-    std::uint32_t seg_size = 0, auth_start = 0, auth_size = 0, received = 0;
+    bool dump = false;
+    std::uint32_t seg_size = 0, received = 0;
     unsigned pipe_set = 0;
-    std::optional<ShaStream> hash;
-    std::uint64_t start_count = 0;  // byte count imported at GO
-    std::uint64_t hashed = 0;       // auth bytes taken (also in timing-only runs)
-    std::array<std::uint8_t, kShaBlockBytes> k0{};
     std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
     bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes
     enum class Fault { none, axi_error, hang } fault = Fault::none;  // injected at GO
@@ -106,14 +102,12 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   std::string validate_and_latch(Op& op);
   void engine_thread();
   void finish_op();
-  void hash_in(const std::uint8_t* data, std::size_t len);
-  bool padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv);
   void trace_op();
   void build_dump();
   std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
   void set_reg(std::uint32_t off, std::uint32_t v) { m_regs.at(off).value = v; }
   void set_status_bits(std::uint32_t set, std::uint32_t clear);
-  sc_core::sc_time block_time() const { return m_op.alg == HashAlg::sha1 ? m_cfg.block_sha1 : m_cfg.block_sha256; }
+  sc_core::sc_time block_time() const { return m_auth.block_time(); }
   unsigned tail_blocks() const;
 
   QceConfig m_cfg;
@@ -122,6 +116,8 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   model::RegisterBank m_regs;
   State m_state = State::idle;
   Op m_op;
+  AuthCore m_auth;
+  CipherCore m_cipher;
   std::array<std::uint8_t, RESULT_DUMP_BYTES> m_dump{};
   unsigned m_dump_pos = 0;
   sc_core::sc_time m_core_free_at;  // when the hash core finishes the last block it took
