@@ -23,6 +23,7 @@
 #include "bam/bam_hw.h"
 #include "bam/bam_peripheral_if.h"
 #include "model/irq_line.h"
+#include "model/profile.h"
 #include "model/register_bank.h"
 
 namespace qcesim::bam {
@@ -75,6 +76,10 @@ struct BamConfig {
   bool exact_elements = false;
   BamFaults faults;
 };
+
+// The BAM's timing from a profile: bam.desc_fetch, bam.ce_exec, bam.bandwidth (the other
+// fields keep their defaults).
+BamConfig bam_config(const model::Profile& p);
 
 struct BamPipeStats {
   std::uint64_t descriptors = 0;

@@ -18,6 +18,7 @@
 #include <random>
 
 #include "bam/bam_peripheral_if.h"
+#include "model/profile.h"
 #include "model/register_bank.h"
 #include "model/sha_core.h"
 #include "qce/auth_core.h"
@@ -49,6 +50,10 @@ struct QceConfig {
   bool hash_ahead = false;        // a helper thread may compress posted buffers early (host speed only)
   QceFaults faults;
 };
+
+// The engine's timing from a profile: qce.clock, qce.cycles_per_block_sha1/sha256,
+// qce.go_latency, qce.finish, qce.fifo_bursts.
+QceConfig qce_config(const model::Profile& p);
 
 struct QceStats {
   std::uint64_t operations = 0;

@@ -14,6 +14,7 @@
 #include "cpu/kernel.h"
 #include "model/bus.h"
 #include "model/memory.h"
+#include "model/profile.h"
 #include "qce/qce.h"
 #include "drivers/crypto/qce/core.h"
 #include "drivers/tz/qce_tz.h"
@@ -38,6 +39,10 @@ struct SocConfig {
   unsigned num_cores = 1;
   cpu::Costs costs;       // all zero: the untimed functional emulator
 };
+
+// The SoC's blocks from a profile, each block reading its own parameters (cpu.cores, the cost
+// items, bam.*, qce.*).
+SocConfig soc_config(const Profile& p);
 
 class Soc : public sc_core::sc_module {
  public:

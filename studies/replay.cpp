@@ -47,18 +47,8 @@ Snapshot snapshot(Emulator& e) {
 
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only) {
   EmulatorConfig c;
+  c.soc = soc_config(p);
   SocConfig& s = c.soc;
-  s.num_cores = static_cast<unsigned>(p.num("cpu.cores"));
-  s.costs = cpu::costs_from_profile(p);
-  s.bam.desc_fetch = p.time("bam.desc_fetch");
-  s.bam.ce_exec = p.time("bam.ce_exec");
-  s.bam.burst = sc_time(64.0 / (p.num("bam.bandwidth") * 1e6), sc_core::SC_SEC);
-  const double qce_hz = p.num("qce.clock") * 1e6;
-  s.qce.block_sha256 = cycles(p.num("qce.cycles_per_block_sha256"), qce_hz);
-  s.qce.block_sha1 = cycles(p.num("qce.cycles_per_block_sha1"), qce_hz);
-  s.qce.go_latency = p.time("qce.go_latency");
-  s.qce.finish = p.time("qce.finish");
-  s.qce.fifo_bursts = static_cast<unsigned>(p.num("qce.fifo_bursts"));
   s.qce.functional = !timing_only;
   c.driver.reg_io = v.reg_io;
   c.driver.bam_lock = v.bam_lock;
