@@ -39,7 +39,7 @@ int run_explain(const ExplainOptions& opt, std::ostream& out, std::ostream& err)
     if (!others.empty()) err << "qcesim explain: " << v->name << " (others: --variant " << others << ")\n";
   }
   model::Tracer tracer(opt.request, opt.request + 2);
-  const model::VariantResult r = model::run_variant(sc, *v, opt.timing_only, spare_core_per_run(1, 1));
+  const model::VariantResult r = model::run_variant(sc, *v, opt.timing_only, studies::spare_core_per_run(1, 1));
   out << model::narrate(tracer, opt.request, sc, *v, r);
   return 0;
 }

@@ -12,7 +12,7 @@
 #include "cli/hash_command.h"
 #include "cli/hex.h"
 #include "cli/run_command.h"
-#include "cli/stop_signals.h"
+#include "studies/stop_signals.h"
 #include "cli/calibrate_command.h"
 #include "cli/sweep_command.h"
 #include "cli/explain_command.h"
@@ -39,7 +39,7 @@ const int kQuietBanner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
-  cli::install_stop_handlers();
+  studies::install_stop_handlers();
   spdlog::set_level(spdlog::level::warn);
   // sc_stop() ends every run normally: not worth a message.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "cli/stop_signals.h"
+#include "studies/stop_signals.h"
 #include "model/config_error.h"
 
 namespace qcesim::cli {
@@ -117,7 +117,7 @@ OutputFile::OutputFile(const std::string& option, const std::string& file) : m_o
   m_target = replace_target(file);
   m_fd = make_temp(m_target, m_tmp);
   if (m_fd < 0) fail("create a temporary file for");
-  m_slot = register_temp_file(m_tmp.c_str());
+  m_slot = studies::register_temp_file(m_tmp.c_str());
   // The new file gets the old one's permissions, or those the umask gives a new file.
   struct stat st;
   mode_t mode = 0;
@@ -134,7 +134,7 @@ OutputFile::OutputFile(const std::string& option, const std::string& file) : m_o
 OutputFile::~OutputFile() {
   if (m_fd >= 0) close(m_fd);
   if (!m_committed && !m_tmp.empty()) unlink(m_tmp.c_str());
-  forget_temp_file(m_slot);
+  studies::forget_temp_file(m_slot);
 }
 
 void OutputFile::fail(const std::string& what) {
@@ -182,7 +182,7 @@ void OutputFile::commit() {
   m_fd = -1;
   if (rename(m_tmp.c_str(), m_target.c_str()) != 0) fail("replace");
   m_committed = true;
-  forget_temp_file(m_slot);
+  studies::forget_temp_file(m_slot);
   m_slot = -1;
 }
 

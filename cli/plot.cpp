@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "cli/output_file.h"
-#include "cli/stop_signals.h"
+#include "studies/stop_signals.h"
 #include "model/config_error.h"
 
 namespace qcesim::cli {
@@ -160,11 +160,11 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     ~Cleanup() {
       std::error_code ec;
       for (const auto& f : files) std::filesystem::remove(f, ec);  // the folder last
-      for (int s : slots) forget_temp_file(s);
+      for (int s : slots) studies::forget_temp_file(s);
     }
   } cleanup{{data, tmp_out, script, log, dir}, {}};
-  cleanup.slots.push_back(register_temp_dir(dir.c_str()));
-  for (const auto& f : {data, tmp_out, script, log}) cleanup.slots.push_back(register_temp_file(f.c_str()));
+  cleanup.slots.push_back(studies::register_temp_dir(dir.c_str()));
+  for (const auto& f : {data, tmp_out, script, log}) cleanup.slots.push_back(studies::register_temp_file(f.c_str()));
 
   // One data file, a block per series (gnuplot's `index`).
   std::string plots;

@@ -17,117 +17,13 @@
 #include <thread>
 
 #include "cli/output_file.h"
-#include "cli/stop_signals.h"
+#include "studies/stop_signals.h"
 #include "model/config_error.h"
 #include "model/trace.h"
 
 namespace qcesim::cli {
 
 using nlohmann::json;
-
-namespace {
-// The cores this process may run on (taskset, cpusets), not all the machine has: a helper
-// thread on a core shared with its own simulation only slows it down.
-unsigned usable_cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-}  // namespace
-
-bool spare_core_per_run(std::size_t n, unsigned jobs) {
-  const unsigned cores = usable_cores();
-  const std::size_t at_once = std::min<std::size_t>(n, jobs == 0 ? cores : jobs);
-  return cores >= 2 * at_once;
-}
-
-std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<json(std::size_t)>& fn,
-                            const std::function<void(std::size_t, const json&)>& on_done) {
-  if (jobs == 0) jobs = usable_cores();
-  std::vector<json> results(n);
-  struct Child {
-    pid_t pid;
-    int fd;
-    std::size_t index;
-    std::string data;
-  };
-  std::vector<Child> running;
-  std::size_t next = 0;
-  auto reap_one = [&] {
-    // Read whichever child has output, until it closes its pipe.
-    fd_set set;
-    FD_ZERO(&set);
-    int maxfd = -1;
-    for (const Child& c : running) {
-      FD_SET(c.fd, &set);
-      maxfd = std::max(maxfd, c.fd);
-    }
-    if (select(maxfd + 1, &set, nullptr, nullptr, nullptr) < 0) {
-      if (errno == EINTR) return;
-      throw std::runtime_error(std::string("select: ") + std::strerror(errno));
-    }
-    for (auto it = running.begin(); it != running.end(); ++it) {
-      if (!FD_ISSET(it->fd, &set)) continue;
-      char buf[65536];
-      const ssize_t r = read(it->fd, buf, sizeof buf);
-      if (r > 0) {
-        it->data.append(buf, static_cast<std::size_t>(r));
-        return;
-      }
-      close(it->fd);
-      int status = 0;
-      waitpid(it->pid, &status, 0);
-      forget_child(it->pid);
-      json j;
-      try {
-        j = json::parse(it->data);
-      } catch (const json::parse_error&) {
-        j = {{"error", WIFSIGNALED(status) ? fmt::format("the simulation process died (signal {})", WTERMSIG(status))
-                                           : "the simulation process ended without a result"}};
-      }
-      results[it->index] = j;
-      on_done(it->index, j);
-      running.erase(it);
-      return;
-    }
-  };
-  while (next < n || !running.empty()) {
-    while (next < n && running.size() < jobs) {
-      int fds[2];
-      if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-      std::fflush(nullptr);  // no buffered output may be duplicated into the child
-      const pid_t parent = getpid();
-      const pid_t pid = fork();
-      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-      if (pid == 0) {
-        become_child(parent);
-        for (const Child& c : running) close(c.fd);  // only the parent reads its siblings
-        close(fds[0]);
-        json j;
-        try {
-          j = fn(next);
-        } catch (const std::exception& e) {
-          j = {{"error", e.what()}};
-        }
-        const std::string s = j.dump();
-        std::size_t off = 0;
-        while (off < s.size()) {
-          const ssize_t w = write(fds[1], s.data() + off, s.size() - off);
-          if (w <= 0) break;
-          off += static_cast<std::size_t>(w);
-        }
-        close(fds[1]);
-        _exit(0);
-      }
-      register_child(pid);
-      close(fds[1]);
-      running.push_back({pid, fds[0], next, {}});
-      ++next;
-    }
-    reap_one();
-  }
-  return results;
-}
 
 std::string per_variant_file(const std::string& file, const std::string& variant, bool several) {
   if (!several) return file;
@@ -331,8 +227,8 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
                        gb, gb / 1.7);
   err.flush();
   std::size_t finished = 0;
-  const bool ahead = spare_core_per_run(chosen.size(), opt.jobs);
-  const auto raw = fork_each(
+  const bool ahead = studies::spare_core_per_run(chosen.size(), opt.jobs);
+  const auto raw = studies::fork_each(
       chosen.size(), opt.jobs, [&](std::size_t i) { return run_one(sc, *chosen[i], opt, chosen.size() > 1, ahead); },
       [&](std::size_t i, const json& j) {
         ++finished;

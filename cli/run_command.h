@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "studies/processes.h"
 #include "studies/replay.h"
 
 namespace qcesim::cli {
@@ -34,15 +35,6 @@ bool parse_request_range(const std::string& text, std::int64_t& first, std::int6
 std::string folded_stacks(const model::VariantResult& r);
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err);
-
-// Whether each of n runs at up to `jobs` at once (0: cores) has a host core to spare for
-// model/hash_ahead.h's helper thread.
-bool spare_core_per_run(std::size_t n, unsigned jobs);
-
-// Runs fn(i) for i in [0, n) each in a forked child, at most `jobs` at once; each child's
-// stdout-free result is the JSON it returns. Errors come back as {"error": "..."}.
-std::vector<nlohmann::json> fork_each(std::size_t n, unsigned jobs, const std::function<nlohmann::json(std::size_t)>& fn,
-                                      const std::function<void(std::size_t, const nlohmann::json&)>& on_done);
 
 std::string format_table(const std::vector<model::VariantResult>& results);
 

@@ -141,8 +141,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t done_before = done.size();
   std::size_t finished = 0, failed = 0;
-  const bool ahead = spare_core_per_run(todo.size(), opt.jobs);
-  fork_each(
+  const bool ahead = studies::spare_core_per_run(todo.size(), opt.jobs);
+  studies::fork_each(
       todo.size(), opt.jobs,
       [&](std::size_t i) {
         const model::Scenario sc = model::Scenario::load(s.scenario_file, s.sets_for(points[todo[i].point]));

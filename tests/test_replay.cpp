@@ -54,7 +54,7 @@ TEST(SeedReplay, Sha256QceNolock) { expect_seed_match("sha256-qce-nolock"); }
 // pipe event, and in this profile's timing both flows take two hardirqs.
 TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
   const auto sc = model::Scenario::load(seed_path(), {"workload.messages=100"});
-  const auto raw = cli::fork_each(
+  const auto raw = studies::fork_each(
       2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variants[i + 1], true).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   const auto lock = model::VariantResult::from_json(raw[0]);
@@ -69,7 +69,7 @@ TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
 // Two runs of the same variant, each in its own process, give the same results.
 TEST(SeedReplay, Deterministic) {
   const auto sc = model::Scenario::load(seed_path(), {"workload.messages=200"});
-  const auto raw = cli::fork_each(
+  const auto raw = studies::fork_each(
       2, 2, [&](std::size_t) { return model::run_variant(sc, sc.variant("sha256-qce-lock"), false).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   auto a = raw[0], b = raw[1];
@@ -81,7 +81,7 @@ TEST(SeedReplay, Deterministic) {
 // --timing-only skips the bytes and gives the same timing.
 TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
   const auto sc = model::Scenario::load(seed_path(), {"workload.messages=200"});
-  const auto raw = cli::fork_each(
+  const auto raw = studies::fork_each(
       2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variant("sha256-qce-nolock"), i == 1).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "irqs", "bam_descriptors"})
@@ -92,7 +92,7 @@ TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
 // The hash-ahead helper changes the host time only: the same JSON with and without it.
 TEST(SeedReplay, HashAheadGivesIdenticalResults) {
   const auto sc = model::Scenario::load(seed_path(), {"workload.messages=300"});
-  const auto raw = cli::fork_each(
+  const auto raw = studies::fork_each(
       2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variant("sha256-qce-lock"), false, i == 1).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   auto a = raw[0], b = raw[1];
@@ -143,7 +143,7 @@ TEST(TimedRequest, MainlineLatencyIsTheHandDerivedSum) {
 // With two requests in flight the caller prepares the next one while the engine works, but QCE
 // still runs one at a time: the wall time drops by the caller's share, the CPU time does not.
 TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
-  const auto raw = cli::fork_each(
+  const auto raw = studies::fork_each(
       2, 2,
       [&](std::size_t i) {
         const auto sc = model::Scenario::load(

@@ -9,7 +9,7 @@
 
 #include <sys/types.h>
 
-namespace qcesim::cli {
+namespace qcesim::studies {
 
 // Installs the handler for SIGINT, SIGTERM and SIGHUP (once per process; later calls do nothing).
 void install_stop_handlers();
@@ -30,4 +30,4 @@ void forget_temp_file(int slot);
 // the parent (SIGTERM when it goes). Exits at once if the parent is already gone.
 void become_child(pid_t parent);
 
-}  // namespace qcesim::cli
+}  // namespace qcesim::studies

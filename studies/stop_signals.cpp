@@ -1,4 +1,4 @@
-#include "cli/stop_signals.h"
+#include "studies/stop_signals.h"
 
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -10,7 +10,7 @@
 #include <ctime>
 #include <initializer_list>
 
-namespace qcesim::cli {
+namespace qcesim::studies {
 
 namespace {
 
@@ -125,4 +125,4 @@ void become_child(pid_t parent) {
   if (getppid() != parent) _exit(128 + SIGTERM);  // the parent died before prctl took effect
 }
 
-}  // namespace qcesim::cli
+}  // namespace qcesim::studies

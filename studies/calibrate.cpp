@@ -1,0 +1,291 @@
+#include "studies/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <spdlog/fmt/fmt.h>
+#include <sstream>
+
+#include "studies/processes.h"
+#include "studies/replay.h"
+
+namespace qcesim::studies {
+
+using nlohmann::json;
+using Matrix = std::vector<std::vector<double>>;
+
+namespace {
+
+// Solves A x = b for a small symmetric positive definite A (Gaussian elimination, pivoting).
+std::vector<double> solve(Matrix a, std::vector<double> b) {
+  const std::size_t n = b.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t piv = c;
+    for (std::size_t r = c + 1; r < n; ++r)
+      if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
+    std::swap(a[c], a[piv]);
+    std::swap(b[c], b[piv]);
+    for (std::size_t r = c + 1; r < n; ++r) {
+      const double f = a[r][c] / a[c][c];
+      for (std::size_t k = c; k < n; ++k) a[r][k] -= f * a[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  std::vector<double> x(n);
+  for (std::size_t i = n; i-- > 0;) {
+    double s = b[i];
+    for (std::size_t k = i + 1; k < n; ++k) s -= a[i][k] * x[k];
+    x[i] = s / a[i][i];
+  }
+  return x;
+}
+
+Matrix inverse(const Matrix& a) {
+  const std::size_t n = a.size();
+  Matrix inv(n, std::vector<double>(n));
+  for (std::size_t c = 0; c < n; ++c) {
+    std::vector<double> e(n, 0.0);
+    e[c] = 1;
+    const auto col = solve(a, e);
+    for (std::size_t r = 0; r < n; ++r) inv[r][c] = col[r];
+  }
+  return inv;
+}
+
+double sim_value(const model::VariantResult& r, const std::string& key) {
+  if (key == "wall_s") return r.wall_s;
+  if (key == "cpu_s") return r.cpu_s;
+  if (key == "hardirq_s") return r.hardirq_s;
+  return r.softirq_s;
+}
+
+// The fit in log space: parameter vectors theta = log(value), residuals and the cost.
+class Fit {
+ public:
+  explicit Fit(const CalibrationProblem& p) : m_p(p), m_sigma(std::log(p.spec.prior_factor)) {}
+
+  std::size_t k() const { return m_p.params.size(); }
+  double sigma() const { return m_sigma; }
+  std::vector<double> start() const {
+    std::vector<double> th(k());
+    for (std::size_t q = 0; q < k(); ++q) th[q] = std::log(m_p.params[q].value);
+    return th;
+  }
+  // One step of parameter q, kept inside its range.
+  double clamp_log(std::size_t q, double th) const {
+    return std::clamp(th, std::log(m_p.params[q].min), std::log(m_p.params[q].max));
+  }
+  // log(simulated / measured) per target, every variant run at each theta (one process each).
+  std::vector<std::vector<double>> residuals(const std::vector<std::vector<double>>& thetas) const {
+    const auto results = evaluate(thetas);
+    std::vector<std::vector<double>> out;
+    for (const auto& rs : results) {
+      std::vector<double> r(m_p.targets.size());
+      for (std::size_t t = 0; t < r.size(); ++t) {
+        const CalibrationTarget& tg = m_p.targets[t];
+        std::size_t v = 0;
+        while (m_p.scenario.variants[v].name != tg.variant) ++v;
+        r[t] = std::log(std::max(sim_value(rs[v], tg.key), 1e-12) / tg.measured);
+      }
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+  // Squared residuals plus the log-normal priors.
+  double cost(const std::vector<double>& r, const std::vector<double>& th) const {
+    double c = 0;
+    for (double x : r) c += x * x;
+    for (std::size_t q = 0; q < k(); ++q) c += std::pow((th[q] - std::log(m_p.params[q].value)) / m_sigma, 2);
+    return c;
+  }
+
+ private:
+  std::vector<double> values(const std::vector<double>& th) const {
+    std::vector<double> p(k());
+    for (std::size_t q = 0; q < k(); ++q) p[q] = std::clamp(std::exp(th[q]), m_p.params[q].min, m_p.params[q].max);
+    return p;
+  }
+  std::vector<std::vector<model::VariantResult>> evaluate(const std::vector<std::vector<double>>& thetas) const {
+    const model::Scenario& sc = m_p.scenario;
+    std::vector<std::pair<std::size_t, std::size_t>> work;  // (point, variant)
+    for (std::size_t pt = 0; pt < thetas.size(); ++pt)
+      for (std::size_t v = 0; v < sc.variants.size(); ++v) work.emplace_back(pt, v);
+    const auto raw = fork_each(
+        work.size(), m_p.spec.jobs,
+        [&](std::size_t i) {
+          const std::vector<double> p = values(thetas[work[i].first]);
+          model::Variant var = sc.variants[work[i].second];
+          for (std::size_t q = 0; q < k(); ++q) var.overrides[m_p.params[q].name] = p[q];
+          model::Scenario s2 = sc;
+          s2.variants[work[i].second] = var;
+          return model::run_variant(s2, var, true).to_json();
+        },
+        [](std::size_t, const json&) {});
+    std::vector<std::vector<model::VariantResult>> res(thetas.size(), std::vector<model::VariantResult>(sc.variants.size()));
+    for (std::size_t i = 0; i < work.size(); ++i) {
+      if (raw[i].contains("error")) throw std::runtime_error("evaluation failed: " + raw[i]["error"].get<std::string>());
+      res[work[i].first][work[i].second] = model::VariantResult::from_json(raw[i]);
+    }
+    return res;
+  }
+
+  const CalibrationProblem& m_p;
+  double m_sigma;
+};
+
+// Pattern search: every parameter up and down by a factor, all candidates simulated at once,
+// keep the best; halve the factor when nothing improves.
+void pattern_search(const Fit& fit, unsigned iterations, std::vector<double>& theta, std::vector<double>& r,
+                    std::ostream& progress) {
+  double c = fit.cost(r, theta);
+  double step = std::log(2.0);
+  for (unsigned it = 0; it < iterations && step > std::log(1.02); ++it) {
+    std::vector<std::vector<double>> cands;
+    for (std::size_t q = 0; q < fit.k(); ++q)
+      for (double dir : {-1.0, 1.0}) {
+        auto th = theta;
+        th[q] = fit.clamp_log(q, th[q] + dir * step);
+        if (th[q] != theta[q]) cands.push_back(th);
+      }
+    const auto rs = fit.residuals(cands);
+    std::size_t best = cands.size();
+    double best_c = c;
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const double ci = fit.cost(rs[i], cands[i]);
+      if (ci < best_c) {
+        best_c = ci;
+        best = i;
+      }
+    }
+    if (best == cands.size()) {
+      step /= 2;
+    } else {
+      theta = cands[best];
+      r = rs[best];
+      c = best_c;
+    }
+    progress << fmt::format("  sweep {}: cost {:.5f}, step x{:.3f}\n", it + 1, c, std::exp(step));
+    progress.flush();
+  }
+}
+
+// Posterior spread in log space from the Jacobian at the optimum: data that constrain a
+// parameter shrink it below the prior's. Returns posterior / prior spread per parameter.
+std::vector<double> posterior_spread(const Fit& fit, const std::vector<double>& theta, const std::vector<double>& r) {
+  const double h = 0.15;
+  const std::size_t k = fit.k(), n = r.size();
+  std::vector<std::vector<double>> pts;
+  for (std::size_t q = 0; q < k; ++q) {
+    auto th = theta;
+    th[q] += h;
+    pts.push_back(th);
+  }
+  const auto rs = fit.residuals(pts);
+  Matrix jac(n, std::vector<double>(k));
+  for (std::size_t q = 0; q < k; ++q)
+    for (std::size_t t = 0; t < n; ++t) jac[t][q] = (rs[q][t] - r[t]) / h;
+  Matrix a(k, std::vector<double>(k, 0.0));
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t t = 0; t < n; ++t) a[i][j] += jac[t][i] * jac[t][j];
+    a[i][i] += 1.0 / (fit.sigma() * fit.sigma());
+  }
+  const Matrix cov = inverse(a);
+  std::vector<double> spread(k);
+  for (std::size_t q = 0; q < k; ++q) spread[q] = std::sqrt(cov[q][q]) / fit.sigma();
+  return spread;
+}
+
+}  // namespace
+
+CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
+  if (spec.fit.empty()) throw model::ConfigError("--fit", "", "at least one profile parameter to fit", "none");
+  std::vector<std::string> sets = spec.sets;
+  sets.push_back("workload.messages=" + std::to_string(spec.messages));
+  model::Scenario sc = model::Scenario::load(spec.scenario, sets);
+  model::Profile base = model::Profile::load(sc.profile_file);
+  CalibrationProblem p{spec, sc, base, {}, {}};
+  for (const auto& name : spec.fit) {
+    const model::Param& prm = base.param(name);
+    if (prm.is_text() || prm.value <= 0 || prm.min <= 0)
+      throw model::ConfigError(base.file(), "/parameters/" + name, "a positive numeric parameter with a positive range",
+                               prm.is_text() ? "a word" : fmt::format("{} in [{}, {}]", prm.value, prm.min, prm.max));
+    for (const model::Param& earlier : p.params)
+      if (earlier.name == name) throw model::ConfigError("--fit", "", "each parameter named once", model::quoted_input(name) + " twice");
+    p.params.push_back(prm);
+  }
+  // Targets: every measured value of the four headline kinds that is above rounding noise.
+  for (const model::Variant& v : sc.variants)
+    for (const auto& [key, value] : model::measured_for(v, sc.workload))
+      if (value > 0) p.targets.push_back({v.name, key, value});
+  const std::size_t n = p.targets.size(), k = p.params.size();
+  // Nothing measured is nothing to fit; fewer numbers than parameters leaves directions only the
+  // priors decide, which a user asks for knowingly (--underdetermined).
+  if (n == 0 || (n < k && !spec.underdetermined))
+    throw model::ConfigError(spec.scenario, "/variants",
+                             fmt::format("measured values of this message size, at least as many as the {} fitted parameters "
+                                         "(degrees of freedom >= 0; with --underdetermined at least one)",
+                                         k),
+                             fmt::format("{} above zero", n));
+  return p;
+}
+
+Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress) {
+  const Fit fit(problem);
+  std::vector<double> theta = fit.start();
+  std::vector<double> r = fit.residuals({theta})[0];
+  progress << fmt::format("calibrate: {} parameters, {} measured targets, {} messages per evaluation; start cost {:.5f}\n",
+                          fit.k(), problem.targets.size(), problem.spec.messages, fit.cost(r, theta));
+  pattern_search(fit, problem.spec.iterations, theta, r, progress);
+  Calibration c{problem, {}, posterior_spread(fit, theta, r), r};
+  for (double th : theta) c.fitted.push_back(std::exp(th));
+  return c;
+}
+
+std::string calibration_report(const Calibration& c) {
+  const CalibrationProblem& p = c.problem;
+  const std::size_t k = p.params.size(), n = p.targets.size();
+  std::ostringstream rep;
+  rep << fmt::format("# Calibration of {} against {}\n\n", p.base.name(), p.scenario.name);
+  rep << fmt::format("Fitted {} parameters to {} measured numbers (least squares on log(sim/measured), log-normal "
+                     "priors of one factor {} around the profile's values, inside the ranges); {} degrees of freedom "
+                     "left. Each evaluation replays {} messages per variant.\n\n",
+                     k, n, p.spec.prior_factor, static_cast<long>(n) - static_cast<long>(k), p.spec.messages);
+  rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | pinned down by the data? |\n";
+  rep << "|---|---|---|---|---|---|---|\n";
+  for (std::size_t q = 0; q < k; ++q) {
+    const model::Param& prm = p.params[q];
+    const double v = c.fitted[q];
+    const bool at_bound = v <= prm.min * 1.0001 || v >= prm.max * 0.9999;
+    rep << fmt::format("| `{}` | {} | {:.4g} | {:.4g} | [{}, {}] | {:.2f} | {} |\n", prm.name, prm.unit, prm.value, v,
+                       prm.min, prm.max, c.spread[q],
+                       at_bound ? "at a range bound" : c.spread[q] > 0.7 ? "no: the prior decides" : "yes");
+  }
+  rep << "\n| variant | quantity | measured | simulated | error |\n|---|---|---|---|---|\n";
+  for (std::size_t t = 0; t < n; ++t) {
+    const CalibrationTarget& tg = p.targets[t];
+    const double sim = tg.measured * std::exp(c.residuals[t]);
+    rep << fmt::format("| {} | {} | {:.4g} | {:.4g} | {:+.1f}% |\n", tg.variant, tg.key, tg.measured, sim,
+                       (std::exp(c.residuals[t]) - 1) * 100);
+  }
+  return rep.str();
+}
+
+json calibrated_profile(const Calibration& c, const std::string& date) {
+  const CalibrationProblem& p = c.problem;
+  json doc = model::read_json_file(p.scenario.profile_file, "profile file");
+  for (std::size_t q = 0; q < p.params.size(); ++q) {
+    json& pj = doc["parameters"][p.params[q].name];
+    pj["value"] = std::round(c.fitted[q] * 1e4) / 1e4;
+    std::string prior = p.params[q].provenance;
+    if (prior.rfind("calibrated:", 0) == 0) {
+      const auto pos = prior.find("prior ");
+      prior = pos == std::string::npos ? prior : prior.substr(pos + 6);
+    }
+    pj["provenance"] = fmt::format("calibrated: qcesim calibrate {} on {} ({}); prior {}", p.scenario.name, date,
+                                   "docs/calibration.md", prior);
+  }
+  return doc;
+}
+
+}  // namespace qcesim::studies

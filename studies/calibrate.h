@@ -1,0 +1,60 @@
+// Calibration: fits named profile parameters to the measured values of a scenario's variants by
+// least squares on log(simulated / measured), with log-normal priors centred on the profile's
+// values, inside each parameter's range. A pattern search in log space (interrupt coalescing
+// makes the model step-wise in some parameters, which defeats pure gradients), then the
+// Jacobian at the optimum for each parameter's posterior spread: a spread near the prior's
+// means the data do not pin the parameter down. `qcesim calibrate` (cli/calibrate_command.h).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "studies/scenario.h"
+
+namespace qcesim::studies {
+
+struct CalibrationSpec {
+  std::string scenario;
+  std::vector<std::string> fit;   // profile parameters
+  std::vector<std::string> sets;  // --set overrides of the scenario
+  std::uint64_t messages = 200;   // per evaluation; measured values are scaled to it
+  double prior_factor = 3.0;      // one prior standard deviation = a factor of 3
+  unsigned iterations = 60;       // pattern-search sweeps at most
+  unsigned jobs = 0;              // simulations at once (0: the usable cores)
+  bool underdetermined = false;   // allow fewer measured numbers than parameters
+};
+
+struct CalibrationTarget {
+  std::string variant, key;  // key: wall_s, cpu_s, hardirq_s or softirq_s
+  double measured;           // scaled to the evaluation's messages
+};
+
+// A checked calibration problem: the scenario, the parameters with their priors, the targets.
+struct CalibrationProblem {
+  CalibrationSpec spec;
+  model::Scenario scenario;
+  model::Profile base;
+  std::vector<model::Param> params;  // as the profile has them: the priors' centres and ranges
+  std::vector<CalibrationTarget> targets;
+};
+
+struct Calibration {
+  CalibrationProblem problem;
+  std::vector<double> fitted;     // one value per parameter
+  std::vector<double> spread;     // posterior / prior spread in log space, per parameter
+  std::vector<double> residuals;  // log(simulated / measured), per target
+};
+
+// Everything calibrate would refuse, checked without simulating (ConfigError: exit 2).
+CalibrationProblem calibration_problem(const CalibrationSpec& spec);
+// The fit; progress lines on `progress`.
+Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress);
+// The Markdown report: parameters (prior, fitted, spread, pinned down or not) and residuals.
+std::string calibration_report(const Calibration& c);
+// The profile file with the fitted values and their provenance ("calibrated: ... on `date`").
+nlohmann::json calibrated_profile(const Calibration& c, const std::string& date);
+
+}  // namespace qcesim::studies
