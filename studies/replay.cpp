@@ -129,228 +129,273 @@ class ProgressTicker {
 
 }  // namespace
 
-VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead,
-                          const ReplayProgress* progress) {
-  const auto host_start = std::chrono::steady_clock::now();
-  ProgressTicker ticker(progress, sc.workload.messages, host_start);
-  const Profile prof = sc.profile_for(v);
-  EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload, sc.faults);
-  cfg.soc.qce.hash_ahead = hash_ahead && v.engine == VariantEngine::qce;
-  const Workload& w = sc.workload;
-  const bool check = !timing_only;
-  Emulator emu(cfg);
-  LatencyStats lat;
-  VariantResult res;
-  res.name = v.name;
-  res.measured = measured_for(v, w);
-  res.timing_only = timing_only;
-  Snapshot s0, s1;
+namespace {
 
-  emu.run([&](Emulator& e) {
-    cpu::Runner& task = e.task();
-    if (auto* tr = Tracer::active()) tr->set_own_ee(cfg.soc.linux_ee, cfg.driver.rx_pipe / 2);
-    // A pool of distinct messages in DRAM, each request reads one of them; their reference
-    // digests are computed once on the host.
+// The messages the caller hashes: a pool of distinct ones in DRAM, each request reads one of
+// them; their reference digests are computed once on the host. Whole host pages each, so
+// that hash-ahead can make them read-only.
+struct MessagePool {
+  std::vector<cpu::DmaBuf> msgs;
+  std::vector<std::vector<std::uint8_t>> refs;  // empty in timing-only runs
+  std::size_t alloc = 0;                        // bytes per message, whole host pages
+
+  MessagePool(Emulator& e, const Workload& w, bool check) {
     const std::size_t pool =
         std::max<std::size_t>(1, std::min<std::size_t>(64, (32u << 20) / std::max<std::uint32_t>(w.message_bytes, 1)));
-    std::vector<cpu::DmaBuf> msgs;
-    std::vector<std::vector<std::uint8_t>> refs;
     std::mt19937_64 rng(2026);
-    // Whole host pages each, so that hash-ahead can make them read-only (below).
     const std::size_t page = ReadOnlyPages::page_size();
-    const std::size_t msg_alloc = (std::max<std::size_t>(w.message_bytes, 1) + page - 1) / page * page;
+    alloc = (std::max<std::size_t>(w.message_bytes, 1) + page - 1) / page * page;
     for (std::size_t i = 0; i < pool; ++i) {
-      msgs.push_back(e.host().dma_alloc(msg_alloc, std::max<std::size_t>(page, 4096)));
-      if (check) {
-        for (std::uint32_t b = 0; b < w.message_bytes; b += 8) {  // eight random bytes per draw
-          const std::uint64_t r = rng();
-          std::memcpy(msgs.back().ptr + b, &r, std::min<std::size_t>(8, w.message_bytes - b));
-        }
-        refs.push_back(sha_digest(w.alg, msgs.back().ptr, w.message_bytes));
+      msgs.push_back(e.host().dma_alloc(alloc, std::max<std::size_t>(page, 4096)));
+      if (!check) continue;
+      for (std::uint32_t b = 0; b < w.message_bytes; b += 8) {  // eight random bytes per draw
+        const std::uint64_t r = rng();
+        std::memcpy(msgs.back().ptr + b, &r, std::min<std::size_t>(8, w.message_bytes - b));
       }
+      refs.push_back(sha_digest(w.alg, msgs.back().ptr, w.message_bytes));
     }
-    task.sync();
-    s0 = snapshot(e);
+  }
+  std::size_t size() const { return msgs.size(); }
+};
 
-    // The kernel SHA library on the CE core, in the caller's task context: messages first ..
-    // first + n - 1 (two interleaved with finup2x), their digests checked. The CPU path, and
-    // the caller's fallback after a failed engine request.
-    const auto& table = cpu::ce_core_table(prof.text("ce.core"));
-    const double hz = prof.num("cpu.freq") * 1e9;
-    const std::uint64_t blocks = (std::uint64_t{w.message_bytes} + 9 + 63) / 64;
-    const auto& costs = e.kernel().costs();
+// Latency of one request, from t0 to `end`, into the statistics and the timeline.
+void record_latency(LatencyStats& lat, std::uint64_t id, const sc_time& t0, const sc_time& end) {
+  lat.add((end - t0).to_seconds() * 1e9);
+  if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
+}
+
+// The kernel SHA library on the CE core, in the caller's task context: messages first ..
+// first + n - 1 (two interleaved with finup2x), their digests checked. The CPU path, and the
+// caller's fallback after a failed engine request.
+class CpuHash {
+ public:
+  CpuHash(Emulator& e, const Profile& prof, const Workload& w, const MessagePool& pool, VariantResult& res)
+      : m_task(e.task()), m_costs(e.kernel().costs()), m_w(w), m_pool(pool), m_res(res),
+        m_hz(prof.num("cpu.freq") * 1e9), m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64) {
     // The CE loop's schedule, once per interleave (scheduling it is costly; every request uses it).
-    const double cpb_of[3] = {0, cpu::sha256_ce_cycles_per_block(table, 1), cpu::sha256_ce_cycles_per_block(table, 2)};
-    auto cpu_hash = [&](std::uint64_t first, unsigned n, unsigned interleave) {
-      const double cpb = cpb_of[interleave];
-      task.charge(costs(cpu::Cost::sha256_lib_call));
-      task.charge(costs(cpu::Cost::kernel_neon_begin));
-      task.charge(interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform", cycles(cpb * static_cast<double>(blocks * n), hz));
-      task.charge(costs(cpu::Cost::kernel_neon_end));
-      for (unsigned k = 0; k < n && check; ++k) {
-        const std::size_t m = (first + k) % pool;
-        cpu::CeSha h(w.alg);
-        h.update(msgs[m].ptr, w.message_bytes);
-        if (h.final() != refs[m]) ++res.digest_mismatches;
-      }
-    };
+    const auto& table = cpu::ce_core_table(prof.text("ce.core"));
+    m_cpb[1] = cpu::sha256_ce_cycles_per_block(table, 1);
+    m_cpb[2] = cpu::sha256_ce_cycles_per_block(table, 2);
+  }
 
-    if (v.engine == VariantEngine::ce) {
-      for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
-        ticker.tick(i);
-        const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
-        const sc_time t0 = sc_core::sc_time_stamp();
-        if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
-        cpu_hash(i, n, v.ce_interleave);
-        res.issued += n;
-        res.completed += n;
-        task.sync();
-        const double ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9;
-        for (unsigned k = 0; k < n; ++k) lat.add(ns);
-        if (auto* tr = Tracer::active())
-          for (unsigned k = 0; k < n; ++k) tr->request_span(static_cast<std::int64_t>(i + k), t0, sc_core::sc_time_stamp());
-      }
-    } else {
-      // The QCE path: up to queue_depth requests in flight, one engine request per message.
-      struct Slot {
-        qce::ShaRequest req;
-        sc_time t0;
-        std::size_t msg = 0;
-        std::uint64_t id = 0;  // the request's number in the run
-        bool busy = false;
-        bool fallback = false;  // failed: the caller hashes it on the CPU when it runs again
-      };
-      std::vector<Slot> slots(w.queue_depth);
-      cpu::Completion freed(e.kernel());
-      std::uint64_t submitted = 0, finished = 0;
-      // Failures are outcomes to count when another EE shares the engine or faults are
-      // injected; otherwise a failure is a bug in the model and stops the run.
-      const bool failures_expected = e.tz() != nullptr || sc.faults.any();
-      std::string failure;
-      const ShaState iv = sha_initial_state(w.alg);
-      // The caller's next messages go to the hash-ahead helper while the current ones are
-      // simulated: at least one request beyond those the queue holds, topped up four at a
-      // time (one publish per batch). Only messages that one BAM descriptor carries: the
-      // engine gets a longer one in pieces that do not end on a block.
-      HashAhead* ahead = check && w.message_bytes <= bam::BAM_FIFO_SIZE ? e.soc().qce.hash_ahead() : nullptr;
-      const std::uint64_t window = std::min<std::uint64_t>(w.queue_depth + 1, 4), batch = 4;
-      // The pool is written once, above; read-only from here it cannot change between a post
-      // and its take, so the helper hashes it in place and the engine skips the compare.
-      ReadOnlyPages frozen;
-      if (ahead)
-        for (const cpu::DmaBuf& m : msgs) frozen.protect(m.ptr, msg_alloc);  // else copied and compared
-      std::uint64_t posted = 0;
-      auto post_ahead = [&] {
-        if (!ahead || posted >= std::min(submitted + window, w.messages)) return;
-        for (; posted < std::min(submitted + window + batch - 1, w.messages); ++posted)
-          ahead->post(iv, msgs[posted % pool].ptr, w.message_bytes, &frozen);
-        ahead->publish();
-      };
-      // A failed request the caller hashes again on the CPU: its latency ends when that is done.
-      auto fall_back = [&](Slot& s) {
-        if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(s.id));
-        cpu_hash(s.id, 1, 1);
-        task.when_done([&lat, id = s.id, t0 = s.t0](const sc_time& end) {
-          lat.add((end - t0).to_seconds() * 1e9);
-          if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
-        });
-        s.fallback = s.busy = false;
-        ++res.fallback;
-        ++finished;
-      };
-      while (finished < w.messages) {
-        for (Slot& s : slots)
-          if (s.fallback) fall_back(s);
-        for (Slot& s : slots) {
-          if (s.busy || submitted == w.messages) continue;
-          post_ahead();
-          s.busy = true;
-          s.msg = submitted % pool;
-          s.req = qce::ShaRequest{};
-          s.req.alg = w.alg;
-          s.req.carry.iv = iv.h;
-          s.req.src = {{msgs[s.msg].addr, w.message_bytes}};
-          s.req.nbytes = w.message_bytes;
-          s.req.complete = [&, sp = &s](cpu::Runner& k, const std::string& err) {
-            if (!err.empty()) {
-              ++res.failed_requests;
-              if (!failures_expected && failure.empty()) failure = err;
-              if (res.race.empty()) res.race = err;
-              if (sc.faults.cpu_fallback) {
-                sp->fallback = true;
-                freed.complete(k);
-                return;
-              }
-              ++res.failed;
-            } else {
-              ++res.completed;
-            }
-            // The callback's moment is when the kworker gets there: after the work charged
-            // before it and after the softirq work that preempts it.
-            // The slot is reused before that moment: take its request's number and start now.
-            k.when_done([&lat, id = sp->id, t0 = sp->t0](const sc_time& end) {
-              lat.add((end - t0).to_seconds() * 1e9);
-              if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
-            });
-            if (check && err.empty() && sp->req.digest != refs[sp->msg]) ++res.digest_mismatches;
-            sp->busy = false;
-            ++finished;
-            ticker.tick(finished);
-            freed.complete(k);
-          };
-          // The caller starts the request when it has the CPU again.
-          task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
-          s.id = submitted;
-          if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(submitted));
-          ++submitted;
-          ++res.issued;
-          e.qce().enqueue(task, s.req);
-        }
-        const bool fallback_due = std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.fallback; });
-        if (finished < w.messages && !fallback_due && !freed.wait_for(task, cfg.driver.timeout))
-          throw qce::QceError("a request did not complete within " + cfg.driver.timeout.to_string());
-        if (!failure.empty()) throw qce::QceError("request failed: " + failure);
-      }
+  void hash(std::uint64_t first, unsigned n, unsigned interleave) {
+    m_task.charge(m_costs(cpu::Cost::sha256_lib_call));
+    m_task.charge(m_costs(cpu::Cost::kernel_neon_begin));
+    m_task.charge(interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform",
+                  cycles(m_cpb[interleave] * static_cast<double>(m_blocks * n), m_hz));
+    m_task.charge(m_costs(cpu::Cost::kernel_neon_end));
+    if (m_pool.refs.empty()) return;
+    for (unsigned k = 0; k < n; ++k) {
+      const std::size_t m = (first + k) % m_pool.size();
+      cpu::CeSha h(m_w.alg);
+      h.update(m_pool.msgs[m].ptr, m_w.message_bytes);
+      if (h.final() != m_pool.refs[m]) ++m_res.digest_mismatches;
     }
+  }
+
+ private:
+  cpu::Runner& m_task;
+  const cpu::Costs& m_costs;
+  const Workload& m_w;
+  const MessagePool& m_pool;
+  VariantResult& m_res;
+  double m_hz;
+  std::uint64_t m_blocks;
+  double m_cpb[3] = {0, 0, 0};
+};
+
+// The CPU path: ce_interleave messages per call, each call's latency charged to its messages.
+void run_ce_path(Emulator& e, const Variant& v, const Workload& w, CpuHash& cpu_hash, LatencyStats& lat,
+                 VariantResult& res, ProgressTicker& ticker) {
+  cpu::Runner& task = e.task();
+  for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
+    ticker.tick(i);
+    const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
+    const sc_time t0 = sc_core::sc_time_stamp();
+    if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
+    cpu_hash.hash(i, n, v.ce_interleave);
+    res.issued += n;
+    res.completed += n;
     task.sync();
-    s1 = snapshot(e);
-    if (qce::TzAgent* tz = e.tz()) {
-      const qce::TzStats t = tz->stats();
-      res.tz = {{"lock", cfg.tz.lock}, {"jobs", t.jobs}, {"completed", t.completed}, {"digest_mismatches", t.digest_mismatches},
-                {"errors", t.errors}, {"timeouts", t.timeouts}, {"lock_wait_s", t.lock_wait.to_seconds()}};
-      const auto& cfgd = e.qce().config();
-      res.lock_wait_s = (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
-    }
-    res.live_state_writes = e.soc().qce.stats().live_state_writes;
-    if (sc.faults.any()) {
-      std::uint64_t errors = 0, drops = 0;
-      for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) {
-        errors += e.soc().bam.pipe_stats(p).injected_errors;
-        drops += e.soc().bam.pipe_stats(p).injected_drops;
-      }
-      const qce::QceStats& q = e.soc().qce.stats();
-      res.faults = {{"bam_data_errors", errors}, {"bam_descriptor_drops", drops}, {"engine_axi_errors", q.injected_axi_errors},
-                    {"engine_hangs", q.injected_hangs}, {"timeouts", e.qce().stats().timeouts}};
-    }
-    if (HashAhead* ha = e.soc().qce.hash_ahead()) res.hash_ahead_hits = ha->stats().hits;
-  });
+    const sc_time t1 = sc_core::sc_time_stamp();
+    for (unsigned k = 0; k < n; ++k) record_latency(lat, i + k, t0, t1);
+  }
+}
 
-  // Totals over all cores, between the two snapshots.
-  const double wall = (s1.at - s0.at).to_seconds();
-  res.wall_s = wall;
+// The QCE path: up to queue_depth requests in flight, one engine request per message.
+class QcePath {
+ public:
+  QcePath(Emulator& e, const Scenario& sc, const EmulatorConfig& cfg, MessagePool& pool, CpuHash& cpu_hash,
+          LatencyStats& lat, VariantResult& res, ProgressTicker& ticker)
+      : m_e(e), m_task(e.task()), m_sc(sc), m_w(sc.workload), m_cfg(cfg), m_pool(pool), m_cpu_hash(cpu_hash),
+        m_lat(lat), m_res(res), m_ticker(ticker), m_slots(sc.workload.queue_depth), m_freed(e.kernel()),
+        // Failures are outcomes to count when another EE shares the engine or faults are
+        // injected; otherwise a failure is a bug in the model and stops the run.
+        m_failures_expected(e.tz() != nullptr || sc.faults.any()), m_iv(sha_initial_state(sc.workload.alg)) {
+    start_hash_ahead();
+  }
+
+  void run() {
+    while (m_finished < m_w.messages) {
+      for (Slot& s : m_slots)
+        if (s.fallback) fall_back(s);
+      for (Slot& s : m_slots)
+        if (!s.busy && m_submitted < m_w.messages) submit(s);
+      const bool fallback_due = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.fallback; });
+      if (m_finished < m_w.messages && !fallback_due && !m_freed.wait_for(m_task, m_cfg.driver.timeout))
+        throw qce::QceError("a request did not complete within " + m_cfg.driver.timeout.to_string());
+      if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
+    }
+  }
+
+ private:
+  struct Slot {
+    qce::ShaRequest req;
+    sc_time t0;
+    std::size_t msg = 0;
+    std::uint64_t id = 0;   // the request's number in the run
+    bool busy = false;
+    bool fallback = false;  // failed: the caller hashes it on the CPU when it runs again
+  };
+
+  // The caller's next messages go to the hash-ahead helper while the current ones are
+  // simulated: at least one request beyond those the queue holds, topped up four at a time
+  // (one publish per batch). Only messages that one BAM descriptor carries: the engine gets a
+  // longer one in pieces that do not end on a block.
+  void start_hash_ahead() {
+    const bool check = !m_pool.refs.empty();
+    m_ahead = check && m_w.message_bytes <= bam::BAM_FIFO_SIZE ? m_e.soc().qce.hash_ahead() : nullptr;
+    m_window = std::min<std::uint64_t>(m_w.queue_depth + 1, 4);
+    // The pool is written once, before; read-only from here it cannot change between a post
+    // and its take, so the helper hashes it in place and the engine skips the compare.
+    if (m_ahead)
+      for (const cpu::DmaBuf& m : m_pool.msgs) m_frozen.protect(m.ptr, m_pool.alloc);  // else copied and compared
+  }
+
+  void post_ahead() {
+    constexpr std::uint64_t kBatch = 4;
+    if (!m_ahead || m_posted >= std::min(m_submitted + m_window, m_w.messages)) return;
+    for (; m_posted < std::min(m_submitted + m_window + kBatch - 1, m_w.messages); ++m_posted)
+      m_ahead->post(m_iv, m_pool.msgs[m_posted % m_pool.size()].ptr, m_w.message_bytes, &m_frozen);
+    m_ahead->publish();
+  }
+
+  void submit(Slot& s) {
+    post_ahead();
+    s.busy = true;
+    s.msg = m_submitted % m_pool.size();
+    s.req = qce::ShaRequest{};
+    s.req.alg = m_w.alg;
+    s.req.carry.iv = m_iv.h;
+    s.req.src = {{m_pool.msgs[s.msg].addr, m_w.message_bytes}};
+    s.req.nbytes = m_w.message_bytes;
+    s.req.complete = [this, sp = &s](cpu::Runner& k, const std::string& err) { complete(k, *sp, err); };
+    // The caller starts the request when it has the CPU again.
+    m_task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
+    s.id = m_submitted;
+    if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(m_submitted));
+    ++m_submitted;
+    ++m_res.issued;
+    m_e.qce().enqueue(m_task, s.req);
+  }
+
+  // The request's completion, in the kworker.
+  void complete(cpu::Runner& k, Slot& s, const std::string& err) {
+    if (!err.empty()) {
+      ++m_res.failed_requests;
+      if (!m_failures_expected && m_failure.empty()) m_failure = err;
+      if (m_res.race.empty()) m_res.race = err;
+      if (m_sc.faults.cpu_fallback) {
+        s.fallback = true;
+        m_freed.complete(k);
+        return;
+      }
+      ++m_res.failed;
+    } else {
+      ++m_res.completed;
+    }
+    // The callback's moment is when the kworker gets there: after the work charged before it
+    // and after the softirq work that preempts it. The slot is reused before that moment: take
+    // its request's number and start now.
+    k.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+    if (!m_pool.refs.empty() && err.empty() && s.req.digest != m_pool.refs[s.msg]) ++m_res.digest_mismatches;
+    s.busy = false;
+    ++m_finished;
+    m_ticker.tick(m_finished);
+    m_freed.complete(k);
+  }
+
+  // A failed request the caller hashes again on the CPU: its latency ends when that is done.
+  void fall_back(Slot& s) {
+    if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(s.id));
+    m_cpu_hash.hash(s.id, 1, 1);
+    m_task.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+    s.fallback = s.busy = false;
+    ++m_res.fallback;
+    ++m_finished;
+  }
+
+  Emulator& m_e;
+  cpu::Runner& m_task;
+  const Scenario& m_sc;
+  const Workload& m_w;
+  const EmulatorConfig& m_cfg;
+  MessagePool& m_pool;
+  CpuHash& m_cpu_hash;
+  LatencyStats& m_lat;
+  VariantResult& m_res;
+  ProgressTicker& m_ticker;
+  std::vector<Slot> m_slots;
+  cpu::Completion m_freed;
+  bool m_failures_expected;
+  ShaState m_iv;
+  std::string m_failure;
+  std::uint64_t m_submitted = 0, m_finished = 0, m_posted = 0, m_window = 0;
+  HashAhead* m_ahead = nullptr;
+  ReadOnlyPages m_frozen;
+};
+
+// What the other EE, the injected faults and the helper did, after the run.
+void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, VariantResult& res) {
+  if (qce::TzAgent* tz = e.tz()) {
+    const qce::TzStats t = tz->stats();
+    res.tz = {{"lock", cfg.tz.lock}, {"jobs", t.jobs}, {"completed", t.completed}, {"digest_mismatches", t.digest_mismatches},
+              {"errors", t.errors}, {"timeouts", t.timeouts}, {"lock_wait_s", t.lock_wait.to_seconds()}};
+    const auto& cfgd = e.qce().config();
+    res.lock_wait_s = (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
+  }
+  res.live_state_writes = e.soc().qce.stats().live_state_writes;
+  if (sc.faults.any()) {
+    std::uint64_t errors = 0, drops = 0;
+    for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) {
+      errors += e.soc().bam.pipe_stats(p).injected_errors;
+      drops += e.soc().bam.pipe_stats(p).injected_drops;
+    }
+    const qce::QceStats& q = e.soc().qce.stats();
+    res.faults = {{"bam_data_errors", errors}, {"bam_descriptor_drops", drops}, {"engine_axi_errors", q.injected_axi_errors},
+                  {"engine_hangs", q.injected_hangs}, {"timeouts", e.qce().stats().timeouts}};
+  }
+  if (HashAhead* ha = e.soc().qce.hash_ahead()) res.hash_ahead_hits = ha->stats().hits;
+}
+
+// Totals over all cores between the two snapshots, the latency statistics and the profile.
+void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, const LatencyStats& lat,
+                 const Workload& w, const std::string& name) {
+  res.wall_s = (s1.at - s0.at).to_seconds();
   for (std::size_t c = 0; c < s1.cores.size(); ++c) {
-    res.task_s += (s1.cores[c].of(cpu::Ctx::task) - s0.cores[c].of(cpu::Ctx::task)).to_seconds();
-    res.kworker_s += (s1.cores[c].of(cpu::Ctx::kworker) - s0.cores[c].of(cpu::Ctx::kworker)).to_seconds();
-    res.softirq_s += (s1.cores[c].of(cpu::Ctx::softirq) - s0.cores[c].of(cpu::Ctx::softirq)).to_seconds();
-    res.ksoftirqd_s += (s1.cores[c].of(cpu::Ctx::ksoftirqd) - s0.cores[c].of(cpu::Ctx::ksoftirqd)).to_seconds();
-    res.hardirq_s += (s1.cores[c].of(cpu::Ctx::hardirq) - s0.cores[c].of(cpu::Ctx::hardirq)).to_seconds();
+    auto ctx = [&](cpu::Ctx x) { return (s1.cores[c].of(x) - s0.cores[c].of(x)).to_seconds(); };
+    res.task_s += ctx(cpu::Ctx::task);
+    res.kworker_s += ctx(cpu::Ctx::kworker);
+    res.softirq_s += ctx(cpu::Ctx::softirq);
+    res.ksoftirqd_s += ctx(cpu::Ctx::ksoftirqd);
+    res.hardirq_s += ctx(cpu::Ctx::hardirq);
     res.idle_s += (s1.cores[c].idle - s0.cores[c].idle).to_seconds();
   }
   res.softirq_s += res.ksoftirqd_s;  // CONFIG_IRQ_TIME_ACCOUNTING counts ksoftirqd as softirq
   res.cpu_s = res.task_s + res.kworker_s + res.softirq_s + res.hardirq_s;
   res.requests = lat.count();
   if (res.completed + res.failed + res.fallback != res.issued)
-    throw std::logic_error(fmt::format("{}: {} issued but {} completed + {} failed + {} fallback", v.name, res.issued,
+    throw std::logic_error(fmt::format("{}: {} issued but {} completed + {} failed + {} fallback", name, res.issued,
                                        res.completed, res.failed, res.fallback));
   res.bytes = (res.completed + res.fallback) * w.message_bytes;  // hashed: failed requests give no digest
   res.irqs = s1.irqs - s0.irqs;
@@ -366,6 +411,40 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   }
   std::sort(res.profile.begin(), res.profile.end(),
             [](const FunctionTime& a, const FunctionTime& b) { return a.seconds > b.seconds; });
+}
+
+}  // namespace
+
+VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead,
+                          const ReplayProgress* progress) {
+  const auto host_start = std::chrono::steady_clock::now();
+  ProgressTicker ticker(progress, sc.workload.messages, host_start);
+  const Profile prof = sc.profile_for(v);
+  EmulatorConfig cfg = emulator_config(prof, v, timing_only, sc.workload, sc.faults);
+  cfg.soc.qce.hash_ahead = hash_ahead && v.engine == VariantEngine::qce;
+  Emulator emu(cfg);
+  LatencyStats lat;
+  VariantResult res;
+  res.name = v.name;
+  res.measured = measured_for(v, sc.workload);
+  res.timing_only = timing_only;
+  Snapshot s0, s1;
+  emu.run([&](Emulator& e) {
+    if (auto* tr = Tracer::active()) tr->set_own_ee(cfg.soc.linux_ee, cfg.driver.rx_pipe / 2);
+    MessagePool pool(e, sc.workload, !timing_only);
+    e.task().sync();
+    s0 = snapshot(e);
+    CpuHash cpu_hash(e, prof, sc.workload, pool, res);
+    if (v.engine == VariantEngine::ce) {
+      run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker);
+    } else {
+      QcePath(e, sc, cfg, pool, cpu_hash, lat, res, ticker).run();
+    }
+    e.task().sync();
+    s1 = snapshot(e);
+    collect_extras(e, cfg, sc, res);
+  });
+  fill_totals(res, s0, s1, lat, sc.workload, v.name);
   res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
   return res;
 }
