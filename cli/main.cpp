@@ -6,6 +6,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <systemc>
 
 #include "cli/flamegraph.h"
@@ -25,7 +26,7 @@ using namespace qcesim;
 namespace {
 // Bad input (a ConfigError names file, JSON path, expectation and finding) or any other failure:
 // one line on stderr and exit status 2, never a crash.
-int guarded(const char* command, const std::function<int()>& fn) {
+int guarded(const std::string& command, const std::function<int()>& fn) {
   try {
     return fn();
   } catch (const std::exception& e) {
@@ -36,36 +37,63 @@ int guarded(const char* command, const std::function<int()>& fn) {
 
 // libsystemc prints its banner before sc_main runs, unless this is set by then.
 const int kQuietBanner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-}  // namespace
 
-int sc_main(int argc, char* argv[]) {
-  studies::install_stop_handlers();
-  spdlog::set_level(spdlog::level::warn);
-  // sc_stop() ends every run normally: not worth a message.
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  CLI::App app{"qcesim: Qualcomm Crypto Engine + BAM DMA virtual platform"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "qcesim 0.1.0");
+// A subcommand: its options are parsed into state that `run` reads.
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
 
-  cli::HashOptions hash;
-  std::string engine = "qce", alg = "sha256", reg_io = "mmio", hmac_key;
+Command hash_command(CLI::App& app) {
+  struct State {
+    cli::HashOptions opt;
+    std::string engine = "qce", alg = "sha256", reg_io = "mmio", hmac_key;
+  };
+  auto st = std::make_shared<State>();
   auto* h = app.add_subcommand("hash", "Print SHA-1/SHA-256 (or HMAC) checksums like sha256sum, computed by the emulated engine");
-  h->add_option("--engine", engine, "qce: through the emulated QCE and BAM; ce: on the CPU (ARMv8 CE path)")
+  h->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; ce: on the CPU (ARMv8 CE path)")
       ->check(CLI::IsMember({"qce", "ce"}))
       ->capture_default_str();
-  h->add_option("--alg", alg, "Hash algorithm")->check(CLI::IsMember({"sha1", "sha256"}))->capture_default_str();
-  h->add_option("--hmac-key", hmac_key, "HMAC key in hex: print HMAC instead of the plain hash");
-  h->add_option("--reg-io", reg_io,
+  h->add_option("--alg", st->alg, "Hash algorithm")->check(CLI::IsMember({"sha1", "sha256"}))->capture_default_str();
+  h->add_option("--hmac-key", st->hmac_key, "HMAC key in hex: print HMAC instead of the plain hash");
+  h->add_option("--reg-io", st->reg_io,
                 "mmio: CPU register writes (mainline); bam: command descriptors with BAM LOCK/UNLOCK (locking series)")
       ->check(CLI::IsMember({"mmio", "bam"}))
       ->capture_default_str();
-  h->add_option("--request-bytes", hash.request_bytes, "Bytes handed to the driver per update() call")
+  h->add_option("--request-bytes", st->opt.request_bytes, "Bytes handed to the driver per update() call")
       ->check(CLI::Range(64u, 64u << 20))
       ->capture_default_str();
-  h->add_flag("--stats", hash.stats, "Print descriptor, interrupt and register counts on stderr");
-  h->add_option("files", hash.files, "Files to hash; none or '-' reads standard input");
+  h->add_flag("--stats", st->opt.stats, "Print descriptor, interrupt and register counts on stderr");
+  h->add_option("files", st->opt.files, "Files to hash; none or '-' reads standard input");
+  return {h, [st, h] {
+            cli::HashOptions& hash = st->opt;
+            hash.engine = st->engine == "ce" ? cli::Engine::ce : cli::Engine::qce;
+            hash.alg = st->alg == "sha1" ? HashAlg::sha1 : HashAlg::sha256;
+            hash.reg_io = st->reg_io == "bam" ? qce::RegIo::bam : qce::RegIo::mmio;
+            if (!h->get_option("--hmac-key")->empty()) {
+              std::string why;
+              auto key = cli::parse_hex(st->hmac_key, &why);
+              if (!key) {
+                std::cerr << "qcesim hash: --hmac-key: expected " << why << "\n";
+                return 2;
+              }
+              hash.hmac_key = std::move(*key);
+            }
+            if (hash.request_bytes % 64 != 0) {
+              std::cerr << "qcesim hash: --request-bytes: expected a multiple of 64, found " << hash.request_bytes << "\n";
+              return 2;
+            }
+            return cli::run_hash(hash, std::cout, std::cerr);
+          }};
+}
 
-  cli::RunOptions run;
+Command run_command(CLI::App& app) {
+  struct State {
+    cli::RunOptions opt;
+    std::string trace_requests = "0:200";
+  };
+  auto st = std::make_shared<State>();
+  cli::RunOptions& run = st->opt;
   auto* r = app.add_subcommand("run", "Replay a scenario's workload for each variant and compare with the measurement");
   r->add_option("scenario", run.scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
   r->add_option("--jobs,-j", run.jobs, "Variants simulated at once, each in its own process (default: cores)");
@@ -74,56 +102,85 @@ int sc_main(int argc, char* argv[]) {
   r->add_option("--json", run.json_file, "Write the results as JSON to this file");
   r->add_flag("--timing-only", run.timing_only, "Skip the bytes: same timing, no digests computed or checked");
   r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->capture_default_str();
-  std::string trace_requests = "0:200";
   r->add_option("--trace", run.trace_file, "Write a Chrome-trace/Perfetto JSON timeline (per variant when several)");
-  r->add_option("--trace-requests", trace_requests, "A:B: the requests the timeline keeps (A to B-1)")->capture_default_str();
+  r->add_option("--trace-requests", st->trace_requests, "A:B: the requests the timeline keeps (A to B-1)")->capture_default_str();
   r->add_option("--profile", run.profile_file, "Write folded stacks (context;function nanoseconds) for flame graphs");
+  return {r, [st] {
+            if (!cli::parse_request_range(st->trace_requests, st->opt.trace_first, st->opt.trace_last)) {
+              std::cerr << "qcesim run: --trace-requests: expected A:B with 0 <= A < B, found " << st->trace_requests << "\n";
+              return 2;
+            }
+            return cli::run_scenario(st->opt, std::cout, std::cerr);
+          }};
+}
 
-  cli::CalibrateOptions cal;
+Command calibrate_command(CLI::App& app) {
+  auto cal = std::make_shared<cli::CalibrateOptions>();
   auto* c = app.add_subcommand("calibrate", "Fit profile parameters to a scenario's measured values");
-  c->add_option("scenario", cal.scenario, "Scenario JSON file with measured values per variant")->required();
-  c->add_option("--fit", cal.fit, "Profile parameters to fit (comma separated or repeated)")->delimiter(',')->required();
-  c->add_option("--set", cal.sets, "PATH=VALUE changes as for run");
-  c->add_option("--messages", cal.messages, "Messages per variant per evaluation")->capture_default_str();
-  c->add_option("--prior-factor", cal.prior_factor, "One prior standard deviation as a factor")->capture_default_str();
-  c->add_option("--iterations", cal.iterations, "Pattern-search sweeps at most")->capture_default_str();
-  c->add_option("--jobs,-j", cal.jobs, "Simulations at once (default: cores)");
-  c->add_option("--write-profile", cal.write_profile, "Write the profile with the fitted values here");
-  c->add_option("--report", cal.report, "Write the Markdown fit report here");
-  c->add_flag("--underdetermined", cal.underdetermined,
+  c->add_option("scenario", cal->scenario, "Scenario JSON file with measured values per variant")->required();
+  c->add_option("--fit", cal->fit, "Profile parameters to fit (comma separated or repeated)")->delimiter(',')->required();
+  c->add_option("--set", cal->sets, "PATH=VALUE changes as for run");
+  c->add_option("--messages", cal->messages, "Messages per variant per evaluation")->capture_default_str();
+  c->add_option("--prior-factor", cal->prior_factor, "One prior standard deviation as a factor")->capture_default_str();
+  c->add_option("--iterations", cal->iterations, "Pattern-search sweeps at most")->capture_default_str();
+  c->add_option("--jobs,-j", cal->jobs, "Simulations at once (default: cores)");
+  c->add_option("--write-profile", cal->write_profile, "Write the profile with the fitted values here");
+  c->add_option("--report", cal->report, "Write the Markdown fit report here");
+  c->add_flag("--underdetermined", cal->underdetermined,
               "Fit more parameters than there are measured numbers (negative degrees of freedom: the priors decide)");
+  return {c, [cal] { return cli::run_calibrate(*cal, std::cout, std::cerr); }};
+}
 
-  cli::SweepOptions sw;
+Command sweep_command(CLI::App& app) {
+  auto sw = std::make_shared<cli::SweepOptions>();
   auto* sp = app.add_subcommand("sweep", "Run a scenario at every point of a sweep file; CSV, JSON and an optional SVG chart");
-  sp->add_option("sweep", sw.file, "Sweep JSON file (e.g. scenarios/study-message-size.json)")->required();
-  sp->add_option("--jobs,-j", sw.jobs, "Runs at once, each in its own process (default: cores)");
-  sp->add_option("--out,-o", sw.out, "Prefix of the output files PREFIX.csv and PREFIX.json (default: the sweep's name)");
-  sp->add_flag("--fresh", sw.fresh, "Discard the journal of an interrupted run instead of resuming it");
-  sp->add_option("--set", sw.sets, "PATH=VALUE applied at every point (as for run)");
-  sp->add_option("--plot", sw.plot, "Draw a metric against a swept value into this SVG file (gnuplot)");
-  sp->add_option("--x", sw.x, "Axis path on the chart's x axis (default: the sweep file's plot.x, else the first axis)");
-  sp->add_option("--y", sw.y, "Metric on the y axis, e.g. us_per_request, cpu_us_per_request, mb_per_s (default: plot.y)");
-  sp->add_flag("--log-x", sw.log_x, "Logarithmic x axis");
-  sp->add_flag("--log-y", sw.log_y, "Logarithmic y axis");
+  sp->add_option("sweep", sw->file, "Sweep JSON file (e.g. scenarios/study-message-size.json)")->required();
+  sp->add_option("--jobs,-j", sw->jobs, "Runs at once, each in its own process (default: cores)");
+  sp->add_option("--out,-o", sw->out, "Prefix of the output files PREFIX.csv and PREFIX.json (default: the sweep's name)");
+  sp->add_flag("--fresh", sw->fresh, "Discard the journal of an interrupted run instead of resuming it");
+  sp->add_option("--set", sw->sets, "PATH=VALUE applied at every point (as for run)");
+  sp->add_option("--plot", sw->plot, "Draw a metric against a swept value into this SVG file (gnuplot)");
+  sp->add_option("--x", sw->x, "Axis path on the chart's x axis (default: the sweep file's plot.x, else the first axis)");
+  sp->add_option("--y", sw->y, "Metric on the y axis, e.g. us_per_request, cpu_us_per_request, mb_per_s (default: plot.y)");
+  sp->add_flag("--log-x", sw->log_x, "Logarithmic x axis");
+  sp->add_flag("--log-y", sw->log_y, "Logarithmic y axis");
+  return {sp, [sw] { return cli::run_sweep(*sw, std::cout, std::cerr); }};
+}
 
-  cli::ExplainOptions ex;
+Command explain_command(CLI::App& app) {
+  auto ex = std::make_shared<cli::ExplainOptions>();
   auto* xp = app.add_subcommand("explain", "Narrate one request step by step: every CPU and hardware step, its context, time and why");
-  xp->add_option("scenario", ex.scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
-  xp->add_option("--variant", ex.variant, "Variant to explain (default: the first QCE variant)");
-  xp->add_option("--request", ex.request, "Request number, from 0 (0 includes the driver's first-use set-up)")->capture_default_str();
-  xp->add_option("--set", ex.sets, "PATH=VALUE changes as for run");
-  xp->add_flag("--timing-only", ex.timing_only, "Skip the bytes (same timing)");
+  xp->add_option("scenario", ex->scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
+  xp->add_option("--variant", ex->variant, "Variant to explain (default: the first QCE variant)");
+  xp->add_option("--request", ex->request, "Request number, from 0 (0 includes the driver's first-use set-up)")->capture_default_str();
+  xp->add_option("--set", ex->sets, "PATH=VALUE changes as for run");
+  xp->add_flag("--timing-only", ex->timing_only, "Skip the bytes (same timing)");
+  return {xp, [ex] { return cli::run_explain(*ex, std::cout, std::cerr); }};
+}
 
-  cli::FlamegraphOptions fg;
+Command flamegraph_command(CLI::App& app) {
+  auto fg = std::make_shared<cli::FlamegraphOptions>();
   auto* fl = app.add_subcommand("flamegraph", "Draw folded stacks (run --profile) as an SVG flame graph");
-  fl->add_option("folded", fg.folded, "Folded-stacks file (context;function count per line), or - for stdin")->required();
-  fl->add_option("--output,-o", fg.out, "SVG file to write (default: standard output)");
-  fl->add_option("--title", fg.title, "Title above the graph")->capture_default_str();
+  fl->add_option("folded", fg->folded, "Folded-stacks file (context;function count per line), or - for stdin")->required();
+  fl->add_option("--output,-o", fg->out, "SVG file to write (default: standard output)");
+  fl->add_option("--title", fg->title, "Title above the graph")->capture_default_str();
+  return {fl, [fg] { return cli::run_flamegraph(*fg, std::cout, std::cerr); }};
+}
 
-  std::string profile_file;
+Command profile_command(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
   auto* pr = app.add_subcommand("profile", "Print a platform profile's parameters as a Markdown table");
-  pr->add_option("profile", profile_file, "Profile JSON file (e.g. scenarios/sm8650.json)")->required();
+  pr->add_option("profile", *file, "Profile JSON file (e.g. scenarios/sm8650.json)")->required();
+  return {pr, [file] {
+            const model::Profile p = model::Profile::load(*file);
+            (void)cpu::costs_from_profile(p);  // every cost item there, no unknown one
+            std::cout << p.markdown([](const model::Param& prm) { return cpu::cost_param_doc(prm.name); });
+            return 0;
+          }};
+}
 
+// -1 when the command line parsed, else the exit status (help, version: 0; a bad option: 2).
+int parse(CLI::App& app, int argc, char* argv[]) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -136,42 +193,23 @@ int sc_main(int argc, char* argv[]) {
     app.exit(e);
     return 2;
   }
+  return -1;
+}
 
-  if (h->parsed()) {
-    hash.engine = engine == "ce" ? cli::Engine::ce : cli::Engine::qce;
-    hash.alg = alg == "sha1" ? HashAlg::sha1 : HashAlg::sha256;
-    hash.reg_io = reg_io == "bam" ? qce::RegIo::bam : qce::RegIo::mmio;
-    if (!h->get_option("--hmac-key")->empty()) {
-      std::string why;
-      auto key = cli::parse_hex(hmac_key, &why);
-      if (!key) {
-        std::cerr << "qcesim hash: --hmac-key: expected " << why << "\n";
-        return 2;
-      }
-      hash.hmac_key = std::move(*key);
-    }
-    if (hash.request_bytes % 64 != 0) {
-      std::cerr << "qcesim hash: --request-bytes: expected a multiple of 64, found " << hash.request_bytes << "\n";
-      return 2;
-    }
-    return guarded("hash", [&] { return cli::run_hash(hash, std::cout, std::cerr); });
-  }
-  if (pr->parsed()) {
-    return guarded("profile", [&] {
-      const model::Profile p = model::Profile::load(profile_file);
-      (void)cpu::costs_from_profile(p);  // every cost item there, no unknown one
-      std::cout << p.markdown([](const model::Param& prm) { return cpu::cost_param_doc(prm.name); });
-      return 0;
-    });
-  }
-  if (fl->parsed()) return guarded("flamegraph", [&] { return cli::run_flamegraph(fg, std::cout, std::cerr); });
-  if (c->parsed()) return guarded("calibrate", [&] { return cli::run_calibrate(cal, std::cout, std::cerr); });
-  if (xp->parsed()) return guarded("explain", [&] { return cli::run_explain(ex, std::cout, std::cerr); });
-  if (sp->parsed()) return guarded("sweep", [&] { return cli::run_sweep(sw, std::cout, std::cerr); });
-  if (r->parsed() && !cli::parse_request_range(trace_requests, run.trace_first, run.trace_last)) {
-    std::cerr << "qcesim run: --trace-requests: expected A:B with 0 <= A < B, found " << trace_requests << "\n";
-    return 2;
-  }
-  if (r->parsed()) return guarded("run", [&] { return cli::run_scenario(run, std::cout, std::cerr); });
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  studies::install_stop_handlers();
+  spdlog::set_level(spdlog::level::warn);
+  // sc_stop() ends every run normally: not worth a message.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  CLI::App app{"qcesim: Qualcomm Crypto Engine + BAM DMA virtual platform"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "qcesim 0.1.0");
+  const Command commands[] = {hash_command(app),    run_command(app),        calibrate_command(app), sweep_command(app),
+                              explain_command(app), flamegraph_command(app), profile_command(app)};
+  if (const int rc = parse(app, argc, argv); rc >= 0) return rc;
+  for (const Command& c : commands)
+    if (c.app->parsed()) return guarded(c.app->get_name(), c.run);
   return 0;
 }
