@@ -9,9 +9,7 @@
 #include <memory>
 
 #include "cli/hex.h"
-#include "cpu/ce_sha.h"
-#include "soc/soc.h"
-#include "drivers/crypto/qce/sha.h"
+#include "studies/hash_job.h"
 
 namespace qcesim::cli {
 
@@ -59,76 +57,16 @@ class Input {
   int m_errno = 0;
 };
 
-void hash_on_cpu(const HashOptions& opt, const std::vector<std::string>& names, std::ostream& out,
-                 std::ostream& err, int& status) {
-  std::vector<std::uint8_t> buf(opt.request_bytes);
-  for (const std::string& name : names) {
-    Input in(name);
-    if (!in.ok()) {
-      err << "qcesim hash: " << in.error() << "\n";
-      status = 2;
-      continue;
-    }
-    cpu::CeSha h(opt.alg, opt.hmac_key);
-    long n;
-    while ((n = in.read_full(buf.data(), buf.size())) > 0) h.update(buf.data(), static_cast<std::size_t>(n));
-    if (n < 0) {
-      err << "qcesim hash: " << in.error() << "\n";
-      status = 2;
-      continue;
-    }
-    out << checksum_line(h.final(), name) << "\n";
-  }
-}
-
-void hash_on_qce(const HashOptions& opt, const std::vector<std::string>& names, std::ostream& out,
-                 std::ostream& err, int& status) {
-  model::EmulatorConfig cfg;
-  cfg.driver.reg_io = opt.reg_io;
-  model::Emulator emu(cfg);
-  emu.run([&](model::Emulator& e) {
-    // The file is read straight into DMA memory, as a user buffer mapped for the engine.
-    const cpu::DmaBuf buf = e.host().dma_alloc(opt.request_bytes, 4096);
-    for (const std::string& name : names) {
-      Input in(name);
-      if (!in.ok()) {
-        err << "qcesim hash: " << in.error() << "\n";
-        status = 2;
-        continue;
-      }
-      try {
-        qce::QceAhash h(e.qce(), e.task(), opt.alg, opt.hmac_key);
-        long n;
-        while ((n = in.read_full(buf.ptr, buf.size)) > 0) h.update(buf.addr, static_cast<std::uint32_t>(n));
-        if (n < 0) {
-          err << "qcesim hash: " << in.error() << "\n";
-          status = 2;
-          continue;
-        }
-        out << checksum_line(h.final(), name) << "\n";
-      } catch (const qce::QceError& ex) {
-        err << "qcesim hash: " << name << ": engine error: " << ex.what() << "\n";
-        status = 2;
-      }
-    }
-    e.host().dma_free(buf);
-  });
-  if (opt.stats) {
-    auto& soc = emu.soc();
-    const auto& rx = soc.bam.pipe_stats(cfg.driver.rx_pipe);
-    const auto& tx = soc.bam.pipe_stats(cfg.driver.tx_pipe);
-    err << "qce requests:          " << emu.qce().stats().requests << "\n"
-        << "register writes:       " << emu.qce().stats().reg_writes << " (" << emu.qce().stats().command_elements
-        << " as command elements)\n"
-        << "rx pipe descriptors:   " << rx.descriptors << " (" << rx.cmd_descriptors << " command), " << rx.bytes
-        << " bytes in " << rx.bursts << " bursts\n"
-        << "tx pipe descriptors:   " << tx.descriptors << ", " << tx.bytes << " bytes\n"
-        << "pipe interrupt events: " << rx.irq_events + tx.irq_events << "\n"
-        << "hardirqs:              " << emu.bam_dma().irq_stats().hardirqs << "\n"
-        << "cpu mmio reads/writes: " << soc.host.stats().mmio_reads << "/" << soc.host.stats().mmio_writes << "\n"
-        << "engine operations:     " << soc.qce.stats().operations << ", " << soc.qce.stats().blocks_hashed
-        << " blocks\n";
-  }
+void print_stats(const studies::EngineHashStats& s, std::ostream& err) {
+  err << "qce requests:          " << s.requests << "\n"
+      << "register writes:       " << s.reg_writes << " (" << s.command_elements << " as command elements)\n"
+      << "rx pipe descriptors:   " << s.rx_descriptors << " (" << s.rx_cmd_descriptors << " command), " << s.rx_bytes
+      << " bytes in " << s.rx_bursts << " bursts\n"
+      << "tx pipe descriptors:   " << s.tx_descriptors << ", " << s.tx_bytes << " bytes\n"
+      << "pipe interrupt events: " << s.pipe_irq_events << "\n"
+      << "hardirqs:              " << s.hardirqs << "\n"
+      << "cpu mmio reads/writes: " << s.mmio_reads << "/" << s.mmio_writes << "\n"
+      << "engine operations:     " << s.engine_operations << ", " << s.engine_blocks << " blocks\n";
 }
 
 }  // namespace
@@ -155,10 +93,31 @@ int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
   std::vector<std::string> names = opt.files;
   if (names.empty()) names.push_back("-");
   int status = 0;
+  std::unique_ptr<Input> in;  // the file being hashed
+  auto open = [&](std::size_t i) -> studies::StreamReader {
+    in = std::make_unique<Input>(names[i]);
+    if (in->ok()) return [&in](std::uint8_t* dst, std::size_t len) { return in->read_full(dst, len); };
+    err << "qcesim hash: " << in->error() << "\n";
+    status = 2;
+    return {};
+  };
+  auto done = [&](std::size_t i, const studies::HashOutcome& o) {
+    if (o.read_error) {
+      err << "qcesim hash: " << in->error() << "\n";
+      status = 2;
+    } else if (!o.engine_error.empty()) {
+      err << "qcesim hash: " << names[i] << ": engine error: " << o.engine_error << "\n";
+      status = 2;
+    } else {
+      out << checksum_line(o.digest, names[i]) << "\n";
+    }
+  };
+  const studies::HashSetup setup{opt.alg, opt.hmac_key, opt.reg_io, opt.request_bytes};
   if (opt.engine == Engine::ce) {
-    hash_on_cpu(opt, names, out, err, status);
+    studies::hash_on_cpu(setup, names.size(), open, done);
   } else {
-    hash_on_qce(opt, names, out, err, status);
+    const studies::EngineHashStats stats = studies::hash_on_engine(setup, names.size(), open, done);
+    if (opt.stats) print_stats(stats, err);
   }
   out.flush();
   return status;

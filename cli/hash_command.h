@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/sha_core.h"
-#include "drivers/crypto/qce/core.h"
+#include "drivers/crypto/qce/reg_io.h"
 
 namespace qcesim::cli {
 
