@@ -16,7 +16,7 @@ using namespace qcesim;
 
 namespace {
 const int kQuietBanner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-model::Emulator* g_emu = nullptr;
+soc::Emulator* g_emu = nullptr;
 
 std::vector<std::uint8_t> random_bytes(std::size_t n) {
   std::mt19937 rng(1);
@@ -56,7 +56,7 @@ BENCHMARK(BM_QceDigest)->Arg(64)->Arg(4096)->Arg(1 << 20);
 
 int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  model::EmulatorConfig cfg;
+  soc::EmulatorConfig cfg;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::string(argv[i]) == "--reg-io=bam") {
@@ -67,10 +67,10 @@ int sc_main(int argc, char* argv[]) {
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
-  model::Emulator emu(cfg);
+  soc::Emulator emu(cfg);
   g_emu = &emu;
   benchmark::AddCustomContext("reg_io", qce::reg_io_name(cfg.driver.reg_io));
-  emu.run([](model::Emulator&) { benchmark::RunSpecifiedBenchmarks(); });
+  emu.run([](soc::Emulator&) { benchmark::RunSpecifiedBenchmarks(); });
   benchmark::Shutdown();
   return 0;
 }

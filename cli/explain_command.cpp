@@ -15,7 +15,7 @@ namespace qcesim::cli {
 
 int run_explain(const ExplainOptions& opt, std::ostream& out, std::ostream& err) {
   if (opt.request < 0) throw model::ConfigError("--request", "", "a request number >= 0", std::to_string(opt.request));
-  model::Scenario full = model::Scenario::load(opt.scenario, opt.sets);
+  studies::Scenario full = studies::Scenario::load(opt.scenario, opt.sets);
   if (static_cast<std::uint64_t>(opt.request) >= full.workload.messages)
     throw model::ConfigError("--request", "", fmt::format("a request below workload.messages ({})", full.workload.messages),
                              std::to_string(opt.request));
@@ -25,13 +25,13 @@ int run_explain(const ExplainOptions& opt, std::ostream& out, std::ostream& err)
   const std::uint64_t n = std::min<std::uint64_t>(full.workload.messages,
                                                   static_cast<std::uint64_t>(opt.request) + 2 + full.workload.queue_depth);
   sets.push_back(fmt::format("workload.messages={}", n));
-  const model::Scenario sc = model::Scenario::load(opt.scenario, sets);
-  const model::Variant* v = nullptr;
+  const studies::Scenario sc = studies::Scenario::load(opt.scenario, sets);
+  const studies::Variant* v = nullptr;
   if (!opt.variant.empty()) {
     v = &sc.variant(opt.variant);
   } else {
     for (const auto& c : sc.variants)
-      if (!v && c.engine == model::VariantEngine::qce) v = &c;
+      if (!v && c.engine == studies::VariantEngine::qce) v = &c;
     if (!v) v = &sc.variants.front();
     std::string others;
     for (const auto& c : sc.variants)
@@ -39,8 +39,8 @@ int run_explain(const ExplainOptions& opt, std::ostream& out, std::ostream& err)
     if (!others.empty()) err << "qcesim explain: " << v->name << " (others: --variant " << others << ")\n";
   }
   model::Tracer tracer(opt.request, opt.request + 2);
-  const model::VariantResult r = model::run_variant(sc, *v, opt.timing_only, studies::spare_core_per_run(1, 1));
-  out << model::narrate(tracer, opt.request, sc, *v, r);
+  const studies::VariantResult r = studies::run_variant(sc, *v, opt.timing_only, studies::spare_core_per_run(1, 1));
+  out << studies::narrate(tracer, opt.request, sc, *v, r);
   return 0;
 }
 

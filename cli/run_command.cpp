@@ -47,7 +47,7 @@ bool parse_request_range(const std::string& text, std::int64_t& first, std::int6
   return first >= 0 && last > first;
 }
 
-std::string folded_stacks(const model::VariantResult& r) {
+std::string folded_stacks(const studies::VariantResult& r) {
   std::string s;
   for (const auto& f : r.profile)
     s += fmt::format("{};{} {}\n", f.ctx, f.function, static_cast<long long>(std::llround(f.seconds * 1e9)));
@@ -78,7 +78,7 @@ std::string fault_summary(const json& f) {
 }
 
 // What sharing the engine with another EE did, in words.
-std::string race_summary(const model::VariantResult& r) {
+std::string race_summary(const studies::VariantResult& r) {
   std::string s;
   if (!r.tz.is_null()) {
     const auto& t = r.tz;
@@ -110,7 +110,7 @@ std::string race_summary(const model::VariantResult& r) {
   return s;
 }
 
-std::string format_table(const std::vector<model::VariantResult>& results) {
+std::string format_table(const std::vector<studies::VariantResult>& results) {
   std::string s;
   s += fmt::format("{:<20} | {:^22} | {:^22} | {:^22} | {:^22}\n", "variant", "wall [s]", "CPU [s]", "hardirq [s]",
                    "softirq [s]");
@@ -129,8 +129,8 @@ std::string format_table(const std::vector<model::VariantResult>& results) {
 namespace {
 
 // The variants --variant names, each once, or all of them.
-std::vector<const model::Variant*> chosen_variants(const model::Scenario& sc, const std::vector<std::string>& names) {
-  std::vector<const model::Variant*> chosen;
+std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc, const std::vector<std::string>& names) {
+  std::vector<const studies::Variant*> chosen;
   if (names.empty()) {
     for (const auto& v : sc.variants) chosen.push_back(&v);
     return chosen;
@@ -148,7 +148,7 @@ std::vector<const model::Variant*> chosen_variants(const model::Scenario& sc, co
 }
 
 // Every output file, per variant where there are several, can be written: checked before any run.
-void check_outputs(const RunOptions& opt, const std::vector<const model::Variant*>& chosen) {
+void check_outputs(const RunOptions& opt, const std::vector<const studies::Variant*>& chosen) {
   if (!opt.json_file.empty()) check_output("--json", opt.json_file);
   const bool several = chosen.size() > 1;
   for (const auto& [option, file] : {std::pair<const char*, const std::string&>{"--trace", opt.trace_file},
@@ -157,7 +157,7 @@ void check_outputs(const RunOptions& opt, const std::vector<const model::Variant
     if (several && check_output(option, file) == OutputKind::write_through)
       throw model::ConfigError(option, "", "one variant (--variant NAME) to write to a device or FIFO",
                                fmt::format("{} variants", chosen.size()));
-    for (const model::Variant* v : chosen) check_output(option, per_variant_file(file, v->name, several));
+    for (const studies::Variant* v : chosen) check_output(option, per_variant_file(file, v->name, several));
   }
 }
 
@@ -174,24 +174,24 @@ struct TraceFile : model::TraceSink {
   }
 };
 
-json run_one(const model::Scenario& sc, const model::Variant& v, const RunOptions& opt, bool several, bool ahead) {
+json run_one(const studies::Scenario& sc, const studies::Variant& v, const RunOptions& opt, bool several, bool ahead) {
   std::unique_ptr<TraceFile> trace;
   if (!opt.trace_file.empty())
     trace = std::make_unique<TraceFile>(per_variant_file(opt.trace_file, v.name, several), opt, sc.name + " / " + v.name);
-  model::ReplayProgress progress;
+  studies::ReplayProgress progress;
   progress.report = [&v](std::uint64_t done, std::uint64_t total, double s) {
     const double eta = s / static_cast<double>(done) * static_cast<double>(total - done);
     std::fprintf(stderr, "  %s: %llu/%llu requests (%.0f%%), %.0f s so far, about %.0f s to go\n", v.name.c_str(),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
                  100.0 * static_cast<double>(done) / static_cast<double>(total), s, eta);
   };
-  const model::VariantResult r = model::run_variant(sc, v, opt.timing_only, ahead, &progress);
+  const studies::VariantResult r = studies::run_variant(sc, v, opt.timing_only, ahead, &progress);
   if (trace) trace->commit();
   if (!opt.profile_file.empty()) write_output("--profile", per_variant_file(opt.profile_file, v.name, several), folded_stacks(r));
   return r.to_json();
 }
 
-void print_results(const std::vector<model::VariantResult>& results, unsigned top, std::ostream& out) {
+void print_results(const std::vector<studies::VariantResult>& results, unsigned top, std::ostream& out) {
   out << format_table(results);
   for (const auto& r : results) {
     out << fmt::format("\n{}: {} requests, latency mean {:.1f} us, p50 {:.1f}, p99 {:.1f}, max {:.1f}; {} irqs, {} BAM "
@@ -213,8 +213,8 @@ void print_results(const std::vector<model::VariantResult>& results, unsigned to
 }  // namespace
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
-  const model::Scenario sc = model::Scenario::load(opt.scenario, opt.sets);
-  const std::vector<const model::Variant*> chosen = chosen_variants(sc, opt.variants);
+  const studies::Scenario sc = studies::Scenario::load(opt.scenario, opt.sets);
+  const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   check_outputs(opt, chosen);
   err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
                      sc.workload.message_bytes, hash_alg_name(sc.workload.alg), sc.workload.queue_depth,
@@ -241,14 +241,14 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
         }
         err.flush();
       });
-  std::vector<model::VariantResult> results;
+  std::vector<studies::VariantResult> results;
   int status = 0;
   for (const json& r : raw) {
     if (r.contains("error")) {
       status = 2;
       continue;
     }
-    results.push_back(model::VariantResult::from_json(r));
+    results.push_back(studies::VariantResult::from_json(r));
   }
   print_results(results, opt.top, out);
   if (!opt.json_file.empty()) {

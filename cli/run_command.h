@@ -32,10 +32,10 @@ std::string per_variant_file(const std::string& file, const std::string& variant
 // Parses "A:B" (requests A to B-1; either side may be empty: 0 and no end).
 bool parse_request_range(const std::string& text, std::int64_t& first, std::int64_t& last);
 // Folded stacks for flamegraph.pl and speedscope: "context;function nanoseconds" per line.
-std::string folded_stacks(const model::VariantResult& r);
+std::string folded_stacks(const studies::VariantResult& r);
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err);
 
-std::string format_table(const std::vector<model::VariantResult>& results);
+std::string format_table(const std::vector<studies::VariantResult>& results);
 
 }  // namespace qcesim::cli

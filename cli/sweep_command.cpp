@@ -25,7 +25,7 @@ namespace qcesim::cli {
 using nlohmann::json;
 
 // The chart's options (flags over the sweep file's defaults), checked before anything runs.
-PlotSpec plot_spec(const SweepOptions& opt, const model::Sweep& s, const std::vector<std::string>& axis_paths) {
+PlotSpec plot_spec(const SweepOptions& opt, const studies::Sweep& s, const std::vector<std::string>& axis_paths) {
   PlotSpec plot;
   plot.file = opt.plot;
   plot.x = opt.x.empty() ? s.plot.x : opt.x;
@@ -35,18 +35,18 @@ PlotSpec plot_spec(const SweepOptions& opt, const model::Sweep& s, const std::ve
   plot.title = opt.x.empty() && opt.y.empty() ? s.plot.title : "";
   plot.zip = s.zip;
   if (plot.file.empty()) return plot;
-  const model::Scenario sc = model::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
+  const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
   const model::Profile profile = sc.profile_for(sc.variants.front());
-  plot.y_label = model::sweep_metric_label(plot.y);
+  plot.y_label = studies::sweep_metric_label(plot.y);
   if (s.zip && s.axes.size() > 1) {
-    for (const auto& a : s.axes) plot.x_label += (plot.x_label.empty() ? "" : " / ") + model::sweep_axis_label(a.path, profile);
+    for (const auto& a : s.axes) plot.x_label += (plot.x_label.empty() ? "" : " / ") + studies::sweep_axis_label(a.path, profile);
   } else {
-    plot.x_label = model::sweep_axis_label(plot.x, profile);
+    plot.x_label = studies::sweep_axis_label(plot.x, profile);
   }
   if (std::find(axis_paths.begin(), axis_paths.end(), plot.x) == axis_paths.end())
     throw model::ConfigError(opt.x.empty() ? opt.file : "--x", opt.x.empty() ? "/plot/x" : "", "one of the sweep's axis paths",
                              model::quoted_input(plot.x));
-  const auto& names = model::sweep_metric_names();
+  const auto& names = studies::sweep_metric_names();
   if (std::find(names.begin(), names.end(), plot.y) == names.end())
     throw model::ConfigError(opt.y.empty() ? opt.file : "--y", opt.y.empty() ? "/plot/y" : "", "a metric name (docs/sweep.md#metrics)",
                              model::quoted_input(plot.y));
@@ -63,7 +63,7 @@ void check_sweep_outputs(const std::string& prefix) {
       throw model::ConfigError("--out", "", "a prefix for regular files (PREFIX.csv, PREFIX.json, PREFIX.journal.jsonl)", f);
 }
 
-std::string describe_point(const model::Sweep& s, const model::SweepPoint& p) {
+std::string describe_point(const studies::Sweep& s, const studies::SweepPoint& p) {
   std::string d;
   for (std::size_t a = 0; a < s.axes.size(); ++a) d += fmt::format("{}{}={}", a ? " " : "", s.axes[a].path, model::json_text(p.values[a]));
   return d;
@@ -71,12 +71,12 @@ std::string describe_point(const model::Sweep& s, const model::SweepPoint& p) {
 
 // Runs every (point, variant) the journal does not have, each in its own process, recording
 // each as it ends, with progress on `err`. Returns how many failed.
-std::size_t run_jobs(const model::Sweep& s, studies::SweepJournal& journal, unsigned jobs, std::ostream& err) {
+std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, unsigned jobs, std::ostream& err) {
   struct Job {
     std::size_t point;
     std::string variant;
   };
-  const std::vector<model::SweepPoint> points = s.points();
+  const std::vector<studies::SweepPoint> points = s.points();
   std::vector<Job> todo;
   for (const auto& p : points)
     for (const auto& v : s.variants)
@@ -92,8 +92,8 @@ std::size_t run_jobs(const model::Sweep& s, studies::SweepJournal& journal, unsi
   studies::fork_each(
       todo.size(), jobs,
       [&](std::size_t i) {
-        const model::Scenario sc = model::Scenario::load(s.scenario_file, s.sets_for(points[todo[i].point]));
-        return model::run_variant(sc, sc.variant(todo[i].variant), s.timing_only, ahead).to_json();
+        const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(points[todo[i].point]));
+        return studies::run_variant(sc, sc.variant(todo[i].variant), s.timing_only, ahead).to_json();
       },
       [&](std::size_t i, const json& r) {
         ++finished;
@@ -107,7 +107,7 @@ std::size_t run_jobs(const model::Sweep& s, studies::SweepJournal& journal, unsi
           err << fmt::format("{}: failed: {}\n", what, r["error"].get<std::string>());
         } else {
           journal.record(job.point, job.variant, r);
-          const json m = model::sweep_metrics(r);
+          const json m = studies::sweep_metrics(r);
           err << fmt::format("{}: {:.1f} us/request, CPU {:.1f} us/request (ETA {:.0f} s)\n", what,
                              m.value("us_per_request", 0.0), m.value("cpu_us_per_request", 0.0), eta);
         }
@@ -117,7 +117,7 @@ std::size_t run_jobs(const model::Sweep& s, studies::SweepJournal& journal, unsi
 }
 
 // A short table on stdout: the plotted metric and the per-request CPU split.
-void print_rows(const model::Sweep& s, const std::vector<json>& rows, std::ostream& out) {
+void print_rows(const studies::Sweep& s, const std::vector<json>& rows, std::ostream& out) {
   out << fmt::format("{:<36} {:<20} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "point", "variant", "us/request", "CPU us/req",
                      "hardirq", "softirq", "MB/s");
   for (const json& r : rows) {
@@ -161,7 +161,7 @@ void print_break_even(const json& be, std::ostream& out) {
 }  // namespace
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
-  const model::Sweep s = model::Sweep::load(opt.file, opt.sets);
+  const studies::Sweep s = studies::Sweep::load(opt.file, opt.sets);
   std::vector<std::string> axis_paths;
   for (const auto& a : s.axes) axis_paths.push_back(a.path);
   const PlotSpec plot = plot_spec(opt, s, axis_paths);

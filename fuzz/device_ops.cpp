@@ -27,7 +27,7 @@ constexpr std::uint32_t kDataArea = 0x2000;    // 256 blocks of 16 bytes
 constexpr unsigned kPipes = 8;
 
 struct Device {
-  std::unique_ptr<model::Soc> soc;
+  std::unique_ptr<soc::Soc> soc;
   cpu::DmaBuf window;
   sc_core::sc_event go;
   const std::uint8_t* input = nullptr;
@@ -143,8 +143,8 @@ void run_program(Device& d) {
 void device_elaborate() {
   static Device dev;
   g_dev = &dev;
-  model::SocConfig cfg;
-  dev.soc = std::make_unique<model::Soc>("soc", cfg);
+  soc::SocConfig cfg;
+  dev.soc = std::make_unique<soc::Soc>("soc", cfg);
   sc_core::sc_spawn([] {
     g_dev->window = g_dev->soc->host.dma_alloc(kWindow, 4096);  // the bus grants DMI once running
     for (;;) {

@@ -57,7 +57,7 @@ int fuzz_file(const char* name, const std::uint8_t* data, std::size_t size, Load
 }
 
 int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
-  return fuzz_file("fuzzed.json", data, size, [](const std::string& f) { model::Scenario::load(f); });
+  return fuzz_file("fuzzed.json", data, size, [](const std::string& f) { studies::Scenario::load(f); });
 }
 
 int fuzz_profile(const std::uint8_t* data, std::size_t size) {
@@ -66,12 +66,12 @@ int fuzz_profile(const std::uint8_t* data, std::size_t size) {
 }
 
 int fuzz_sweep(const std::uint8_t* data, std::size_t size) {
-  return fuzz_file("fuzzed-sweep.json", data, size, [](const std::string& f) { model::Sweep::load(f); });
+  return fuzz_file("fuzzed-sweep.json", data, size, [](const std::string& f) { studies::Sweep::load(f); });
 }
 
 int fuzz_set(const std::uint8_t* data, std::size_t size) {
   const std::string assignment(reinterpret_cast<const char*>(data), size);
-  return expect_config_error([&] { model::Scenario::load(g_dir + "/seed.json", {assignment}); });
+  return expect_config_error([&] { studies::Scenario::load(g_dir + "/seed.json", {assignment}); });
 }
 
 void prepare_dir() {

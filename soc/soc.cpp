@@ -2,7 +2,9 @@
 
 #include <stdexcept>
 
-namespace qcesim::model {
+namespace qcesim::soc {
+
+using namespace model;
 
 namespace {
 enum Target : unsigned { kDram = 0, kQce = 1, kBam = 2 };
@@ -77,4 +79,4 @@ void Emulator::run(const std::function<void(Emulator&)>& job) {
   if (!finished) throw std::runtime_error("simulation stalled: the task waits for an event that never comes");
 }
 
-}  // namespace qcesim::model
+}  // namespace qcesim::soc

@@ -19,7 +19,11 @@
 #include "drivers/crypto/qce/core.h"
 #include "drivers/tz/qce_tz.h"
 
-namespace qcesim::model {
+namespace qcesim::soc {
+
+using model::Bus;
+using model::Memory;
+using model::Profile;
 
 // SM8650 (sm8650.dtsi): crypto@1dfa000 size 0x6000; cryptobam "qcom,bam-v1.7.0" @1dc4000.
 struct AddressMap {
@@ -94,4 +98,4 @@ class Emulator {
   bool m_ran = false;
 };
 
-}  // namespace qcesim::model
+}  // namespace qcesim::soc

@@ -1,6 +1,8 @@
 #include "soc/soc.h"
 
-namespace qcesim::model {
+namespace qcesim::soc {
+
+using namespace model;
 
 SocConfig soc_config(const Profile& p) {
   SocConfig s;
@@ -11,4 +13,4 @@ SocConfig soc_config(const Profile& p) {
   return s;
 }
 
-}  // namespace qcesim::model
+}  // namespace qcesim::soc

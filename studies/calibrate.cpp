@@ -52,7 +52,7 @@ Matrix inverse(const Matrix& a) {
   return inv;
 }
 
-double sim_value(const model::VariantResult& r, const std::string& key) {
+double sim_value(const studies::VariantResult& r, const std::string& key) {
   if (key == "wall_s") return r.wall_s;
   if (key == "cpu_s") return r.cpu_s;
   if (key == "hardirq_s") return r.hardirq_s;
@@ -105,8 +105,8 @@ class Fit {
     for (std::size_t q = 0; q < k(); ++q) p[q] = std::clamp(std::exp(th[q]), m_p.params[q].min, m_p.params[q].max);
     return p;
   }
-  std::vector<std::vector<model::VariantResult>> evaluate(const std::vector<std::vector<double>>& thetas) const {
-    const model::Scenario& sc = m_p.scenario;
+  std::vector<std::vector<studies::VariantResult>> evaluate(const std::vector<std::vector<double>>& thetas) const {
+    const studies::Scenario& sc = m_p.scenario;
     std::vector<std::pair<std::size_t, std::size_t>> work;  // (point, variant)
     for (std::size_t pt = 0; pt < thetas.size(); ++pt)
       for (std::size_t v = 0; v < sc.variants.size(); ++v) work.emplace_back(pt, v);
@@ -114,17 +114,17 @@ class Fit {
         work.size(), m_p.spec.jobs,
         [&](std::size_t i) {
           const std::vector<double> p = values(thetas[work[i].first]);
-          model::Variant var = sc.variants[work[i].second];
+          studies::Variant var = sc.variants[work[i].second];
           for (std::size_t q = 0; q < k(); ++q) var.overrides[m_p.params[q].name] = p[q];
-          model::Scenario s2 = sc;
+          studies::Scenario s2 = sc;
           s2.variants[work[i].second] = var;
-          return model::run_variant(s2, var, true).to_json();
+          return studies::run_variant(s2, var, true).to_json();
         },
         [](std::size_t, const json&) {});
-    std::vector<std::vector<model::VariantResult>> res(thetas.size(), std::vector<model::VariantResult>(sc.variants.size()));
+    std::vector<std::vector<studies::VariantResult>> res(thetas.size(), std::vector<studies::VariantResult>(sc.variants.size()));
     for (std::size_t i = 0; i < work.size(); ++i) {
       if (raw[i].contains("error")) throw std::runtime_error("evaluation failed: " + raw[i]["error"].get<std::string>());
-      res[work[i].first][work[i].second] = model::VariantResult::from_json(raw[i]);
+      res[work[i].first][work[i].second] = studies::VariantResult::from_json(raw[i]);
     }
     return res;
   }
@@ -202,7 +202,7 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
   if (spec.fit.empty()) throw model::ConfigError("--fit", "", "at least one profile parameter to fit", "none");
   std::vector<std::string> sets = spec.sets;
   sets.push_back("workload.messages=" + std::to_string(spec.messages));
-  model::Scenario sc = model::Scenario::load(spec.scenario, sets);
+  studies::Scenario sc = studies::Scenario::load(spec.scenario, sets);
   model::Profile base = model::Profile::load(sc.profile_file);
   CalibrationProblem p{spec, sc, base, {}, {}};
   for (const auto& name : spec.fit) {
@@ -215,8 +215,8 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
     p.params.push_back(prm);
   }
   // Targets: every measured value of the four headline kinds that is above rounding noise.
-  for (const model::Variant& v : sc.variants)
-    for (const auto& [key, value] : model::measured_for(v, sc.workload))
+  for (const studies::Variant& v : sc.variants)
+    for (const auto& [key, value] : studies::measured_for(v, sc.workload))
       if (value > 0) p.targets.push_back({v.name, key, value});
   const std::size_t n = p.targets.size(), k = p.params.size();
   // Nothing measured is nothing to fit; fewer numbers than parameters leaves directions only the

@@ -35,7 +35,7 @@ struct CalibrationTarget {
 // A checked calibration problem: the scenario, the parameters with their priors, the targets.
 struct CalibrationProblem {
   CalibrationSpec spec;
-  model::Scenario scenario;
+  studies::Scenario scenario;
   model::Profile base;
   std::vector<model::Param> params;  // as the profile has them: the priors' centres and ranges
   std::vector<CalibrationTarget> targets;

@@ -6,7 +6,9 @@
 
 #include "cpu/costs.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using namespace model;
 
 namespace {
 
@@ -140,4 +142,4 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
   return out;
 }
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

@@ -9,7 +9,9 @@
 #include "studies/replay.h"
 #include "model/trace.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using model::Tracer;
 
 // Why a step happens, by kernel function or hardware step name ("" if unknown).
 std::string why(const std::string& step, const std::string& track_kind);
@@ -17,4 +19,4 @@ std::string why(const std::string& step, const std::string& track_kind);
 // The narration of `request` (the tracer must have kept it and the request after it).
 std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r);
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

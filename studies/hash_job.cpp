@@ -8,7 +8,7 @@ namespace qcesim::studies {
 
 namespace {
 
-EngineHashStats engine_stats(model::Emulator& emu, const qce::QceDriverConfig& driver) {
+EngineHashStats engine_stats(soc::Emulator& emu, const qce::QceDriverConfig& driver) {
   auto& soc = emu.soc();
   const auto& rx = soc.bam.pipe_stats(driver.rx_pipe);
   const auto& tx = soc.bam.pipe_stats(driver.tx_pipe);
@@ -49,10 +49,10 @@ void hash_on_cpu(const HashSetup& s, std::size_t n, const OpenStream& open, cons
 }
 
 EngineHashStats hash_on_engine(const HashSetup& s, std::size_t n, const OpenStream& open, const StreamDone& done) {
-  model::EmulatorConfig cfg;
+  soc::EmulatorConfig cfg;
   cfg.driver.reg_io = s.reg_io;
-  model::Emulator emu(cfg);
-  emu.run([&](model::Emulator& e) {
+  soc::Emulator emu(cfg);
+  emu.run([&](soc::Emulator& e) {
     // The bytes are read straight into DMA memory, as a user buffer mapped for the engine.
     const cpu::DmaBuf buf = e.host().dma_alloc(s.request_bytes, 4096);
     for (std::size_t i = 0; i < n; ++i) {

@@ -15,7 +15,9 @@
 #include "model/stats.h"
 #include "model/trace.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using namespace model;
 
 using nlohmann::json;
 using sc_core::sc_time;
@@ -525,4 +527,4 @@ VariantResult VariantResult::from_json(const json& j) {
   return r;
 }
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

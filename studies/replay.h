@@ -13,7 +13,12 @@
 #include "studies/scenario.h"
 #include "soc/soc.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using soc::Emulator;
+using soc::EmulatorConfig;
+using soc::SocConfig;
+using soc::soc_config;
 
 struct FunctionTime {
   std::string ctx, function;
@@ -75,4 +80,4 @@ struct ReplayProgress {
 VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead = false,
                           const ReplayProgress* progress = nullptr);
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

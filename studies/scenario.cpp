@@ -8,7 +8,9 @@
 
 #include "studies/replay.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using namespace model;
 
 using nlohmann::json;
 
@@ -233,4 +235,4 @@ const Variant& Scenario::variant(const std::string& wanted) const {
   throw ConfigError(file, "/variants", "a variant named one of " + join_names(names), quoted_input(wanted));
 }
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

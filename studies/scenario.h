@@ -13,7 +13,12 @@
 #include "model/sha_core.h"
 #include "drivers/crypto/qce/reg_io.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using model::ConfigError;
+using model::InputKind;
+using model::Param;
+using model::Profile;
 
 enum class VariantEngine { ce, qce };
 
@@ -82,4 +87,4 @@ struct Scenario {
 // returns the JSON pointer it set. Keys under "overrides" are parameter names and keep their dots.
 std::string apply_set(nlohmann::json& doc, const std::string& assignment, const std::string& file);
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

@@ -15,7 +15,9 @@
 #include "model/config_error.h"
 #include "studies/scenario.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using namespace model;
 
 using json = nlohmann::json;
 
@@ -490,4 +492,4 @@ json break_even(const Sweep& s, const std::vector<json>& rows) {
   return out;
 }
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

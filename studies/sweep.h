@@ -9,7 +9,9 @@
 
 #include "model/profile.h"
 
-namespace qcesim::model {
+namespace qcesim::studies {
+
+using model::Profile;
 
 // Sizes checked from the definition before anything is allocated.
 constexpr std::size_t kMaxSweepValues = 10000;  // per axis
@@ -67,7 +69,7 @@ const std::vector<std::string>& sweep_metric_names();
 // that is a profile parameter is named by its doc line and unit.
 std::string sweep_metric_label(const std::string& metric);
 std::string sweep_axis_label(const std::string& path, const Profile& profile);
-// Picks the metrics out of a variant's result JSON (model::VariantResult::to_json).
+// Picks the metrics out of a variant's result JSON (studies::VariantResult::to_json).
 nlohmann::json sweep_metrics(const nlohmann::json& result);
 
 // Where `variant`'s metric crosses `host`'s along the (single, numeric) axis: for each offload
@@ -75,4 +77,4 @@ nlohmann::json sweep_metrics(const nlohmann::json& result);
 // Rows: {"point", "values", "variant", "metrics"} as in the sweep's JSON output.
 nlohmann::json break_even(const Sweep& s, const std::vector<nlohmann::json>& rows);
 
-}  // namespace qcesim::model
+}  // namespace qcesim::studies

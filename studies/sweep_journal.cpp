@@ -12,7 +12,7 @@ using nlohmann::json;
 
 std::string sweep_job_id(std::size_t point, const std::string& variant) { return fmt::format("{}/{}", point, variant); }
 
-SweepJournal::SweepJournal(const std::string& file, const model::Sweep& s, bool fresh) : m_file(file) {
+SweepJournal::SweepJournal(const std::string& file, const studies::Sweep& s, bool fresh) : m_file(file) {
   const std::string key = s.key();
   if (fresh) std::filesystem::remove(file);
   if (std::filesystem::exists(file)) read(key);

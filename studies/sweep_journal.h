@@ -20,7 +20,7 @@ class SweepJournal {
  public:
   // Opens (and with `fresh` first discards) the journal at `file`; throws ConfigError when it
   // belongs to another definition or profile.
-  SweepJournal(const std::string& file, const model::Sweep& s, bool fresh);
+  SweepJournal(const std::string& file, const studies::Sweep& s, bool fresh);
 
   // The finished runs, by sweep_job_id.
   const std::map<std::string, nlohmann::json>& done() const { return m_done; }

@@ -19,7 +19,7 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-std::vector<json> sweep_rows(const model::Sweep& s, const std::map<std::string, json>& done) {
+std::vector<json> sweep_rows(const studies::Sweep& s, const std::map<std::string, json>& done) {
   std::vector<json> rows;
   for (const auto& p : s.points()) {
     for (const auto& v : s.variants) {
@@ -27,24 +27,24 @@ std::vector<json> sweep_rows(const model::Sweep& s, const std::map<std::string, 
       if (it == done.end()) continue;
       json values = json::object();
       for (std::size_t a = 0; a < s.axes.size(); ++a) values[s.axes[a].path] = p.values[a];
-      rows.push_back({{"point", p.index}, {"values", values}, {"variant", v}, {"metrics", model::sweep_metrics(it->second)},
+      rows.push_back({{"point", p.index}, {"values", values}, {"variant", v}, {"metrics", studies::sweep_metrics(it->second)},
                       {"result", it->second}});
     }
   }
   return rows;
 }
 
-std::string sweep_csv(const model::Sweep& s, const std::vector<json>& rows) {
+std::string sweep_csv(const studies::Sweep& s, const std::vector<json>& rows) {
   std::string csv = "point";
   for (const auto& a : s.axes) csv += "," + csv_field(a.path);
   csv += ",variant";
-  for (const auto& m : model::sweep_metric_names()) csv += "," + m;
+  for (const auto& m : studies::sweep_metric_names()) csv += "," + m;
   csv += "\n";
   for (const json& r : rows) {
     csv += std::to_string(r["point"].get<std::size_t>());
     for (const auto& a : s.axes) csv += "," + csv_field(model::json_text(r["values"][a.path]));
     csv += "," + csv_field(r["variant"]);
-    for (const auto& m : model::sweep_metric_names()) {
+    for (const auto& m : studies::sweep_metric_names()) {
       const json& mv = r["metrics"];
       csv += ",";
       if (mv.contains(m)) csv += mv[m].is_number_float() ? fmt::format("{:.9g}", mv[m].get<double>()) : mv[m].dump();
@@ -54,13 +54,13 @@ std::string sweep_csv(const model::Sweep& s, const std::vector<json>& rows) {
   return csv;
 }
 
-json sweep_analysis(const model::Sweep& s, const std::vector<json>& rows) {
+json sweep_analysis(const studies::Sweep& s, const std::vector<json>& rows) {
   json analysis = json::object();
-  if (s.analysis.contains("break_even")) analysis["break_even"] = model::break_even(s, rows);
+  if (s.analysis.contains("break_even")) analysis["break_even"] = studies::break_even(s, rows);
   return analysis;
 }
 
-json sweep_document(const model::Sweep& s, const std::vector<json>& rows, const json& analysis) {
+json sweep_document(const studies::Sweep& s, const std::vector<json>& rows, const json& analysis) {
   const std::size_t total = s.points().size() * s.variants.size();
   json doc = {{"sweep", s.name}, {"about", s.about}, {"scenario", s.scenario_file}, {"timing_only", s.timing_only},
               {"axes", json::array()}, {"variants", s.variants}, {"rows", json::array()}, {"analysis", analysis},

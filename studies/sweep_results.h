@@ -12,11 +12,11 @@
 namespace qcesim::studies {
 
 // Rows of the finished runs (`done`, by sweep_job_id): point, values, variant, metrics, result.
-std::vector<nlohmann::json> sweep_rows(const model::Sweep& s, const std::map<std::string, nlohmann::json>& done);
-std::string sweep_csv(const model::Sweep& s, const std::vector<nlohmann::json>& rows);
+std::vector<nlohmann::json> sweep_rows(const studies::Sweep& s, const std::map<std::string, nlohmann::json>& done);
+std::string sweep_csv(const studies::Sweep& s, const std::vector<nlohmann::json>& rows);
 // The analysis the sweep asks for (break-even, LogCA), {} when none.
-nlohmann::json sweep_analysis(const model::Sweep& s, const std::vector<nlohmann::json>& rows);
-nlohmann::json sweep_document(const model::Sweep& s, const std::vector<nlohmann::json>& rows,
+nlohmann::json sweep_analysis(const studies::Sweep& s, const std::vector<nlohmann::json>& rows);
+nlohmann::json sweep_document(const studies::Sweep& s, const std::vector<nlohmann::json>& rows,
                               const nlohmann::json& analysis);
 
 }  // namespace qcesim::studies

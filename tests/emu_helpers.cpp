@@ -10,10 +10,10 @@
 
 namespace qcesim::test {
 
-void with_emulator(qce::RegIo io, const std::function<void(model::Emulator&)>& job) {
-  model::EmulatorConfig cfg;
+void with_emulator(qce::RegIo io, const std::function<void(soc::Emulator&)>& job) {
+  soc::EmulatorConfig cfg;
   cfg.driver.reg_io = io;
-  model::Emulator emu(cfg);
+  soc::Emulator emu(cfg);
   emu.run(job);
 }
 
@@ -23,7 +23,7 @@ cpu::DmaBuf load(cpu::Host& host, const std::vector<std::uint8_t>& data) {
   return b;
 }
 
-std::vector<std::uint8_t> qce_digest(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+std::vector<std::uint8_t> qce_digest(soc::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
                                      const std::optional<std::vector<std::uint8_t>>& key) {
   cpu::DmaBuf b = load(e.host(), msg);
   qce::QceAhash h(e.qce(), e.task(), alg, key);
@@ -32,7 +32,7 @@ std::vector<std::uint8_t> qce_digest(model::Emulator& e, HashAlg alg, const std:
   return d;
 }
 
-std::vector<std::uint8_t> qce_hash_chunked(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+std::vector<std::uint8_t> qce_hash_chunked(soc::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
                                            const std::vector<std::size_t>& cuts,
                                            const std::optional<std::vector<std::uint8_t>>& key,
                                            std::uint64_t* requests) {

@@ -12,18 +12,18 @@
 namespace qcesim::test {
 
 // Elaborates the platform (once per process) with the given register I/O mode and runs job.
-void with_emulator(qce::RegIo io, const std::function<void(model::Emulator&)>& job);
+void with_emulator(qce::RegIo io, const std::function<void(soc::Emulator&)>& job);
 
 // Copies bytes into a fresh DMA buffer.
 cpu::DmaBuf load(cpu::Host& host, const std::vector<std::uint8_t>& data);
 
 // One-shot digest (qce_ahash_digest: one request with FIRST|LAST) through the engine.
-std::vector<std::uint8_t> qce_digest(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+std::vector<std::uint8_t> qce_digest(soc::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
                                      const std::optional<std::vector<std::uint8_t>>& key = std::nullopt);
 
 // init/update.../final through the engine, the message cut at the given update sizes
 // (the rest, if any, in one last update).
-std::vector<std::uint8_t> qce_hash_chunked(model::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
+std::vector<std::uint8_t> qce_hash_chunked(soc::Emulator& e, HashAlg alg, const std::vector<std::uint8_t>& msg,
                                            const std::vector<std::size_t>& cuts,
                                            const std::optional<std::vector<std::uint8_t>>& key = std::nullopt,
                                            std::uint64_t* requests = nullptr);

@@ -15,7 +15,7 @@ namespace qcesim::test {
 
 class RawPipe {
  public:
-  RawPipe(model::Emulator& e, unsigned pipe, unsigned ee = 2)
+  RawPipe(soc::Emulator& e, unsigned pipe, unsigned ee = 2)
       : m_e(e), m_pipe(pipe), m_ee(ee), m_base(e.soc().cfg.map.bam_base) {}
 
   // bam_chan_init_hw by hand; ring_bytes goes to P_FIFO_SIZES, ring_addr overrides the ring.
@@ -50,7 +50,7 @@ class RawPipe {
   }
 
  private:
-  model::Emulator& m_e;
+  soc::Emulator& m_e;
   unsigned m_pipe;
   unsigned m_ee;
   std::uint64_t m_base;

@@ -14,8 +14,8 @@ using test::settle;
 namespace {
 
 // Runs `setup` on pipe 0 and checks the error it must produce.
-void expect_pipe_error(PipeError want, const std::function<void(model::Emulator&, RawPipe&)>& setup) {
-  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+void expect_pipe_error(PipeError want, const std::function<void(soc::Emulator&, RawPipe&)>& setup) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     RawPipe p(e, 0);
     EXPECT_FALSE(e.soc().bam_irq[p.ee()].read());
     setup(e, p);
@@ -37,21 +37,21 @@ bam::BamCmdElement write_ce(std::uint32_t addr, std::uint32_t value) {
 }  // namespace
 
 TEST(BamErrors, RingSizeZero) {
-  expect_pipe_error(PipeError::ring_size_invalid, [](model::Emulator&, RawPipe& p) {
+  expect_pipe_error(PipeError::ring_size_invalid, [](soc::Emulator&, RawPipe& p) {
     p.init(false, 0);
     p.doorbell(8);
   });
 }
 
 TEST(BamErrors, RingSizeAbove32KiB) {
-  expect_pipe_error(PipeError::ring_size_invalid, [](model::Emulator&, RawPipe& p) {
+  expect_pipe_error(PipeError::ring_size_invalid, [](soc::Emulator&, RawPipe& p) {
     p.init(false, 40000);
     p.doorbell(8);
   });
 }
 
 TEST(BamErrors, DescriptorSizeZero) {
-  expect_pipe_error(PipeError::desc_size_zero, [](model::Emulator& e, RawPipe& p) {
+  expect_pipe_error(PipeError::desc_size_zero, [](soc::Emulator& e, RawPipe& p) {
     p.init();
     cpu::DmaBuf b = e.host().dma_alloc(64);
     p.put(0, {static_cast<std::uint32_t>(b.addr), 0, bam::DESC_FLAG_EOT});
@@ -60,7 +60,7 @@ TEST(BamErrors, DescriptorSizeZero) {
 }
 
 TEST(BamErrors, DescriptorSizeAbove32760) {
-  expect_pipe_error(PipeError::desc_size_too_big, [](model::Emulator& e, RawPipe& p) {
+  expect_pipe_error(PipeError::desc_size_too_big, [](soc::Emulator& e, RawPipe& p) {
     p.init();
     cpu::DmaBuf b = e.host().dma_alloc(40000);
     p.put(0, {static_cast<std::uint32_t>(b.addr), 40000, bam::DESC_FLAG_EOT});
@@ -69,14 +69,14 @@ TEST(BamErrors, DescriptorSizeAbove32760) {
 }
 
 TEST(BamErrors, RingOutsideMemory) {
-  expect_pipe_error(PipeError::ring_address_invalid, [](model::Emulator&, RawPipe& p) {
+  expect_pipe_error(PipeError::ring_address_invalid, [](soc::Emulator&, RawPipe& p) {
     p.init(false, bam::BAM_DESC_FIFO_SIZE, 0x10000000u);  // nothing is mapped there
     p.doorbell(8);
   });
 }
 
 TEST(BamErrors, DataOutsideMemory) {
-  expect_pipe_error(PipeError::desc_address_invalid, [](model::Emulator&, RawPipe& p) {
+  expect_pipe_error(PipeError::desc_address_invalid, [](soc::Emulator&, RawPipe& p) {
     p.init();
     p.put(0, {0x20000000u, 4096, bam::DESC_FLAG_EOT});
     p.doorbell(8);
@@ -84,7 +84,7 @@ TEST(BamErrors, DataOutsideMemory) {
 }
 
 TEST(BamErrors, CommandElementToUnmappedAddress) {
-  expect_pipe_error(PipeError::ce_address_unmapped, [](model::Emulator&, RawPipe& p) {
+  expect_pipe_error(PipeError::ce_address_unmapped, [](soc::Emulator&, RawPipe& p) {
     p.init();
     p.put(0, p.cmd({write_ce(0x100000u, 1)}));  // 0x01100000: no device
     p.doorbell(8);
@@ -92,7 +92,7 @@ TEST(BamErrors, CommandElementToUnmappedAddress) {
 }
 
 TEST(BamErrors, CommandElementToUnimplementedRegister) {
-  expect_pipe_error(PipeError::ce_address_unmapped, [](model::Emulator& e, RawPipe& p) {
+  expect_pipe_error(PipeError::ce_address_unmapped, [](soc::Emulator& e, RawPipe& p) {
     p.init();
     p.put(0, p.cmd({write_ce(static_cast<std::uint32_t>(e.soc().cfg.map.qce_base + 0x5000), 1)}));
     p.doorbell(8);
@@ -103,7 +103,7 @@ TEST(BamErrors, CommandElementToUnimplementedRegister) {
 // register is refused whole and the elements then run one by one: the ones before it land,
 // the error names the element that failed.
 TEST(BamErrors, CommandElementRunStopsAtTheUnimplementedRegister) {
-  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     RawPipe p(e, 0);
     p.init();
     const auto q = static_cast<std::uint32_t>(e.soc().cfg.map.qce_base);
@@ -122,14 +122,14 @@ TEST(BamErrors, CommandElementRunStopsAtTheUnimplementedRegister) {
 
 TEST(BamErrors, MoreDescriptorsThanTheRingHolds) {
   // 5000 descriptors written without wrapping put the doorbell past a 4096-slot ring.
-  expect_pipe_error(PipeError::doorbell_out_of_ring, [](model::Emulator&, RawPipe& p) {
+  expect_pipe_error(PipeError::doorbell_out_of_ring, [](soc::Emulator&, RawPipe& p) {
     p.init();
     p.doorbell(5000 * 8);
   });
 }
 
 TEST(BamErrors, CommandDescriptorOnProducerPipe) {
-  expect_pipe_error(PipeError::cmd_on_producer, [](model::Emulator& e, RawPipe& p) {
+  expect_pipe_error(PipeError::cmd_on_producer, [](soc::Emulator& e, RawPipe& p) {
     p.init(true);
     p.put(0, p.cmd({write_ce(static_cast<std::uint32_t>(e.soc().cfg.map.qce_base + qce::REG_SEG_SIZE), 1)}));
     p.doorbell(8);
@@ -137,7 +137,7 @@ TEST(BamErrors, CommandDescriptorOnProducerPipe) {
 }
 
 TEST(BamErrors, CommandSizeNotMultipleOf16) {
-  expect_pipe_error(PipeError::cmd_size_invalid, [](model::Emulator& e, RawPipe& p) {
+  expect_pipe_error(PipeError::cmd_size_invalid, [](soc::Emulator& e, RawPipe& p) {
     p.init();
     auto d = p.cmd({write_ce(static_cast<std::uint32_t>(e.soc().cfg.map.qce_base + qce::REG_SEG_SIZE), 1)});
     d.size = 24;
@@ -147,7 +147,7 @@ TEST(BamErrors, CommandSizeNotMultipleOf16) {
 }
 
 TEST(BamErrors, ResetRecoversThePipe) {
-  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     RawPipe p(e, 0);
     p.init();
     p.put(0, {0x20000000u, 64, bam::DESC_FLAG_EOT});
@@ -172,7 +172,7 @@ TEST(BamErrors, ResetRecoversThePipe) {
 
 // The driver surfaces a BAM pipe error as a request failure and recovers on the next one.
 TEST(BamErrors, DriverReportsPipeErrorAndRecovers) {
-  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     qce::ShaRequest bad;
     bad.carry.iv = sha_initial_state(HashAlg::sha256).h;
     bad.src.push_back({0x20000000u, 4096});

@@ -17,7 +17,7 @@ bam::BamCmdElement write_ce(std::uint64_t addr, std::uint32_t value) {
 }  // namespace
 
 TEST(BamLock, OtherEePipesWaitForUnlock) {
-  test::with_emulator(qce::RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [](soc::Emulator& e) {
     const auto qce = e.soc().cfg.map.qce_base;
     RawPipe holder(e, 0, 2), tz_pipe(e, 2, 1);
     holder.init();
@@ -43,7 +43,7 @@ TEST(BamLock, OtherEePipesWaitForUnlock) {
 }
 
 TEST(BamLock, SameEePipesAreStillServed) {
-  test::with_emulator(qce::RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [](soc::Emulator& e) {
     const auto qce = e.soc().cfg.map.qce_base;
     RawPipe a(e, 0, 2), b(e, 2, 2);
     a.init();
@@ -61,7 +61,7 @@ TEST(BamLock, SameEePipesAreStillServed) {
 
 // A locked pipe of another EE cannot take the lock until it is released.
 TEST(BamLock, SecondLockWaitsForTheFirstUnlock) {
-  test::with_emulator(qce::RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [](soc::Emulator& e) {
     const auto qce = e.soc().cfg.map.qce_base;
     RawPipe a(e, 0, 2), b(e, 2, 1);
     a.init();
@@ -86,7 +86,7 @@ TEST(BamLock, SecondLockWaitsForTheFirstUnlock) {
 // In the series' flow, the engine is held from LOCK to UNLOCK, and UNLOCK (after NWD on the
 // data) only runs once the engine finished: the lock is free again when the request returns.
 TEST(BamLock, DriverRequestReleasesTheLock) {
-  test::with_emulator(qce::RegIo::bam, [](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::bam, [](soc::Emulator& e) {
     std::vector<std::uint8_t> msg(4096, 9);
     EXPECT_EQ(test::hex(test::qce_digest(e, HashAlg::sha256, msg)),
               test::hex(test::openssl_digest(HashAlg::sha256, msg)));

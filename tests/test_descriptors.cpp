@@ -16,7 +16,7 @@ struct Counts {
 
 Counts one_request(qce::RegIo io) {
   Counts c{};
-  test::with_emulator(io, [&](model::Emulator& e) {
+  test::with_emulator(io, [&](soc::Emulator& e) {
     std::vector<std::uint8_t> msg(4096, 0x5a);
     cpu::DmaBuf b = test::load(e.host(), msg);
     auto& soc = e.soc();
@@ -72,7 +72,7 @@ TEST(Descriptors, LockingSeriesOneRequest) {
 
 // The last hardware descriptor of each transfer carries the flags the dmaengine flags map to.
 TEST(Descriptors, LockingSeriesRingContents) {
-  test::with_emulator(qce::RegIo::bam, [&](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::bam, [&](soc::Emulator& e) {
     std::vector<std::uint8_t> msg(4096, 1);
     cpu::DmaBuf b = test::load(e.host(), msg);
     qce::QceAhash h(e.qce(), e.task(), HashAlg::sha256);
@@ -99,7 +99,7 @@ TEST(Descriptors, LockingSeriesRingContents) {
 
 // A request over 32760 bytes is split into several hardware descriptors, EOT on the last.
 TEST(Descriptors, LongRequestSplitsAt32760) {
-  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     std::vector<std::uint8_t> msg(100000, 7);
     auto d = test::qce_digest(e, HashAlg::sha256, msg);
     EXPECT_EQ(test::hex(d), test::hex(test::openssl_digest(HashAlg::sha256, msg)));

@@ -57,12 +57,12 @@ TEST_F(FuzzInputs, ScenarioSweepProfileAndSetInputsLoadOrAreConfigErrors) {
   std::size_t loaded = 0, total = 0;
   for (const auto& f : inputs("scenario")) {
     fs::copy_file(f, dir + "/in.json", fs::copy_options::overwrite_existing);
-    loaded += loads(f, [&] { model::Scenario::load(dir + "/in.json"); });
+    loaded += loads(f, [&] { studies::Scenario::load(dir + "/in.json"); });
     ++total;
   }
   for (const auto& f : inputs("sweep")) {
     fs::copy_file(f, dir + "/in.json", fs::copy_options::overwrite_existing);
-    loaded += loads(f, [&] { model::Sweep::load(dir + "/in.json"); });
+    loaded += loads(f, [&] { studies::Sweep::load(dir + "/in.json"); });
     ++total;
   }
   for (const auto& f : inputs("profile")) {
@@ -70,7 +70,7 @@ TEST_F(FuzzInputs, ScenarioSweepProfileAndSetInputsLoadOrAreConfigErrors) {
     ++total;
   }
   for (const auto& f : inputs("set")) {
-    loaded += loads(f, [&] { model::Scenario::load(dir + "/seed.json", {test::slurp(f)}); });
+    loaded += loads(f, [&] { studies::Scenario::load(dir + "/seed.json", {test::slurp(f)}); });
     ++total;
   }
   EXPECT_GE(total, 25u);

@@ -16,11 +16,11 @@ using test::random_bytes;
 namespace {
 // The engine with a hash-ahead helper: a message posted before the request.
 std::vector<std::uint8_t> engine_digest(bool change_after_post, HashAheadStats& stats, std::size_t bytes = 4096 + 100) {
-  model::EmulatorConfig cfg;
+  soc::EmulatorConfig cfg;
   cfg.soc.qce.hash_ahead = true;
-  model::Emulator emu(cfg);
+  soc::Emulator emu(cfg);
   std::vector<std::uint8_t> d;
-  emu.run([&](model::Emulator& e) {
+  emu.run([&](soc::Emulator& e) {
     const auto msg = random_bytes(bytes, 4);
     cpu::DmaBuf b = test::load(e.host(), msg);
     HashAhead& ha = *e.soc().qce.hash_ahead();

@@ -19,7 +19,7 @@ namespace {
 void check_msg_file(qce::RegIo io, HashAlg alg, const std::string& file, std::size_t expected_records) {
   const auto recs = test::parse_rsp(file);
   std::size_t checked = 0;
-  test::with_emulator(io, [&](model::Emulator& e) {
+  test::with_emulator(io, [&](soc::Emulator& e) {
     for (const auto& r : recs) {
       if (!r.fields.count("Len")) continue;
       auto msg = unhex(r.at("Msg"));
@@ -41,7 +41,7 @@ void check_monte(qce::RegIo io, HashAlg alg, const std::string& file) {
     if (r.fields.count("MD")) expected.push_back(r.at("MD"));
   }
   ASSERT_EQ(expected.size(), 100u);
-  test::with_emulator(io, [&](model::Emulator& e) {
+  test::with_emulator(io, [&](soc::Emulator& e) {
     const std::size_t dl = digest_bytes(alg);
     cpu::DmaBuf buf = e.host().dma_alloc(3 * dl, 64);
     qce::QceAhash h(e.qce(), e.task(), alg);
@@ -63,7 +63,7 @@ void check_monte(qce::RegIo io, HashAlg alg, const std::string& file) {
 void check_hmac_rsp(qce::RegIo io, const std::string& section, HashAlg alg, std::size_t expected_records) {
   const auto recs = test::parse_rsp("hmac/HMAC.rsp");
   std::size_t checked = 0;
-  test::with_emulator(io, [&](model::Emulator& e) {
+  test::with_emulator(io, [&](soc::Emulator& e) {
     for (const auto& r : recs) {
       if (r.section != section || !r.fields.count("Mac")) continue;
       const auto key = unhex(r.at("Key"));
@@ -82,7 +82,7 @@ void check_rfc4231(qce::RegIo io) {
   ASSERT_TRUE(in) << "missing rfc4231-hmac-sha256.json";
   const auto j = nlohmann::json::parse(in);
   std::size_t checked = 0;
-  test::with_emulator(io, [&](model::Emulator& e) {
+  test::with_emulator(io, [&](soc::Emulator& e) {
     for (const auto& v : j.at("vectors")) {
       const std::string want = v.at("hmac_sha256");
       const auto mac = hex(test::qce_digest(e, HashAlg::sha256, unhex(v.at("data")), unhex(v.at("key"))));

@@ -12,7 +12,7 @@ using test::settle;
 
 namespace {
 struct Regs {
-  model::Emulator& e;
+  soc::Emulator& e;
   void w(std::uint32_t off, std::uint32_t v) { e.host().writel(e.soc().cfg.map.qce_base + off, v); }
   std::uint32_t r(std::uint32_t off) { return e.host().readl(e.soc().cfg.map.qce_base + off); }
 };
@@ -22,7 +22,7 @@ constexpr std::uint32_t kPipeSet2 = 2u << PIPE_SET_SELECT_SHIFT;
 }  // namespace
 
 TEST(QceErrors, CipherConfigurationIsRejectedWithSwErr) {
-  test::with_emulator(RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
     Regs q{e};
     q.w(REG_CONFIG, kPipeSet2);
     q.w(REG_ENCR_SEG_CFG, 2u | (1u << 6));  // AES-CBC
@@ -40,7 +40,7 @@ TEST(QceErrors, CipherConfigurationIsRejectedWithSwErr) {
 }
 
 TEST(QceErrors, UnsupportedAuthSizeIsRejected) {
-  test::with_emulator(RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
     Regs q{e};
     q.w(REG_CONFIG, kPipeSet2);
     q.w(REG_AUTH_SEG_CFG, (AUTH_ALG_SHA << AUTH_ALG_SHIFT) | (3u << AUTH_SIZE_SHIFT) | AUTH_FIRST | AUTH_LAST);
@@ -54,7 +54,7 @@ TEST(QceErrors, UnsupportedAuthSizeIsRejected) {
 }
 
 TEST(QceErrors, NonLastSegmentMustBeWholeBlocks) {
-  test::with_emulator(RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
     Regs q{e};
     q.w(REG_CONFIG, kPipeSet2);
     q.w(REG_AUTH_SEG_CFG, kSha256First & ~AUTH_LAST);
@@ -67,7 +67,7 @@ TEST(QceErrors, NonLastSegmentMustBeWholeBlocks) {
 }
 
 TEST(QceErrors, GoWhileBusySetsSwErrAndClrCntxtRecovers) {
-  test::with_emulator(RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
     Regs q{e};
     q.w(REG_CONFIG, kPipeSet2);
     q.w(REG_AUTH_SEG_CFG, kSha256First);
@@ -88,7 +88,7 @@ TEST(QceErrors, GoWhileBusySetsSwErrAndClrCntxtRecovers) {
 
 // SEG_SIZE says 128 bytes, the consumer pipe delivers 64 and ends the transfer (EOT).
 TEST(QceErrors, DataShorterThanSegSizeSetsDinErr) {
-  test::with_emulator(RegIo::mmio, [](model::Emulator& e) {
+  test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
     Regs q{e};
     auto& dma = e.bam_dma();
     std::vector<std::uint8_t> data(64, 0x11);
@@ -127,7 +127,7 @@ TEST(QceErrors, DataShorterThanSegSizeSetsDinErr) {
 // A continuation whose byte count is not whole blocks: the engine refuses at GO, still
 // dumps its status, and the driver's qce_check_status turns that into an error.
 TEST(QceErrors, DriverReportsEngineStatusError) {
-  test::with_emulator(RegIo::bam, [](model::Emulator& e) {
+  test::with_emulator(RegIo::bam, [](soc::Emulator& e) {
     std::vector<std::uint8_t> data(64, 1);
     cpu::DmaBuf src = test::load(e.host(), data);
     ShaRequest req;

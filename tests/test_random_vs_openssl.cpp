@@ -32,7 +32,7 @@ void random_digests(qce::RegIo io, HashAlg alg, bool hmac) {
   std::mt19937 rng(static_cast<unsigned>(7 + static_cast<int>(alg) * 3 + (hmac ? 1 : 0)));
   std::optional<std::vector<std::uint8_t>> key;
   if (hmac) key = random_message(37, rng);
-  test::with_emulator(io, [&](model::Emulator& e) {
+  test::with_emulator(io, [&](soc::Emulator& e) {
     for (std::size_t n : sizes_under_test()) {
       const auto msg = random_message(n, rng);
       const auto want = hex(hmac ? test::openssl_hmac(alg, *key, msg) : test::openssl_digest(alg, msg));
@@ -69,7 +69,7 @@ TEST(RandomVsOpenSsl, HmacSha1_mmio) { random_digests(qce::RegIo::mmio, HashAlg:
 TEST(MultiRequest, StateCarriesAcrossManyRequests) {
   std::mt19937 rng(11);
   const auto msg = random_message((1u << 20) + 13, rng);
-  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     std::vector<std::size_t> cuts((msg.size() + 65534) / 65535, 65535);
     std::uint64_t requests = 0;
     EXPECT_EQ(hex(test::qce_hash_chunked(e, HashAlg::sha256, msg, cuts, std::nullopt, &requests)),
@@ -83,7 +83,7 @@ TEST(MultiRequest, StateCarriesAcrossManyRequests) {
 // A message longer than the FIFO holds (4095 descriptors of 32760 bytes is ~134 MB) is not
 // needed to fill it: 4096 descriptors of 64 bytes do, and the driver reloads on interrupt.
 TEST(MultiRequest, RequestWithMoreDescriptorsThanTheRing) {
-  test::with_emulator(qce::RegIo::mmio, [&](model::Emulator& e) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     std::mt19937 rng(12);
     const std::size_t n = 5000 * 64;
     const auto msg = random_message(n, rng);

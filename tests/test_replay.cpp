@@ -17,12 +17,12 @@ namespace {
 
 std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
 
-model::VariantResult scaled_seed(const std::string& variant, std::uint64_t messages = 500) {
-  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)});
-  return model::run_variant(sc, sc.variant(variant), false);
+studies::VariantResult scaled_seed(const std::string& variant, std::uint64_t messages = 500) {
+  const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)});
+  return studies::run_variant(sc, sc.variant(variant), false);
 }
 
-void expect_within(const model::VariantResult& r, const char* key, double sim, double tol) {
+void expect_within(const studies::VariantResult& r, const char* key, double sim, double tol) {
   const double m = r.measured.at(key);
   if (m == 0) {
     EXPECT_LT(sim, 0.005 * static_cast<double>(r.requests) / 50000.0) << r.name << " " << key;
@@ -53,12 +53,12 @@ TEST(SeedReplay, Sha256QceNolock) { expect_seed_match("sha256-qce-nolock"); }
 // Per request: 1 + 1 hardware descriptors without locking, 24 + 1 with; the series adds one
 // pipe event, and in this profile's timing both flows take two hardirqs.
 TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
-  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=100"});
+  const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=100"});
   const auto raw = studies::fork_each(
-      2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variants[i + 1], true).to_json(); },
+      2, 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variants[i + 1], true).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
-  const auto lock = model::VariantResult::from_json(raw[0]);
-  const auto nolock = model::VariantResult::from_json(raw[1]);
+  const auto lock = studies::VariantResult::from_json(raw[0]);
+  const auto nolock = studies::VariantResult::from_json(raw[1]);
   EXPECT_EQ(lock.name, "sha256-qce-lock");
   EXPECT_EQ(lock.bam_descriptors, 100u * 25u);
   EXPECT_EQ(nolock.bam_descriptors, 100u * 2u);
@@ -68,9 +68,9 @@ TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
 
 // Two runs of the same variant, each in its own process, give the same results.
 TEST(SeedReplay, Deterministic) {
-  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=200"});
+  const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=200"});
   const auto raw = studies::fork_each(
-      2, 2, [&](std::size_t) { return model::run_variant(sc, sc.variant("sha256-qce-lock"), false).to_json(); },
+      2, 2, [&](std::size_t) { return studies::run_variant(sc, sc.variant("sha256-qce-lock"), false).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   auto a = raw[0], b = raw[1];
   a.erase("host_seconds");
@@ -80,9 +80,9 @@ TEST(SeedReplay, Deterministic) {
 
 // --timing-only skips the bytes and gives the same timing.
 TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
-  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=200"});
+  const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=200"});
   const auto raw = studies::fork_each(
-      2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variant("sha256-qce-nolock"), i == 1).to_json(); },
+      2, 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), i == 1).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "irqs", "bam_descriptors"})
     EXPECT_EQ(raw[0][k], raw[1][k]) << k;
@@ -91,9 +91,9 @@ TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
 
 // The hash-ahead helper changes the host time only: the same JSON with and without it.
 TEST(SeedReplay, HashAheadGivesIdenticalResults) {
-  const auto sc = model::Scenario::load(seed_path(), {"workload.messages=300"});
+  const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=300"});
   const auto raw = studies::fork_each(
-      2, 2, [&](std::size_t i) { return model::run_variant(sc, sc.variant("sha256-qce-lock"), false, i == 1).to_json(); },
+      2, 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variant("sha256-qce-lock"), false, i == 1).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   auto a = raw[0], b = raw[1];
   EXPECT_EQ(a["hash_ahead_hits"], 0);
@@ -112,16 +112,16 @@ TEST(SeedReplay, HashAheadGivesIdenticalResults) {
 // 64 data blocks plus one padding block, finishes, the dump goes out in 2 bursts, the GIC
 // delivers, the hardirq clears the tx pipe's status (one writel), and everything else is free.
 TEST(TimedRequest, MainlineLatencyIsTheHandDerivedSum) {
-  model::EmulatorConfig cfg;
+  soc::EmulatorConfig cfg;
   cfg.soc.costs[cpu::Cost::writel] = sc_time(1, SC_US);
   cfg.soc.costs.gic_latency = sc_time(0.5, SC_US);
   cfg.soc.bam.desc_fetch = sc_time(1, SC_US);
   cfg.soc.bam.burst = sc_time(0.1, SC_US);
   cfg.soc.qce.block_sha256 = sc_time(1, SC_US);
   cfg.soc.qce.finish = sc_time(2, SC_US);
-  model::Emulator emu(cfg);
+  soc::Emulator emu(cfg);
   sc_time latency, task_cpu;
-  emu.run([&](model::Emulator& e) {
+  emu.run([&](soc::Emulator& e) {
     std::vector<std::uint8_t> msg(4096, 0x42);
     cpu::DmaBuf b = test::load(e.host(), msg);
     qce::QceAhash h(e.qce(), e.task(), HashAlg::sha256);
@@ -146,13 +146,13 @@ TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
   const auto raw = studies::fork_each(
       2, 2,
       [&](std::size_t i) {
-        const auto sc = model::Scenario::load(
+        const auto sc = studies::Scenario::load(
             seed_path(), {"workload.messages=300", "workload.queue_depth=" + std::to_string(i + 1)});
-        return model::run_variant(sc, sc.variant("sha256-qce-nolock"), true).to_json();
+        return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), true).to_json();
       },
       [](std::size_t, const nlohmann::json&) {});
-  const auto q1 = model::VariantResult::from_json(raw[0]);
-  const auto q2 = model::VariantResult::from_json(raw[1]);
+  const auto q1 = studies::VariantResult::from_json(raw[0]);
+  const auto q2 = studies::VariantResult::from_json(raw[1]);
   EXPECT_LT(q2.wall_s, q1.wall_s * 0.97);
   EXPECT_GT(q2.wall_s, q1.wall_s * 0.80);
   EXPECT_NEAR(q2.cpu_s / q1.cpu_s, 1.0, 0.02);
@@ -163,10 +163,10 @@ TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
 // register writes corrupt Linux's requests; with it, no wrong digests and Linux waits for the
 // lock; with STATUS taken from the dump, nothing fails on either side.
 namespace {
-model::VariantResult trustzone_variant(const char* name) {
-  const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-trustzone.json",
+studies::VariantResult trustzone_variant(const char* name) {
+  const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-trustzone.json",
                                         {"workload.messages=1500"});
-  return model::run_variant(sc, sc.variant(name), false);
+  return studies::run_variant(sc, sc.variant(name), false);
 }
 }  // namespace
 
@@ -195,10 +195,10 @@ TEST(TrustZone, LockedSeriesGivesNoWrongDigestAndWaitsForTheLock) {
 // request without the data pipe's, none when polling, where the caller's CPU is busy for the
 // whole request and no softirq or kworker runs.
 namespace {
-model::VariantResult completion_variant(const char* name) {
-  const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-irq-coalescing-polling.json",
+studies::VariantResult completion_variant(const char* name) {
+  const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-irq-coalescing-polling.json",
                                         {"workload.messages=200"});
-  auto r = model::run_variant(sc, sc.variant(name), false);
+  auto r = studies::run_variant(sc, sc.variant(name), false);
   EXPECT_EQ(r.digest_mismatches, 0u);
   EXPECT_EQ(r.requests, 200u);
   return r;
@@ -223,9 +223,9 @@ TEST(Completion, PollingTakesNoInterruptAndKeepsTheCpuBusy) {
 // The 2025 measurements on the same profile with the 2025 kernel's one difference (no qce.finish
 // latency, the scenarios' overrides): single-request QCE at 4 KiB within 15%, as issue 3 asks.
 TEST(Measurements2025, P2QceAt4KiBWithin15Percent) {
-  const auto sc = model::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-p2-4k.json",
+  const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-p2-4k.json",
                                         {"workload.messages=500"});
-  const auto r = model::run_variant(sc, sc.variant("sha256-qce"), true);
+  const auto r = studies::run_variant(sc, sc.variant("sha256-qce"), true);
   EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.0, 0.15);
   EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.02, 0.03);  // +2.1% at 5000 messages
 }

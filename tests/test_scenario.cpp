@@ -9,6 +9,7 @@
 #include "studies/scenario.h"
 
 using namespace qcesim::model;
+using namespace qcesim::studies;
 namespace cpu = qcesim::cpu;
 
 namespace {

@@ -43,7 +43,7 @@ json base_sweep() {
 std::string load_error(const json& j) {
   const std::string dir = temp_dir();
   try {
-    model::Sweep::load(write(dir, "s.json", j));
+    studies::Sweep::load(write(dir, "s.json", j));
   } catch (const model::ConfigError& e) {
     return e.what();
   }
@@ -56,7 +56,7 @@ TEST(Sweep, ProductOfAStepRangeAndAFactorRangeLastAxisFastest) {
   json j = base_sweep();
   j["axes"] = {{{"path", "qce.clock"}, {"range", {{"from", 100}, {"to", 200}, {"step", 50}}}},
                {{"path", "workload.message_bytes"}, {"range", {{"from", 1024}, {"to", 4096}, {"factor", 2}}}}};
-  const model::Sweep s = model::Sweep::load(write(temp_dir(), "s.json", j));
+  const studies::Sweep s = studies::Sweep::load(write(temp_dir(), "s.json", j));
   const auto pts = s.points();
   ASSERT_EQ(pts.size(), 9u);
   EXPECT_EQ(pts[0].values, (std::vector<json>{100, 1024}));
@@ -71,7 +71,7 @@ TEST(Sweep, ZipPairsValuesAndNeedsEqualLengths) {
   json j = base_sweep();
   j["combine"] = "zip";
   j["axes"] = {{{"path", "qce.clock"}, {"values", {100, 200}}}, {{"path", "workload.message_bytes"}, {"values", {64, 128}}}};
-  const auto pts = model::Sweep::load(write(temp_dir(), "s.json", j)).points();
+  const auto pts = studies::Sweep::load(write(temp_dir(), "s.json", j)).points();
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_EQ(pts[1].values, (std::vector<json>{200, 128}));
   j["axes"][1]["values"] = {64};
@@ -101,7 +101,7 @@ TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
   json j = base_sweep();
   // The host must be one of the sweep's variants (checked at load); the rows are made up.
   j["analysis"] = {{"break_even", {{"host", "sha256-lib"}, {"metrics", {"us_per_request"}}}}};
-  const model::Sweep s = model::Sweep::load(write(temp_dir(), "s.json", j));
+  const studies::Sweep s = studies::Sweep::load(write(temp_dir(), "s.json", j));
   auto row = [](double x, const char* v, double us) {
     return json{{"values", {{"workload.message_bytes", x}}}, {"variant", v}, {"metrics", {{"us_per_request", us}}}};
   };
@@ -109,7 +109,7 @@ TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
   const char* cpu = "sha256-lib";
   const char* acc = "sha256-qce-nolock";
   const std::vector<json> rows = {row(1000, cpu, 10), row(1000, acc, 40), row(10000, cpu, 100), row(10000, acc, 90)};
-  const json be = model::break_even(s, rows);
+  const json be = studies::break_even(s, rows);
   EXPECT_NEAR(be["variants"][acc]["us_per_request"]["x"].get<double>(), std::pow(10.0, 3.75), 1e-6);
   EXPECT_EQ(be["variants"][acc]["us_per_request"]["offload_wins"], "above");
 }
@@ -120,7 +120,7 @@ TEST(Sweep, ResumesFromTheJournalWithoutRedoingFinishedRuns) {
   const std::string dir = temp_dir();
   const std::string file = write(dir, "s.json", base_sweep());
   const std::string prefix = dir + "/out";
-  const model::Sweep s = model::Sweep::load(file);
+  const studies::Sweep s = studies::Sweep::load(file);
   json marker = {{"name", "sha256-lib"}, {"wall_s", 123.0}, {"cpu_s", 1.0}, {"requests", 20}, {"bytes", 1280}};
   {
     std::ofstream j(prefix + ".journal.jsonl");

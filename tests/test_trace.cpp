@@ -19,18 +19,18 @@ namespace {
 std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
 
 struct Traced {
-  model::Scenario sc;
-  model::VariantResult r;
+  studies::Scenario sc;
+  studies::VariantResult r;
   std::string json_text;
   std::string narration;
 };
 
 Traced run_traced(const std::string& variant, std::int64_t first, std::int64_t last, std::uint64_t messages) {
-  Traced t{model::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)}), {}, {}, {}};
+  Traced t{studies::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)}), {}, {}, {}};
   model::Tracer tr(first, last);
-  t.r = model::run_variant(t.sc, t.sc.variant(variant), true);
+  t.r = studies::run_variant(t.sc, t.sc.variant(variant), true);
   t.json_text = tr.chrome_json("test");
-  t.narration = model::narrate(tr, first, t.sc, t.sc.variant(variant), t.r);
+  t.narration = studies::narrate(tr, first, t.sc, t.sc.variant(variant), t.r);
   return t;
 }
 
