@@ -52,78 +52,96 @@ std::string why(const std::string& step, const std::string& kind) {
   return "";
 }
 
-std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r) {
+namespace {
+
+// The request's own spans in time order, its request span, and the start of the next request.
+struct RequestSpans {
   std::vector<const TraceSpan*> mine;
+  const TraceSpan* request_span = nullptr;
+  sc_core::sc_time t0, window_end;  // its first step; the next request's first step (or its own last end)
+};
+
+RequestSpans request_spans(const Tracer& tr, std::int64_t request) {
+  RequestSpans rs;
   sc_core::sc_time next_start = sc_core::sc_max_time();
-  const TraceSpan* req_span = nullptr;
   for (const TraceSpan& s : tr.spans()) {
     const std::string& kind = tr.tracks()[static_cast<std::size_t>(s.track)].kind;
     if (kind == "request") {
-      if (s.request == request) req_span = &s;
+      if (s.request == request) rs.request_span = &s;
       continue;
     }
-    if (s.request == request) mine.push_back(&s);
+    if (s.request == request) rs.mine.push_back(&s);
     if (s.request == request + 1 && s.start < next_start) next_start = s.start;
   }
-  if (mine.empty()) return fmt::format("request {} left no trace (the run has {} requests)\n", request, r.requests);
-  std::stable_sort(mine.begin(), mine.end(), [](const TraceSpan* a, const TraceSpan* b) { return a->start < b->start; });
-  const sc_core::sc_time t0 = mine.front()->start;
-  sc_core::sc_time last_end = t0;
-  for (const TraceSpan* s : mine) last_end = std::max(last_end, s->end);
-  const sc_core::sc_time window_end = next_start == sc_core::sc_max_time() ? last_end : next_start;
+  if (rs.mine.empty()) return rs;
+  std::stable_sort(rs.mine.begin(), rs.mine.end(), [](const TraceSpan* a, const TraceSpan* b) { return a->start < b->start; });
+  rs.t0 = rs.mine.front()->start;
+  sc_core::sc_time last_end = rs.t0;
+  for (const TraceSpan* s : rs.mine) last_end = std::max(last_end, s->end);
+  rs.window_end = next_start == sc_core::sc_max_time() ? last_end : next_start;
+  return rs;
+}
 
-  std::string out;
-  out += fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {})\n", sc.name, v.name, request, r.requests,
-                     r.requests, sc.workload.message_bytes, sc.workload.queue_depth);
-  out += fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", "start us", "dur us", "where", "step", "why");
-  for (const TraceSpan* s : mine) {
+// One line per step: start, duration, where, what, why.
+std::string narrate_steps(const Tracer& tr, const RequestSpans& rs) {
+  std::string out = fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", "start us", "dur us", "where", "step", "why");
+  for (const TraceSpan* s : rs.mine) {
     const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
     std::string where = t.group + " " + t.name;
-    out += fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", us(s->start - t0), us(s->end - s->start), where, s->name,
+    out += fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", us(s->start - rs.t0), us(s->end - s->start), where, s->name,
                        why(s->name, t.kind));
   }
+  return out;
+}
 
-  // Accounting: the request's CPU time by context, each core's busy and idle time over the
-  // request's window (its first step to the next request's first step), the hardware's time.
+// The request's CPU time by context, against the replay's average.
+std::string cpu_accounting(const Tracer& tr, const RequestSpans& rs, const VariantResult& r) {
   std::map<std::string, sc_core::sc_time> by_ctx;
   sc_core::sc_time cpu = sc_core::SC_ZERO_TIME;
-  for (const TraceSpan* s : mine) {
+  for (const TraceSpan* s : rs.mine) {
     const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
     if (t.kind != "cpu") continue;
     const std::string ctx = t.context == "ksoftirqd" ? "softirq" : t.context;
     by_ctx[ctx] += s->end - s->start;
     cpu += s->end - s->start;
   }
-  const sc_core::sc_time window = window_end - t0;
-  out += fmt::format("\naccounting for request {}:\n", request);
   std::string split;
   for (const char* c : {"task", "kworker", "softirq", "hardirq"})
     if (by_ctx.count(c)) split += fmt::format("{}{} {} us", split.empty() ? "" : " + ", c, us(by_ctx[c]));
-  out += fmt::format("  CPU   {} us = {}\n", us(cpu), split);
+  std::string out = fmt::format("  CPU   {} us = {}\n", us(cpu), split);
   const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
   out += fmt::format("        (this replay's average over {} requests, request 0's first-use set-up included: {:.3f} us; task {:.3f}, kworker {:.3f}, softirq {:.3f}, hardirq {:.3f})\n",
                      r.requests, r.cpu_s / n * 1e6, r.task_s / n * 1e6, r.kworker_s / n * 1e6, r.softirq_s / n * 1e6,
                      r.hardirq_s / n * 1e6);
-  // Per core: busy (any request's CPU steps inside the window) and idle.
+  return out;
+}
+
+// Each core's busy time (any request's CPU steps) and idle time over the request's window.
+std::string wall_accounting(const Tracer& tr, const RequestSpans& rs, const VariantResult& r) {
   std::map<std::string, sc_core::sc_time> busy;
   for (const TraceSpan& s : tr.spans()) {
     const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s.track)];
     if (t.kind != "cpu") continue;
-    const sc_core::sc_time a = std::max(s.start, t0), b = std::min(s.end, window_end);
+    const sc_core::sc_time a = std::max(s.start, rs.t0), b = std::min(s.end, rs.window_end);
     if (b > a) busy[t.group] += b - a;
   }
-  out += fmt::format("  wall  {} us from this request's first step to the next request's first step\n", us(window));
+  const sc_core::sc_time window = rs.window_end - rs.t0;
+  std::string out = fmt::format("  wall  {} us from this request's first step to the next request's first step\n", us(window));
   for (const auto& [core, b] : busy)
     out += fmt::format("        {}: busy {} us + idle {} us (waiting for the hardware)\n", core, us(b), us(window - b));
+  const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
   out += fmt::format("        (this replay's average: {:.3f} us per request)\n", r.wall_s / n * 1e6);
-  if (req_span)
-    out += fmt::format("  latency {} us from the caller's submission to the completion callback\n", us(req_span->end - req_span->start));
-  // Hardware busy time per track: the union of its spans (sub-steps nest inside operations).
+  return out;
+}
+
+// Hardware busy time per track: the union of its spans (sub-steps nest inside operations).
+std::string hardware_accounting(const Tracer& tr, const RequestSpans& rs) {
   std::map<std::string, std::vector<std::pair<sc_core::sc_time, sc_core::sc_time>>> hw;
-  for (const TraceSpan* s : mine) {
+  for (const TraceSpan* s : rs.mine) {
     const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
     if (t.kind == "bam" || t.kind == "qce") hw[t.group + " " + t.name].emplace_back(s->start, s->end);
   }
+  std::string out;
   for (auto& [name, iv] : hw) {
     std::sort(iv.begin(), iv.end());
     sc_core::sc_time total = sc_core::SC_ZERO_TIME, a = iv.front().first, b = iv.front().second;
@@ -139,6 +157,24 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
     total += b - a;
     out += fmt::format("  {:<30} busy {} us\n", name, us(total));
   }
+  return out;
+}
+
+}  // namespace
+
+std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r) {
+  const RequestSpans rs = request_spans(tr, request);
+  if (rs.mine.empty()) return fmt::format("request {} left no trace (the run has {} requests)\n", request, r.requests);
+  std::string out = fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {})\n", sc.name, v.name, request,
+                                r.requests, r.requests, sc.workload.message_bytes, sc.workload.queue_depth);
+  out += narrate_steps(tr, rs);
+  out += fmt::format("\naccounting for request {}:\n", request);
+  out += cpu_accounting(tr, rs, r);
+  out += wall_accounting(tr, rs, r);
+  if (rs.request_span)
+    out += fmt::format("  latency {} us from the caller's submission to the completion callback\n",
+                       us(rs.request_span->end - rs.request_span->start));
+  out += hardware_accounting(tr, rs);
   return out;
 }
 
