@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <systemc>
 
 #include "spdlog/fmt/fmt.h"
 

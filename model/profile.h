@@ -8,10 +8,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <systemc>
 #include <vector>
 
 #include "model/config_error.h"
+
+namespace sc_core {
+class sc_time;  // <systemc>: only the blocks that read durations need it, not a scenario parse
+}  // namespace sc_core
 
 namespace qcesim::model {
 
