@@ -40,6 +40,71 @@ Profile Profile::load(const std::string& file) {
   return p;
 }
 
+namespace {
+
+// The value (a number in its range, or a word for unit "name") and range of one parameter.
+void parse_value(Param& prm, const json& pj, const std::string& file, const std::string& path) {
+  if (prm.is_text()) {
+    if (!pj.contains("value") || !pj["value"].is_string())
+      throw ConfigError(file, path + "/value", "a string", pj.contains("value") ? describe(pj["value"]) : "nothing");
+    prm.text = pj["value"];
+    return;
+  }
+  if (!pj.contains("value") || !pj["value"].is_number())
+    throw ConfigError(file, path + "/value", "a number", pj.contains("value") ? describe(pj["value"]) : "nothing");
+  prm.value = pj["value"];
+  if (!pj.contains("range") || !pj["range"].is_array() || pj["range"].size() != 2 || !pj["range"][0].is_number() ||
+      !pj["range"][1].is_number())
+    throw ConfigError(file, path + "/range", "[min, max] as two numbers", pj.contains("range") ? describe(pj["range"]) : "nothing");
+  prm.min = pj["range"][0];
+  prm.max = pj["range"][1];
+  if (prm.min > prm.max) throw ConfigError(file, path + "/range", "min <= max", pj["range"].dump());
+  if (prm.value < prm.min || prm.value > prm.max)
+    throw ConfigError(file, path + "/value", fmt::format("a value in [{}, {}] {}", prm.min, prm.max, prm.unit),
+                      fmt::format("{}", prm.value));
+  if (prm.is_integer() && prm.value != std::floor(prm.value))
+    throw ConfigError(file, path + "/value", "a whole number (unit count)", fmt::format("{}", prm.value));
+}
+
+// Where the value comes from: "measured:", "derived:", "datasheet:", "estimate:" or "calibrated:".
+void parse_provenance(Param& prm, const json& pj, const std::string& file, const std::string& path) {
+  if (!pj.contains("provenance") || !pj["provenance"].is_string())
+    throw ConfigError(file, path + "/provenance", "a string naming its source",
+                      pj.contains("provenance") ? describe(pj["provenance"]) : "nothing");
+  prm.provenance = pj["provenance"];
+  static const char* kinds[] = {"measured:", "derived:", "datasheet:", "estimate:", "calibrated:"};
+  bool kind_ok = false;
+  for (const char* k : kinds) kind_ok = kind_ok || prm.provenance.rfind(k, 0) == 0;
+  if (!kind_ok)
+    throw ConfigError(file, path + "/provenance",
+                      "a string starting with measured:, derived:, datasheet:, estimate: or calibrated:",
+                      describe(pj["provenance"]));
+}
+
+Param parse_param(const std::string& name, const json& pj, const std::string& file) {
+  const std::string path = "/parameters/" + name;
+  if (!valid_name(name)) throw ConfigError(file, path, std::string("a parameter name of ") + kNameRule, quoted_input(name));
+  if (!pj.is_object()) throw ConfigError(file, path, "an object with value, unit, range, provenance", describe(pj));
+  Param prm;
+  prm.name = name;
+  if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
+    throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, count, ratio, name",
+                      pj.contains("unit") ? describe(pj["unit"]) : "nothing");
+  prm.unit = pj["unit"];
+  parse_value(prm, pj, file, path);
+  prm.origin_file = file;
+  prm.origin_path = path + "/value";
+  parse_provenance(prm, pj, file, path);
+  if (pj.contains("doc") && !pj["doc"].is_string())
+    throw ConfigError(file, path + "/doc", "a line of documentation", describe(pj["doc"]));
+  prm.doc = pj.value("doc", "");
+  for (const std::string* t : {&prm.text, &prm.provenance, &prm.doc})
+    if (!printable(*t)) throw ConfigError(file, path, "value, provenance and doc without control characters", quoted_input(*t));
+  return prm;
+}
+
+}  // namespace
+
 Profile Profile::parse(const json& j, const std::string& file) {
   Profile p;
   p.m_file = file;
@@ -50,57 +115,7 @@ Profile Profile::parse(const json& j, const std::string& file) {
   if (!valid_name(p.m_name)) throw ConfigError(file, "/profile", std::string("a profile name of ") + kNameRule, describe(j["profile"]));
   if (!j.contains("parameters") || !j["parameters"].is_object())
     throw ConfigError(file, "/parameters", "an object of parameters", j.contains("parameters") ? describe(j["parameters"]) : "nothing");
-  for (const auto& [name, pj] : j["parameters"].items()) {
-    const std::string path = "/parameters/" + name;
-    if (!valid_name(name)) throw ConfigError(file, path, std::string("a parameter name of ") + kNameRule, quoted_input(name));
-    if (!pj.is_object()) throw ConfigError(file, path, "an object with value, unit, range, provenance", describe(pj));
-    Param prm;
-    prm.name = name;
-    if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
-      throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, count, ratio, name",
-                        pj.contains("unit") ? describe(pj["unit"]) : "nothing");
-    prm.unit = pj["unit"];
-    if (prm.is_text()) {
-      if (!pj.contains("value") || !pj["value"].is_string())
-        throw ConfigError(file, path + "/value", "a string", pj.contains("value") ? describe(pj["value"]) : "nothing");
-      prm.text = pj["value"];
-    } else {
-      if (!pj.contains("value") || !pj["value"].is_number())
-        throw ConfigError(file, path + "/value", "a number", pj.contains("value") ? describe(pj["value"]) : "nothing");
-      prm.value = pj["value"];
-      if (!pj.contains("range") || !pj["range"].is_array() || pj["range"].size() != 2 || !pj["range"][0].is_number() ||
-          !pj["range"][1].is_number())
-        throw ConfigError(file, path + "/range", "[min, max] as two numbers",
-                          pj.contains("range") ? describe(pj["range"]) : "nothing");
-      prm.min = pj["range"][0];
-      prm.max = pj["range"][1];
-      if (prm.min > prm.max) throw ConfigError(file, path + "/range", "min <= max", pj["range"].dump());
-      if (prm.value < prm.min || prm.value > prm.max)
-        throw ConfigError(file, path + "/value", fmt::format("a value in [{}, {}] {}", prm.min, prm.max, prm.unit),
-                          fmt::format("{}", prm.value));
-      if (prm.is_integer() && prm.value != std::floor(prm.value))
-        throw ConfigError(file, path + "/value", "a whole number (unit count)", fmt::format("{}", prm.value));
-    }
-    prm.origin_file = file;
-    prm.origin_path = path + "/value";
-    if (!pj.contains("provenance") || !pj["provenance"].is_string())
-      throw ConfigError(file, path + "/provenance", "a string naming its source",
-                        pj.contains("provenance") ? describe(pj["provenance"]) : "nothing");
-    prm.provenance = pj["provenance"];
-    static const char* kinds[] = {"measured:", "derived:", "datasheet:", "estimate:", "calibrated:"};
-    bool kind_ok = false;
-    for (const char* k : kinds) kind_ok = kind_ok || prm.provenance.rfind(k, 0) == 0;
-    if (!kind_ok)
-      throw ConfigError(file, path + "/provenance",
-                        "a string starting with measured:, derived:, datasheet:, estimate: or calibrated:",
-                        describe(pj["provenance"]));
-    if (pj.contains("doc") && !pj["doc"].is_string())
-      throw ConfigError(file, path + "/doc", "a line of documentation", describe(pj["doc"]));
-    prm.doc = pj.value("doc", "");
-    for (const std::string* t : {&prm.text, &prm.provenance, &prm.doc})
-      if (!printable(*t)) throw ConfigError(file, path, "value, provenance and doc without control characters", quoted_input(*t));
-    p.m_params[name] = prm;
-  }
+  for (const auto& [name, pj] : j["parameters"].items()) p.m_params[name] = parse_param(name, pj, file);
   return p;
 }
 
