@@ -51,7 +51,8 @@ Costs costs_from_profile(const model::Profile& p) {
     const std::string key = cost_profile_key(c.id);
     if (!p.has(key))
       throw model::ConfigError(p.file(), "/parameters/" + key,
-                               fmt::format("cost item {} ({}), in us", key, c.label), "nothing");
+                               fmt::format("the cost item {} (charged as {}; cpu/costs.h) with its time", key, c.label),
+                               "nothing");
     k[c.id] = p.time(key);
   }
   k.gic_latency = p.time("gic.latency");

@@ -1,0 +1,92 @@
+// The block ciphers of the engine's cipher part, functionally: AES (128/192/256-bit keys), DES
+// and 3DES in ECB, CBC, CTR and XTS, each stream keeping its own chaining state (what the engine
+// holds in its CNTR_IV registers) between calls, so a request can arrive in pieces and the next
+// IV/counter can be exported. OpenSSL supplies only the raw block function (EVP in ECB mode,
+// no padding); chaining, counters and tweaks are done here. Bytes are in the algorithm's own
+// order (FIPS 197, SP 800-38A, IEEE 1619): the engine's register byte orders are the engine's
+// business (qce/). Issue 12's cipher core builds on this.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace qcesim {
+
+enum class CipherAlg { aes, des, tdes };
+enum class CipherMode { ecb, cbc, ctr, xts };
+
+const char* cipher_alg_name(CipherAlg a);
+const char* cipher_mode_name(CipherMode m);
+std::size_t cipher_block_bytes(CipherAlg a);  // 16 for AES, 8 for DES and 3DES
+
+// One key's raw block function in one direction.
+class BlockFunction {
+ public:
+  // AES: 16, 24 or 32 key bytes; DES: 8; 3DES: 24 (K1 K2 K3, encrypt-decrypt-encrypt).
+  // Throws std::invalid_argument on another length.
+  BlockFunction(CipherAlg alg, const std::vector<std::uint8_t>& key, bool encrypt);
+  ~BlockFunction();
+  BlockFunction(BlockFunction&&) noexcept;
+  BlockFunction& operator=(BlockFunction&&) noexcept;
+  BlockFunction(const BlockFunction&) = delete;
+  BlockFunction& operator=(const BlockFunction&) = delete;
+
+  // n whole blocks, in may equal out.
+  void blocks(const std::uint8_t* in, std::uint8_t* out, std::size_t n) const;
+  std::size_t block_bytes() const { return m_block; }
+
+ private:
+  struct Ctx;
+  std::unique_ptr<Ctx> m_ctx;
+  std::size_t m_block;
+};
+
+struct CipherSpec {
+  CipherAlg alg = CipherAlg::aes;
+  CipherMode mode = CipherMode::cbc;
+  bool encrypt = true;
+  std::vector<std::uint8_t> key;      // XTS: the data key K1
+  std::vector<std::uint8_t> xts_key;  // XTS: the tweak key K2 (same length as key)
+  // CBC: the IV; CTR: the initial counter block; XTS: the first data unit's tweak value i
+  // (IEEE 1619: a 128-bit little-endian number). Only the first block_bytes are used.
+  std::array<std::uint8_t, 16> iv{};
+  std::uint32_t data_unit_bytes = 0;  // XTS: bytes per data unit, a multiple of 16 (0: one unit)
+};
+
+// "" when the spec can run, else what is wrong with it (key lengths, mode, data unit).
+std::string check_cipher_spec(const CipherSpec& s);
+
+class CipherStream {
+ public:
+  explicit CipherStream(const CipherSpec& s);  // throws std::invalid_argument when check fails
+
+  // Encrypts or decrypts len bytes (in may equal out). ECB, CBC and XTS take whole blocks; XTS
+  // moves to the next data unit (i + 1, the tweak recomputed) after data_unit_bytes. CTR takes
+  // any length: a partial last block uses the current counter's keystream and leaves the
+  // counter where it is (one reading of the engine's CTR partial block, linux-qce-cipher.md
+  // section 5 [I]). Throws std::invalid_argument on a length the mode cannot take.
+  void update(const std::uint8_t* in, std::uint8_t* out, std::size_t len);
+
+  // The chaining state a next piece would start from: CBC the last ciphertext block, CTR the
+  // next counter block, XTS the current data unit's i (advanced past finished units), ECB zeros.
+  const std::array<std::uint8_t, 16>& iv() const { return m_iv; }
+  std::size_t block_bytes() const { return m_block; }
+
+ private:
+  void xts_start_unit();
+  void ctr_increment();
+
+  CipherSpec m_spec;
+  std::size_t m_block;
+  BlockFunction m_fn;                      // the data key in the spec's direction (CTR: always encrypt)
+  std::unique_ptr<BlockFunction> m_tweak;  // XTS: K2, encrypt
+  std::array<std::uint8_t, 16> m_iv{};
+  std::array<std::uint8_t, 16> m_t{};      // XTS: the current block's tweak
+  std::uint64_t m_unit_done = 0;           // XTS: bytes of the current data unit processed
+};
+
+}  // namespace qcesim
