@@ -12,8 +12,9 @@ namespace {
 std::uint32_t reg(model::RegisterBank& regs, std::uint32_t off) { return regs.at(off).value; }
 }  // namespace
 
-std::string AuthCore::latch_config(model::RegisterBank& regs) {
+std::string AuthCore::latch_config(model::RegisterBank& regs, bool cipher_active) {
   const std::uint32_t auth = reg(regs, REG_AUTH_SEG_CFG);
+  m_active = false;
   m_alg = HashAlg::sha256;
   m_hmac = false;
   m_first = (auth & AUTH_FIRST) != 0;
@@ -21,7 +22,7 @@ std::string AuthCore::latch_config(model::RegisterBank& regs) {
   m_hash.reset();
   m_start_count = m_hashed = 0;
   const std::uint32_t alg = (auth >> AUTH_ALG_SHIFT) & 0x7u;
-  if (alg == AUTH_ALG_NONE) return "AUTH_SEG_CFG and ENCR_SEG_CFG both select no algorithm";
+  if (alg == AUTH_ALG_NONE) return cipher_active ? "" : "AUTH_SEG_CFG and ENCR_SEG_CFG both select no algorithm";
   if (alg != AUTH_ALG_SHA) return fmt::format("AUTH_SEG_CFG ALG={} is not SHA (1)", alg);
   const std::uint32_t size = (auth >> AUTH_SIZE_SHIFT) & 0x1Fu;
   if (size == AUTH_SIZE_SHA1) {
@@ -36,10 +37,12 @@ std::string AuthCore::latch_config(model::RegisterBank& regs) {
     return fmt::format("AUTH_SEG_CFG MODE={} is neither HASH (0) nor HMAC (1)", mode);
   m_hmac = mode == AUTH_MODE_HMAC;
   if (auth & (AUTH_USE_HW_KEY | AUTH_USE_PIPE_KEY)) return "AUTH_SEG_CFG asks for a hardware or pipe key";
+  m_active = true;
   return "";
 }
 
 std::string AuthCore::latch_segment(model::RegisterBank& regs, std::uint32_t seg_size) {
+  if (!m_active) return "";
   m_start = reg(regs, REG_AUTH_SEG_START);
   m_size = reg(regs, REG_AUTH_SEG_SIZE);
   if (std::uint64_t{m_start} + m_size > seg_size)
@@ -75,6 +78,7 @@ std::string AuthCore::latch_segment(model::RegisterBank& regs, std::uint32_t seg
 // The hash core compresses what it received; whole blocks a helper already compressed from
 // the same state over the same bytes are taken from it (the same value, found earlier).
 void AuthCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::size_t len) {
+  if (!m_active) return;
   const std::uint64_t lo = std::max<std::uint64_t>(offset, m_start);
   const std::uint64_t hi = std::min<std::uint64_t>(offset + len, std::uint64_t{m_start} + m_size);
   if (hi <= lo) return;
@@ -103,7 +107,7 @@ bool AuthCore::live_state_write(unsigned word, std::uint32_t v) {
 
 // Blocks the core runs after the last data block: padding, and HMAC's outer hash.
 unsigned AuthCore::tail_blocks() const {
-  if (!m_last) return 0;
+  if (!m_active || !m_last) return 0;
   const std::uint64_t total = m_start_count + m_hashed;
   unsigned n = total % kShaBlockBytes + 9 <= kShaBlockBytes ? 1u : 2u;
   if (m_hmac) n += 2;
@@ -122,6 +126,7 @@ bool AuthCore::padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv) {
 }
 
 std::uint64_t AuthCore::finish(model::RegisterBank& regs) {
+  if (!m_active) return 0;
   ShaStream& h = *m_hash;
   std::array<std::uint32_t, AUTH_IV_WORDS> iv{};
   std::uint64_t count;

@@ -34,7 +34,8 @@ class AuthCore {
       : m_timing(timing), m_ahead(ahead), m_functional(functional) {}
 
   // At GO, in the engine's order of checks: AUTH_SEG_CFG (algorithm, mode, size, key source) ..
-  std::string latch_config(model::RegisterBank& regs);
+  // (no algorithm is fine when the operation has a cipher: the auth part then sits out)
+  std::string latch_config(model::RegisterBank& regs, bool cipher_active);
   // .. then the auth segment within SEG_SIZE, and the imported chaining state. "" or why the
   // operation cannot run.
   std::string latch_segment(model::RegisterBank& regs, std::uint32_t seg_size);
@@ -54,6 +55,7 @@ class AuthCore {
   // into AUTH_BYTECNTn. Returns the compression blocks this operation ran.
   std::uint64_t finish(model::RegisterBank& regs);
 
+  bool active() const { return m_active; }
   HashAlg alg() const { return m_alg; }
   bool hmac() const { return m_hmac; }
   std::uint64_t hashed() const { return m_hashed; }
@@ -65,6 +67,7 @@ class AuthCore {
   HashAhead* m_ahead;
   bool m_functional;
   // The latched operation.
+  bool m_active = false;
   HashAlg m_alg = HashAlg::sha256;
   bool m_hmac = false, m_first = false, m_last = false;
   std::uint32_t m_start = 0, m_size = 0;  // the auth segment within the data

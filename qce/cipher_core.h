@@ -1,22 +1,62 @@
-// The engine's cipher part, beside the auth part (auth_core.h): latched from ENCR_SEG_CFG,
-// ENCR_SEG_START/SIZE, the key, XTS key, IV/counter and counter-mask registers at GO and fed
-// the cipher segment's bytes. This engine model has no cipher algorithms yet: an operation that
-// selects one (ENCR_SEG_CFG not 0) is refused at GO with SW_ERR, and the cipher part takes no
-// data. The AES/DES core slots in here; the engine's pipes, timing and dump do not change.
+// The engine's cipher part, beside the auth part (auth_core.h): latched at GO from ENCR_SEG_CFG
+// (algorithm, key size, mode, ENCODE), ENCR_SEG_START/SIZE, ENCR_KEYn, ENCR_XTS_KEYn,
+// CNTRn_IVn, the CNTR masks and ENCR_XTS_DU_SIZE, in the engine's byte orders (keys and IVs as
+// big-endian words; the XTS tweak as one big-endian 128-bit number); fed the operation's data as
+// the pipe delivers it, it transforms the cipher segment and passes the rest through, for the
+// engine to send out on the producer pipe ahead of the result dump; at the end the next IV or
+// counter goes back into CNTRn_IVn (the dump's encr_cntr_iv). AES-128/256 ECB, CBC, CTR, XTS;
+// DES and 3DES ECB and CBC (model/block_cipher.h does the arithmetic). CCM comes with the AEADs.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <systemc>
+#include <vector>
 
+#include "model/block_cipher.h"
 #include "model/register_bank.h"
 
 namespace qcesim::qce {
 
 class CipherCore {
  public:
-  // At GO, first of the engine's checks: "" when the operation uses no cipher, else why it
-  // cannot run.
-  std::string latch(model::RegisterBank& regs);
+  struct Timing {
+    // The cipher core's time per cipher block (16 bytes AES, 8 bytes DES/3DES); zero: untimed.
+    sc_core::sc_time block_aes128, block_aes256, block_des, block_3des;
+  };
+  CipherCore(const Timing& timing, bool functional) : m_timing(timing), m_functional(functional) {}
+
+  // At GO, first of the engine's checks: "" when the operation selects no cipher or one the
+  // engine runs, else why it cannot run (SW_ERR).
+  std::string latch(model::RegisterBank& regs, std::uint32_t seg_size);
+  bool active() const { return m_stream != nullptr; }
+  // "AES-256-CBC encrypt" and the like, for the timeline.
+  std::string name() const;
+  // Why the engine stalls on the latched operation (it takes the data and never finishes until
+  // CLR_CNTXT), "" when it does not: XTS over a length that is not whole data units.
+  const std::string& stall() const { return m_stall; }
+
+  // Bytes [offset, offset + len) of the operation's data (null: timing only, zeros out): the
+  // cipher segment's bytes transformed, the others as they are, appended to `out` in order.
+  void data_in(std::uint64_t offset, const std::uint8_t* data, std::size_t len, std::vector<std::uint8_t>& out);
+  // The operation ended well: the next IV or counter into CNTRn_IVn.
+  void finish(model::RegisterBank& regs);
+
+  // The cipher core's time for `bytes` of the cipher segment.
+  sc_core::sc_time time_for(std::uint64_t bytes) const;
+
+ private:
+  void process(const std::uint8_t* in, std::size_t n, std::vector<std::uint8_t>& out);
+
+  Timing m_timing;
+  bool m_functional;
+  CipherSpec m_spec;
+  std::unique_ptr<CipherStream> m_stream;  // null: no cipher in this operation
+  std::uint32_t m_start = 0, m_size = 0;   // the cipher segment within the data
+  std::vector<std::uint8_t> m_pending;     // bytes of an unfinished block
+  std::string m_stall;
 };
 
 }  // namespace qcesim::qce

@@ -24,7 +24,8 @@ Qce::Qce(sc_core::sc_module_name name, const QceConfig& cfg)
       m_fault_rng(cfg.faults.seed),
       m_ahead(cfg.functional && cfg.hash_ahead ? std::make_unique<HashAhead>() : nullptr),
       m_regs(std::string(this->name()) + ".regs"),
-      m_auth(AuthCore::Timing{cfg.block_sha1, cfg.block_sha256}, m_ahead.get(), cfg.functional) {
+      m_auth(AuthCore::Timing{cfg.block_sha1, cfg.block_sha256}, m_ahead.get(), cfg.functional),
+      m_cipher(CipherCore::Timing{cfg.block_aes128, cfg.block_aes256, cfg.block_des, cfg.block_3des}, cfg.functional) {
   regs_socket.register_b_transport(this, &Qce::b_transport);
   regs_socket.register_transport_dbg(this, &Qce::transport_dbg);
   build_registers();
@@ -98,14 +99,18 @@ std::string Qce::validate_and_latch(Op& op) {
   const std::uint32_t config = reg(REG_CONFIG);
   op.seg_size = reg(REG_SEG_SIZE);
   op.pipe_set = (config & PIPE_SET_SELECT_MASK) >> PIPE_SET_SELECT_SHIFT;
-  if (std::string e = m_cipher.latch(m_regs); !e.empty()) return e;
-  if (std::string e = m_auth.latch_config(m_regs); !e.empty()) return e;
+  if (std::string e = m_cipher.latch(m_regs, op.seg_size); !e.empty()) return e;
+  if (std::string e = m_auth.latch_config(m_regs, m_cipher.active()); !e.empty()) return e;
   if (op.pipe_set >= m_cfg.pipe_sets)
     return fmt::format("CONFIG PIPE_SET_SELECT={} but the engine has {} pipe sets", op.pipe_set, m_cfg.pipe_sets);
   return m_auth.latch_segment(m_regs, op.seg_size);
 }
 
 void Qce::on_goproc(std::uint32_t v) {
+  if (v & CLR_CNTXT) {
+    m_out.clear();  // and any output not yet taken
+    m_out_pos = 0;
+  }
   if ((v & CLR_CNTXT) && m_state != State::idle) {
     // Clearing the context abandons the operation in progress and any unread dump [I].
     m_state = State::idle;
@@ -113,13 +118,15 @@ void Qce::on_goproc(std::uint32_t v) {
     state_changed();
   }
   if (!(v & GO)) return;
-  if (m_state != State::idle) {
+  if (m_state != State::idle || m_out_pos < m_out.size()) {
     m_last_error = "GO while the previous operation is still running or its result dump is unread";
     set_status_bits(SW_ERR | ERR_INTR, 0);
     ++m_stats.errors;
     return;
   }
   m_op = Op{};
+  m_out.clear();
+  m_out_pos = 0;
   m_op.go_at = sc_core::sc_time_stamp();
   m_op.dump = (v & RESULTS_DUMP) != 0;
   m_op.cfg_error = validate_and_latch(m_op);
@@ -152,6 +159,8 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   if (remaining == 0) return 0;
   const std::size_t take = std::min<std::size_t>(len, remaining);
   m_auth.data_in(m_op.received, data, take);
+  const std::size_t out_before = m_out.size();
+  m_cipher.data_in(m_op.received, data, take, m_out);
   m_op.received += static_cast<std::uint32_t>(take);
   m_stats.bytes_in += take;
 
@@ -171,6 +180,10 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   if (k > fifo) delivered_at = std::max(delivered_at, core_done(k - fifo));
   m_core_free_at = core_done(k);
 
+  if (m_out.size() > out_before) {
+    m_stats.bytes_out += m_out.size() - out_before;
+    state_changed();  // output for the producer pipe
+  }
   if (m_op.received == m_op.seg_size) {
     m_kick.notify();
   } else if (eot && take == len) {
@@ -198,6 +211,10 @@ void Qce::engine_thread() {
       if (done > now) sc_core::wait(done - now);
       if (m_state != State::running) continue;  // CLR_CNTXT meanwhile
       if (m_op.fault == Op::Fault::hang) continue;  // injected: only CLR_CNTXT ends it
+      if (!m_cipher.stall().empty()) {               // an engine quirk: likewise
+        m_last_error = m_cipher.stall();
+        continue;
+      }
     }
     finish_op();
   }
@@ -208,7 +225,9 @@ void Qce::trace_op() {
   const int track = tr.track("QCE", "crypto engine", "qce");
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const std::int64_t req = tr.request_for_pipe_set(m_op.pipe_set);
-  const char* alg = m_auth.alg() == HashAlg::sha1 ? "SHA-1" : "SHA-256";
+  const std::string alg = !m_auth.active() && m_cipher.active() ? m_cipher.name()
+                          : m_auth.alg() == HashAlg::sha1     ? "SHA-1"
+                                                              : "SHA-256";
   if (!m_op.cfg_error.empty() || m_op.din_error) {
     tr.span(track, fmt::format("{} rejected", alg), m_op.go_at, now, req, m_op.cfg_error.empty() ? "DIN_ERR" : m_op.cfg_error);
     return;
@@ -236,6 +255,7 @@ void Qce::finish_op() {
   } else {
     m_last_error.clear();
     m_stats.blocks_hashed += m_auth.finish(m_regs);
+    m_cipher.finish(m_regs);
     set_status_bits(OPERATION_DONE | OP_DONE_INTR, AUTH_BUSY | DIN_RDY | (0xFu << CRYPTO_STATE_SHIFT));
     if (m_op.fault == Op::Fault::axi_error) {
       m_last_error = "a bus error on the engine's AXI master (injected)";
@@ -261,7 +281,11 @@ void Qce::build_dump() {
     for (unsigned b = 0; b < 4; ++b) m_dump[DUMP_AUTH_IV + 4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
   }
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i) put_le(DUMP_AUTH_BYTECNT + 4 * i, reg(REG_AUTH_BYTECNT0 + 4 * i));
-  for (unsigned i = 0; i < 4; ++i) put_le(DUMP_ENCR_CNTR_IV + 4 * i, reg(REG_CNTR0_IV0 + 4 * i));
+  // encr_cntr_iv in the IV's byte order (big-endian words), so the driver copies the next IV out.
+  for (unsigned i = 0; i < 4; ++i) {
+    const std::uint32_t w = reg(REG_CNTR0_IV0 + 4 * i);
+    for (unsigned b = 0; b < 4; ++b) m_dump[DUMP_ENCR_CNTR_IV + 4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
+  }
   put_le(DUMP_STATUS, reg(REG_STATUS));
   put_le(DUMP_STATUS2, reg(REG_STATUS2));
   m_dump_pos = 0;
@@ -270,7 +294,15 @@ void Qce::build_dump() {
 
 std::size_t Qce::bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) {
   eot = false;
-  if (m_state != State::dumping || pipe != 2 * m_op.pipe_set + 1) return 0;
+  if (pipe != 2 * m_op.pipe_set + 1) return 0;
+  if (m_out_pos < m_out.size()) {  // the cipher part's output goes out ahead of the dump
+    const std::size_t n = std::min(max, m_out.size() - m_out_pos);
+    std::memcpy(dst, m_out.data() + m_out_pos, n);
+    m_out_pos += n;
+    if (m_out_pos == m_out.size() && m_state == State::idle) state_changed();
+    return n;
+  }
+  if (m_state != State::dumping) return 0;
   const std::size_t n = std::min<std::size_t>(max, RESULT_DUMP_BYTES - m_dump_pos);
   std::memcpy(dst, m_dump.data() + m_dump_pos, n);
   m_dump_pos += static_cast<unsigned>(n);
@@ -287,7 +319,8 @@ std::size_t Qce::bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, boo
 // the series' UNLOCK (behind an NWD data descriptor) must not let another EE's GO in while the
 // dump is still waiting for the producer pipe.
 bool Qce::bam_transaction_done(unsigned pipe) const {
-  return !((m_state == State::running || m_state == State::dumping) && pipe / 2 == m_op.pipe_set);
+  return !((m_state == State::running || m_state == State::dumping || m_out_pos < m_out.size()) &&
+           pipe / 2 == m_op.pipe_set);
 }
 
 }  // namespace qcesim::qce

@@ -13,6 +13,7 @@
 #include <string>
 #include <systemc>
 #include <tlm>
+#include <vector>
 #include <tlm_utils/simple_target_socket.h>
 
 #include <random>
@@ -43,6 +44,8 @@ struct QceConfig {
   // Timing (all zero: the untimed functional emulator).
   sc_core::sc_time block_sha1;    // the hash core's time per 64-byte block
   sc_core::sc_time block_sha256;
+  // The cipher core's time per cipher block; zero (untimed) until the cipher rates join the profile.
+  sc_core::sc_time block_aes128, block_aes256, block_des, block_3des;
   sc_core::sc_time go_latency;    // GO to the core ready for data
   sc_core::sc_time finish;        // last block to result registers and dump ready
   unsigned fifo_bursts = 4;       // input FIFO depth in 64-byte bursts (back-pressure)
@@ -58,6 +61,7 @@ QceConfig qce_config(const model::Profile& p);
 struct QceStats {
   std::uint64_t operations = 0;
   std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;  // data the cipher part sent out (the dump not counted)
   std::uint64_t blocks_hashed = 0;
   std::uint64_t live_state_writes = 0;  // AUTH_IV writes that changed a running operation's state
   std::uint64_t errors = 0;
@@ -112,7 +116,9 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
   void set_reg(std::uint32_t off, std::uint32_t v) { m_regs.at(off).value = v; }
   void set_status_bits(std::uint32_t set, std::uint32_t clear);
-  sc_core::sc_time block_time() const { return m_auth.block_time(); }
+  // The time per 64-byte burst of the core that paces the data: the hash core when the
+  // operation hashes, else the cipher core.
+  sc_core::sc_time block_time() const { return m_auth.active() ? m_auth.block_time() : m_cipher.time_for(64); }
   unsigned tail_blocks() const;
 
   QceConfig m_cfg;
@@ -123,6 +129,8 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   Op m_op;
   AuthCore m_auth;
   CipherCore m_cipher;
+  std::vector<std::uint8_t> m_out;  // the cipher part's output not yet taken by the producer pipe
+  std::size_t m_out_pos = 0;
   std::array<std::uint8_t, RESULT_DUMP_BYTES> m_dump{};
   unsigned m_dump_pos = 0;
   sc_core::sc_time m_core_free_at;  // when the hash core finishes the last block it took

@@ -95,6 +95,26 @@ constexpr std::uint32_t AUTH_NONCE_NUM_WORDS_SHIFT = 20;  // [22:20]
 constexpr std::uint32_t AUTH_F9_DIRECTION = 1u << 23;
 constexpr std::uint32_t AUTH_COMP_EXP_MAC = 1u << 24;
 
+// ENCR_SEG_CFG
+constexpr std::uint32_t ENCR_ALG_SHIFT = 0;  // [2:0]
+constexpr std::uint32_t ENCR_ALG_NONE = 0;
+constexpr std::uint32_t ENCR_ALG_DES = 1;
+constexpr std::uint32_t ENCR_ALG_AES = 2;
+constexpr std::uint32_t ENCR_KEY_SZ_SHIFT = 3;  // [5:3]
+constexpr std::uint32_t ENCR_KEY_SZ_DES = 0;
+constexpr std::uint32_t ENCR_KEY_SZ_3DES = 1;
+constexpr std::uint32_t ENCR_KEY_SZ_AES128 = 0;
+constexpr std::uint32_t ENCR_KEY_SZ_AES256 = 2;
+constexpr std::uint32_t ENCR_MODE_SHIFT = 6;  // [9:6]
+constexpr std::uint32_t ENCR_MODE_ECB = 0;
+constexpr std::uint32_t ENCR_MODE_CBC = 1;
+constexpr std::uint32_t ENCR_MODE_CTR = 2;
+constexpr std::uint32_t ENCR_MODE_XTS = 3;
+constexpr std::uint32_t ENCR_MODE_CCM = 4;
+constexpr std::uint32_t ENCODE = 1u << 10;
+constexpr std::uint32_t CNTR_ALG_SHIFT = 11;  // [12:11], 0: NIST
+constexpr std::uint32_t LAST_CCM = 1u << 13;
+
 // CONFIG
 constexpr std::uint32_t MASK_ERR_INTR = 1u << 0;
 constexpr std::uint32_t MASK_OP_DONE_INTR = 1u << 1;

@@ -25,7 +25,7 @@ TEST(QceErrors, CipherConfigurationIsRejectedWithSwErr) {
   test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
     Regs q{e};
     q.w(REG_CONFIG, kPipeSet2);
-    q.w(REG_ENCR_SEG_CFG, 2u | (1u << 6));  // AES-CBC
+    q.w(REG_ENCR_SEG_CFG, 2u | (1u << 3) | (1u << 6));  // AES-192-CBC: the engine has no AES-192
     q.w(REG_AUTH_SEG_CFG, 0);
     q.w(REG_SEG_SIZE, 16);
     q.w(REG_GOPROC, GO);
