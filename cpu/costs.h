@@ -67,6 +67,12 @@ namespace qcesim::cpu {
     "the sha driver sets up the request: scatterlists and the result buffer")                                         \
   X(qce_write_ce, "qce_write",                                                                                        \
     "adds a register write to a command descriptor (the locking series moves register I/O to BAM)")                  \
+  X(qce_skcipher_crypt, "qce_skcipher_crypt",                                                                         \
+    "the caller asks for an skcipher operation; the driver decides between the engine and the software fallback")    \
+  X(qce_skcipher_async_req_handle, "qce_skcipher_async_req_handle",                                                   \
+    "the skcipher driver sets up the request: the destination table with the result buffer, mappings")               \
+  X(qce_skcipher_done, "qce_skcipher_done",                                                                           \
+    "the skcipher driver's DMA callback: unmaps, checks the status, copies the next IV out of the result dump")      \
   X(qce_ahash_done, "qce_ahash_done",                                                                                 \
     "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status")                    \
   X(qce_req_done_work, "qce_req_done_work",                                                                           \

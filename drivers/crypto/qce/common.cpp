@@ -2,10 +2,13 @@
 // the STATUS check. The skcipher and aead set-ups (qce_setup_regs_skcipher/aead) go here too.
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "drivers/crypto/qce/core.h"
 #include "drivers/crypto/qce/sha.h"
+#include "drivers/crypto/qce/skcipher.h"
 
 namespace qcesim::qce {
 
@@ -73,6 +76,66 @@ void QceDevice::qce_setup_regs_ahash(Runner& r, const ShaRequest& req) {
   qce_write(r, REG_AUTH_SEG_START, 0);
   qce_write(r, REG_ENCR_SEG_CFG, 0);
   qce_write(r, REG_SEG_SIZE, req.nbytes);
+  qce_write(r, REG_CONFIG, qce_config_reg(true));
+  qce_write(r, REG_GOPROC, GO | RESULTS_DUMP);
+  if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);
+}
+
+namespace {
+
+// qce_cpu_to_be32p_array: each 4 bytes as one big-endian register word.
+std::vector<std::uint32_t> be_words(const std::uint8_t* b, std::size_t n) {
+  std::vector<std::uint32_t> w(n / 4);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = (std::uint32_t{b[4 * i]} << 24) | (std::uint32_t{b[4 * i + 1]} << 16) | (std::uint32_t{b[4 * i + 2]} << 8) | b[4 * i + 3];
+  return w;
+}
+
+// qce_encr_cfg: ALG, KEY_SZ and MODE (ENCODE is added by the caller).
+std::uint32_t qce_encr_cfg(const SkcipherRequest& req, std::size_t key_bytes) {
+  std::uint32_t cfg = 0;
+  if (req.alg == CipherAlg::aes) {
+    cfg = (ENCR_ALG_AES << ENCR_ALG_SHIFT) | ((key_bytes == 32 ? ENCR_KEY_SZ_AES256 : ENCR_KEY_SZ_AES128) << ENCR_KEY_SZ_SHIFT);
+  } else {
+    cfg = (ENCR_ALG_DES << ENCR_ALG_SHIFT) | ((req.alg == CipherAlg::tdes ? ENCR_KEY_SZ_3DES : ENCR_KEY_SZ_DES) << ENCR_KEY_SZ_SHIFT);
+  }
+  const std::uint32_t mode = req.mode == CipherMode::ecb   ? ENCR_MODE_ECB
+                             : req.mode == CipherMode::cbc ? ENCR_MODE_CBC
+                             : req.mode == CipherMode::ctr ? ENCR_MODE_CTR
+                                                           : ENCR_MODE_XTS;
+  return cfg | (mode << ENCR_MODE_SHIFT);
+}
+
+}  // namespace
+
+// qce_setup_regs_skcipher: 17 writes for AES-128-CBC, 30 for AES-256-XTS
+// (linux-qce-cipher.md section 3), ending with GO.
+void QceDevice::qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req) {
+  const bool xts = req.mode == CipherMode::xts;
+  const std::size_t key_bytes = xts ? req.key.size() / 2 : req.key.size();
+  qce_write(r, REG_STATUS, 0);
+  qce_write(r, REG_CONFIG, qce_config_reg(false));
+  qce_write(r, REG_AUTH_SEG_CFG, 0);
+  if (xts) {  // qce_xtskey: the tweak key, then the data unit (= cryptlen since 2021)
+    const auto k2 = be_words(req.key.data() + key_bytes, key_bytes);
+    qce_write_array(r, REG_ENCR_XTS_KEY0, k2.data(), static_cast<unsigned>(k2.size()));
+    qce_write(r, REG_ENCR_XTS_DU_SIZE, req.cryptlen);
+  }
+  const auto k1 = be_words(req.key.data(), key_bytes);
+  qce_write_array(r, REG_ENCR_KEY0, k1.data(), static_cast<unsigned>(k1.size()));
+  if (req.mode != CipherMode::ecb) {
+    std::array<std::uint8_t, 16> iv = req.iv;
+    const std::size_t ivsize = skcipher_ivsize(req.alg, req.mode);
+    if (xts) std::reverse(iv.begin(), iv.end());  // qce_xts_swapiv: the tweak as a big-endian number
+    const auto w = be_words(iv.data(), ivsize);
+    qce_write_array(r, REG_CNTR0_IV0, w.data(), static_cast<unsigned>(w.size()));
+  }
+  qce_write(r, REG_ENCR_SEG_CFG, qce_encr_cfg(req, key_bytes) | (req.encrypt ? ENCODE : 0));
+  qce_write(r, REG_ENCR_SEG_SIZE, req.cryptlen);
+  qce_write(r, REG_ENCR_SEG_START, 0);
+  if (req.mode == CipherMode::ctr)
+    for (std::uint32_t m : {REG_CNTR_MASK, REG_CNTR_MASK0, REG_CNTR_MASK1, REG_CNTR_MASK2}) qce_write(r, m, ~0u);
+  qce_write(r, REG_SEG_SIZE, req.cryptlen);
   qce_write(r, REG_CONFIG, qce_config_reg(true));
   qce_write(r, REG_GOPROC, GO | RESULTS_DUMP);
   if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);

@@ -3,15 +3,16 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "drivers/crypto/qce/sha.h"
+#include "drivers/crypto/qce/skcipher.h"
 
 namespace qcesim::qce {
 
 namespace {
 
 // qce_ops[]: the algorithm types this driver registers, each with its request handler. The
-// skcipher and aead entries join here (as in the kernel's core.c) when their files exist.
+// aead entry joins here (as in the kernel's core.c) when its file exists.
 using OpsFactory = std::unique_ptr<QceAlgoOps> (*)(QceDevice&);
-constexpr OpsFactory kQceOps[] = {make_ahash_ops};
+constexpr OpsFactory kQceOps[] = {make_skcipher_ops, make_ahash_ops};
 
 }  // namespace
 
@@ -43,7 +44,8 @@ void QceDevice::probe(Runner& r) {
 // Queue
 
 void QceDevice::enqueue(Runner& r, QceAsyncRequest& req) {
-  r.charge(m_costs(cpu::Cost::crypto_ahash_digest));
+  // The caller's side of the request up to the driver.
+  r.charge(m_costs(req.type == AlgType::ahash ? cpu::Cost::crypto_ahash_digest : cpu::Cost::qce_skcipher_crypt));
   ++m_stats.requests;
   m_queue.push_back(&req);
   qce_handle_queue(r);

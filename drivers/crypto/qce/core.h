@@ -91,6 +91,7 @@ struct QceDriverStats {
 };
 
 struct ShaRequest;
+struct SkcipherRequest;
 
 class QceDevice {
  public:
@@ -129,15 +130,17 @@ class QceDevice {
   void qce_write_array(Runner& r, std::uint32_t offset, const std::uint32_t* val, unsigned n);
   std::uint32_t qce_config_reg(bool little) const;
   void qce_setup_regs_ahash(Runner& r, const ShaRequest& req);
+  void qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req);
   // qce_check_status: "" when STATUS says the operation is done without error, else why not.
   std::string qce_check_status(Runner& r);
 
   // dma.c: the result buffer, descriptors on both pipes, terminate.
   const std::uint8_t* result_buf() const { return m_result_buf.ptr; }
-  // qce_dma_prep_sgs: the source on rx (none when src is empty), the result buffer on tx with
-  // the done callback. `rx_flags` adds to the data descriptors' flags (the series' fence).
+  // qce_dma_prep_sgs: the source on rx (none when src is empty), the destination (none for a
+  // hash) and the result buffer on tx with the done callback. `rx_flags` adds to the data
+  // descriptors' flags (the series' fence).
   void qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
-                        bam::DmaCallback done);
+                        bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst = {});
   void qce_dma_issue_pending(Runner& r);
   void qce_dma_terminate_all(Runner& r);
   // The series: a register write as a command element; the ones built so far as one CMD

@@ -31,11 +31,18 @@ void QceDevice::qce_dma_request(Runner&) {
 }
 
 void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
-                                 bam::DmaCallback done) {
+                                 bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst) {
   const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
   if (m_cfg.poll) m_done = done;
   if (!src.empty()) m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, src, flags | rx_flags));
-  m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, m_result_sg, flags, std::move(done)));
+  if (dst.empty()) {
+    m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, m_result_sg, flags, std::move(done)));
+    return;
+  }
+  // The destination table: the data, then the result buffer (qce_sgtable_add twice).
+  std::vector<bam::ScatterEntry> tx = dst;
+  tx.insert(tx.end(), m_result_sg.begin(), m_result_sg.end());
+  m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, tx, flags, std::move(done)));
 }
 
 void QceDevice::qce_dma_issue_pending(Runner& r) {

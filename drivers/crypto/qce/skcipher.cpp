@@ -1,0 +1,143 @@
+#include "drivers/crypto/qce/skcipher.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <cstring>
+
+#include "drivers/dma_mapping.h"
+
+namespace qcesim::qce {
+
+namespace {
+
+class SkcipherOps : public QceAlgoOps {
+ public:
+  explicit SkcipherOps(QceDevice& qce) : m_qce(qce) {}
+  AlgType type() const override { return AlgType::skcipher; }
+  void async_req_handle(Runner& r, QceAsyncRequest& req) override;
+
+ private:
+  void qce_skcipher_done(Runner& r, const bam::DmaResult& res);
+  QceDevice& m_qce;
+};
+
+bool in_place(const SkcipherRequest& req) {
+  if (req.src.size() != req.dst.size()) return false;
+  for (std::size_t i = 0; i < req.src.size(); ++i)
+    if (req.src[i].addr != req.dst[i].addr || req.src[i].len != req.dst[i].len) return false;
+  return true;
+}
+
+// qce_skcipher_async_req_handle: the destination table is the data and the result buffer;
+// in place it is mapped both ways, else the source is mapped on its own.
+void SkcipherOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
+  SkcipherRequest& req = static_cast<SkcipherRequest&>(async_req);
+  const cpu::Costs& costs = m_qce.costs();
+  r.charge(costs(cpu::Cost::qce_skcipher_async_req_handle));
+  std::uint32_t src_total = 0, dst_total = 0;
+  for (const auto& e : req.src) src_total += e.len;
+  for (const auto& e : req.dst) dst_total += e.len;
+  if (src_total != req.cryptlen || dst_total != req.cryptlen)
+    return m_qce.async_req_done(r, "scatterlist length does not match cryptlen");
+  dma::dma_map_sg(r, costs, req.dst.size() + 1);
+  if (!in_place(req)) dma::dma_map_sg(r, costs, req.src.size());
+  auto done = [this](Runner& s, const bam::DmaResult& res) { qce_skcipher_done(s, res); };
+  if (m_qce.config().reg_io == RegIo::mmio) {
+    m_qce.qce_dma_prep_sgs(r, req.src, 0, done, req.dst);
+    m_qce.qce_dma_issue_pending(r);
+    m_qce.qce_setup_regs_skcipher(r, req);
+  } else {
+    m_qce.qce_setup_regs_skcipher(r, req);  // builds and submits the command descriptor
+    m_qce.qce_dma_prep_sgs(r, req.src, bam::DMA_PREP_FENCE, done, req.dst);
+    m_qce.qce_dma_issue_pending(r);
+  }
+  r.sync();
+  if (m_qce.config().poll) m_qce.poll_completion(r);
+}
+
+// qce_skcipher_done, the tx callback, in softirq context: the next IV from encr_cntr_iv.
+void SkcipherOps::qce_skcipher_done(Runner& r, const bam::DmaResult& res) {
+  if (!m_qce.current()) return;
+  SkcipherRequest& req = static_cast<SkcipherRequest&>(*m_qce.current());
+  const cpu::Costs& costs = m_qce.costs();
+  r.charge(costs(cpu::Cost::qce_skcipher_done));
+  m_qce.qce_dma_terminate_all(r);
+  if (!in_place(req)) dma::dma_unmap_sg(r, costs, req.src.size());
+  dma::dma_unmap_sg(r, costs, req.dst.size() + 1);
+  if (!res.ok) return m_qce.async_req_done(r, res.error);
+  if (std::string error = m_qce.qce_check_status(r); !error.empty()) return m_qce.async_req_done(r, error);
+  std::memcpy(req.iv.data(), m_qce.result_buf() + DUMP_ENCR_CNTR_IV, skcipher_ivsize(req.alg, req.mode));
+  m_qce.async_req_done(r, "");
+}
+
+}  // namespace
+
+std::unique_ptr<QceAlgoOps> make_skcipher_ops(QceDevice& qce) { return std::make_unique<SkcipherOps>(qce); }
+
+std::string skcipher_name(CipherAlg alg, CipherMode mode) {
+  return fmt::format("{}({})", cipher_mode_name(mode), cipher_alg_name(alg));
+}
+
+bool parse_skcipher_name(const std::string& name, CipherAlg& alg, CipherMode& mode) {
+  for (CipherAlg a : {CipherAlg::aes, CipherAlg::des, CipherAlg::tdes})
+    for (CipherMode m : {CipherMode::ecb, CipherMode::cbc, CipherMode::ctr, CipherMode::xts}) {
+      if (a != CipherAlg::aes && (m == CipherMode::ctr || m == CipherMode::xts)) continue;
+      if (name == skcipher_name(a, m)) {
+        alg = a;
+        mode = m;
+        return true;
+      }
+    }
+  return false;
+}
+
+std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode) {
+  return mode == CipherMode::ecb ? 0 : cipher_block_bytes(alg);
+}
+
+QceSkcipher::QceSkcipher(QceDevice& dev, Runner& task, CipherAlg alg, CipherMode mode)
+    : m_dev(dev), m_task(task), m_alg(alg), m_mode(mode) {}
+
+std::string QceSkcipher::setkey(const std::vector<std::uint8_t>& key) {
+  m_key.clear();
+  const std::size_t n = key.size();
+  if (m_alg == CipherAlg::aes) {
+    const std::size_t half = m_mode == CipherMode::xts ? n / 2 : n;
+    if (m_mode == CipherMode::xts && (n % 2 != 0 || (half != 16 && half != 24 && half != 32)))
+      return "an XTS key of 32, 48 or 64 bytes (two AES keys)";
+    if (half != 16 && half != 24 && half != 32) return "an AES key of 16, 24 or 32 bytes";
+    if (half == 24) return "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)";
+    if (m_mode == CipherMode::xts && std::equal(key.begin(), key.begin() + static_cast<long>(half), key.begin() + static_cast<long>(half)))
+      return "two different XTS key halves (equal halves: -ENOKEY)";
+  } else if (m_alg == CipherAlg::des) {
+    if (n != 8) return "a DES key of 8 bytes";
+  } else {
+    if (n != 24) return "a 3DES key of 24 bytes";
+    const auto k = [&](int i) { return std::vector<std::uint8_t>(key.begin() + 8 * i, key.begin() + 8 * (i + 1)); };
+    if (k(0) == k(1) || k(1) == k(2) || k(0) == k(2)) return "three different 3DES keys (two equal: -ENOKEY, the engine cannot)";
+  }
+  m_key = key;
+  return "";
+}
+
+void QceSkcipher::crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
+                        std::uint32_t len) {
+  if (m_key.empty()) throw QceError("no key set");
+  if (len == 0) return;  // "CE does not handle 0 length messages"
+  const std::size_t block = cipher_block_bytes(m_alg);
+  if ((m_mode == CipherMode::ecb || m_mode == CipherMode::cbc) && len % block != 0)
+    throw QceError(fmt::format("{} takes whole {}-byte blocks, not {} bytes (-EINVAL)", skcipher_name(m_alg, m_mode), block, len));
+  SkcipherRequest req;
+  req.alg = m_alg;
+  req.mode = m_mode;
+  req.encrypt = encrypt;
+  req.key = m_key;
+  req.iv = iv;
+  req.src = {{src, len}};
+  req.dst = {{dst, len}};
+  req.cryptlen = len;
+  m_dev.run_sync(m_task, req);
+  iv = req.iv;
+}
+
+}  // namespace qcesim::qce

@@ -1,0 +1,62 @@
+// The qce driver's skcipher algorithms (drivers/crypto/qce/skcipher.c): the ops table's skcipher
+// entry (qce_skcipher_async_req_handle, and qce_skcipher_done as its DMA callback) and the tfm
+// side (setkey's checks, one request per crypt call, the next IV copied out of the result dump).
+// The kernel era's fallback rules (aes_sw_max_len, AES-192, XTS lengths) are the caller's choice
+// of route; a request that reaches this driver goes to the engine.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivers/crypto/qce/core.h"
+#include "model/block_cipher.h"
+
+namespace qcesim::qce {
+
+// An skcipher request with its request context (struct qce_cipher_reqctx).
+struct SkcipherRequest : QceAsyncRequest {
+  SkcipherRequest() : QceAsyncRequest(AlgType::skcipher) {}
+  CipherAlg alg = CipherAlg::aes;
+  CipherMode mode = CipherMode::cbc;
+  bool encrypt = true;
+  std::vector<std::uint8_t> key;       // as setkey took it (XTS: data key then tweak key)
+  std::array<std::uint8_t, 16> iv{};   // in: the IV; out: the next IV (ivsize bytes)
+  std::vector<bam::ScatterEntry> src;  // cryptlen bytes
+  std::vector<bam::ScatterEntry> dst;  // cryptlen bytes; the same entries as src: in place
+  std::uint32_t cryptlen = 0;
+};
+
+// skcipher_ops: the ops table's entry for skcipher requests.
+std::unique_ptr<QceAlgoOps> make_skcipher_ops(QceDevice& qce);
+
+// The kernel's name for an algorithm ("cbc(aes)", "ecb(des3_ede)", "xts(aes)"); parse returns
+// false for a name the driver does not register.
+std::string skcipher_name(CipherAlg alg, CipherMode mode);
+bool parse_skcipher_name(const std::string& name, CipherAlg& alg, CipherMode& mode);
+std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode);  // 0 for ECB
+
+// A tfm of one algorithm on the emulated engine, used from one task: setkey, then encrypt or
+// decrypt buffers already in DRAM.
+class QceSkcipher {
+ public:
+  QceSkcipher(QceDevice& dev, Runner& task, CipherAlg alg, CipherMode mode);
+  // qce_skcipher_setkey / qce_des_setkey / qce_des3_setkey: "" or what the key should be. AES-192
+  // and (before 2026) equal XTS halves are refused here: the engine cannot run them and the
+  // software fallback is not this class's business.
+  std::string setkey(const std::vector<std::uint8_t>& key);
+  // One request over len bytes at src into dst (may be equal); iv in, next iv out. Throws
+  // QceError when the driver or the engine fails; len 0 does nothing, as the driver does.
+  void crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst, std::uint32_t len);
+
+ private:
+  QceDevice& m_dev;
+  Runner& m_task;
+  CipherAlg m_alg;
+  CipherMode m_mode;
+  std::vector<std::uint8_t> m_key;
+};
+
+}  // namespace qcesim::qce
