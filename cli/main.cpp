@@ -15,6 +15,7 @@
 #include "cli/run_command.h"
 #include "studies/stop_signals.h"
 #include "cli/calibrate_command.h"
+#include "cli/cipher_command.h"
 #include "cli/sweep_command.h"
 #include "cli/explain_command.h"
 #include "model/config_error.h"
@@ -84,6 +85,33 @@ Command hash_command(CLI::App& app) {
               return 2;
             }
             return cli::run_hash(hash, std::cout, std::cerr);
+          }};
+}
+
+Command cipher_command(CLI::App& app) {
+  struct State {
+    cli::CipherOptions opt;
+    std::string engine = "qce", reg_io = "mmio";
+  };
+  auto st = std::make_shared<State>();
+  auto* c = app.add_subcommand("cipher", "Encrypt or decrypt a file through the emulated engine, like openssl enc -nopad");
+  c->add_option("--alg", st->opt.alg, "The kernel's name: ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), "
+                                      "ecb(des3_ede), cbc(des3_ede)")->required();
+  c->add_option("--key", st->opt.key_hex, "Key in hex (xts(aes): both keys, 32 or 64 bytes)")->required();
+  c->add_option("--iv", st->opt.iv_hex, "IV in hex (ivsize bytes; none for ECB; xts(aes): the tweak)");
+  c->add_flag("--decrypt,-d", st->opt.decrypt, "Decrypt instead of encrypt");
+  c->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; cpu: on the CPU")
+      ->check(CLI::IsMember({"qce", "cpu"}))
+      ->capture_default_str();
+  c->add_option("--reg-io", st->reg_io,
+                "mmio: CPU register writes (mainline); bam: command descriptors with BAM LOCK/UNLOCK (locking series)")
+      ->check(CLI::IsMember({"mmio", "bam"}))
+      ->capture_default_str();
+  c->add_option("file", st->opt.file, "Input file; none or '-' reads standard input");
+  return {c, [st] {
+            st->opt.on_cpu = st->engine == "cpu";
+            st->opt.bam_reg_io = st->reg_io == "bam";
+            return cli::run_cipher(st->opt, std::cout, std::cerr);
           }};
 }
 
@@ -206,8 +234,9 @@ int sc_main(int argc, char* argv[]) {
   CLI::App app{"qcesim: Qualcomm Crypto Engine + BAM DMA virtual platform"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "qcesim 0.1.0");
-  const Command commands[] = {hash_command(app),    run_command(app),        calibrate_command(app), sweep_command(app),
-                              explain_command(app), flamegraph_command(app), profile_command(app)};
+  const Command commands[] = {hash_command(app),    cipher_command(app),     run_command(app),
+                              calibrate_command(app), sweep_command(app),  explain_command(app),
+                              flamegraph_command(app), profile_command(app)};
   if (const int rc = parse(app, argc, argv); rc >= 0) return rc;
   for (const Command& c : commands)
     if (c.app->parsed()) return guarded(c.app->get_name(), c.run);

@@ -98,26 +98,31 @@ std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode) {
 QceSkcipher::QceSkcipher(QceDevice& dev, Runner& task, CipherAlg alg, CipherMode mode)
     : m_dev(dev), m_task(task), m_alg(alg), m_mode(mode) {}
 
-std::string QceSkcipher::setkey(const std::vector<std::uint8_t>& key) {
-  m_key.clear();
+std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key) {
   const std::size_t n = key.size();
-  if (m_alg == CipherAlg::aes) {
-    const std::size_t half = m_mode == CipherMode::xts ? n / 2 : n;
-    if (m_mode == CipherMode::xts && (n % 2 != 0 || (half != 16 && half != 24 && half != 32)))
+  if (alg == CipherAlg::aes) {
+    const std::size_t half = mode == CipherMode::xts ? n / 2 : n;
+    if (mode == CipherMode::xts && (n % 2 != 0 || (half != 16 && half != 24 && half != 32)))
       return "an XTS key of 32, 48 or 64 bytes (two AES keys)";
     if (half != 16 && half != 24 && half != 32) return "an AES key of 16, 24 or 32 bytes";
     if (half == 24) return "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)";
-    if (m_mode == CipherMode::xts && std::equal(key.begin(), key.begin() + static_cast<long>(half), key.begin() + static_cast<long>(half)))
+    if (mode == CipherMode::xts && std::equal(key.begin(), key.begin() + static_cast<long>(half), key.begin() + static_cast<long>(half)))
       return "two different XTS key halves (equal halves: -ENOKEY)";
-  } else if (m_alg == CipherAlg::des) {
+  } else if (alg == CipherAlg::des) {
     if (n != 8) return "a DES key of 8 bytes";
   } else {
     if (n != 24) return "a 3DES key of 24 bytes";
     const auto k = [&](int i) { return std::vector<std::uint8_t>(key.begin() + 8 * i, key.begin() + 8 * (i + 1)); };
     if (k(0) == k(1) || k(1) == k(2) || k(0) == k(2)) return "three different 3DES keys (two equal: -ENOKEY, the engine cannot)";
   }
-  m_key = key;
   return "";
+}
+
+std::string QceSkcipher::setkey(const std::vector<std::uint8_t>& key) {
+  m_key.clear();
+  std::string why = skcipher_key_check(m_alg, m_mode, key);
+  if (why.empty()) m_key = key;
+  return why;
 }
 
 void QceSkcipher::crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,

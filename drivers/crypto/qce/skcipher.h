@@ -37,6 +37,10 @@ std::unique_ptr<QceAlgoOps> make_skcipher_ops(QceDevice& qce);
 std::string skcipher_name(CipherAlg alg, CipherMode mode);
 bool parse_skcipher_name(const std::string& name, CipherAlg& alg, CipherMode& mode);
 std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode);  // 0 for ECB
+// setkey's checks: "" or what the key should be. AES-192 and equal XTS halves are refused (the
+// engine cannot run them; the kernel hands them to its software fallback or says -ENOKEY), and
+// 3DES with two equal keys (-ENOKEY).
+std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key);
 
 // A tfm of one algorithm on the emulated engine, used from one task: setkey, then encrypt or
 // decrypt buffers already in DRAM.
