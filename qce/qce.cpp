@@ -17,6 +17,12 @@ using sc_core::SC_ZERO_TIME;
 
 SC_HAS_PROCESS(Qce);
 
+namespace {
+// Cipher output held for the producer pipe before the engine stops taking input [I]: the model
+// buffers whole deliveries, so this bounds memory, not timing (the cipher core is untimed).
+constexpr std::size_t kOutFifoBytes = 64u << 10;
+}  // namespace
+
 Qce::Qce(sc_core::sc_module_name name, const QceConfig& cfg)
     : sc_core::sc_module(name),
       regs_socket("regs_socket"),
@@ -157,6 +163,8 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   if (m_state != State::running || !m_op.cfg_error.empty() || m_op.din_error || pipe != 2 * m_op.pipe_set) return 0;
   const std::uint32_t remaining = m_op.seg_size - m_op.received;
   if (remaining == 0) return 0;
+  // The output FIFO is full until the producer pipe takes some: the input waits (back-pressure).
+  if (m_out.size() - m_out_pos >= kOutFifoBytes) return 0;
   const std::size_t take = std::min<std::size_t>(len, remaining);
   m_auth.data_in(m_op.received, data, take);
   const std::size_t out_before = m_out.size();
@@ -298,8 +306,14 @@ std::size_t Qce::bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, boo
   if (m_out_pos < m_out.size()) {  // the cipher part's output goes out ahead of the dump
     const std::size_t n = std::min(max, m_out.size() - m_out_pos);
     std::memcpy(dst, m_out.data() + m_out_pos, n);
+    const bool was_full = m_out.size() - m_out_pos >= kOutFifoBytes;
     m_out_pos += n;
-    if (m_out_pos == m_out.size() && m_state == State::idle) state_changed();
+    if (m_out_pos == m_out.size()) {
+      m_out.clear();  // drained: the buffer starts over
+      m_out_pos = 0;
+    }
+    if ((was_full && m_out.size() - m_out_pos < kOutFifoBytes) || (m_out_pos == m_out.size() && m_state == State::idle))
+      state_changed();
     return n;
   }
   if (m_state != State::dumping) return 0;
