@@ -24,6 +24,7 @@ class CipherCore {
  public:
   struct Timing {
     // The cipher core's time per cipher block (16 bytes AES, 8 bytes DES/3DES); zero: untimed.
+    // From the profile's qce.cycles_per_block_* (qce_config).
     sc_core::sc_time block_aes128, block_aes256, block_des, block_3des;
   };
   CipherCore(const Timing& timing, bool functional) : m_timing(timing), m_functional(functional) {}

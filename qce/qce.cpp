@@ -19,7 +19,7 @@ SC_HAS_PROCESS(Qce);
 
 namespace {
 // Cipher output held for the producer pipe before the engine stops taking input [I]: the model
-// buffers whole deliveries, so this bounds memory, not timing (the cipher core is untimed).
+// buffers whole deliveries, so this bounds memory; the cipher core's time paces the input.
 constexpr std::size_t kOutFifoBytes = 64u << 10;
 }  // namespace
 

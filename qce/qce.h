@@ -44,7 +44,7 @@ struct QceConfig {
   // Timing (all zero: the untimed functional emulator).
   sc_core::sc_time block_sha1;    // the hash core's time per 64-byte block
   sc_core::sc_time block_sha256;
-  // The cipher core's time per cipher block; zero (untimed) until the cipher rates join the profile.
+  // The cipher core's time per cipher block (16 bytes AES, 8 bytes DES/3DES).
   sc_core::sc_time block_aes128, block_aes256, block_des, block_3des;
   sc_core::sc_time go_latency;    // GO to the core ready for data
   sc_core::sc_time finish;        // last block to result registers and dump ready
@@ -54,8 +54,8 @@ struct QceConfig {
   QceFaults faults;
 };
 
-// The engine's timing from a profile: qce.clock, qce.cycles_per_block_sha1/sha256,
-// qce.go_latency, qce.finish, qce.fifo_bursts.
+// The engine's timing from a profile: qce.clock, qce.cycles_per_block_sha1/sha256/aes128/aes256/
+// des/3des, qce.go_latency, qce.finish, qce.fifo_bursts.
 QceConfig qce_config(const model::Profile& p);
 
 struct QceStats {
