@@ -69,6 +69,20 @@ std::vector<std::uint8_t> openssl_hmac(HashAlg alg, const std::vector<std::uint8
   return out;
 }
 
+std::vector<std::uint8_t> openssl_cipher(const EVP_CIPHER* c, bool encrypt, const std::vector<std::uint8_t>& key,
+                                         const std::vector<std::uint8_t>& iv, const std::vector<std::uint8_t>& in) {
+  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+  EVP_CipherInit_ex(ctx, c, nullptr, key.data(), iv.empty() ? nullptr : iv.data(), encrypt ? 1 : 0);
+  EVP_CIPHER_CTX_set_padding(ctx, 0);
+  std::vector<std::uint8_t> out(in.size() + 32);
+  int n = 0, m = 0;
+  EVP_CipherUpdate(ctx, out.data(), &n, in.data(), static_cast<int>(in.size()));
+  EVP_CipherFinal_ex(ctx, out.data() + n, &m);
+  EVP_CIPHER_CTX_free(ctx);
+  out.resize(static_cast<std::size_t>(n + m));
+  return out;
+}
+
 std::string hex(const std::vector<std::uint8_t>& v) { return cli::to_hex(v); }
 
 std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {

@@ -1,6 +1,8 @@
 // Helpers for tests that run driver code on the emulated platform.
 #pragma once
 
+#include <openssl/evp.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -32,6 +34,10 @@ std::vector<std::uint8_t> qce_hash_chunked(soc::Emulator& e, HashAlg alg, const 
 std::vector<std::uint8_t> openssl_digest(HashAlg alg, const std::vector<std::uint8_t>& msg);
 std::vector<std::uint8_t> openssl_hmac(HashAlg alg, const std::vector<std::uint8_t>& key,
                                        const std::vector<std::uint8_t>& msg);
+
+// OpenSSL's EVP cipher (what `openssl enc -nopad` runs) over `in`, no padding; an empty iv for ECB.
+std::vector<std::uint8_t> openssl_cipher(const EVP_CIPHER* c, bool encrypt, const std::vector<std::uint8_t>& key,
+                                         const std::vector<std::uint8_t>& iv, const std::vector<std::uint8_t>& in);
 
 std::string hex(const std::vector<std::uint8_t>& v);
 

@@ -20,19 +20,6 @@ void write_bytes(const std::string& path, const std::vector<std::uint8_t>& b) {
   test::write_text(path, std::string(b.begin(), b.end()));
 }
 
-std::vector<std::uint8_t> evp(const EVP_CIPHER* c, bool enc, const std::vector<std::uint8_t>& key,
-                              const std::vector<std::uint8_t>& iv, const std::vector<std::uint8_t>& in) {
-  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  EVP_CipherInit_ex(ctx, c, nullptr, key.data(), iv.empty() ? nullptr : iv.data(), enc ? 1 : 0);
-  EVP_CIPHER_CTX_set_padding(ctx, 0);
-  std::vector<std::uint8_t> out(in.size() + 32);
-  int n = 0;
-  EVP_CipherUpdate(ctx, out.data(), &n, in.data(), static_cast<int>(in.size()));
-  EVP_CIPHER_CTX_free(ctx);
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
 struct Alg {
   const char* name;
   const EVP_CIPHER* evp;
@@ -56,7 +43,7 @@ TEST(CipherCommand, EveryAlgorithmMatchesOpenSslOnBothEnginesAndModes) {
     const auto key = test::random_bytes(a.key, seed++), iv = test::random_bytes(a.iv, seed++);
     const bool xts = std::string(a.name) == "xts(aes)";
     const auto& in = xts ? xts_data : data;
-    const auto want = evp(a.evp, true, key, iv, in);
+    const auto want = test::openssl_cipher(a.evp, true, key, iv, in);
     for (const std::vector<std::string>& how : {std::vector<std::string>{"--engine", "qce", "--reg-io", "mmio"},
                                                 std::vector<std::string>{"--engine", "qce", "--reg-io", "bam"},
                                                 std::vector<std::string>{"--engine", "cpu"}}) {

@@ -91,20 +91,6 @@ Outcome run_engine(soc::Emulator& e, const Job& j) {
   return o;
 }
 
-std::vector<std::uint8_t> openssl(const EVP_CIPHER* c, bool enc, const std::vector<std::uint8_t>& key,
-                                  const std::vector<std::uint8_t>& iv, const std::vector<std::uint8_t>& in) {
-  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  EVP_CipherInit_ex(ctx, c, nullptr, key.data(), iv.empty() ? nullptr : iv.data(), enc ? 1 : 0);
-  EVP_CIPHER_CTX_set_padding(ctx, 0);
-  std::vector<std::uint8_t> out(in.size() + 32);
-  int n = 0, m = 0;
-  EVP_CipherUpdate(ctx, out.data(), &n, in.data(), static_cast<int>(in.size()));
-  EVP_CipherFinal_ex(ctx, out.data() + n, &m);
-  EVP_CIPHER_CTX_free(ctx);
-  out.resize(static_cast<std::size_t>(n + m));
-  return out;
-}
-
 std::uint32_t cfg(std::uint32_t alg, std::uint32_t key_sz, std::uint32_t mode, bool enc) {
   return (alg << ENCR_ALG_SHIFT) | (key_sz << ENCR_KEY_SZ_SHIFT) | (mode << ENCR_MODE_SHIFT) | (enc ? ENCODE : 0);
 }
@@ -139,7 +125,7 @@ TEST(QceCipher, AesModesMatchOpenSsl) {
         j.in = test::random_bytes(4096, seed++);
         j.encr_cfg = cfg(ENCR_ALG_AES, c.key == 32 ? ENCR_KEY_SZ_AES256 : ENCR_KEY_SZ_AES128, c.mode, enc);
         const Outcome o = run_engine(e, j);
-        const auto want = openssl(c.evp, enc, c.mode == ENCR_MODE_XTS ? cat(j.key, j.xts_key) : j.key, j.iv, j.in);
+        const auto want = test::openssl_cipher(c.evp, enc, c.mode == ENCR_MODE_XTS ? cat(j.key, j.xts_key) : j.key, j.iv, j.in);
         EXPECT_EQ(o.out, want) << "mode " << c.mode << " key " << c.key << (enc ? " enc" : " dec");
         EXPECT_TRUE(o.status & OPERATION_DONE);
         EXPECT_FALSE(o.status & SW_ERR);
@@ -175,7 +161,7 @@ TEST(QceCipher, DesAndTdesMatchOpenSsl) {
           j.encr_cfg = cfg(ENCR_ALG_DES, tdes ? ENCR_KEY_SZ_3DES : ENCR_KEY_SZ_DES, mode, enc);
           // Single DES is EDE with three equal keys (OpenSSL 3 keeps DES itself in its legacy provider).
           const auto k3 = tdes ? j.key : cat(cat(j.key, j.key), j.key);
-          const auto want = openssl(mode == ENCR_MODE_CBC ? EVP_des_ede3_cbc() : EVP_des_ede3_ecb(), enc, k3, j.iv, j.in);
+          const auto want = test::openssl_cipher(mode == ENCR_MODE_CBC ? EVP_des_ede3_cbc() : EVP_des_ede3_ecb(), enc, k3, j.iv, j.in);
           EXPECT_EQ(run_engine(e, j).out, want) << (tdes ? "3DES" : "DES") << " mode " << mode << (enc ? " enc" : " dec");
         }
       }
@@ -215,7 +201,7 @@ TEST(QceCipher, CtrPartialBlockCompletesWithoutAdvancingTheCounter) {
     j.in = test::random_bytes(499, 8);
     j.encr_cfg = cfg(ENCR_ALG_AES, ENCR_KEY_SZ_AES128, ENCR_MODE_CTR, true);
     const Outcome o = run_engine(e, j);
-    EXPECT_EQ(o.out, openssl(EVP_aes_128_ctr(), true, j.key, j.iv, j.in));
+    EXPECT_EQ(o.out, test::openssl_cipher(EVP_aes_128_ctr(), true, j.key, j.iv, j.in));
     EXPECT_TRUE(o.status & OPERATION_DONE);
     EXPECT_EQ(o.next_iv[15], 31);
   });
@@ -299,7 +285,7 @@ TEST(QceCipher, OutputBackPressureHoldsTheInputUntilTheProducerDrains) {
     settle();
     EXPECT_EQ(e.soc().qce.stats().bytes_in, len);
     EXPECT_TRUE(h.readl(q + REG_STATUS) & OPERATION_DONE);
-    EXPECT_EQ(std::vector<std::uint8_t>(dst.ptr, dst.ptr + len), openssl(EVP_aes_128_ecb(), true, key, {}, data));
+    EXPECT_EQ(std::vector<std::uint8_t>(dst.ptr, dst.ptr + len), test::openssl_cipher(EVP_aes_128_ecb(), true, key, {}, data));
   });
 }
 

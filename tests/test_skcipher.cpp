@@ -30,19 +30,6 @@ std::vector<std::uint8_t> through_driver(soc::Emulator& e, CipherAlg alg, Cipher
   return {b.ptr, b.ptr + len};
 }
 
-std::vector<std::uint8_t> openssl(const EVP_CIPHER* c, bool enc, const std::vector<std::uint8_t>& key,
-                                  const std::array<std::uint8_t, 16>& iv, const std::vector<std::uint8_t>& in) {
-  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  EVP_CipherInit_ex(ctx, c, nullptr, key.data(), iv.data(), enc ? 1 : 0);
-  EVP_CIPHER_CTX_set_padding(ctx, 0);
-  std::vector<std::uint8_t> out(in.size() + 32);
-  int n = 0;
-  EVP_CipherUpdate(ctx, out.data(), &n, in.data(), static_cast<int>(in.size()));
-  EVP_CIPHER_CTX_free(ctx);
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
 std::array<std::uint8_t, 16> iv16(const std::vector<std::uint8_t>& v) {
   std::array<std::uint8_t, 16> a{};
   std::copy(v.begin(), v.end(), a.begin());
@@ -91,7 +78,7 @@ void chained_requests_match_openssl(RegIo io) {
         const auto iv0 = iv16(test::random_bytes(16, seed++));
         auto iv = iv0;
         // Eight requests of 1 KiB: each starts from the IV the engine dumped for the one before.
-        EXPECT_EQ(through_driver(e, CipherAlg::aes, c.mode, enc, key, iv, in, 1024), openssl(c.evp, enc, key, iv0, in))
+        EXPECT_EQ(through_driver(e, CipherAlg::aes, c.mode, enc, key, iv, in, 1024), test::openssl_cipher(c.evp, enc, key, {iv0.begin(), iv0.end()}, in))
             << cipher_mode_name(c.mode) << c.key << (enc ? " enc" : " dec");
       }
     }
@@ -100,7 +87,7 @@ void chained_requests_match_openssl(RegIo io) {
       const auto key = test::random_bytes(64, seed++), in = test::random_bytes(4096, seed++);
       auto iv = iv16(test::random_bytes(16, seed++));
       const auto iv0 = iv;
-      EXPECT_EQ(through_driver(e, CipherAlg::aes, CipherMode::xts, enc, key, iv, in), openssl(EVP_aes_256_xts(), enc, key, iv0, in));
+      EXPECT_EQ(through_driver(e, CipherAlg::aes, CipherMode::xts, enc, key, iv, in), test::openssl_cipher(EVP_aes_256_xts(), enc, key, {iv0.begin(), iv0.end()}, in));
     }
   });
 }
