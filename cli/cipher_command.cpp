@@ -9,6 +9,7 @@
 
 #include "cli/hex.h"
 #include "drivers/crypto/qce/skcipher.h"
+#include "model/config_error.h"
 #include "studies/cipher_job.h"
 
 namespace qcesim::cli {
@@ -48,8 +49,8 @@ int run_cipher(const CipherOptions& opt, std::ostream& out, std::ostream& err) {
   studies::CipherSetup s;
   if (!qce::parse_skcipher_name(opt.alg, s.alg, s.mode)) {
     err << "qcesim cipher: --alg: expected one of ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), "
-           "ecb(des3_ede), cbc(des3_ede), found '"
-        << opt.alg << "'\n";
+           "ecb(des3_ede), cbc(des3_ede), found "
+        << model::quoted_input(opt.alg) << "\n";
     return 2;
   }
   std::string why;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "model/hash_ahead.h"
+#include "model/byte_order.h"
 
 namespace qcesim::qce {
 
@@ -62,10 +63,7 @@ std::string AuthCore::latch_segment(model::RegisterBank& regs, std::uint32_t seg
   m_start_count = st.byte_count;
   if (m_hmac) {
     // K0 from AUTH_KEY0..15 as big-endian words (the driver writes the key zero-padded).
-    for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i) {
-      const std::uint32_t w = reg(regs, REG_AUTH_KEY0 + 4 * i);
-      for (unsigned b = 0; b < 4; ++b) m_k0[4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
-    }
+    for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i) store_be32(m_k0.data() + 4 * i, reg(regs, REG_AUTH_KEY0 + 4 * i));
     if (m_first) {
       std::array<std::uint8_t, kShaBlockBytes> ipad;
       for (std::size_t i = 0; i < kShaBlockBytes; ++i) ipad[i] = static_cast<std::uint8_t>(m_k0[i] ^ 0x36);
@@ -144,9 +142,7 @@ std::uint64_t AuthCore::finish(model::RegisterBank& regs) {
       outer.update(digest);
       digest = outer.finish();
     }
-    for (std::size_t i = 0; i < digest.size() / 4; ++i)
-      iv[i] = (std::uint32_t{digest[4 * i]} << 24) | (std::uint32_t{digest[4 * i + 1]} << 16) |
-              (std::uint32_t{digest[4 * i + 2]} << 8) | digest[4 * i + 3];
+    for (std::size_t i = 0; i < digest.size() / 4; ++i) iv[i] = load_be32(digest.data() + 4 * i);
     count = h.total_bytes();
   } else {
     for (std::size_t i = 0; i < state_words(m_alg); ++i) iv[i] = h.state().h[i];

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "qce/regs_v5.h"
+#include "model/byte_order.h"
 
 namespace qcesim::qce {
 
@@ -15,11 +16,8 @@ std::uint32_t reg(model::RegisterBank& regs, std::uint32_t off) { return regs.at
 
 // n big-endian register words from `first` as bytes (qce_cpu_to_be32p_array's inverse).
 std::vector<std::uint8_t> be_words(model::RegisterBank& regs, std::uint32_t first, unsigned n) {
-  std::vector<std::uint8_t> b;
-  for (unsigned i = 0; i < n; ++i) {
-    const std::uint32_t w = reg(regs, first + 4 * i);
-    for (unsigned k = 0; k < 4; ++k) b.push_back(static_cast<std::uint8_t>(w >> (24 - 8 * k)));
-  }
+  std::vector<std::uint8_t> b(4 * n);
+  for (unsigned i = 0; i < n; ++i) store_be32(b.data() + 4 * i, reg(regs, first + 4 * i));
   return b;
 }
 
@@ -141,9 +139,7 @@ void CipherCore::finish(model::RegisterBank& regs) {
   if (!m_stream) return;
   std::array<std::uint8_t, 16> iv = m_stream->iv();
   if (m_spec.mode == CipherMode::xts) std::reverse(iv.begin(), iv.end());
-  for (unsigned i = 0; i < 4; ++i)
-    regs.at(REG_CNTR0_IV0 + 4 * i).value = (std::uint32_t{iv[4 * i]} << 24) | (std::uint32_t{iv[4 * i + 1]} << 16) |
-                                           (std::uint32_t{iv[4 * i + 2]} << 8) | iv[4 * i + 3];
+  for (unsigned i = 0; i < 4; ++i) regs.at(REG_CNTR0_IV0 + 4 * i).value = load_be32(iv.data() + 4 * i);
 }
 
 std::string CipherCore::name() const {

@@ -1,6 +1,7 @@
 #include "qce/qce.h"
 
 #include "model/hash_ahead.h"
+#include "model/byte_order.h"
 
 #include "model/trace.h"
 
@@ -114,14 +115,14 @@ std::string Qce::validate_and_latch(Op& op) {
 
 void Qce::on_goproc(std::uint32_t v) {
   if (v & CLR_CNTXT) {
-    m_out.clear();  // and any output not yet taken
+    // Clearing the context abandons the operation in progress, its output and any unread dump [I].
+    m_out.clear();
     m_out_pos = 0;
-  }
-  if ((v & CLR_CNTXT) && m_state != State::idle) {
-    // Clearing the context abandons the operation in progress and any unread dump [I].
-    m_state = State::idle;
-    set_status_bits(0, AUTH_BUSY | DIN_RDY | DOUT_RDY | (0xFu << CRYPTO_STATE_SHIFT));
-    state_changed();
+    if (m_state != State::idle) {
+      m_state = State::idle;
+      set_status_bits(0, AUTH_BUSY | DIN_RDY | DOUT_RDY | (0xFu << CRYPTO_STATE_SHIFT));
+      state_changed();
+    }
   }
   if (!(v & GO)) return;
   if (m_state != State::idle || m_out_pos < m_out.size()) {
@@ -131,8 +132,6 @@ void Qce::on_goproc(std::uint32_t v) {
     return;
   }
   m_op = Op{};
-  m_out.clear();
-  m_out_pos = 0;
   m_op.go_at = sc_core::sc_time_stamp();
   m_op.dump = (v & RESULTS_DUMP) != 0;
   m_op.cfg_error = validate_and_latch(m_op);
@@ -168,7 +167,7 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   const std::size_t take = std::min<std::size_t>(len, remaining);
   m_auth.data_in(m_op.received, data, take);
   const std::size_t out_before = m_out.size();
-  m_cipher.data_in(m_op.received, data, take, m_out);
+  if (m_cipher.active()) m_cipher.data_in(m_op.received, data, take, m_out);
   m_op.received += static_cast<std::uint32_t>(take);
   m_stats.bytes_in += take;
 
@@ -284,16 +283,10 @@ void Qce::finish_op() {
 void Qce::build_dump() {
   auto put_le = [this](unsigned off, std::uint32_t v) { std::memcpy(m_dump.data() + off, &v, 4); };
   // auth_iv in digest byte order (big-endian words), so a final digest is read straight out.
-  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) {
-    const std::uint32_t w = reg(REG_AUTH_IV0 + 4 * i);
-    for (unsigned b = 0; b < 4; ++b) m_dump[DUMP_AUTH_IV + 4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
-  }
+  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) store_be32(m_dump.data() + DUMP_AUTH_IV + 4 * i, reg(REG_AUTH_IV0 + 4 * i));
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i) put_le(DUMP_AUTH_BYTECNT + 4 * i, reg(REG_AUTH_BYTECNT0 + 4 * i));
   // encr_cntr_iv in the IV's byte order (big-endian words), so the driver copies the next IV out.
-  for (unsigned i = 0; i < 4; ++i) {
-    const std::uint32_t w = reg(REG_CNTR0_IV0 + 4 * i);
-    for (unsigned b = 0; b < 4; ++b) m_dump[DUMP_ENCR_CNTR_IV + 4 * i + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
-  }
+  for (unsigned i = 0; i < 4; ++i) store_be32(m_dump.data() + DUMP_ENCR_CNTR_IV + 4 * i, reg(REG_CNTR0_IV0 + 4 * i));
   put_le(DUMP_STATUS, reg(REG_STATUS));
   put_le(DUMP_STATUS2, reg(REG_STATUS2));
   m_dump_pos = 0;

@@ -23,10 +23,8 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n) {
     return ivsize ? fmt::format("--iv: expected {} bytes for {}, found {}", ivsize, qce::skcipher_name(s.alg, s.mode), s.iv.size())
                   : fmt::format("--iv: expected none for {} (it takes no IV), found {} bytes",
                                 qce::skcipher_name(s.alg, s.mode), s.iv.size());
-  const std::size_t block = cipher_block_bytes(s.alg);
-  if ((s.mode == CipherMode::ecb || s.mode == CipherMode::cbc) && n % block != 0)
-    return fmt::format("input: expected a multiple of {} bytes for {} (no padding, as the kernel's skcipher), found {}",
-                       block, qce::skcipher_name(s.alg, s.mode), n);
+  if (const std::string why = qce::skcipher_length_check(s.alg, s.mode, n); !why.empty())
+    return fmt::format("input: expected {} (no padding, as the kernel's skcipher), found {}", why, n);
   if (s.mode == CipherMode::xts && n != 0 && (n % 16 != 0 || n > kXtsMaxBytes))
     return fmt::format("input: expected whole 16-byte blocks, at most {} bytes, for xts(aes) (one request, one data unit), "
                        "found {}",

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "model/byte_order.h"
 #include "qce/regs_v5.h"
 #include "tests/emu_helpers.h"
 #include "tests/raw_bam.h"
@@ -35,10 +36,6 @@ struct Outcome {
   bool dumped = false;
 };
 
-std::uint32_t be_word(const std::vector<std::uint8_t>& b, std::size_t i) {
-  return (std::uint32_t{b[i]} << 24) | (std::uint32_t{b[i + 1]} << 16) | (std::uint32_t{b[i + 2]} << 8) | b[i + 3];
-}
-
 // qce_setup_regs_skcipher by hand (linux-qce-cipher.md section 3), then the pipes.
 Outcome run_engine(soc::Emulator& e, const Job& j) {
   auto& h = e.host();
@@ -52,15 +49,15 @@ Outcome run_engine(soc::Emulator& e, const Job& j) {
   w(REG_CONFIG, config);
   w(REG_AUTH_SEG_CFG, 0);
   if (mode == ENCR_MODE_XTS) {
-    for (std::size_t i = 0; i < j.xts_key.size(); i += 4) w(REG_ENCR_XTS_KEY0 + static_cast<std::uint32_t>(i), be_word(j.xts_key, i));
+    for (std::size_t i = 0; i < j.xts_key.size(); i += 4) w(REG_ENCR_XTS_KEY0 + static_cast<std::uint32_t>(i), load_be32(j.xts_key.data() + i));
     w(REG_ENCR_XTS_DU_SIZE, j.du_size ? j.du_size : len);
   }
-  for (std::size_t i = 0; i < j.key.size(); i += 4) w(REG_ENCR_KEY0 + static_cast<std::uint32_t>(i), be_word(j.key, i));
+  for (std::size_t i = 0; i < j.key.size(); i += 4) w(REG_ENCR_KEY0 + static_cast<std::uint32_t>(i), load_be32(j.key.data() + i));
   if (!j.iv.empty()) {
     // qce_xts_swapiv: the tweak's bytes reversed, right-aligned; others as they are.
     std::vector<std::uint8_t> iv = j.iv;
     if (mode == ENCR_MODE_XTS) std::reverse(iv.begin(), iv.end());
-    for (std::size_t i = 0; i < iv.size(); i += 4) w(REG_CNTR0_IV0 + static_cast<std::uint32_t>(i), be_word(iv, i));
+    for (std::size_t i = 0; i < iv.size(); i += 4) w(REG_CNTR0_IV0 + static_cast<std::uint32_t>(i), load_be32(iv.data() + i));
   }
   w(REG_ENCR_SEG_CFG, j.encr_cfg);
   w(REG_ENCR_SEG_SIZE, len);
@@ -260,7 +257,7 @@ TEST(QceCipher, OutputBackPressureHoldsTheInputUntilTheProducerDrains) {
     const std::uint32_t config = (7u << REQ_SIZE_SHIFT) | (kPipeSet << PIPE_SET_SELECT_SHIFT) | LITTLE_ENDIAN_MODE;
     w(REG_CONFIG, config);
     w(REG_AUTH_SEG_CFG, 0);
-    for (std::size_t i = 0; i < 16; i += 4) w(REG_ENCR_KEY0 + static_cast<std::uint32_t>(i), be_word(key, i));
+    for (std::size_t i = 0; i < 16; i += 4) w(REG_ENCR_KEY0 + static_cast<std::uint32_t>(i), load_be32(key.data() + i));
     w(REG_ENCR_SEG_CFG, cfg(ENCR_ALG_AES, ENCR_KEY_SZ_AES128, ENCR_MODE_ECB, true));
     w(REG_ENCR_SEG_SIZE, len);
     w(REG_ENCR_SEG_START, 0);

@@ -1,5 +1,5 @@
-// The qce driver's common.c: register writes, the CONFIG value, the ahash register set-up and
-// the STATUS check. The skcipher and aead set-ups (qce_setup_regs_skcipher/aead) go here too.
+// The qce driver's common.c: register writes, the CONFIG value, the ahash and skcipher register
+// set-ups and the STATUS check (the aead set-up joins them here).
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -9,11 +9,20 @@
 #include "drivers/crypto/qce/core.h"
 #include "drivers/crypto/qce/sha.h"
 #include "drivers/crypto/qce/skcipher.h"
+#include "model/byte_order.h"
 
 namespace qcesim::qce {
 
 namespace {
 constexpr unsigned kBurstSize = 64;  // QCE_BAM_BURST_SIZE
+
+// qce_cpu_to_be32p_array: each 4 bytes as one big-endian register word.
+std::vector<std::uint32_t> be_words(const std::uint8_t* b, std::size_t n) {
+  std::vector<std::uint32_t> w(n / 4);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = load_be32(b + 4 * i);
+  return w;
+}
 }  // namespace
 
 void QceDevice::qce_write(Runner& r, std::uint32_t offset, std::uint32_t val) {
@@ -60,11 +69,8 @@ void QceDevice::qce_setup_regs_ahash(Runner& r, const ShaRequest& req) {
     qce_write_array(r, REG_AUTH_BYTECNT0, cnt, 2);
   }
   if (req.hmac) {
-    std::uint32_t key[AUTH_KEY_WORDS];
-    for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i)
-      key[i] = (std::uint32_t{req.k0[4 * i]} << 24) | (std::uint32_t{req.k0[4 * i + 1]} << 16) |
-               (std::uint32_t{req.k0[4 * i + 2]} << 8) | req.k0[4 * i + 3];
-    qce_write_array(r, REG_AUTH_KEY0, key, AUTH_KEY_WORDS);
+    const auto key = be_words(req.k0.data(), req.k0.size());
+    qce_write_array(r, REG_AUTH_KEY0, key.data(), AUTH_KEY_WORDS);
   }
   std::uint32_t auth_cfg = (AUTH_ALG_SHA << AUTH_ALG_SHIFT) |
                            ((req.hmac ? AUTH_MODE_HMAC : AUTH_MODE_HASH) << AUTH_MODE_SHIFT) |
@@ -82,14 +88,6 @@ void QceDevice::qce_setup_regs_ahash(Runner& r, const ShaRequest& req) {
 }
 
 namespace {
-
-// qce_cpu_to_be32p_array: each 4 bytes as one big-endian register word.
-std::vector<std::uint32_t> be_words(const std::uint8_t* b, std::size_t n) {
-  std::vector<std::uint32_t> w(n / 4);
-  for (std::size_t i = 0; i < w.size(); ++i)
-    w[i] = (std::uint32_t{b[4 * i]} << 24) | (std::uint32_t{b[4 * i + 1]} << 16) | (std::uint32_t{b[4 * i + 2]} << 8) | b[4 * i + 3];
-  return w;
-}
 
 // qce_encr_cfg: ALG, KEY_SZ and MODE (ENCODE is added by the caller).
 std::uint32_t qce_encr_cfg(const SkcipherRequest& req, std::size_t key_bytes) {

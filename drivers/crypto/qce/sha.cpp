@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "drivers/dma_mapping.h"
+#include "model/byte_order.h"
 
 namespace qcesim::qce {
 
@@ -61,10 +62,7 @@ void AhashOps::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
   if (std::string error = m_qce.qce_check_status(r); !error.empty()) return m_qce.async_req_done(r, error);
 
   const std::uint8_t* dump = m_qce.result_buf();
-  for (unsigned i = 0; i < 8; ++i) {
-    const std::uint8_t* w = dump + DUMP_AUTH_IV + 4 * i;
-    req.carry.iv[i] = (std::uint32_t{w[0]} << 24) | (std::uint32_t{w[1]} << 16) | (std::uint32_t{w[2]} << 8) | w[3];
-  }
+  for (unsigned i = 0; i < 8; ++i) req.carry.iv[i] = load_be32(dump + DUMP_AUTH_IV + 4 * i);
   std::uint32_t cnt[2];
   std::memcpy(cnt, dump + DUMP_AUTH_BYTECNT, 8);
   req.carry.byte_count = std::uint64_t{cnt[0]} | (std::uint64_t{cnt[1]} << 32);

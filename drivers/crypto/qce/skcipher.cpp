@@ -118,6 +118,13 @@ std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector
   return "";
 }
 
+std::string skcipher_length_check(CipherAlg alg, CipherMode mode, std::size_t len) {
+  const std::size_t block = cipher_block_bytes(alg);
+  if ((mode == CipherMode::ecb || mode == CipherMode::cbc) && len % block != 0)
+    return fmt::format("a multiple of {} bytes for {}", block, skcipher_name(alg, mode));
+  return "";
+}
+
 std::string QceSkcipher::setkey(const std::vector<std::uint8_t>& key) {
   m_key.clear();
   std::string why = skcipher_key_check(m_alg, m_mode, key);
@@ -129,9 +136,8 @@ void QceSkcipher::crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uin
                         std::uint32_t len) {
   if (m_key.empty()) throw QceError("no key set");
   if (len == 0) return;  // "CE does not handle 0 length messages"
-  const std::size_t block = cipher_block_bytes(m_alg);
-  if ((m_mode == CipherMode::ecb || m_mode == CipherMode::cbc) && len % block != 0)
-    throw QceError(fmt::format("{} takes whole {}-byte blocks, not {} bytes (-EINVAL)", skcipher_name(m_alg, m_mode), block, len));
+  if (const std::string why = skcipher_length_check(m_alg, m_mode, len); !why.empty())
+    throw QceError(fmt::format("expected {}, found {} bytes (-EINVAL)", why, len));
   SkcipherRequest req;
   req.alg = m_alg;
   req.mode = m_mode;
