@@ -640,9 +640,9 @@ bool Bam::consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
       }
       p = burst;
     }
-    const bool eot = (d.flags & DESC_FLAG_EOT) && done + n == len;
+    const bool desc_end = done + n == len, eot = (d.flags & DESC_FLAG_EOT) && desc_end;
     sc_core::sc_time delivered = sc_core::sc_time_stamp();
-    const std::size_t took = peripheral->bam_din(pp.index, p, n, eot, pp.fetched_at, m_cfg.burst, delivered);
+    const std::size_t took = peripheral->bam_din(pp.index, p, n, desc_end, eot, pp.fetched_at, m_cfg.burst, delivered);
     if (took == 0) {
       wait_peripheral(pp);
       if (gen != pp.generation) return false;

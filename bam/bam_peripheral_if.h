@@ -16,9 +16,9 @@ class BamPeripheralIf : public virtual sc_core::sc_interface {
   // Consumer pipe to peripheral: bursts flow from `start` (now or later: the descriptor may
   // still be in fetch), one 64-byte burst per `burst_time`. Returns the bytes taken (0: not
   // ready now) and in `delivered_at` when the last of them has gone over, back-pressure from
-  // the peripheral's input FIFO included. `eot` marks that the offered run ends an EOT
-  // descriptor.
-  virtual std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
+  // the peripheral's input FIFO included. `desc_end` marks that the offered run ends a
+  // descriptor, `eot` that it ends an EOT descriptor.
+  virtual std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool desc_end, bool eot,
                               const sc_core::sc_time& start, const sc_core::sc_time& burst_time,
                               sc_core::sc_time& delivered_at) = 0;
   // Producer pipe from peripheral. Copies up to `max` bytes into dst; sets `eot` when the

@@ -73,6 +73,12 @@ namespace qcesim::cpu {
     "the skcipher driver sets up the request: the destination table with the result buffer, mappings")               \
   X(qce_skcipher_done, "qce_skcipher_done",                                                                           \
     "the skcipher driver's DMA callback: unmaps, checks the status, copies the next IV out of the result dump")      \
+  X(qce_aead_crypt, "qce_aead_crypt",                                                                                 \
+    "the caller asks for an AEAD operation; the driver checks lengths and decides on the software fallback")         \
+  X(qce_aead_async_req_handle, "qce_aead_async_req_handle",                                                           \
+    "the aead driver sets up the request: CCM's B0 and formatted associated data, the tables, mappings")             \
+  X(qce_aead_done, "qce_aead_done",                                                                                   \
+    "the aead driver's DMA callback: unmaps, checks the status, writes or compares the tag")                         \
   X(qce_ahash_done, "qce_ahash_done",                                                                                 \
     "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status")                    \
   X(qce_req_done_work, "qce_req_done_work",                                                                           \

@@ -186,4 +186,30 @@ void CipherStream::update(const std::uint8_t* in, std::uint8_t* out, std::size_t
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// CBC-MAC
+
+CbcMac::CbcMac(const std::vector<std::uint8_t>& aes_key) : m_fn(CipherAlg::aes, aes_key, true) {}
+
+void CbcMac::update(const std::uint8_t* data, std::size_t len) {
+  while (len) {
+    const std::size_t n = std::min(len, 16 - m_len);
+    for (std::size_t i = 0; i < n; ++i) m_buf[m_len + i] = data[i];
+    m_len += n;
+    data += n;
+    len -= n;
+    if (m_len == 16) {
+      for (std::size_t i = 0; i < 16; ++i) m_x[i] ^= m_buf[i];
+      m_fn.blocks(m_x.data(), m_x.data(), 1);
+      m_len = 0;
+    }
+  }
+}
+
+void CbcMac::pad() {
+  if (m_len == 0) return;
+  const std::array<std::uint8_t, 16> zeros{};
+  update(zeros.data(), 16 - m_len);
+}
+
 }  // namespace qcesim

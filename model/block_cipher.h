@@ -4,7 +4,7 @@
 // IV/counter can be exported. OpenSSL supplies only the raw block function (EVP in ECB mode,
 // no padding); chaining, counters and tweaks are done here. Bytes are in the algorithm's own
 // order (FIPS 197, SP 800-38A, IEEE 1619): the engine's register byte orders are the engine's
-// business (qce/). Issue 12's cipher core builds on this.
+// business (qce/). CCM's CBC-MAC is here too; CCM's counter mode is CTR.
 #pragma once
 
 #include <array>
@@ -87,6 +87,25 @@ class CipherStream {
   std::array<std::uint8_t, 16> m_iv{};
   std::array<std::uint8_t, 16> m_t{};      // XTS: the current block's tweak
   std::uint64_t m_unit_done = 0;           // XTS: bytes of the current data unit processed
+};
+
+// CCM's CBC-MAC (SP 800-38C section 6.1): AES-CBC with a zero IV over B0, the formatted
+// associated data and the payload, the chain value after the last block being the MAC. Bytes
+// may come in pieces of any length; pad() zero-fills a pending partial block, as CCM's
+// formatting does at the end of the associated data and of the payload.
+class CbcMac {
+ public:
+  explicit CbcMac(const std::vector<std::uint8_t>& aes_key);  // 16, 24 or 32 bytes
+  void update(const std::uint8_t* data, std::size_t len);
+  void pad();
+  // The chain value: the MAC once everything is in and padded.
+  const std::array<std::uint8_t, 16>& value() const { return m_x; }
+
+ private:
+  BlockFunction m_fn;
+  std::array<std::uint8_t, 16> m_x{};
+  std::array<std::uint8_t, 16> m_buf{};
+  std::size_t m_len = 0;
 };
 
 }  // namespace qcesim

@@ -21,10 +21,14 @@ std::string AuthCore::latch_config(model::RegisterBank& regs, bool cipher_active
   m_first = (auth & AUTH_FIRST) != 0;
   m_last = (auth & AUTH_LAST) != 0;
   m_hash.reset();
+  m_cbc_mac.reset();
+  m_ccm = false;
+  m_pos_after = ((auth >> AUTH_POS_SHIFT) & 0x3u) == AUTH_POS_AFTER;
   m_start_count = m_hashed = 0;
   const std::uint32_t alg = (auth >> AUTH_ALG_SHIFT) & 0x7u;
   if (alg == AUTH_ALG_NONE) return cipher_active ? "" : "AUTH_SEG_CFG and ENCR_SEG_CFG both select no algorithm";
-  if (alg != AUTH_ALG_SHA) return fmt::format("AUTH_SEG_CFG ALG={} is not SHA (1)", alg);
+  if (alg == AUTH_ALG_AES) return latch_ccm(auth);
+  if (alg != AUTH_ALG_SHA) return fmt::format("AUTH_SEG_CFG ALG={} is neither SHA (1) nor AES (2)", alg);
   const std::uint32_t size = (auth >> AUTH_SIZE_SHIFT) & 0x1Fu;
   if (size == AUTH_SIZE_SHA1) {
     m_alg = HashAlg::sha1;
@@ -42,12 +46,41 @@ std::string AuthCore::latch_config(model::RegisterBank& regs, bool cipher_active
   return "";
 }
 
+// ALG AES: CCM's CBC-MAC with a MAC of SIZE + 1 bytes (4..16, even), B0 from four nonce words.
+std::string AuthCore::latch_ccm(std::uint32_t auth) {
+  const std::uint32_t mode = (auth >> AUTH_MODE_SHIFT) & 0x7u, key_sz = (auth >> AUTH_KEY_SIZE_SHIFT) & 0x7u,
+                      nonce_words = (auth >> AUTH_NONCE_NUM_WORDS_SHIFT) & 0x7u;
+  if (mode != AUTH_MODE_CCM) return fmt::format("AUTH_SEG_CFG ALG AES with MODE={}: only CCM (0) is modelled", mode);
+  if (key_sz != AUTH_KEY_SZ_AES128 && key_sz != AUTH_KEY_SZ_AES256)
+    return fmt::format("AUTH_SEG_CFG KEY_SIZE={} is neither AES128 (0) nor AES256 (2)", key_sz);
+  m_mac_bytes = ((auth >> AUTH_SIZE_SHIFT) & 0x1Fu) + 1;
+  if (m_mac_bytes < 4 || m_mac_bytes > 16 || m_mac_bytes % 2)
+    return fmt::format("AUTH_SEG_CFG SIZE={}: a CCM MAC of {} bytes (4..16, even)", m_mac_bytes - 1, m_mac_bytes);
+  if (nonce_words != 4) return fmt::format("AUTH_SEG_CFG NONCE_NUM_WORDS={}: CCM's B0 is 4 words", nonce_words);
+  if (!(auth & AUTH_FIRST) || !(auth & AUTH_LAST)) return "CCM in more than one segment (FIRST and LAST not both set) is not modelled";
+  if (auth & (AUTH_USE_HW_KEY | AUTH_USE_PIPE_KEY)) return "AUTH_SEG_CFG asks for a hardware or pipe key";
+  m_ccm = true;
+  m_key_words = key_sz == AUTH_KEY_SZ_AES256 ? 8 : 4;
+  m_active = true;
+  return "";
+}
+
 std::string AuthCore::latch_segment(model::RegisterBank& regs, std::uint32_t seg_size) {
   if (!m_active) return "";
   m_start = reg(regs, REG_AUTH_SEG_START);
   m_size = reg(regs, REG_AUTH_SEG_SIZE);
   if (std::uint64_t{m_start} + m_size > seg_size)
     return fmt::format("AUTH_SEG_START {} + AUTH_SEG_SIZE {} exceed SEG_SIZE {}", m_start, m_size, seg_size);
+  if (m_ccm) {
+    // The MAC key from AUTH_KEYn and B0 from AUTH_INFO_NONCEn, as big-endian words.
+    std::vector<std::uint8_t> key(4 * m_key_words);
+    for (unsigned i = 0; i < m_key_words; ++i) store_be32(key.data() + 4 * i, reg(regs, REG_AUTH_KEY0 + 4 * i));
+    std::array<std::uint8_t, 16> b0;
+    for (unsigned i = 0; i < 4; ++i) store_be32(b0.data() + 4 * i, reg(regs, REG_AUTH_INFO_NONCE0 + 4 * i));
+    m_cbc_mac.emplace(key);
+    if (m_functional) m_cbc_mac->update(b0.data(), b0.size());
+    return "";
+  }
   if (!m_last && m_size % kShaBlockBytes != 0)
     return fmt::format("AUTH_SEG_SIZE {} of a non-LAST segment is not a multiple of 64", m_size);
   if (!m_last && seg_size == 0) return "SEG_SIZE 0 on a non-LAST segment";
@@ -84,6 +117,7 @@ void AuthCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::size
   if (!m_functional || !data) return;
   data += lo - offset;
   std::size_t n = static_cast<std::size_t>(hi - lo);
+  if (m_ccm) return m_cbc_mac->update(data, n);
   ShaStream& h = *m_hash;
   const std::size_t whole = n - n % kShaBlockBytes;
   if (m_ahead && whole && h.partial_len() == 0) {
@@ -105,7 +139,7 @@ bool AuthCore::live_state_write(unsigned word, std::uint32_t v) {
 
 // Blocks the core runs after the last data block: padding, and HMAC's outer hash.
 unsigned AuthCore::tail_blocks() const {
-  if (!m_active || !m_last) return 0;
+  if (!m_active || !m_last || m_ccm) return 0;
   const std::uint64_t total = m_start_count + m_hashed;
   unsigned n = total % kShaBlockBytes + 9 <= kShaBlockBytes ? 1u : 2u;
   if (m_hmac) n += 2;
@@ -125,6 +159,11 @@ bool AuthCore::padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv) {
 
 std::uint64_t AuthCore::finish(model::RegisterBank& regs) {
   if (!m_active) return 0;
+  if (m_ccm) {  // the payload's last partial block is zero-padded; T is the chain value
+    m_cbc_mac->pad();
+    m_ccm_mac = m_cbc_mac->value();
+    return 0;
+  }
   ShaStream& h = *m_hash;
   std::array<std::uint32_t, AUTH_IV_WORDS> iv{};
   std::uint64_t count;

@@ -1,7 +1,9 @@
-// The engine's auth part: the hash core (SHA-1/SHA-256, plain and HMAC) of one operation.
-// Latched from AUTH_SEG_CFG, AUTH_SEG_START/SIZE, AUTH_IVn, AUTH_BYTECNTn and AUTH_KEYn at GO,
-// fed the bytes of the auth segment as the data pipe delivers them, and writing its state back
-// to AUTH_IVn/AUTH_BYTECNTn when the operation ends (the result dump copies them from there).
+// The engine's auth part: the hash core (SHA-1/SHA-256, plain and HMAC) of one operation, or
+// CCM's CBC-MAC (ALG AES, MODE CCM). Latched from AUTH_SEG_CFG, AUTH_SEG_START/SIZE, AUTH_IVn,
+// AUTH_BYTECNTn, AUTH_KEYn and (CCM) AUTH_INFO_NONCEn at GO, fed the bytes of the auth segment
+// as the data pipe delivers them (POS BEFORE: the operation's input; POS AFTER: the cipher
+// part's output), and writing its state back to AUTH_IVn/AUTH_BYTECNTn when the operation ends
+// (the result dump copies them from there). A CCM MAC is the engine's to encrypt or check.
 // The engine (qce.h) owns the registers, the pipes, the timing and the STATUS bits; the cipher
 // part (cipher_core.h) sits beside this one.
 #pragma once
@@ -12,6 +14,7 @@
 #include <string>
 #include <systemc>
 
+#include "model/block_cipher.h"
 #include "model/register_bank.h"
 #include "model/sha_core.h"
 #include "qce/regs_v5.h"
@@ -49,7 +52,12 @@ class AuthCore {
   // Blocks the core runs before the data (HMAC's K0 ^ ipad) and after it (padding, HMAC's outer hash).
   unsigned head_blocks() const { return m_hmac && m_first ? 1u : 0u; }
   unsigned tail_blocks() const;
-  sc_core::sc_time block_time() const { return m_alg == HashAlg::sha1 ? m_timing.block_sha1 : m_timing.block_sha256; }
+  // The hash core's time per 64-byte block; zero for CCM, whose CBC-MAC runs beside the counter
+  // mode at the AES core's pace [I] (the cipher part's time paces the data).
+  sc_core::sc_time block_time() const {
+    if (m_ccm) return sc_core::SC_ZERO_TIME;
+    return m_alg == HashAlg::sha1 ? m_timing.block_sha1 : m_timing.block_sha256;
+  }
 
   // The operation ended well: the state (or the digest, on LAST) into AUTH_IVn and the byte count
   // into AUTH_BYTECNTn. Returns the compression blocks this operation ran.
@@ -58,10 +66,17 @@ class AuthCore {
   bool active() const { return m_active; }
   HashAlg alg() const { return m_alg; }
   bool hmac() const { return m_hmac; }
+  bool ccm() const { return m_ccm; }
+  // POS AFTER: the auth part takes the cipher part's output instead of the input.
+  bool pos_after() const { return m_pos_after; }
   std::uint64_t hashed() const { return m_hashed; }
+  // CCM: the MAC's length (AUTH_SEG_CFG SIZE + 1) and, after finish, the unencrypted MAC T.
+  unsigned mac_bytes() const { return m_mac_bytes; }
+  const std::array<std::uint8_t, 16>& ccm_mac() const { return m_ccm_mac; }
 
  private:
   bool padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv);
+  std::string latch_ccm(std::uint32_t auth);
 
   Timing m_timing;
   HashAhead* m_ahead;
@@ -70,6 +85,10 @@ class AuthCore {
   bool m_active = false;
   HashAlg m_alg = HashAlg::sha256;
   bool m_hmac = false, m_first = false, m_last = false;
+  bool m_ccm = false, m_pos_after = false;
+  unsigned m_mac_bytes = 0, m_key_words = 4;
+  std::optional<CbcMac> m_cbc_mac;  // CCM
+  std::array<std::uint8_t, 16> m_ccm_mac{};
   std::uint32_t m_start = 0, m_size = 0;  // the auth segment within the data
   std::optional<ShaStream> m_hash;
   std::uint64_t m_start_count = 0;  // byte count imported at GO

@@ -27,6 +27,9 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
   m_stream.reset();
   m_pending.clear();
   m_stall.clear();
+  m_ccm = false;
+  m_mac_bytes = 0;
+  m_rx_mac.clear();
   const std::uint32_t encr = reg(regs, REG_ENCR_SEG_CFG);
   if (encr == 0) return "";
   const std::uint32_t alg = (encr >> ENCR_ALG_SHIFT) & 0x7u, key_sz = (encr >> ENCR_KEY_SZ_SHIFT) & 0x7u,
@@ -51,7 +54,7 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
   else if (mode == ENCR_MODE_CBC) s.mode = CipherMode::cbc;
   else if (mode == ENCR_MODE_CTR && s.alg == CipherAlg::aes) s.mode = CipherMode::ctr;
   else if (mode == ENCR_MODE_XTS && s.alg == CipherAlg::aes) s.mode = CipherMode::xts;
-  else if (mode == ENCR_MODE_CCM) return bad("CCM is not modelled yet");
+  else if (mode == ENCR_MODE_CCM && s.alg == CipherAlg::aes) s.mode = CipherMode::ctr, m_ccm = true;
   else return bad(fmt::format("MODE={} with ALG={} is not a mode the engine runs", mode, alg));
   if ((encr >> CNTR_ALG_SHIFT) & 0x3u) return bad("CNTR_ALG other than NIST (0) is not modelled");
 
@@ -61,7 +64,16 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
     return fmt::format("ENCR_SEG_START {} + ENCR_SEG_SIZE {} exceed SEG_SIZE {}", m_start, m_size, seg_size);
   if (m_size == 0) return bad("a cipher with ENCR_SEG_SIZE 0");
   const std::size_t block = cipher_block_bytes(s.alg);
-  if (s.mode != CipherMode::ctr && m_size % block != 0)
+  if (m_ccm) {
+    if (!(encr & LAST_CCM)) return bad("CCM without LAST_CCM (a MAC over more than one operation) is not modelled");
+    if (!s.encrypt) m_mac_bytes = ((reg(regs, REG_AUTH_SEG_CFG) >> AUTH_SIZE_SHIFT) & 0x1Fu) + 1;
+    if (m_size < m_mac_bytes)
+      return fmt::format("ENCR_SEG_SIZE {} is shorter than the {}-byte CCM MAC it must end with", m_size, m_mac_bytes);
+    // The engine waits for a full block that never comes (S7 patch 8).
+    if ((m_size - m_mac_bytes) % 16 != 0)
+      m_stall = fmt::format("CCM payload of {} bytes, not whole 16-byte blocks", m_size - m_mac_bytes);
+    for (unsigned i = 0; i < 4; ++i) store_be32(m_a0.data() + 4 * i, reg(regs, REG_ENCR_CCM_INT_CNTR0 + 4 * i));
+  } else if (s.mode != CipherMode::ctr && m_size % block != 0)
     return fmt::format("ENCR_SEG_SIZE {} is not whole {}-byte blocks for {}", m_size, block, cipher_mode_name(s.mode));
 
   s.key = be_words(regs, REG_ENCR_KEY0, key_words);
@@ -95,7 +107,8 @@ void CipherCore::process(const std::uint8_t* in, std::size_t n, std::vector<std:
 
 void CipherCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::size_t len, std::vector<std::uint8_t>& out) {
   if (!m_stream) return;
-  const std::uint64_t seg_end = std::uint64_t{m_start} + m_size, end = offset + len;
+  // CCM decrypt: the segment ends with the received MAC, which the counter mode does not take.
+  const std::uint64_t seg_end = std::uint64_t{m_start} + m_size - m_mac_bytes, end = offset + len;
   auto bytes = [&](std::uint64_t from) { return data ? data + (from - offset) : nullptr; };
   auto pass = [&](std::uint64_t a, std::uint64_t b) {  // outside the cipher segment: as it is
     if (b <= a) return;
@@ -132,7 +145,26 @@ void CipherCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::si
       m_pending.clear();
     }
   }
+  if (m_mac_bytes) {  // the received MAC: kept for the check; zeros go out in its place at the end
+    const std::uint64_t mac_end = seg_end + m_mac_bytes, lo = std::max(offset, seg_end), hi = std::min(end, mac_end);
+    if (hi > lo) {
+      if (data) m_rx_mac.insert(m_rx_mac.end(), bytes(lo), bytes(hi));
+      else m_rx_mac.resize(m_rx_mac.size() + (hi - lo));
+    }
+    return pass(std::max(offset, mac_end), end);
+  }
   pass(std::max(offset, seg_end), end);
+}
+
+void CipherCore::descriptor_end(std::uint64_t offset) {
+  if (m_ccm && m_stall.empty() && offset > m_start && offset < std::uint64_t{m_start} + m_size)
+    m_stall = fmt::format("CCM payload arriving in more than one descriptor (a descriptor ends at byte {})", offset);
+}
+
+std::array<std::uint8_t, 16> CipherCore::ccm_s0() const {
+  std::array<std::uint8_t, 16> s0 = m_a0;
+  if (m_functional) BlockFunction(CipherAlg::aes, m_spec.key, true).blocks(s0.data(), s0.data(), 1);
+  return s0;
 }
 
 void CipherCore::finish(model::RegisterBank& regs) {
@@ -146,7 +178,7 @@ std::string CipherCore::name() const {
   if (!m_stream) return "";
   std::string alg = m_spec.alg == CipherAlg::aes ? fmt::format("AES-{}", m_spec.key.size() * 8)
                                                  : m_spec.alg == CipherAlg::tdes ? "3DES" : "DES";
-  std::string mode = cipher_mode_name(m_spec.mode);
+  std::string mode = m_ccm ? "ccm" : cipher_mode_name(m_spec.mode);
   for (char& c : mode) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return fmt::format("{}-{} {}", alg, mode, m_spec.encrypt ? "encrypt" : "decrypt");
 }

@@ -5,7 +5,9 @@
 // the pipe delivers it, it transforms the cipher segment and passes the rest through, for the
 // engine to send out on the producer pipe ahead of the result dump; at the end the next IV or
 // counter goes back into CNTRn_IVn (the dump's encr_cntr_iv). AES-128/256 ECB, CBC, CTR, XTS;
-// DES and 3DES ECB and CBC (model/block_cipher.h does the arithmetic). CCM comes with the AEADs.
+// DES and 3DES ECB and CBC (model/block_cipher.h does the arithmetic); CCM's counter mode (the
+// payload from A1 in CNTRn_IVn, the MAC with A0 from ENCR_CCM_INT_CNTRn; when decrypting, the
+// segment's last MAC-size bytes are the received MAC: kept for the check, not sent out).
 #pragma once
 
 #include <cstdint>
@@ -36,8 +38,17 @@ class CipherCore {
   // "AES-256-CBC encrypt" and the like, for the timeline.
   std::string name() const;
   // Why the engine stalls on the latched operation (it takes the data and never finishes until
-  // CLR_CNTXT), "" when it does not: XTS over a length that is not whole data units.
+  // CLR_CNTXT), "" when it does not: XTS over a length that is not whole data units, CCM over a
+  // payload that is not whole blocks or that came in more than one descriptor.
   const std::string& stall() const { return m_stall; }
+  // A descriptor of the operation's input ended at `offset`: inside a CCM payload, the engine
+  // stalls (linux-qce-cipher.md section 5: a fragmented payload) [I: descriptors, not sg entries].
+  void descriptor_end(std::uint64_t offset);
+
+  // CCM: the MAC's keystream block S0 = E(K, A0), and (decrypting) the received MAC as it came.
+  bool ccm() const { return m_ccm; }
+  std::array<std::uint8_t, 16> ccm_s0() const;
+  const std::vector<std::uint8_t>& ccm_received_mac() const { return m_rx_mac; }
 
   // Bytes [offset, offset + len) of the operation's data (null: timing only, zeros out): the
   // cipher segment's bytes transformed, the others as they are, appended to `out` in order.
@@ -56,6 +67,10 @@ class CipherCore {
   CipherSpec m_spec;
   std::unique_ptr<CipherStream> m_stream;  // null: no cipher in this operation
   std::uint32_t m_start = 0, m_size = 0;   // the cipher segment within the data
+  bool m_ccm = false;
+  std::uint32_t m_mac_bytes = 0;            // CCM decrypt: the segment's trailing received MAC
+  std::array<std::uint8_t, 16> m_a0{};      // CCM: ENCR_CCM_INT_CNTRn
+  std::vector<std::uint8_t> m_rx_mac;
   std::vector<std::uint8_t> m_pending;     // bytes of an unfinished block
   std::string m_stall;
 };

@@ -78,6 +78,7 @@ void Qce::build_registers() {
       if (m_state == State::running && m_auth.live_state_write(reg.tag, v)) ++m_stats.live_state_writes;
     };
   }
+  for (unsigned i = 0; i < 4; ++i) r.add("AUTH_INFO_NONCE" + std::to_string(i), REG_AUTH_INFO_NONCE0 + 4 * i);
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i)
     r.add("AUTH_BYTECNT" + std::to_string(i), REG_AUTH_BYTECNT0 + 4 * i);
   r.add("CONFIG", REG_CONFIG);
@@ -108,6 +109,9 @@ std::string Qce::validate_and_latch(Op& op) {
   op.pipe_set = (config & PIPE_SET_SELECT_MASK) >> PIPE_SET_SELECT_SHIFT;
   if (std::string e = m_cipher.latch(m_regs, op.seg_size); !e.empty()) return e;
   if (std::string e = m_auth.latch_config(m_regs, m_cipher.active()); !e.empty()) return e;
+  if (m_cipher.ccm() != m_auth.ccm())
+    return m_cipher.ccm() ? "ENCR_SEG_CFG selects CCM but AUTH_SEG_CFG does not select its CBC-MAC (ALG AES, MODE CCM)"
+                          : "AUTH_SEG_CFG selects CCM's CBC-MAC but ENCR_SEG_CFG does not select CCM";
   if (op.pipe_set >= m_cfg.pipe_sets)
     return fmt::format("CONFIG PIPE_SET_SELECT={} but the engine has {} pipe sets", op.pipe_set, m_cfg.pipe_sets);
   return m_auth.latch_segment(m_regs, op.seg_size);
@@ -118,6 +122,7 @@ void Qce::on_goproc(std::uint32_t v) {
     // Clearing the context abandons the operation in progress, its output and any unread dump [I].
     m_out.clear();
     m_out_pos = 0;
+    m_out_ends_op = false;
     if (m_state != State::idle) {
       m_state = State::idle;
       set_status_bits(0, AUTH_BUSY | DIN_RDY | DOUT_RDY | (0xFu << CRYPTO_STATE_SHIFT));
@@ -150,12 +155,12 @@ void Qce::on_goproc(std::uint32_t v) {
   m_core_free_at += block_time() * static_cast<double>(m_auth.head_blocks());  // K0 xor ipad
   ++m_stats.operations;
   set_status_bits(m_op.cfg_error.empty() ? (AUTH_BUSY | DIN_RDY | (1u << CRYPTO_STATE_SHIFT)) : 0,
-                  OPERATION_DONE | OP_DONE_INTR | SW_ERR | ERR_INTR | DIN_ERR | DOUT_RDY);
+                  OPERATION_DONE | OP_DONE_INTR | SW_ERR | ERR_INTR | DIN_ERR | DOUT_RDY | MAC_FAILED);
   if (!m_op.cfg_error.empty() || m_op.seg_size == 0) m_kick.notify();
   state_changed();
 }
 
-std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
+std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool desc_end, bool eot,
                          const sc_core::sc_time& start, const sc_core::sc_time& burst_time,
                          sc_core::sc_time& delivered_at) {
   // Only the consumer pipe of the selected pipe set feeds the engine, only while it runs.
@@ -165,11 +170,18 @@ std::size_t Qce::bam_din(unsigned pipe, const std::uint8_t* data, std::size_t le
   // The output FIFO is full until the producer pipe takes some: the input waits (back-pressure).
   if (m_out.size() - m_out_pos >= kOutFifoBytes) return 0;
   const std::size_t take = std::min<std::size_t>(len, remaining);
-  m_auth.data_in(m_op.received, data, take);
+  const bool auth_after = m_auth.pos_after() && m_cipher.active();
+  if (!auth_after) m_auth.data_in(m_op.received, data, take);
   const std::size_t out_before = m_out.size();
-  if (m_cipher.active()) m_cipher.data_in(m_op.received, data, take, m_out);
+  if (m_cipher.active()) {
+    m_cipher.data_in(m_op.received, data, take, m_out);
+    const std::size_t n = m_out.size() - out_before;
+    if (auth_after) m_auth.data_in(m_op.produced, data ? m_out.data() + out_before : nullptr, n);
+    m_op.produced += static_cast<std::uint32_t>(n);
+  }
   m_op.received += static_cast<std::uint32_t>(take);
   m_stats.bytes_in += take;
+  if (desc_end && take == len) m_cipher.descriptor_end(m_op.received);
 
   // Timing: k bursts arrive from `start`, one per burst_time; the core takes one block per
   // block_time once it has the block and has finished the previous one. The BAM is held back
@@ -232,14 +244,14 @@ void Qce::trace_op() {
   const int track = tr.track("QCE", "crypto engine", "qce");
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const std::int64_t req = tr.request_for_pipe_set(m_op.pipe_set);
-  const std::string alg = !m_auth.active() && m_cipher.active() ? m_cipher.name()
-                          : m_auth.alg() == HashAlg::sha1     ? "SHA-1"
-                                                              : "SHA-256";
+  const std::string hash = fmt::format("{}{}", m_auth.hmac() ? "HMAC-" : "", m_auth.alg() == HashAlg::sha1 ? "SHA-1" : "SHA-256");
+  const bool cipher_only = m_cipher.ccm() || (m_cipher.active() && !m_auth.active());
+  const std::string alg = cipher_only ? m_cipher.name() : m_cipher.active() ? hash + " + " + m_cipher.name() : hash;
   if (!m_op.cfg_error.empty() || m_op.din_error) {
     tr.span(track, fmt::format("{} rejected", alg), m_op.go_at, now, req, m_op.cfg_error.empty() ? "DIN_ERR" : m_op.cfg_error);
     return;
   }
-  tr.span(track, fmt::format("{}{} {} B (pipe set {})", m_auth.hmac() ? "HMAC-" : "", alg, m_op.seg_size, m_op.pipe_set), m_op.go_at, now, req,
+  tr.span(track, fmt::format("{} {} B (pipe set {})", alg, m_op.seg_size, m_op.pipe_set), m_op.go_at, now, req,
           fmt::format("GO latency {}, {} blocks at {} each, pipelined with the data bursts", m_cfg.go_latency.to_string(),
                       m_auth.hashed() / kShaBlockBytes, block_time().to_string()));
   const sc_core::sc_time tail_end = m_op.data_done + block_time() * static_cast<double>(tail_blocks());
@@ -264,6 +276,7 @@ void Qce::finish_op() {
     m_stats.blocks_hashed += m_auth.finish(m_regs);
     m_cipher.finish(m_regs);
     set_status_bits(OPERATION_DONE | OP_DONE_INTR, AUTH_BUSY | DIN_RDY | (0xFu << CRYPTO_STATE_SHIFT));
+    if (m_cipher.ccm()) finish_ccm();
     if (m_op.fault == Op::Fault::axi_error) {
       m_last_error = "a bus error on the engine's AXI master (injected)";
       set_status_bits(AXI_ERR | ERR_INTR, 0);
@@ -275,9 +288,35 @@ void Qce::finish_op() {
     m_state = State::dumping;
     set_status_bits(DOUT_RDY, 0);
   } else {
+    m_out_ends_op = m_out_pos < m_out.size();
     m_state = State::idle;
   }
   state_changed();
+}
+
+// CCM's end: the MAC T (the CBC-MAC's first MAC-size bytes) encrypted with S0 = E(K, A0).
+// Encrypting, the encrypted MAC follows the payload out (the driver's 64-byte ccmresult_buf takes
+// it); decrypting, it is compared with the received one (MAC_FAILED on a mismatch) and zeros go
+// out in its place. Either way it lands in AUTH_IV0..3 too [I].
+void Qce::finish_ccm() {
+  const unsigned m = m_auth.mac_bytes();
+  const std::array<std::uint8_t, 16> s0 = m_cipher.ccm_s0();
+  std::array<std::uint8_t, 16> u{};
+  for (unsigned i = 0; i < m; ++i) u[i] = static_cast<std::uint8_t>(m_auth.ccm_mac()[i] ^ s0[i]);
+  for (unsigned i = 0; i < 4; ++i) set_reg(REG_AUTH_IV0 + 4 * i, load_be32(u.data() + 4 * i));
+  const bool encrypt = (reg(REG_ENCR_SEG_CFG) & ENCODE) != 0;
+  if (encrypt) {
+    m_out.insert(m_out.end(), u.begin(), u.begin() + m);
+  } else {
+    const std::vector<std::uint8_t>& rx = m_cipher.ccm_received_mac();
+    if (m_cfg.functional && !std::equal(rx.begin(), rx.end(), u.begin())) {
+      m_last_error = "CCM MAC mismatch";
+      set_status_bits(MAC_FAILED, 0);
+      ++m_stats.mac_failures;
+    }
+    m_out.insert(m_out.end(), m, 0);
+  }
+  m_stats.bytes_out += m;
 }
 
 void Qce::build_dump() {
@@ -304,6 +343,10 @@ std::size_t Qce::bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, boo
     if (m_out_pos == m_out.size()) {
       m_out.clear();  // drained: the buffer starts over
       m_out_pos = 0;
+      if (m_out_ends_op) {  // no dump follows: this run ends the transfer
+        eot = true;
+        m_out_ends_op = false;
+      }
     }
     if ((was_full && m_out.size() - m_out_pos < kOutFifoBytes) || (m_out_pos == m_out.size() && m_state == State::idle))
       state_changed();

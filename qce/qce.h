@@ -65,6 +65,7 @@ struct QceStats {
   std::uint64_t blocks_hashed = 0;
   std::uint64_t live_state_writes = 0;  // AUTH_IV writes that changed a running operation's state
   std::uint64_t errors = 0;
+  std::uint64_t mac_failures = 0;  // CCM decryptions whose MAC did not match (STATUS MAC_FAILED)
   std::uint64_t dumps = 0;
   std::uint64_t injected_axi_errors = 0, injected_hangs = 0;  // faults.axi_error, faults.hang
 };
@@ -77,7 +78,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   ~Qce() override;
 
   // BamPeripheralIf
-  std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool eot,
+  std::size_t bam_din(unsigned pipe, const std::uint8_t* data, std::size_t len, bool desc_end, bool eot,
                       const sc_core::sc_time& start, const sc_core::sc_time& burst_time,
                       sc_core::sc_time& delivered_at) override;
   std::size_t bam_dout(unsigned pipe, std::uint8_t* dst, std::size_t max, bool& eot) override;
@@ -97,6 +98,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   struct Op {
     bool dump = false;
     std::uint32_t seg_size = 0, received = 0;
+    std::uint32_t produced = 0;  // the cipher part's output so far (POS AFTER feeds it to the auth part)
     unsigned pipe_set = 0;
     std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
     bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes
@@ -118,7 +120,12 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   void set_status_bits(std::uint32_t set, std::uint32_t clear);
   // The time per 64-byte burst of the core that paces the data: the hash core when the
   // operation hashes, else the cipher core.
-  sc_core::sc_time block_time() const { return m_auth.active() ? m_auth.block_time() : m_cipher.time_for(64); }
+  // With both parts (authenc, CCM) they run side by side: the slower paces the data [I].
+  sc_core::sc_time block_time() const {
+    const sc_core::sc_time a = m_auth.active() ? m_auth.block_time() : sc_core::SC_ZERO_TIME;
+    return std::max(a, m_cipher.time_for(64));
+  }
+  void finish_ccm();
   unsigned tail_blocks() const;
 
   QceConfig m_cfg;
@@ -131,6 +138,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   CipherCore m_cipher;
   std::vector<std::uint8_t> m_out;  // the cipher part's output not yet taken by the producer pipe
   std::size_t m_out_pos = 0;
+  bool m_out_ends_op = false;  // an operation without a dump: its output's last byte carries EOT
   std::array<std::uint8_t, RESULT_DUMP_BYTES> m_dump{};
   unsigned m_dump_pos = 0;
   sc_core::sc_time m_core_free_at;  // when the hash core finishes the last block it took

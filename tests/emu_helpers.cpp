@@ -83,6 +83,26 @@ std::vector<std::uint8_t> openssl_cipher(const EVP_CIPHER* c, bool encrypt, cons
   return out;
 }
 
+std::vector<std::uint8_t> openssl_ccm_encrypt(const std::vector<std::uint8_t>& key, const std::vector<std::uint8_t>& nonce,
+                                              const std::vector<std::uint8_t>& aad, const std::vector<std::uint8_t>& pt,
+                                              unsigned tag_bytes) {
+  EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
+  EVP_EncryptInit_ex(ctx, key.size() == 32 ? EVP_aes_256_ccm() : key.size() == 24 ? EVP_aes_192_ccm() : EVP_aes_128_ccm(),
+                     nullptr, nullptr, nullptr);
+  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce.size()), nullptr);
+  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_bytes), nullptr);
+  EVP_EncryptInit_ex(ctx, nullptr, nullptr, key.data(), nonce.data());
+  int n = 0;
+  EVP_EncryptUpdate(ctx, nullptr, &n, nullptr, static_cast<int>(pt.size()));  // CCM needs the length first
+  if (!aad.empty()) EVP_EncryptUpdate(ctx, nullptr, &n, aad.data(), static_cast<int>(aad.size()));
+  std::vector<std::uint8_t> out(pt.size() + tag_bytes);
+  EVP_EncryptUpdate(ctx, out.data(), &n, pt.data(), static_cast<int>(pt.size()));
+  EVP_EncryptFinal_ex(ctx, out.data() + n, &n);
+  EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(tag_bytes), out.data() + pt.size());
+  EVP_CIPHER_CTX_free(ctx);
+  return out;
+}
+
 std::string hex(const std::vector<std::uint8_t>& v) { return cli::to_hex(v); }
 
 std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {

@@ -1,11 +1,12 @@
-// The qce driver's common.c: register writes, the CONFIG value, the ahash and skcipher register
-// set-ups and the STATUS check (the aead set-up joins them here).
+// The qce driver's common.c: register writes, the CONFIG value, the ahash, skcipher and aead
+// register set-ups and the STATUS check.
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "drivers/crypto/qce/aead.h"
 #include "drivers/crypto/qce/core.h"
 #include "drivers/crypto/qce/sha.h"
 #include "drivers/crypto/qce/skcipher.h"
@@ -89,19 +90,28 @@ void QceDevice::qce_setup_regs_ahash(Runner& r, const ShaRequest& req) {
 
 namespace {
 
-// qce_encr_cfg: ALG, KEY_SZ and MODE (ENCODE is added by the caller).
-std::uint32_t qce_encr_cfg(const SkcipherRequest& req, std::size_t key_bytes) {
+// qce_encr_cfg: ALG, KEY_SZ and MODE (ENCODE is added by the caller); CCM adds LAST_CCM.
+std::uint32_t qce_encr_cfg(CipherAlg alg, std::uint32_t mode, std::size_t key_bytes) {
   std::uint32_t cfg = 0;
-  if (req.alg == CipherAlg::aes) {
+  if (alg == CipherAlg::aes) {
     cfg = (ENCR_ALG_AES << ENCR_ALG_SHIFT) | ((key_bytes == 32 ? ENCR_KEY_SZ_AES256 : ENCR_KEY_SZ_AES128) << ENCR_KEY_SZ_SHIFT);
   } else {
-    cfg = (ENCR_ALG_DES << ENCR_ALG_SHIFT) | ((req.alg == CipherAlg::tdes ? ENCR_KEY_SZ_3DES : ENCR_KEY_SZ_DES) << ENCR_KEY_SZ_SHIFT);
+    cfg = (ENCR_ALG_DES << ENCR_ALG_SHIFT) | ((alg == CipherAlg::tdes ? ENCR_KEY_SZ_3DES : ENCR_KEY_SZ_DES) << ENCR_KEY_SZ_SHIFT);
   }
-  const std::uint32_t mode = req.mode == CipherMode::ecb   ? ENCR_MODE_ECB
-                             : req.mode == CipherMode::cbc ? ENCR_MODE_CBC
-                             : req.mode == CipherMode::ctr ? ENCR_MODE_CTR
-                                                           : ENCR_MODE_XTS;
-  return cfg | (mode << ENCR_MODE_SHIFT);
+  return cfg | (mode << ENCR_MODE_SHIFT) | (mode == ENCR_MODE_CCM ? LAST_CCM : 0);
+}
+
+std::uint32_t encr_mode_bits(CipherMode m) {
+  return m == CipherMode::ecb ? ENCR_MODE_ECB : m == CipherMode::cbc ? ENCR_MODE_CBC : m == CipherMode::ctr ? ENCR_MODE_CTR : ENCR_MODE_XTS;
+}
+
+// qce_auth_cfg for the AEADs: HMAC-SHA-1/256, or CCM's CBC-MAC (AES, the MAC size, four nonce words).
+std::uint32_t qce_auth_cfg(const AeadAlg& alg, std::size_t key_bytes, unsigned authsize) {
+  if (!alg.ccm)
+    return (AUTH_ALG_SHA << AUTH_ALG_SHIFT) | (AUTH_MODE_HMAC << AUTH_MODE_SHIFT) |
+           ((alg.hash == HashAlg::sha1 ? AUTH_SIZE_SHA1 : AUTH_SIZE_SHA256) << AUTH_SIZE_SHIFT);
+  return (AUTH_ALG_AES << AUTH_ALG_SHIFT) | ((key_bytes == 32 ? AUTH_KEY_SZ_AES256 : AUTH_KEY_SZ_AES128) << AUTH_KEY_SIZE_SHIFT) |
+         ((authsize - 1) << AUTH_SIZE_SHIFT) | (AUTH_MODE_CCM << AUTH_MODE_SHIFT) | (4u << AUTH_NONCE_NUM_WORDS_SHIFT);
 }
 
 }  // namespace
@@ -128,7 +138,7 @@ void QceDevice::qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req) {
     const auto w = be_words(iv.data(), ivsize);
     qce_write_array(r, REG_CNTR0_IV0, w.data(), static_cast<unsigned>(w.size()));
   }
-  qce_write(r, REG_ENCR_SEG_CFG, qce_encr_cfg(req, key_bytes) | (req.encrypt ? ENCODE : 0));
+  qce_write(r, REG_ENCR_SEG_CFG, qce_encr_cfg(req.alg, encr_mode_bits(req.mode), key_bytes) | (req.encrypt ? ENCODE : 0));
   qce_write(r, REG_ENCR_SEG_SIZE, req.cryptlen);
   qce_write(r, REG_ENCR_SEG_START, 0);
   if (req.mode == CipherMode::ctr)
@@ -139,17 +149,72 @@ void QceDevice::qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req) {
   if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);
 }
 
-// qce_check_status: one CPU read of STATUS (or, as a what-if, the result dump's copy).
+// qce_setup_regs_aead: 72 writes for CCM AES-128, 71 for authenc HMAC-SHA-256 AES-128 with a
+// 32-byte key (linux-qce-cipher.md section 4.4); GO without the result dump for CCM.
+void QceDevice::qce_setup_regs_aead(Runner& r, const AeadRequest& req, const AeadRegs& rctx) {
+  const AeadAlg& alg = req.alg;
+  qce_write(r, REG_STATUS, 0);
+  qce_write(r, REG_CONFIG, qce_config_reg(false));
+  const auto enckey = be_words(req.enc_key.data(), req.enc_key.size());
+  qce_write_array(r, REG_ENCR_KEY0, enckey.data(), static_cast<unsigned>(enckey.size()));
+  const auto enciv = be_words(rctx.iv.data(), alg.ivsize());
+  qce_write_array(r, REG_CNTR0_IV0, enciv.data(), static_cast<unsigned>(enciv.size()));
+  if (alg.ccm) {  // A1 for the payload, A0 for the MAC, the full 128-bit counter
+    qce_write(r, REG_CNTR3_IV3, enciv.back() + 1);
+    qce_write_array(r, REG_ENCR_CCM_INT_CNTR0, enciv.data(), static_cast<unsigned>(enciv.size()));
+    for (std::uint32_t m : {REG_CNTR_MASK, REG_CNTR_MASK0, REG_CNTR_MASK1, REG_CNTR_MASK2}) qce_write(r, m, ~0u);
+  }
+  const std::uint32_t zero[AUTH_KEY_WORDS] = {};
+  qce_write_array(r, REG_AUTH_IV0, zero, AUTH_IV_WORDS);
+  qce_write_array(r, REG_AUTH_KEY0, zero, AUTH_KEY_WORDS);
+  qce_write_array(r, REG_AUTH_BYTECNT0, zero, AUTH_BYTECNT_WORDS);
+  std::vector<std::uint8_t> auth_key = req.auth_key;
+  auth_key.resize((auth_key.size() + 3) / 4 * 4, 0);
+  const auto authkey = be_words(auth_key.data(), auth_key.size());
+  qce_write_array(r, REG_AUTH_KEY0, authkey.data(), static_cast<unsigned>(authkey.size()));
+  if (!alg.ccm) {  // HMAC starts from the hash's initial state
+    const ShaState h0 = sha_initial_state(alg.hash);
+    qce_write_array(r, REG_AUTH_IV0, h0.h.data(), static_cast<unsigned>(state_words(alg.hash)));
+  } else {
+    const auto nonce = be_words(rctx.b0.data(), rctx.b0.size());
+    qce_write_array(r, REG_AUTH_INFO_NONCE0, nonce.data(), static_cast<unsigned>(nonce.size()));
+  }
+  const std::uint32_t mode = alg.ccm ? ENCR_MODE_CCM : ENCR_MODE_CBC;
+  qce_write(r, REG_ENCR_SEG_CFG, qce_encr_cfg(alg.cipher, mode, req.enc_key.size()) | (req.encrypt ? ENCODE : 0));
+  // CCM MACs the plaintext: the input encrypting, the output decrypting; authenc the ciphertext.
+  const bool pos_before = alg.ccm == req.encrypt;
+  qce_write(r, REG_AUTH_SEG_CFG, qce_auth_cfg(alg, req.enc_key.size(), req.authsize) | AUTH_LAST | AUTH_FIRST |
+                                     ((pos_before ? AUTH_POS_BEFORE : AUTH_POS_AFTER) << AUTH_POS_SHIFT));
+  const std::uint32_t totallen = rctx.cryptlen + rctx.assoclen;
+  const std::uint32_t mac_in = alg.ccm && !req.encrypt ? req.authsize : 0;  // CCM decrypt: the tag goes in
+  qce_write(r, REG_ENCR_SEG_SIZE, rctx.cryptlen + mac_in);
+  qce_write(r, REG_ENCR_SEG_START, rctx.assoclen & 0xffff);
+  qce_write(r, REG_AUTH_SEG_SIZE, totallen);
+  qce_write(r, REG_AUTH_SEG_START, 0);
+  qce_write(r, REG_SEG_SIZE, totallen + mac_in);
+  qce_write(r, REG_CONFIG, qce_config_reg(true));
+  qce_write(r, REG_GOPROC, alg.ccm ? GO : GO | RESULTS_DUMP);
+  if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);
+}
+
 std::string QceDevice::qce_check_status(Runner& r) {
+  bool mac_failed = false;
+  std::string error = qce_check_status(r, mac_failed);
+  return !error.empty() || !mac_failed ? error : kQceBadMessage;
+}
+
+// qce_check_status: one CPU read of STATUS (or, as a what-if, the result dump's copy).
+std::string QceDevice::qce_check_status(Runner& r, bool& mac_failed, bool dumped) {
   std::uint32_t dump_status;
   std::memcpy(&dump_status, m_result_buf.ptr + DUMP_STATUS, 4);
   std::uint32_t status = dump_status;
-  if (!m_cfg.status_from_dump) {
+  if (!m_cfg.status_from_dump || !dumped) {
     ++m_stats.status_reads;
     status = m_host.readl(r, m_base + REG_STATUS);
   }
   if (status & (SW_ERR | AXI_ERR | HSD_ERR) || !(status & OPERATION_DONE))
     return fmt::format("engine reported STATUS=0x{:08x} (dump status 0x{:08x})", status, dump_status);
+  mac_failed = (status & MAC_FAILED) != 0;
   return "";
 }
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "drivers/crypto/qce/aead.h"
 #include "drivers/crypto/qce/sha.h"
 #include "drivers/crypto/qce/skcipher.h"
 
@@ -9,10 +10,10 @@ namespace qcesim::qce {
 
 namespace {
 
-// qce_ops[]: the algorithm types this driver registers, each with its request handler. The
-// aead entry joins here (as in the kernel's core.c) when its file exists.
+// qce_ops[]: the algorithm types this driver registers, each with its request handler, in the
+// kernel's core.c order.
 using OpsFactory = std::unique_ptr<QceAlgoOps> (*)(QceDevice&);
-constexpr OpsFactory kQceOps[] = {make_skcipher_ops, make_ahash_ops};
+constexpr OpsFactory kQceOps[] = {make_skcipher_ops, make_ahash_ops, make_aead_ops};
 
 }  // namespace
 
@@ -91,6 +92,7 @@ void QceDevice::run_sync(Runner& task, QceAsyncRequest& req) {
     throw QceError(fmt::format("timed out after {} waiting for the request to complete",
                                m_cfg.timeout.to_string()));
   }
+  if (error == kQceBadMessage) throw QceBadMessage(error);
   if (!error.empty()) throw QceError(error);
 }
 

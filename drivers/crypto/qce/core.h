@@ -53,6 +53,13 @@ class QceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+// An AEAD tag that does not match (-EBADMSG): the request ran, its text is not to be trusted.
+class QceBadMessage : public QceError {
+ public:
+  using QceError::QceError;
+};
+// The error a request completes with when its tag does not match.
+inline const std::string kQceBadMessage = "the tag does not match (-EBADMSG)";
 
 // CRYPTO_ALG_TYPE_*: which entry of the ops table handles a request.
 enum class AlgType { skcipher, ahash, aead };
@@ -92,6 +99,8 @@ struct QceDriverStats {
 
 struct ShaRequest;
 struct SkcipherRequest;
+struct AeadRequest;
+struct AeadRegs;
 
 class QceDevice {
  public:
@@ -131,16 +140,22 @@ class QceDevice {
   std::uint32_t qce_config_reg(bool little) const;
   void qce_setup_regs_ahash(Runner& r, const ShaRequest& req);
   void qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req);
-  // qce_check_status: "" when STATUS says the operation is done without error, else why not.
-  std::string qce_check_status(Runner& r);
+  void qce_setup_regs_aead(Runner& r, const AeadRequest& req, const AeadRegs& rctx);
+  // qce_check_status: "" when STATUS says the operation is done without error, else why not;
+  // MAC_FAILED (CCM's tag) is not an error here but comes back in mac_failed. `dumped` false:
+  // the operation sent no result dump (CCM), so the status_from_dump what-if reads STATUS too.
+  std::string qce_check_status(Runner& r, bool& mac_failed, bool dumped = true);
+  std::string qce_check_status(Runner& r);  // MAC_FAILED counts as an error
 
   // dma.c: the result buffer, descriptors on both pipes, terminate.
   const std::uint8_t* result_buf() const { return m_result_buf.ptr; }
   // qce_dma_prep_sgs: the source on rx (none when src is empty), the destination (none for a
   // hash) and the result buffer on tx with the done callback. `rx_flags` adds to the data
-  // descriptors' flags (the series' fence).
+  // descriptors' flags (the series' fence). CCM's dst table has its own result buffer:
+  // add_result false.
   void qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
-                        bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst = {});
+                        bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst = {},
+                        bool add_result = true);
   void qce_dma_issue_pending(Runner& r);
   void qce_dma_terminate_all(Runner& r);
   // The series: a register write as a command element; the ones built so far as one CMD

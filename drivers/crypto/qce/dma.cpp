@@ -31,7 +31,7 @@ void QceDevice::qce_dma_request(Runner&) {
 }
 
 void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
-                                 bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst) {
+                                 bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst, bool add_result) {
   const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
   if (m_cfg.poll) m_done = done;
   if (!src.empty()) m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, src, flags | rx_flags));
@@ -41,7 +41,7 @@ void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>
   }
   // The destination table: the data, then the result buffer (qce_sgtable_add twice).
   std::vector<bam::ScatterEntry> tx = dst;
-  tx.insert(tx.end(), m_result_sg.begin(), m_result_sg.end());
+  if (add_result) tx.insert(tx.end(), m_result_sg.begin(), m_result_sg.end());
   m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, tx, flags, std::move(done)));
 }
 
