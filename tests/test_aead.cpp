@@ -8,7 +8,6 @@
 #include <openssl/evp.h>
 
 #include <cstring>
-#include <regex>
 
 #include "drivers/crypto/qce/aead.h"
 #include "tests/emu_helpers.h"
@@ -66,58 +65,14 @@ Bytes through_driver(soc::Emulator& e, const AeadAlg& alg, bool enc, const Bytes
   return out;
 }
 
-// A CCM record's lengths and fields, with the file's and section's defaults carried forward
-// (CAVP CCM files state Plen/Nlen/Tlen/Alen at file or section level, Key and Nonce once for
-// several records).
-struct CcmCase {
-  std::string file;
-  std::string count;
-  Bytes key, nonce, adata, payload, ct;  // ct: ciphertext then tag
-  unsigned tlen = 0;
-  bool pass = true;  // DVPT's Result
-  bool decrypt_test = false;
-};
-
-std::vector<CcmCase> ccm_cases(const std::string& file) {
-  std::vector<CcmCase> out;
-  std::map<std::string, std::string> carry;
-  auto len = [&](const char* k) { return static_cast<std::size_t>(std::stoul(carry.at(k))); };
-  for (const test::RspRecord& r : test::parse_rsp(file)) {
-    // "[Alen=0,Plen=0,Nlen=7,Tlen=4]" or "[Alen=0]": section-level lengths.
-    static const std::regex kv("(\\w+)=(\\d+)");
-    for (auto it = std::sregex_iterator(r.section.begin(), r.section.end(), kv); it != std::sregex_iterator(); ++it)
-      carry[(*it)[1]] = (*it)[2];
-    for (const auto& [k, v] : r.fields)
-      if (k == "Plen" || k == "Nlen" || k == "Tlen" || k == "Alen" || k == "Key" || k == "Nonce") carry[k] = v;
-    if (!r.fields.count("Count")) continue;
-    CcmCase c;
-    c.file = file;
-    c.count = r.at("Count");
-    c.key = test::unhex(carry.at("Key"));
-    c.nonce = test::unhex(carry.at("Nonce"));
-    c.tlen = static_cast<unsigned>(len("Tlen"));
-    c.adata = len("Alen") ? test::unhex(r.at("Adata")) : Bytes{};
-    c.ct = test::unhex(r.at("CT"));
-    c.decrypt_test = r.fields.count("Result") != 0;
-    c.pass = !c.decrypt_test || r.at("Result").rfind("Pass", 0) == 0;
-    if (c.pass) c.payload = len("Plen") ? test::unhex(r.at("Payload")) : Bytes{};
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-const char* const kCcmFiles[] = {"aes-ccm/DVPT128.rsp", "aes-ccm/DVPT256.rsp", "aes-ccm/VADT128.rsp", "aes-ccm/VADT256.rsp",
-                                 "aes-ccm/VNT128.rsp",  "aes-ccm/VNT256.rsp",  "aes-ccm/VPT128.rsp",  "aes-ccm/VPT256.rsp",
-                                 "aes-ccm/VTT128.rsp",  "aes-ccm/VTT256.rsp"};
-
 // Every record whose payload is whole blocks (the engine's CCM takes nothing else): DVPT by
 // decryption (Pass: the payload; Fail: -EBADMSG from the engine's MAC_FAILED), the others by
 // encryption and then decryption back.
 void ccm_nist_vectors(RegIo io) {
   test::with_emulator(io, [](soc::Emulator& e) {
     std::size_t n = 0, fails = 0, all = 0;
-    for (const char* f : kCcmFiles) {
-      for (const CcmCase& c : ccm_cases(f)) {
+    for (const char* f : test::kCcmFiles) {
+      for (const test::CcmCase& c : test::ccm_cases(f)) {
         ++all;
         const std::size_t plen = c.ct.size() - c.tlen;
         if (plen % 16 != 0) continue;

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/aead_cipher.h"
 #include "model/block_cipher.h"
+#include "tests/emu_helpers.h"
 #include "tests/process.h"
 #include "tests/testdata.h"
 
@@ -227,4 +229,63 @@ TEST(BlockCipher, BadSpecsAreRefusedWithWhatWasExpected) {
   std::uint8_t buf[17] = {};
   EXPECT_THROW(cbc.update(buf, buf, 17), std::invalid_argument);
   EXPECT_THROW(CipherStream({CipherAlg::aes, CipherMode::ecb, true, std::vector<std::uint8_t>(15), {}, {}, 0}), std::invalid_argument);
+}
+
+// The software AEADs (model/aead_cipher.h): every NIST CCM record (1920, partial payloads and the
+// 6-byte length header's neighbour included), decryption-verification Fail records refused.
+TEST(SoftwareAead, EveryNistCcmRecord) {
+  std::size_t n = 0, fails = 0;
+  for (const char* f : test::kCcmFiles) {
+    for (const test::CcmCase& c : test::ccm_cases(f)) {
+      std::array<std::uint8_t, 16> iv{};
+      iv[0] = static_cast<std::uint8_t>(14 - c.nonce.size());
+      std::copy(c.nonce.begin(), c.nonce.end(), iv.begin() + 1);
+      if (!c.decrypt_test) {
+        EXPECT_EQ(ccm_encrypt(c.key, iv, c.adata, c.payload, c.tlen), c.ct) << c.file << " " << c.count;
+      }
+      const auto pt = ccm_decrypt(c.key, iv, c.adata, c.ct, c.tlen);
+      if (c.pass) {
+        EXPECT_EQ(pt, c.payload) << c.file << " " << c.count;
+      } else {
+        EXPECT_FALSE(pt) << c.file << " " << c.count;
+        ++fails;
+      }
+      ++n;
+    }
+  }
+  EXPECT_EQ(n, 1920u);
+  EXPECT_EQ(fails, 2u * 160u);  // DVPT: two thirds of its 240 records per file are Fail
+}
+
+// authenc against OpenSSL composed (CBC, then HMAC over assoc || ciphertext), and CCM against
+// OpenSSL's EVP CCM over partial payloads and long associated data.
+TEST(SoftwareAead, MatchesOpenSsl) {
+  unsigned seed = 40;
+  for (unsigned i = 0; i < 12; ++i) {
+    const auto key = test::random_bytes(i % 2 ? 32 : 16, seed++), hkey = test::random_bytes(20 + i * 7, seed++);
+    const auto ivb = test::random_bytes(16, seed++), assoc = test::random_bytes(i * 9, seed++);
+    std::array<std::uint8_t, 16> iv{};
+    std::copy(ivb.begin(), ivb.end(), iv.begin());
+    const auto pt = test::random_bytes(16 * (1 + i * 5), seed++);
+    auto ct = test::openssl_cipher(i % 2 ? EVP_aes_256_cbc() : EVP_aes_128_cbc(), true, key, ivb, pt);
+    std::vector<std::uint8_t> m = assoc;
+    m.insert(m.end(), ct.begin(), ct.end());
+    auto tag = test::openssl_hmac(HashAlg::sha256, hkey, m);
+    tag.resize(16 + i);
+    const auto got = authenc_encrypt(CipherAlg::aes, HashAlg::sha256, key, hkey, iv, assoc, pt, 16 + i);
+    ct.insert(ct.end(), tag.begin(), tag.end());
+    EXPECT_EQ(got, ct) << i;
+    EXPECT_EQ(authenc_decrypt(CipherAlg::aes, HashAlg::sha256, key, hkey, iv, assoc, got, 16 + i), pt) << i;
+    auto bad = got;
+    bad[0] ^= 1;
+    EXPECT_FALSE(authenc_decrypt(CipherAlg::aes, HashAlg::sha256, key, hkey, iv, assoc, bad, 16 + i)) << i;
+
+    const auto nonce = test::random_bytes(7 + i % 7, seed++);
+    std::array<std::uint8_t, 16> civ{};
+    civ[0] = static_cast<std::uint8_t>(14 - nonce.size());
+    std::copy(nonce.begin(), nonce.end(), civ.begin() + 1);
+    const auto cpt = test::random_bytes(i * 13 + 1, seed++);
+    const auto cassoc = test::random_bytes(i == 11 ? 0xff00 : i * 5, seed++);
+    EXPECT_EQ(ccm_encrypt(key, civ, cassoc, cpt, 4 + 2 * (i % 7)), test::openssl_ccm_encrypt(key, nonce, cassoc, cpt, 4 + 2 * (i % 7))) << i;
+  }
 }

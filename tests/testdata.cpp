@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <stdexcept>
 
 #include "cli/hex.h"
@@ -65,6 +66,38 @@ std::vector<std::uint8_t> unhex(const std::string& hex) {
   auto v = cli::parse_hex(hex, &why);
   if (!v) throw std::runtime_error("bad hex in test vector: expected " + why);
   return *v;
+}
+
+const char* const kCcmFiles[10] = {"aes-ccm/DVPT128.rsp", "aes-ccm/DVPT256.rsp", "aes-ccm/VADT128.rsp", "aes-ccm/VADT256.rsp",
+                                   "aes-ccm/VNT128.rsp",  "aes-ccm/VNT256.rsp",  "aes-ccm/VPT128.rsp",  "aes-ccm/VPT256.rsp",
+                                   "aes-ccm/VTT128.rsp",  "aes-ccm/VTT256.rsp"};
+
+std::vector<CcmCase> ccm_cases(const std::string& file) {
+  std::vector<CcmCase> out;
+  std::map<std::string, std::string> carry;
+  auto len = [&](const char* k) { return static_cast<std::size_t>(std::stoul(carry.at(k))); };
+  for (const RspRecord& r : parse_rsp(file)) {
+    // "[Alen=0,Plen=0,Nlen=7,Tlen=4]" or "[Alen=0]": section-level lengths.
+    static const std::regex kv("(\\w+)=(\\d+)");
+    for (auto it = std::sregex_iterator(r.section.begin(), r.section.end(), kv); it != std::sregex_iterator(); ++it)
+      carry[(*it)[1]] = (*it)[2];
+    for (const auto& [k, v] : r.fields)
+      if (k == "Plen" || k == "Nlen" || k == "Tlen" || k == "Alen" || k == "Key" || k == "Nonce") carry[k] = v;
+    if (!r.fields.count("Count")) continue;
+    CcmCase c;
+    c.file = file;
+    c.count = r.at("Count");
+    c.key = unhex(carry.at("Key"));
+    c.nonce = unhex(carry.at("Nonce"));
+    c.tlen = static_cast<unsigned>(len("Tlen"));
+    c.adata = len("Alen") ? unhex(r.at("Adata")) : std::vector<std::uint8_t>{};
+    c.ct = unhex(r.at("CT"));
+    c.decrypt_test = r.fields.count("Result") != 0;
+    c.pass = !c.decrypt_test || r.at("Result").rfind("Pass", 0) == 0;
+    if (c.pass) c.payload = len("Plen") ? unhex(r.at("Payload")) : std::vector<std::uint8_t>{};
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 }  // namespace qcesim::test
