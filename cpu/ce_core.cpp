@@ -9,7 +9,7 @@ namespace qcesim::cpu {
 
 namespace {
 
-enum class Op { load, simd, su0, su1, h, h2 };
+enum class Op { load, simd, su0, su1, h, h2, aes };
 
 struct Insn {
   Op op;
@@ -50,7 +50,7 @@ std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) 
   std::map<long, unsigned> issued;                // cycle -> instructions issued
   std::vector<long> done(prog.size());
   long last_issue = 0;
-  auto pipe_class = [](Op op) { return op == Op::load ? 0 : op == Op::simd ? 1 : 2; };
+  auto pipe_class = [](Op op) { return op == Op::load ? 0 : op == Op::simd ? 1 : op == Op::aes ? 3 : 2; };
   for (std::size_t i = 0; i < prog.size(); ++i) {
     const Insn& in = prog[i];
     long c = t.in_order ? last_issue : 0;
@@ -58,8 +58,8 @@ std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) 
       if (s >= 0 && ready.count(s)) c = std::max(c, ready[s]);
     if (in.dst >= 0 && ready.count(in.dst)) c = std::max(c, ready[in.dst] - 1);  // write-after-write order
     const int pc = pipe_class(in.op);
-    const unsigned cap = pc == 0 ? t.load_pipes : pc == 1 ? t.simd_pipes : t.crypto_pipes;
-    const unsigned hold = pc == 2 ? t.crypto_interval : 1u;
+    const unsigned cap = pc == 0 ? t.load_pipes : pc == 1 ? t.simd_pipes : pc == 3 ? t.aes_pipes : t.crypto_pipes;
+    const unsigned hold = pc >= 2 ? t.crypto_interval : 1u;
     auto pipe_free = [&](long at) {
       for (unsigned k = 0; k < hold; ++k)
         if (busy[{pc, at + static_cast<long>(k)}] >= cap) return false;
@@ -77,6 +77,7 @@ std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) 
       case Op::su1: lat = t.lat_sha256su1; break;
       case Op::h: lat = t.lat_sha256h; break;
       case Op::h2: lat = t.lat_sha256h2; break;
+      case Op::aes: lat = t.lat_aes; break;
     }
     done[i] = c + lat;
     if (in.dst >= 0) ready[in.dst] = c + lat;
@@ -87,21 +88,36 @@ std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) 
 }  // namespace
 
 const CeCoreTable& ce_core_table(const std::string& core) {
+  auto with_aes = [](CeCoreTable t, unsigned lat, unsigned pipes, const char* why) {
+    t.lat_aes = lat;
+    t.aes_pipes = pipes;
+    t.aes_fused = true;
+    t.aes_provenance = why;
+    return t;
+  };
   static const std::map<std::string, CeCoreTable> tables = {
       {"cortex-x4",
-       {"cortex-x4", false, 10, 4, 4, 2, 2, 2, 6, 1, 4, 3, 4, 1,
+       with_aes({"cortex-x4", false, 10, 4, 4, 2, 2, 2, 6, 1, 4, 3, 4, 1,
         "estimate: SHA256H/H2 4, SU0/SU1 2 cycles on one vector pipe (V0) as the Neoverse-V2 optimization guide "
         "tables in the gem5 Grace model list them (darchr/novoverse grace_o3_cpu.py); X4 assumed the same "
-        "generation. 4 ASIMD pipes, 3 load pipes, 10-wide dispatch."}},
+        "generation. 4 ASIMD pipes, 3 load pipes, 10-wide dispatch.", 0, 0, true, ""},
+                2, 4,
+                "estimate: AESE/AESD/AESMC/AESIMC 2 cycles on all four vector pipes (V0-V3), as the Neoverse-V2 "
+                "guide's tables in the gem5 Grace model list them (SimdAes, SimdAesMix); AESE+AESMC pairs fused, as "
+                "Arm's optimization guides since Cortex-A57 recommend [I]; X4 assumed the V2's generation.")},
       {"cortex-a720",
-       {"cortex-a720", false, 5, 4, 4, 2, 2, 2, 6, 1, 2, 2, 4, 1,
+       with_aes({"cortex-a720", false, 5, 4, 4, 2, 2, 2, 6, 1, 2, 2, 4, 1,
         "estimate: crypto latencies as the X4 table; 2 ASIMD pipes of which one does crypto, 2 load pipes, "
-        "5-wide dispatch (Cortex-A720 public overview)."}},
+        "5-wide dispatch (Cortex-A720 public overview).", 0, 0, true, ""},
+                2, 2, "estimate: AES latency as the X4 table, on both ASIMD pipes, pairs fused [I].")},
       {"cortex-a520",
-       {"cortex-a520", true, 3, 4, 4, 2, 2, 3, 4, 1, 2, 1, 6, 2,
+       with_aes({"cortex-a520", true, 3, 4, 4, 2, 2, 3, 4, 1, 2, 1, 6, 2,
         "estimate: in-order issue, 3-wide; crypto in the vector datapath shared by two cores, held 2 cycles "
         "per instruction, with the X4 table's latencies, ASIMD latency 3. Chosen so 2-way interleave gains "
-        "stay in the +8..25% measured on A55/A510 (linux-qce-bam.md section 5)."}},
+        "stay in the +8..25% measured on A55/A510 (linux-qce-bam.md section 5).", 0, 0, true, ""},
+                3, 1,
+                "estimate: AES in the shared vector datapath, one pipe held 2 cycles per instruction (as the SHA "
+                "instructions), latency 3 (the ASIMD latency), pairs fused [I].")},
   };
   auto it = tables.find(core);
   if (it == tables.end()) throw std::invalid_argument("unknown CE core '" + core + "'");
@@ -140,6 +156,112 @@ double sha256_ce_cycles_per_block(const CeCoreTable& t, unsigned interleave) {
   };
   const double span = static_cast<double>(end_of(kBlocks - 1) - end_of(kBlocks - 3)) / 2.0;
   return (span + t.loop_overhead) / interleave;
+}
+
+const char* aes_loop_name(AesLoop l) {
+  switch (l) {
+    case AesLoop::serial: return "serial";
+    case AesLoop::parallel: return "parallel";
+    case AesLoop::ctr: return "ctr";
+    case AesLoop::xts: return "xts";
+    case AesLoop::ccm: return "ccm";
+  }
+  return "?";
+}
+
+namespace {
+
+// One AES block's rounds on register `x` (round keys live in registers the loop never writes):
+// rounds - 1 AESE/AESMC pairs, the last AESE, the EOR with the last round key.
+void emit_aes_rounds(std::vector<Insn>& out, const CeCoreTable& t, unsigned rounds, int x) {
+  for (unsigned r = 0; r + 1 < rounds; ++r) {
+    out.push_back({Op::aes, x, {x, -1, -1}});                   // AESE (or the fused pair)
+    if (!t.aes_fused) out.push_back({Op::aes, x, {x, -1, -1}});  // AESMC
+  }
+  out.push_back({Op::aes, x, {x, -1, -1}});
+  out.push_back({Op::simd, x, {x, -1, -1}});
+}
+
+// Interleaved rounds of several blocks, round by round (as aes-modes.S's 4x macros do).
+void emit_aes_rounds_x(std::vector<Insn>& out, const CeCoreTable& t, unsigned rounds, const std::vector<int>& xs) {
+  for (unsigned r = 0; r + 1 < rounds; ++r) {
+    for (int x : xs) out.push_back({Op::aes, x, {x, -1, -1}});
+    if (!t.aes_fused)
+      for (int x : xs) out.push_back({Op::aes, x, {x, -1, -1}});
+  }
+  for (int x : xs) out.push_back({Op::aes, x, {x, -1, -1}});
+  for (int x : xs) out.push_back({Op::simd, x, {x, -1, -1}});
+}
+
+// One loop iteration; returns the blocks it processes. Registers: 0 chain/MAC, 1 counter,
+// 2 tweak, 3 previous ciphertext (carried from one iteration to the next), `base` + 10.. the
+// iteration's own (an out-of-order core renames them, so iterations overlap).
+unsigned emit_aes_iteration(std::vector<Insn>& out, const CeCoreTable& t, unsigned rounds, AesLoop loop, int base) {
+  constexpr int kChain = 0, kCtr = 1, kTweak = 2, kPrev = 3;
+  if (loop == AesLoop::serial) {
+    out.push_back({Op::load, base + 10, {-1, -1, -1}});
+    out.push_back({Op::simd, kChain, {kChain, base + 10, -1}});  // EOR with the previous ciphertext
+    emit_aes_rounds(out, t, rounds, kChain);
+    return 1;
+  }
+  if (loop == AesLoop::ccm) {  // aes-ce-ccm-core.S: MAC and counter block in lockstep
+    const int in = base + 10, ks = base + 11;
+    out.push_back({Op::load, in, {-1, -1, -1}});
+    out.push_back({Op::simd, kCtr, {kCtr, -1, -1}});  // counter + 1
+    out.push_back({Op::simd, ks, {kCtr, -1, -1}});    // byte-reversed into the block
+    emit_aes_rounds_x(out, t, rounds, {kChain, ks});
+    out.push_back({Op::simd, kChain, {kChain, in, -1}});  // MAC ^= plaintext
+    out.push_back({Op::simd, base + 12, {ks, in, -1}});   // out = keystream ^ in
+    return 1;
+  }
+  std::vector<int> xs;
+  for (int b = 0; b < 4; ++b) {
+    const int x = base + 10 + b, tmp = base + 20;
+    xs.push_back(x);
+    out.push_back({Op::load, x, {-1, -1, -1}});
+    if (loop == AesLoop::ctr) {
+      out.push_back({Op::simd, kCtr, {kCtr, -1, -1}});
+      out.push_back({Op::simd, x, {kCtr, -1, -1}});
+    } else if (loop == AesLoop::xts) {
+      // next_tweak: SSHR, ADD, AND, EXT, EOR on the running tweak, then EOR into the block.
+      out.push_back({Op::simd, tmp, {kTweak, -1, -1}});
+      out.push_back({Op::simd, kTweak, {kTweak, -1, -1}});
+      out.push_back({Op::simd, tmp, {tmp, -1, -1}});
+      out.push_back({Op::simd, tmp, {tmp, -1, -1}});
+      out.push_back({Op::simd, kTweak, {kTweak, tmp, -1}});
+      out.push_back({Op::simd, x, {x, kTweak, -1}});
+    }
+  }
+  emit_aes_rounds_x(out, t, rounds, xs);
+  for (int x : xs) {
+    if (loop == AesLoop::ctr) out.push_back({Op::simd, x + 30, {x, -1, -1}});           // EOR keystream into the data
+    if (loop == AesLoop::xts) out.push_back({Op::simd, x, {x, kTweak, -1}});           // EOR with the tweak again
+    if (loop == AesLoop::parallel) out.push_back({Op::simd, x, {x, kPrev, -1}});        // CBC decryption's EOR
+  }
+  return 4;
+}
+
+}  // namespace
+
+double aes_ce_cycles_per_block(const CeCoreTable& t, unsigned rounds, AesLoop loop) {
+  if (rounds != 10 && rounds != 12 && rounds != 14) throw std::invalid_argument("AES has 10, 12 or 14 rounds");
+  constexpr int kIterations = 8;
+  std::vector<Insn> prog;
+  std::vector<std::size_t> iter_end;
+  unsigned blocks = 1;
+  for (int i = 0; i < kIterations; ++i) {
+    blocks = emit_aes_iteration(prog, t, rounds, loop, t.in_order ? 0 : 100 * i);
+    iter_end.push_back(prog.size());
+  }
+  const std::vector<long> done = schedule(t, prog);
+  auto end_of = [&](int i) {
+    long m = 0;
+    for (std::size_t k = i ? iter_end[static_cast<std::size_t>(i - 1)] : 0; k < iter_end[static_cast<std::size_t>(i)]; ++k)
+      m = std::max(m, done[k]);
+    return m;
+  };
+  const double span = static_cast<double>(end_of(kIterations - 1) - end_of(kIterations - 3)) / 2.0;
+  return (span + t.loop_overhead) / blocks;
 }
 
 }  // namespace qcesim::cpu

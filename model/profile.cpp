@@ -14,7 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string> kUnits = {"ns", "us", "ms", "s", "MHz", "GHz", "MB/s", "cycles", "count", "ratio", "name"};
+const std::set<std::string> kUnits = {"ns",     "us",    "ms",    "s",     "MHz",  "GHz",  "MB/s",
+                                      "cycles", "cycles/B", "count", "bytes", "year", "ratio", "name"};
 
 const auto& describe = describe_json;
 
@@ -63,7 +64,7 @@ void parse_value(Param& prm, const json& pj, const std::string& file, const std:
     throw ConfigError(file, path + "/value", fmt::format("a value in [{}, {}] {}", prm.min, prm.max, prm.unit),
                       fmt::format("{}", prm.value));
   if (prm.is_integer() && prm.value != std::floor(prm.value))
-    throw ConfigError(file, path + "/value", "a whole number (unit count)", fmt::format("{}", prm.value));
+    throw ConfigError(file, path + "/value", fmt::format("a whole number (unit {})", prm.unit), fmt::format("{}", prm.value));
 }
 
 // Where the value comes from: "measured:", "derived:", "datasheet:", "estimate:" or "calibrated:".
@@ -88,7 +89,7 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
   Param prm;
   prm.name = name;
   if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
-    throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, count, ratio, name",
+    throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, count, bytes, year, ratio, name",
                       pj.contains("unit") ? describe(pj["unit"]) : "nothing");
   prm.unit = pj["unit"];
   parse_value(prm, pj, file, path);
@@ -145,7 +146,7 @@ void Profile::set(const std::string& name, double value, const std::string& orig
     throw ConfigError(origin_file, origin_path, fmt::format("{} in [{}, {}] {}", name, p.min, p.max, p.unit),
                       fmt::format("{}", value));
   if (p.is_integer() && value != std::floor(value))
-    throw ConfigError(origin_file, origin_path, fmt::format("a whole number for {} (unit count)", name),
+    throw ConfigError(origin_file, origin_path, fmt::format("a whole number for {} (unit {})", name, p.unit),
                       fmt::format("{}", value));
   p.value = value;
   p.origin_file = origin_file;

@@ -30,7 +30,7 @@ struct Param {
   // that only a combination of parameters reveals.
   std::string origin_file, origin_path;
   bool is_text() const { return unit == "name"; }
-  bool is_integer() const { return unit == "count"; }
+  bool is_integer() const { return unit == "count" || unit == "bytes" || unit == "year"; }
 };
 
 class Profile {

@@ -59,6 +59,8 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
   c.driver.irq_cpu = static_cast<unsigned>(p.num("cpu.irq_cpu"));
+  c.driver.rules = qce::qce_rules(p);
+  c.driver.soft = cpu::soft_crypto_config(p);
   if (c.driver.irq_cpu >= s.num_cores) {
     const Param& irq = p.param("cpu.irq_cpu");
     throw ConfigError(irq.origin_file, irq.origin_path, fmt::format("a core below cpu.cores ({})", s.num_cores),

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "drivers/dma_mapping.h"
+#include "model/aead_cipher.h"
 
 namespace qcesim::qce {
 
@@ -277,7 +278,8 @@ QceAead::QceAead(QceDevice& dev, Runner& task, const AeadAlg& alg)
 std::string QceAead::setkey(const std::vector<std::uint8_t>& enc_key, const std::vector<std::uint8_t>& auth_key) {
   m_enc_key.clear();
   std::string why = aead_key_check(m_alg, enc_key, auth_key);
-  if (!why.empty()) return why;
+  const bool soft_only = why.find("software fallback") != std::string::npos;  // AES-192, 3DES with equal keys
+  if (!why.empty() && !(soft_only && m_dev.config().rules.era)) return why;
   m_enc_key = enc_key;
   m_auth_key = m_alg.ccm ? enc_key : auth_key;
   return "";
@@ -292,6 +294,12 @@ std::string QceAead::setauthsize(unsigned authsize) {
 void QceAead::crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
                     std::uint32_t assoclen, std::uint32_t len) {
   if (m_enc_key.empty()) throw QceError("no key set");
+  if (!encrypt && len < m_authsize) throw QceError(fmt::format("expected at least the {}-byte tag to decrypt, found {} bytes (-EINVAL)", m_authsize, len));
+  const std::size_t text = encrypt ? len : len - m_authsize;
+  const RouteDecision d = aead_route(m_dev.config().rules, m_alg, encrypt, m_enc_key, text);
+  if (d.route != Route::engine) m_task.charge(m_dev.costs()(cpu::Cost::qce_aead_crypt));
+  if (d.route == Route::einval) throw QceError(d.why + " (-EINVAL)");
+  if (d.route == Route::fallback) return fallback(encrypt, iv, src, dst, assoclen, len);
   if (const std::string why = aead_length_check(m_alg, encrypt, m_authsize, len); !why.empty())
     throw QceError(fmt::format("expected {}, found {} bytes", why, len));
   AeadRequest req;
@@ -307,6 +315,30 @@ void QceAead::crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::u
   req.dst = {{dst, assoclen + (encrypt ? len + m_authsize : len - m_authsize)}};
   if (src == dst) req.src = req.dst = {{src, assoclen + len + (encrypt ? m_authsize : 0)}};  // one buffer, room for the tag
   m_dev.run_sync(m_task, req);
+}
+
+// The fallback AEAD tfm in the caller's context: the kernel's software implementation (for
+// CCM aes-ce-ccm, for authenc the template over cbc and hmac) on this CPU.
+void QceAead::fallback(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
+                       std::uint32_t assoclen, std::uint32_t len) {
+  m_dev.count_fallback();
+  const std::uint32_t text = encrypt ? len : len - m_authsize;
+  m_dev.soft().aead(m_task, m_dev.costs(), m_alg.ccm, m_alg.cipher, m_alg.hash, m_enc_key.size(), encrypt, assoclen, text);
+  cpu::Host& host = m_dev.host();
+  const std::uint8_t* in = host.dram_ptr(src, std::uint64_t{assoclen} + len);
+  const AeadBytes assoc(in, in + assoclen), body(in + assoclen, in + assoclen + len);
+  std::optional<AeadBytes> out;
+  if (m_alg.ccm) {
+    if (const std::string why = ccm_iv_check(iv); !why.empty()) throw QceError(why + " (-EINVAL)");
+    out = encrypt ? ccm_encrypt(m_enc_key, iv, assoc, body, m_authsize) : ccm_decrypt(m_enc_key, iv, assoc, body, m_authsize);
+  } else {
+    out = encrypt ? authenc_encrypt(m_alg.cipher, m_alg.hash, m_enc_key, m_auth_key, iv, assoc, body, m_authsize)
+                  : authenc_decrypt(m_alg.cipher, m_alg.hash, m_enc_key, m_auth_key, iv, assoc, body, m_authsize);
+  }
+  if (!out) throw QceBadMessage(kQceBadMessage);
+  std::uint8_t* o = host.dram_ptr(dst, std::uint64_t{assoclen} + out->size());
+  if (dst != src) std::memcpy(o, assoc.data(), assoc.size());  // the software AEADs copy the associated data
+  std::memcpy(o + assoclen, out->data(), out->size());
 }
 
 }  // namespace qcesim::qce

@@ -3,9 +3,9 @@
 // authenc(hmac(sha1|sha256),cbc(aes|des|des3_ede)), and the tfm side (setkey and setauthsize
 // checks, one request per crypt call). CCM's B0 and the formatted associated data are built
 // here, as qce_aead_create_ccm_nonce and qce_aead_ccm_prepare_buf_assoclen do; the engine
-// checks a CCM tag itself (MAC_FAILED), an authenc tag is compared by the CPU. The kernel era's
-// fallback rules (zero length, AES-192, 3DES with equal keys) are the caller's choice of route;
-// a request that reaches this driver goes to the engine.
+// checks a CCM tag itself (MAC_FAILED), an authenc tag is compared by the CPU. QceAead applies
+// the kernel era's fallback rules (fallback.h: empty texts, AES-192, 3DES with equal keys, and
+// since 2026 CCM partial blocks) as qce_aead_crypt does and runs the fallback on the caller's CPU.
 #pragma once
 
 #include <array>
@@ -76,7 +76,8 @@ std::string ccm_iv_check(const std::array<std::uint8_t, 16>& iv);
 class QceAead {
  public:
   QceAead(QceDevice& dev, Runner& task, const AeadAlg& alg);
-  // qce_aead_ccm_setkey (auth_key ignored) / qce_aead_setkey: "" or what the key should be.
+  // qce_aead_ccm_setkey (auth_key ignored) / qce_aead_setkey: "" or what the key should be (with
+  // a kernel's rules, AES-192 and 3DES with equal keys are taken: the fallback runs them).
   std::string setkey(const std::vector<std::uint8_t>& enc_key, const std::vector<std::uint8_t>& auth_key = {});
   std::string setauthsize(unsigned authsize);
   // One request: assoclen + len bytes at src (decrypting, len includes the tag) into dst (may
@@ -85,6 +86,9 @@ class QceAead {
              std::uint32_t assoclen, std::uint32_t len);
 
  private:
+  void fallback(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
+                std::uint32_t assoclen, std::uint32_t len);
+
   QceDevice& m_dev;
   Runner& m_task;
   AeadAlg m_alg;

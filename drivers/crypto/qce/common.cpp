@@ -124,10 +124,10 @@ void QceDevice::qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req) {
   qce_write(r, REG_STATUS, 0);
   qce_write(r, REG_CONFIG, qce_config_reg(false));
   qce_write(r, REG_AUTH_SEG_CFG, 0);
-  if (xts) {  // qce_xtskey: the tweak key, then the data unit (= cryptlen since 2021)
+  if (xts) {  // qce_xtskey: the tweak key, then the data unit (cryptlen since 2021, at most 512 before)
     const auto k2 = be_words(req.key.data() + key_bytes, key_bytes);
     qce_write_array(r, REG_ENCR_XTS_KEY0, k2.data(), static_cast<unsigned>(k2.size()));
-    qce_write(r, REG_ENCR_XTS_DU_SIZE, req.cryptlen);
+    qce_write(r, REG_ENCR_XTS_DU_SIZE, qce_xts_du_size(m_cfg.rules, req.cryptlen));
   }
   const auto k1 = be_words(req.key.data(), key_bytes);
   qce_write_array(r, REG_ENCR_KEY0, k1.data(), static_cast<unsigned>(k1.size()));

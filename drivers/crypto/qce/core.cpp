@@ -28,7 +28,7 @@ const char* alg_type_name(AlgType t) {
 
 QceDevice::QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
                      const QceDriverConfig& cfg)
-    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_bam(bam), m_base(base_phys), m_cfg(cfg) {}
+    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_soft(cfg.soft), m_bam(bam), m_base(base_phys), m_cfg(cfg) {}
 
 QceDevice::~QceDevice() = default;
 
@@ -46,7 +46,9 @@ void QceDevice::probe(Runner& r) {
 
 void QceDevice::enqueue(Runner& r, QceAsyncRequest& req) {
   // The caller's side of the request up to the driver.
-  r.charge(m_costs(req.type == AlgType::ahash ? cpu::Cost::crypto_ahash_digest : cpu::Cost::qce_skcipher_crypt));
+  r.charge(m_costs(req.type == AlgType::ahash      ? cpu::Cost::crypto_ahash_digest
+                   : req.type == AlgType::skcipher ? cpu::Cost::qce_skcipher_crypt
+                                                   : cpu::Cost::qce_aead_crypt));
   ++m_stats.requests;
   m_queue.push_back(&req);
   qce_handle_queue(r);

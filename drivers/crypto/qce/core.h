@@ -18,6 +18,8 @@
 
 #include "cpu/host.h"
 #include "cpu/kernel.h"
+#include "cpu/soft_crypto.h"
+#include "drivers/crypto/qce/fallback.h"
 #include "drivers/crypto/qce/reg_io.h"
 #include "drivers/dma/qcom/bam_dma.h"
 #include "qce/regs_v5.h"
@@ -47,6 +49,10 @@ struct QceDriverConfig {
   bool rx_interrupt = true;
   bool poll = false;
   sc_core::sc_time poll_delay = sc_core::sc_time(1, sc_core::SC_US);
+  // The kernel era's registered set and fallback rules (era 0: none), and what the software
+  // fallback costs on this CPU.
+  QceRules rules;
+  cpu::SoftCryptoConfig soft;
 };
 
 class QceError : public std::runtime_error {
@@ -95,6 +101,7 @@ struct QceDriverStats {
   std::uint64_t errors = 0;
   std::uint64_t timeouts = 0;  // requests failed by the request_timeout watchdog
   std::uint64_t polls = 0;     // status reads while polling
+  std::uint64_t fallbacks = 0; // requests the era's rules sent to the software fallback
 };
 
 struct ShaRequest;
@@ -127,6 +134,9 @@ class QceDevice {
   cpu::Host& host() { return m_host; }
   cpu::Kernel& kernel() { return m_kernel; }
   const cpu::Costs& costs() const { return m_costs; }
+  // The software implementations the fallback tfms run (on the caller's CPU).
+  const cpu::SoftCrypto& soft() const { return m_soft; }
+  void count_fallback() { ++m_stats.fallbacks; }
 
   // ---- What the algorithm files use (struct qce_device's helpers) ----------------------------
   // core.c: qce->async_req_done: the request in flight ended ("" or what went wrong).
@@ -176,6 +186,7 @@ class QceDevice {
   cpu::Host& m_host;
   cpu::Kernel& m_kernel;
   const cpu::Costs& m_costs;
+  cpu::SoftCrypto m_soft;
   bam::BamDma& m_bam;
   std::uint64_t m_base;
   QceDriverConfig m_cfg;

@@ -1,8 +1,9 @@
 // The qce driver's skcipher algorithms (drivers/crypto/qce/skcipher.c): the ops table's skcipher
 // entry (qce_skcipher_async_req_handle, and qce_skcipher_done as its DMA callback) and the tfm
 // side (setkey's checks, one request per crypt call, the next IV copied out of the result dump).
-// The kernel era's fallback rules (aes_sw_max_len, AES-192, XTS lengths) are the caller's choice
-// of route; a request that reaches this driver goes to the engine.
+// QceSkcipher applies the kernel era's fallback rules (fallback.h: aes_sw_max_len, AES-192, XTS
+// lengths) as qce_skcipher_crypt does and runs the fallback on the caller's CPU; a request that
+// reaches the ops entry goes to the engine.
 #pragma once
 
 #include <array>
@@ -51,14 +52,16 @@ class QceSkcipher {
  public:
   QceSkcipher(QceDevice& dev, Runner& task, CipherAlg alg, CipherMode mode);
   // qce_skcipher_setkey / qce_des_setkey / qce_des3_setkey: "" or what the key should be. AES-192
-  // and (before 2026) equal XTS halves are refused here: the engine cannot run them and the
-  // software fallback is not this class's business.
+  // and equal XTS halves are refused with no kernel's rules (era 0: nothing falls back); with
+  // them AES-192 (and since 2026 equal halves) is taken and goes to the fallback.
   std::string setkey(const std::vector<std::uint8_t>& key);
   // One request over len bytes at src into dst (may be equal); iv in, next iv out. Throws
   // QceError when the driver or the engine fails; len 0 does nothing, as the driver does.
   void crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst, std::uint32_t len);
 
  private:
+  void fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst, std::uint32_t len);
+
   QceDevice& m_dev;
   Runner& m_task;
   CipherAlg m_alg;

@@ -1,0 +1,53 @@
+// Which requests the qce driver of a kernel era hands to the engine and which to its software
+// fallback tfm (linux-qce-cipher.md sections 1, 2.2, 4.1, 6.2): the era's registered algorithms,
+// aes_sw_max_len, AES-192, XTS's sector rules, zero lengths, and the 2026 self-test fixes (CTR
+// and CCM partial blocks, CCM fragmented payloads, equal XTS halves). Era 0 is no kernel at all:
+// every request the engine can run goes to it and nothing falls back (qcesim cipher without a
+// profile, the engine tests).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/block_cipher.h"
+#include "model/profile.h"
+
+namespace qcesim::qce {
+
+struct AeadAlg;
+
+struct QceRules {
+  // 0 (none), 2020 (v5.6/v5.7 and OpenWrt backports: aes_sw_max_len on every AES mode, XTS data
+  // unit 512, no AEADs), 2021 (Thara Gopinath's fixes and the AEADs), 2024 (done path in a
+  // workqueue; the same rules), 2026 (the self-test fixes and the removal of ECB, DES, 3DES, SHA-1).
+  int era = 0;
+  std::uint32_t aes_sw_max_len = 0;  // bytes; 0: never by length (CONFIG_CRYPTO_DEV_QCE_SW_MAX_LEN: 512)
+};
+// "" or why the era is not one of the above.
+std::string check_rules(const QceRules& r);
+// driver.era and driver.aes_sw_max_len; a ConfigError naming driver.era when it is no era.
+QceRules qce_rules(const model::Profile& p);
+
+enum class Route { engine, fallback, nothing, einval };
+const char* route_name(Route r);
+struct RouteDecision {
+  Route route = Route::engine;
+  std::string why;  // what rule decided (empty: the engine, as usual)
+};
+
+// qce_skcipher_crypt's decision for a request of `len` bytes with this key.
+RouteDecision skcipher_route(const QceRules& r, CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key,
+                             std::size_t len);
+// qce_aead_crypt's: `text` is the plaintext or ciphertext without the tag; `payload_entries` the
+// scatterlist entries the payload spans (the 2026 rule sends more than one to software).
+RouteDecision aead_route(const QceRules& r, const AeadAlg& alg, bool encrypt, const std::vector<std::uint8_t>& enc_key,
+                         std::size_t text, std::size_t payload_entries = 1);
+// Whether the era's driver registers this algorithm (its cra_name).
+bool qce_registers(const QceRules& r, const std::string& cra_name);
+// The algorithms the era registers, in the driver's order.
+std::vector<std::string> qce_registered(const QceRules& r);
+// ENCR_XTS_DU_SIZE for a request: cryptlen since 2021, min(512, cryptlen) before.
+std::uint32_t qce_xts_du_size(const QceRules& r, std::uint32_t cryptlen);
+
+}  // namespace qcesim::qce
