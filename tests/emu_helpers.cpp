@@ -10,9 +10,12 @@
 
 namespace qcesim::test {
 
-void with_emulator(qce::RegIo io, const std::function<void(soc::Emulator&)>& job) {
+void with_emulator(qce::RegIo io, const std::function<void(soc::Emulator&)>& job) { with_emulator(io, qce::QceRules{}, job); }
+
+void with_emulator(qce::RegIo io, const qce::QceRules& rules, const std::function<void(soc::Emulator&)>& job) {
   soc::EmulatorConfig cfg;
   cfg.driver.reg_io = io;
+  cfg.driver.rules = rules;
   soc::Emulator emu(cfg);
   emu.run(job);
 }
@@ -96,7 +99,9 @@ std::vector<std::uint8_t> openssl_ccm_encrypt(const std::vector<std::uint8_t>& k
   EVP_EncryptUpdate(ctx, nullptr, &n, nullptr, static_cast<int>(pt.size()));  // CCM needs the length first
   if (!aad.empty()) EVP_EncryptUpdate(ctx, nullptr, &n, aad.data(), static_cast<int>(aad.size()));
   std::vector<std::uint8_t> out(pt.size() + tag_bytes);
-  EVP_EncryptUpdate(ctx, out.data(), &n, pt.data(), static_cast<int>(pt.size()));
+  // The payload update runs even when empty (it computes the tag); OpenSSL wants non-null buffers.
+  static const std::uint8_t none = 0;
+  EVP_EncryptUpdate(ctx, out.data(), &n, pt.empty() ? &none : pt.data(), static_cast<int>(pt.size()));
   EVP_EncryptFinal_ex(ctx, out.data() + n, &n);
   EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(tag_bytes), out.data() + pt.size());
   EVP_CIPHER_CTX_free(ctx);

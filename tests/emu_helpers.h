@@ -15,6 +15,8 @@ namespace qcesim::test {
 
 // Elaborates the platform (once per process) with the given register I/O mode and runs job.
 void with_emulator(qce::RegIo io, const std::function<void(soc::Emulator&)>& job);
+// The same with a kernel era's fallback rules in the driver.
+void with_emulator(qce::RegIo io, const qce::QceRules& rules, const std::function<void(soc::Emulator&)>& job);
 
 // Copies bytes into a fresh DMA buffer.
 cpu::DmaBuf load(cpu::Host& host, const std::vector<std::uint8_t>& data);
