@@ -96,10 +96,21 @@ Command cipher_command(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* c = app.add_subcommand("cipher", "Encrypt or decrypt a file through the emulated engine, like openssl enc -nopad");
   c->add_option("--alg", st->opt.alg, "The kernel's name: ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), "
-                                      "ecb(des3_ede), cbc(des3_ede)")->required();
-  c->add_option("--key", st->opt.key_hex, "Key in hex (xts(aes): both keys, 32 or 64 bytes)")->required();
-  c->add_option("--iv", st->opt.iv_hex, "IV in hex (ivsize bytes; none for ECB; xts(aes): the tweak)");
-  c->add_flag("--decrypt,-d", st->opt.decrypt, "Decrypt instead of encrypt");
+                                      "ecb(des3_ede), cbc(des3_ede), ccm(aes), authenc(hmac(sha256),cbc(aes)), "
+                                      "authenc(hmac(sha256|sha1),cbc(des|des3_ede))")->required();
+  c->add_option("--key", st->opt.key_hex, "Key in hex (xts(aes): both keys, 32 or 64 bytes; authenc: the cipher's)")->required();
+  c->add_option("--iv", st->opt.iv_hex, "IV in hex (ivsize bytes; none for ECB; xts(aes): the tweak; ccm(aes): a 7..13-byte "
+                                        "nonce or the kernel's 16-byte IV)");
+  c->add_flag("--decrypt,-d", st->opt.decrypt, "Decrypt instead of encrypt (AEADs: the input ends with the tag)");
+  c->add_option("--auth-key", st->opt.auth_key_hex, "authenc: the HMAC key in hex (at most 64 bytes)");
+  c->add_option("--assoc", st->opt.assoc_hex, "AEAD: associated data in hex (authenticated, not encrypted, not output)");
+  c->add_option("--assoc-file", st->opt.assoc_file, "AEAD: associated data from a file");
+  c->add_option("--tag-bytes", st->opt.tag_bytes, "AEAD: tag length (ccm(aes) 4..16 even; authenc up to the digest; "
+                                                  "default the largest)");
+  c->add_option("--platform", st->opt.platform, "A platform profile (e.g. scenarios/sm8650.json): its kernel era's algorithms "
+                                                "and fallback rules apply, the fallback running on its CPU");
+  c->add_option("--era", st->opt.era, "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026 (overrides the "
+                                      "platform's driver.era; aes_sw_max_len 512 without a platform)");
   c->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; cpu: on the CPU")
       ->check(CLI::IsMember({"qce", "cpu"}))
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "drivers/crypto/qce/skcipher.h"
+#include "model/aead_cipher.h"
 #include "soc/soc.h"
 
 namespace qcesim::studies {
@@ -13,26 +14,122 @@ namespace qcesim::studies {
 namespace {
 // ENCR_XTS_DU_SIZE is 20 bits wide and the driver writes cryptlen: one XTS request, one unit.
 constexpr std::size_t kXtsMaxBytes = 0xFFFF0;
+// An AEAD is one request: its text and associated data must fit the engine's fields (ENCR_SEG_START
+// is 16 bits; CCM's formatted associated data is padded with its header).
+constexpr std::size_t kAeadMaxText = 1u << 20;
+constexpr std::size_t kAeadMaxAssoc = 65504;
+
+// ccm(aes)'s 16-byte IV: as given, or built from a nonce of 7..13 bytes (L = 15 - nonce bytes).
+std::array<std::uint8_t, 16> aead_iv(const CipherSetup& s) {
+  std::array<std::uint8_t, 16> iv{};
+  if (s.aead_alg.ccm && s.iv.size() >= 7 && s.iv.size() <= 13) {
+    iv[0] = static_cast<std::uint8_t>(14 - s.iv.size());
+    std::copy(s.iv.begin(), s.iv.end(), iv.begin() + 1);
+  } else {
+    std::copy(s.iv.begin(), s.iv.end(), iv.begin());
+  }
+  return iv;
+}
+
+unsigned tag_bytes(const CipherSetup& s) {
+  return s.tag_bytes ? s.tag_bytes : static_cast<unsigned>(s.aead_alg.maxauthsize());
+}
+
+std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
+  const qce::AeadAlg& a = s.aead_alg;
+  std::string why = qce::aead_key_check(a, s.key, s.auth_key);
+  // With a platform's rules (or on the CPU) AES-192 and 3DES with equal keys run in software.
+  if (!why.empty() && why.find("software fallback") != std::string::npos && (s.rules.era || !on_engine)) why.clear();
+  if (!why.empty()) {
+    const bool hmac = why.find("HMAC") != std::string::npos;
+    return fmt::format("{}: expected {}, found {} bytes", hmac ? "--auth-key" : "--key", why, hmac ? s.auth_key.size() : s.key.size());
+  }
+  if (!a.ccm && s.auth_key.empty()) return fmt::format("--auth-key: expected the HMAC key of {}, found none", a.name());
+  if (a.ccm && !s.auth_key.empty()) return "--auth-key: expected none for ccm(aes) (its MAC uses --key), found one";
+  if (a.ccm) {
+    if (s.iv.size() != 16 && (s.iv.size() < 7 || s.iv.size() > 13))
+      return fmt::format("--iv: expected a 7..13-byte nonce or the kernel's 16-byte IV for ccm(aes), found {} bytes", s.iv.size());
+    if (std::string w = qce::ccm_iv_check(aead_iv(s)); !w.empty()) return "--iv: expected " + w;
+  } else if (s.iv.size() != a.ivsize()) {
+    return fmt::format("--iv: expected {} bytes for {}, found {}", a.ivsize(), a.name(), s.iv.size());
+  }
+  if (std::string w = qce::aead_authsize_check(a, tag_bytes(s)); !w.empty())
+    return fmt::format("--tag-bytes: expected {}, found {}", w, tag_bytes(s));
+  if (s.assoc.size() > kAeadMaxAssoc)
+    return fmt::format("--assoc: expected at most {} bytes (the engine's ENCR_SEG_START is 16 bits), found {}", kAeadMaxAssoc, s.assoc.size());
+  if (!s.encrypt && n < tag_bytes(s)) return fmt::format("input: expected at least the {}-byte tag to decrypt, found {} bytes", tag_bytes(s), n);
+  const std::size_t text = s.encrypt ? n : n - tag_bytes(s);
+  if (text > kAeadMaxText) return fmt::format("input: expected at most {} bytes of text (one request), found {}", kAeadMaxText, text);
+  if (!a.ccm && text % cipher_block_bytes(a.cipher))
+    return fmt::format("input: expected a text of a multiple of {} bytes for {} (no padding), found {}", cipher_block_bytes(a.cipher), a.name(), text);
+  if (!on_engine) return "";
+  if (s.rules.era && !qce::qce_registers(s.rules, a.name()))
+    return fmt::format("--alg: expected an algorithm the {} driver registers, found {}", s.rules.era, a.name());
+  const qce::RouteDecision d = qce::aead_route(s.rules, a, s.encrypt, s.key, text);
+  if (d.route == qce::Route::engine && a.ccm && text % 16)
+    return fmt::format("input: expected whole 16-byte blocks for ccm(aes) on the engine (it stalls on a partial block; a 2026 "
+                       "platform sends such texts to the software fallback), found {} bytes", text);
+  if (d.route == qce::Route::engine && text == 0 && !(a.ccm && !s.encrypt))
+    return "input: expected some text for the engine (it takes no empty messages; a platform's rules send them to the fallback)";
+  return "";
+}
+
 }  // namespace
 
-std::string check_cipher_job(const CipherSetup& s, std::size_t n) {
-  if (const std::string why = qce::skcipher_key_check(s.alg, s.mode, s.key); !why.empty())
-    return fmt::format("--key: expected {}, found {} bytes", why, s.key.size());
+bool parse_cipher_name(const std::string& name, CipherSetup& s) {
+  s.name = name;
+  if (qce::parse_skcipher_name(name, s.alg, s.mode)) {
+    s.aead = false;
+    return true;
+  }
+  if (auto a = qce::parse_aead_name(name)) {
+    s.aead = true;
+    s.aead_alg = *a;
+    return true;
+  }
+  return false;
+}
+
+std::string cipher_names() {
+  return "ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), ecb(des3_ede), cbc(des3_ede), ccm(aes), "
+         "authenc(hmac(sha256),cbc(aes)), authenc(hmac(sha256|sha1),cbc(des|des3_ede))";
+}
+
+std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine) {
+  if (s.aead) return check_aead(s, n, on_engine);
+  if (!s.assoc.empty() || s.tag_bytes || !s.auth_key.empty())
+    return fmt::format("--assoc, --tag-bytes and --auth-key: expected none for {} (an skcipher), found one", s.name);
+  std::string why = qce::skcipher_key_check(s.alg, s.mode, s.key);
+  const bool soft = s.rules.era || !on_engine;
+  if (!why.empty() && soft && why.find("no AES-192") != std::string::npos) why.clear();
+  if (!why.empty() && !on_engine && why.find("different") != std::string::npos) why.clear();  // the CPU can
+  if (!why.empty()) return fmt::format("--key: expected {}, found {} bytes", why, s.key.size());
   const std::size_t ivsize = qce::skcipher_ivsize(s.alg, s.mode);
   if (s.iv.size() != ivsize)
-    return ivsize ? fmt::format("--iv: expected {} bytes for {}, found {}", ivsize, qce::skcipher_name(s.alg, s.mode), s.iv.size())
-                  : fmt::format("--iv: expected none for {} (it takes no IV), found {} bytes",
-                                qce::skcipher_name(s.alg, s.mode), s.iv.size());
-  if (const std::string why = qce::skcipher_length_check(s.alg, s.mode, n); !why.empty())
-    return fmt::format("input: expected {} (no padding, as the kernel's skcipher), found {}", why, n);
+    return ivsize ? fmt::format("--iv: expected {} bytes for {}, found {}", ivsize, s.name, s.iv.size())
+                  : fmt::format("--iv: expected none for {} (it takes no IV), found {} bytes", s.name, s.iv.size());
+  if (const std::string w = qce::skcipher_length_check(s.alg, s.mode, n); !w.empty())
+    return fmt::format("input: expected {} (no padding, as the kernel's skcipher), found {}", w, n);
   if (s.mode == CipherMode::xts && n != 0 && (n % 16 != 0 || n > kXtsMaxBytes))
     return fmt::format("input: expected whole 16-byte blocks, at most {} bytes, for xts(aes) (one request, one data unit), "
                        "found {}",
                        kXtsMaxBytes, n);
+  if (on_engine && s.rules.era && !qce::qce_registers(s.rules, s.name))
+    return fmt::format("--alg: expected an algorithm the {} driver registers, found {}", s.rules.era, s.name);
   return "";
 }
 
 std::vector<std::uint8_t> cipher_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
+  if (s.aead) {
+    const qce::AeadAlg& a = s.aead_alg;
+    const auto iv = aead_iv(s);
+    const unsigned t = tag_bytes(s);
+    if (s.encrypt)
+      return a.ccm ? ccm_encrypt(s.key, iv, s.assoc, in, t) : authenc_encrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
+    auto out = a.ccm ? ccm_decrypt(s.key, iv, s.assoc, in, t) : authenc_decrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
+    if (!out) throw BadTag("the tag does not match");
+    return *out;
+  }
   CipherSpec spec;
   spec.alg = s.alg;
   spec.mode = s.mode;
@@ -48,12 +145,43 @@ std::vector<std::uint8_t> cipher_on_cpu(const CipherSetup& s, const std::vector<
   return out;
 }
 
+namespace {
+
+std::vector<std::uint8_t> aead_on_engine(soc::Emulator& e, const CipherSetup& s, const std::vector<std::uint8_t>& in) {
+  qce::QceAead tfm(e.qce(), e.task(), s.aead_alg);
+  if (const std::string why = tfm.setkey(s.key, s.auth_key); !why.empty()) throw qce::QceError("setkey: expected " + why);
+  if (const std::string why = tfm.setauthsize(tag_bytes(s)); !why.empty()) throw qce::QceError("setauthsize: expected " + why);
+  const std::size_t t = tag_bytes(s), out_len = s.encrypt ? in.size() + t : in.size() - t;
+  const std::size_t room = s.assoc.size() + in.size() + t;
+  const cpu::DmaBuf buf = e.host().dma_alloc(room, 4096);
+  std::memcpy(buf.ptr, s.assoc.data(), s.assoc.size());
+  std::memcpy(buf.ptr + s.assoc.size(), in.data(), in.size());
+  try {
+    tfm.crypt(s.encrypt, aead_iv(s), buf.addr, buf.addr, static_cast<std::uint32_t>(s.assoc.size()), static_cast<std::uint32_t>(in.size()));
+  } catch (const qce::QceBadMessage&) {
+    e.host().dma_free(buf);
+    throw BadTag("the tag does not match (the driver said -EBADMSG)");
+  }
+  std::vector<std::uint8_t> out(buf.ptr + s.assoc.size(), buf.ptr + s.assoc.size() + out_len);
+  e.host().dma_free(buf);
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> cipher_on_engine(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
   soc::EmulatorConfig cfg;
   cfg.driver.reg_io = s.reg_io;
+  cfg.driver.rules = s.rules;
+  cfg.driver.soft = s.soft;
   soc::Emulator emu(cfg);
-  std::vector<std::uint8_t> out(in.size());
+  std::vector<std::uint8_t> out;
   emu.run([&](soc::Emulator& e) {
+    if (s.aead) {
+      out = aead_on_engine(e, s, in);
+      return;
+    }
+    out.resize(in.size());
     qce::QceSkcipher tfm(e.qce(), e.task(), s.alg, s.mode);
     if (const std::string why = tfm.setkey(s.key); !why.empty()) throw qce::QceError("setkey: expected " + why);
     const std::size_t step = s.mode == CipherMode::xts ? std::max<std::size_t>(in.size(), 1) : s.request_bytes;

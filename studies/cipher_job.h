@@ -1,30 +1,59 @@
-// Encrypting or decrypting a buffer as `qcesim cipher` does: through the emulated engine (the
-// skcipher driver, BAM descriptors, the engine's cipher part), in requests of up to 1 MiB with
-// the IV chained through the result dump, or on the CPU (model/block_cipher, one stream).
+// Encrypting or decrypting a buffer as `qcesim cipher` does. An skcipher (cbc(aes), xts(aes),
+// ...) through the emulated engine (the skcipher driver, BAM descriptors, the engine's cipher
+// part) in requests of up to 1 MiB with the IV chained through the result dump, or on the CPU
+// (model/block_cipher, one stream). An AEAD (ccm(aes), authenc(hmac(sha256),cbc(aes)), ...) in
+// one request: ciphertext then tag out when encrypting, the tag checked when decrypting. With a
+// platform profile, its kernel era's registered set and fallback rules apply (requests the
+// rules send to software run on the emulated CPU), as they would on that board.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cpu/soft_crypto.h"
+#include "drivers/crypto/qce/aead.h"
+#include "drivers/crypto/qce/fallback.h"
 #include "drivers/crypto/qce/reg_io.h"
 #include "model/block_cipher.h"
 
 namespace qcesim::studies {
 
 struct CipherSetup {
-  CipherAlg alg = CipherAlg::aes;
+  std::string name;  // the kernel's algorithm name
+  bool aead = false;
+  CipherAlg alg = CipherAlg::aes;  // skcipher
   CipherMode mode = CipherMode::cbc;
+  qce::AeadAlg aead_alg;           // AEAD
   bool encrypt = true;
-  std::vector<std::uint8_t> key;  // XTS: both keys
-  std::vector<std::uint8_t> iv;   // ivsize bytes (none for ECB)
+  std::vector<std::uint8_t> key;       // XTS: both keys; authenc: the cipher's key
+  std::vector<std::uint8_t> auth_key;  // authenc: the HMAC key
+  std::vector<std::uint8_t> iv;        // ivsize bytes (none for ECB); ccm(aes): 16 bytes or a 7..13-byte nonce
+  std::vector<std::uint8_t> assoc;     // AEAD: associated data
+  unsigned tag_bytes = 0;              // AEAD: 0 = the algorithm's largest
   qce::RegIo reg_io = qce::RegIo::mmio;
-  std::uint32_t request_bytes = 1u << 20;  // bytes per engine request (a multiple of the block)
+  std::uint32_t request_bytes = 1u << 20;  // skcipher bytes per engine request (a multiple of the block)
+  qce::QceRules rules;                     // from a platform profile (era 0: none)
+  cpu::SoftCryptoConfig soft;
 };
 
+// The name's algorithm into s (name, aead, alg/mode or aead_alg); false when the driver has none.
+bool parse_cipher_name(const std::string& name, CipherSetup& s);
+// The names, for messages.
+std::string cipher_names();
+
 // Everything the job would refuse, checked without simulating: "" or "<what>: expected ...,
-// found ..." (the option it concerns first: --key, --iv, or the input's length).
-std::string check_cipher_job(const CipherSetup& s, std::size_t input_bytes);
+// found ..." (the option it concerns first: --alg, --key, --auth-key, --iv, --tag-bytes,
+// --assoc, or the input's length). `on_engine`: the rules of the engine path apply too.
+std::string check_cipher_job(const CipherSetup& s, std::size_t input_bytes, bool on_engine);
+
+// An AEAD decryption whose tag does not match: nothing is to be written.
+class BadTag : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 std::vector<std::uint8_t> cipher_on_engine(const CipherSetup& s, const std::vector<std::uint8_t>& in);
 std::vector<std::uint8_t> cipher_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in);

@@ -83,6 +83,18 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
       {{"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "17.bin"}, "input: expected a multiple of 16 bytes"},
       {{"cipher", "--alg", "xts(aes)", "--key", std::string(128, 'a'), "--iv", iv16, "32.bin"}, "different XTS key halves"},
       {{"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "missing.bin"}, "missing.bin: No such file"},
+      {{"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "--assoc", "00", "32.bin"}, "expected none for cbc(aes)"},
+      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", k16, "--iv", iv16, "32.bin"}, "--auth-key: expected the HMAC key"},
+      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", k16, "--auth-key", std::string(130, 'a'), "--iv", iv16, "32.bin"},
+       "--auth-key: expected an HMAC key of at most 64 bytes"},
+      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", "0011", "32.bin"}, "--iv: expected a 7..13-byte nonce"},
+      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "--tag-bytes", "5", "32.bin"}, "--tag-bytes: expected a CCM tag"},
+      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "17.bin"}, "expected whole 16-byte blocks for ccm(aes)"},
+      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "--assoc", "00", "--assoc-file", "32.bin", "32.bin"},
+       "--assoc-file: expected it or --assoc, found both"},
+      {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2026", "32.bin"}, "expected an algorithm the 2026 driver registers"},
+      {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2019", "32.bin"}, "--era: expected a kernel era"},
+      {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--platform", "missing.json", "32.bin"}, "missing.json"},
   };
   for (const Case& c : cases) {
     const auto r = test::run_qcesim(c.args, dir);
@@ -90,5 +102,68 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << c.says;
   }
+  std::filesystem::remove_all(dir);
+}
+
+
+// The AEAD form: ccm(aes) and authenc against OpenSSL (CCM's EVP; authenc composed of AES-CBC and
+// HMAC-SHA-256), on both engines and register-I/O modes, with associated data from hex and from
+// a file; decryption gives the plaintext back; a flipped bit is exit 1 with nothing written; a
+// CCM text that is not whole blocks runs on a 2026 driver's fallback (--era 2026).
+TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
+  const std::string dir = test::make_temp_dir("cipher-aead");
+  const auto pt = test::random_bytes(4096, 21), assoc = test::random_bytes(40, 22);
+  const auto key = test::random_bytes(32, 23), hkey = test::random_bytes(32, 24), nonce = test::random_bytes(12, 25),
+             iv = test::random_bytes(16, 26);
+  write_bytes(dir + "/pt.bin", pt);
+  write_bytes(dir + "/assoc.bin", assoc);
+  const auto ccm = test::openssl_ccm_encrypt(key, nonce, assoc, pt, 12);
+  auto ct = test::openssl_cipher(EVP_aes_256_cbc(), true, key, iv, pt);
+  std::vector<std::uint8_t> macced = assoc;
+  macced.insert(macced.end(), ct.begin(), ct.end());
+  const auto mac = test::openssl_hmac(HashAlg::sha256, hkey, macced);
+  ct.insert(ct.end(), mac.begin(), mac.end());
+  struct Aead {
+    std::vector<std::string> args;
+    std::vector<std::uint8_t> want;
+  };
+  const Aead aeads[] = {
+      {{"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", hexs(nonce), "--tag-bytes", "12", "--assoc", hexs(assoc)}, ccm},
+      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", hexs(key), "--auth-key", hexs(hkey), "--iv", hexs(iv),
+        "--assoc-file", "assoc.bin"},
+       ct}};
+  for (const Aead& a : aeads) {
+    for (const std::vector<std::string>& how : {std::vector<std::string>{"--engine", "qce", "--reg-io", "mmio"},
+                                                std::vector<std::string>{"--engine", "qce", "--reg-io", "bam"},
+                                                std::vector<std::string>{"--engine", "cpu"}}) {
+      auto args = a.args;
+      args.insert(args.end(), how.begin(), how.end());
+      auto enc = args;
+      enc.push_back("pt.bin");
+      const auto r = test::run_qcesim(enc, dir);
+      ASSERT_EQ(r.exit_code, 0) << a.args[2] << " " << how[1] << ": " << r.err;
+      EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()), a.want) << a.args[2] << " " << how[1];
+      write_bytes(dir + "/ct.bin", a.want);
+      auto dec = args;
+      dec.insert(dec.end(), {"--decrypt", "ct.bin"});
+      const auto d = test::run_qcesim(dec, dir);
+      ASSERT_EQ(d.exit_code, 0) << d.err;
+      EXPECT_EQ(std::vector<std::uint8_t>(d.out.begin(), d.out.end()), pt) << a.args[2] << " decrypt " << how[1];
+      auto bad = a.want;
+      bad[100] ^= 0x04;
+      write_bytes(dir + "/bad.bin", bad);
+      dec.back() = "bad.bin";
+      const auto b = test::run_qcesim(dec, dir);
+      EXPECT_EQ(b.exit_code, 1) << a.args[2] << " " << how[1] << ": " << b.err;
+      EXPECT_TRUE(b.out.empty());
+      EXPECT_NE(b.err.find("tag does not match"), std::string::npos) << b.err;
+    }
+  }
+  // 100 bytes of CCM: the 2026 driver's software fallback, as OpenSSL computes it.
+  const std::vector<std::uint8_t> small(pt.begin(), pt.begin() + 100);
+  write_bytes(dir + "/small.bin", small);
+  const auto r = test::run_qcesim({"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", hexs(nonce), "--era", "2026", "small.bin"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()), test::openssl_ccm_encrypt(key, nonce, {}, small, 16));
   std::filesystem::remove_all(dir);
 }
