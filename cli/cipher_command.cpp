@@ -1,6 +1,7 @@
 #include "cli/cipher_command.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,31 +19,79 @@ namespace qcesim::cli {
 
 namespace {
 
-constexpr std::size_t kMaxInput = 64u << 20;  // the whole input is held in memory
+constexpr std::size_t kMaxInput = 64u << 20;  // a pipe's input is held in memory (a file's is streamed)
 
-// The whole file (or standard input); "" or why not.
-std::string read_all(const std::string& name, std::vector<std::uint8_t>& data) {
-  const bool stdin_ = name.empty() || name == "-";
-  const int fd = stdin_ ? 0 : ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return name + ": " + std::strerror(errno);
-  std::uint8_t buf[65536];
-  std::string why;
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
+// Reads up to n bytes (fewer only at the end or on an error); "" or why not.
+std::size_t read_fd(int fd, std::uint8_t* p, std::size_t n, std::string& why) {
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t k = ::read(fd, p + got, n - got);
+    if (k == 0) break;
+    if (k < 0) {
       if (errno == EINTR) continue;
-      why = (stdin_ ? std::string("standard input") : name) + ": " + std::strerror(errno);
+      why = std::strerror(errno);
       break;
     }
-    if (data.size() + static_cast<std::size_t>(n) > kMaxInput) {
-      why = "input: expected at most 64 MiB, found more";
-      break;
-    }
-    data.insert(data.end(), buf, buf + n);
+    got += static_cast<std::size_t>(k);
   }
-  if (!stdin_) ::close(fd);
-  return why;
+  return got;
+}
+
+// The input: a regular file streams (its size known up front); standard input or a pipe is read
+// whole (at most kMaxInput).
+struct Input {
+  std::string name;
+  int fd = -1;
+  bool regular = false;
+  std::uint64_t size = 0;
+  std::vector<std::uint8_t> data;  // not regular: everything
+  ~Input() {
+    if (fd > 0) ::close(fd);
+  }
+};
+
+std::string open_input(const std::string& name, Input& in) {
+  const bool stdin_ = name.empty() || name == "-";
+  in.name = stdin_ ? "standard input" : name;
+  in.fd = stdin_ ? 0 : ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in.fd < 0) return name + ": " + std::strerror(errno);
+  struct stat st {};
+  if (::fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    in.regular = true;
+    in.size = static_cast<std::uint64_t>(st.st_size);
+    return "";
+  }
+  std::uint8_t buf[65536];
+  for (;;) {
+    std::string why;
+    const std::size_t n = read_fd(in.fd, buf, sizeof buf, why);
+    if (!why.empty()) return in.name + ": " + why;
+    if (in.data.size() + n > kMaxInput) return "input: expected at most 64 MiB from a pipe (a file may be larger), found more";
+    in.data.insert(in.data.end(), buf, buf + n);
+    if (n < sizeof buf) break;
+  }
+  in.size = in.data.size();
+  return "";
+}
+
+// The whole input in memory (an AEAD's, checked to be small).
+std::string read_whole(Input& in, std::vector<std::uint8_t>& out) {
+  if (!in.regular) {
+    out = std::move(in.data);
+    return "";
+  }
+  out.resize(static_cast<std::size_t>(in.size));
+  std::string why;
+  if (read_fd(in.fd, out.data(), out.size(), why) != out.size()) return in.name + ": " + (why.empty() ? "shorter than its size" : why);
+  return "";
+}
+
+// A small file read whole (--assoc-file); "" or why not.
+std::string read_all(const std::string& name, std::vector<std::uint8_t>& data) {
+  Input in;
+  if (std::string e = open_input(name, in); !e.empty()) return e;
+  if (in.regular && in.size > kMaxInput) return name + ": expected at most 64 MiB, found more";
+  return read_whole(in, data);
 }
 
 }  // namespace
@@ -100,23 +149,45 @@ int run_cipher(const CipherOptions& opt, std::ostream& out, std::ostream& err) {
     err << "qcesim cipher: " << e << "\n";
     return 2;
   }
-  std::vector<std::uint8_t> in;
-  if (const std::string e = read_all(opt.file, in); !e.empty()) {
+  Input in;
+  if (const std::string e = open_input(opt.file, in); !e.empty()) {
     err << "qcesim cipher: " << e << "\n";
     return 2;
   }
-  if (const std::string e = studies::check_cipher_job(s, in.size(), !opt.on_cpu); !e.empty()) {
+  if (const std::string e = studies::check_cipher_job(s, in.size, !opt.on_cpu); !e.empty()) {
     err << "qcesim cipher: " << e << "\n";
     return 2;
   }
-  std::vector<std::uint8_t> result;
+  auto write = [&out](const std::uint8_t* p, std::size_t n) {
+    out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
+    if (!out) throw std::runtime_error("standard output: write failed");
+  };
+  if (!s.aead) {
+    std::size_t at = 0;
+    std::string why;
+    auto read = [&](std::uint8_t* p, std::size_t n) -> std::size_t {
+      if (in.regular) return read_fd(in.fd, p, n, why);
+      const std::size_t k = std::min(n, in.data.size() - at);
+      std::memcpy(p, in.data.data() + at, k);
+      at += k;
+      return k;
+    };
+    studies::skcipher_stream(s, opt.on_cpu, in.size, read, write);
+    out.flush();
+    return out ? 0 : 2;
+  }
+  std::vector<std::uint8_t> data, result;
+  if (const std::string e = read_whole(in, data); !e.empty()) {
+    err << "qcesim cipher: " << e << "\n";
+    return 2;
+  }
   try {
-    result = opt.on_cpu ? studies::cipher_on_cpu(s, in) : studies::cipher_on_engine(s, in);
+    result = opt.on_cpu ? studies::cipher_on_cpu(s, data) : studies::cipher_on_engine(s, data);
   } catch (const studies::BadTag& e) {
     err << "qcesim cipher: " << e.what() << ": the input is not authentic (nothing written)\n";
     return 1;
   }
-  out.write(reinterpret_cast<const char*>(result.data()), static_cast<std::streamsize>(result.size()));
+  write(result.data(), result.size());
   out.flush();
   return out ? 0 : 2;
 }

@@ -37,28 +37,43 @@ struct BlockFunction::Ctx {
   ~Ctx() { EVP_CIPHER_CTX_free(c); }
 };
 
+namespace {
+
+// OpenSSL's cipher for an algorithm, key length and mode (ECB, CBC or CTR), and the key as it
+// takes it. Single DES lives in OpenSSL 3's legacy provider; EDE with K1 = K2 = K3 is the same.
+const EVP_CIPHER* evp_cipher(CipherAlg alg, const std::vector<std::uint8_t>& key, CipherMode mode, std::vector<std::uint8_t>& k) {
+  const bool cbc = mode == CipherMode::cbc, ctr = mode == CipherMode::ctr;
+  k = key;
+  if (alg == CipherAlg::aes) {
+    if (key.size() == 16) return ctr ? EVP_aes_128_ctr() : cbc ? EVP_aes_128_cbc() : EVP_aes_128_ecb();
+    if (key.size() == 24) return ctr ? EVP_aes_192_ctr() : cbc ? EVP_aes_192_cbc() : EVP_aes_192_ecb();
+    if (key.size() == 32) return ctr ? EVP_aes_256_ctr() : cbc ? EVP_aes_256_cbc() : EVP_aes_256_ecb();
+  } else if (!ctr && (alg == CipherAlg::tdes ? key.size() == 24 : key.size() == 8)) {
+    if (alg == CipherAlg::des) {
+      k.clear();
+      for (int i = 0; i < 3; ++i) k.insert(k.end(), key.begin(), key.end());
+    }
+    return cbc ? EVP_des_ede3_cbc() : EVP_des_ede3_ecb();
+  }
+  throw std::invalid_argument(std::string(cipher_alg_name(alg)) + " has no key of " + std::to_string(key.size()) + " bytes");
+}
+
+EVP_CIPHER_CTX* evp_init(CipherAlg alg, const std::vector<std::uint8_t>& key, CipherMode mode, bool encrypt) {
+  std::vector<std::uint8_t> k;
+  const EVP_CIPHER* cipher = evp_cipher(alg, key, mode, k);
+  EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
+  if (!c || EVP_CipherInit_ex(c, cipher, nullptr, k.data(), nullptr, encrypt ? 1 : 0) != 1 || EVP_CIPHER_CTX_set_padding(c, 0) != 1) {
+    EVP_CIPHER_CTX_free(c);
+    throw std::runtime_error("OpenSSL could not set up the block cipher");
+  }
+  return c;
+}
+
+}  // namespace
+
 BlockFunction::BlockFunction(CipherAlg alg, const std::vector<std::uint8_t>& key, bool encrypt)
     : m_ctx(std::make_unique<Ctx>()), m_block(cipher_block_bytes(alg)) {
-  const EVP_CIPHER* cipher = nullptr;
-  std::vector<std::uint8_t> k = key;
-  if (alg == CipherAlg::aes) {
-    if (key.size() == 16) cipher = EVP_aes_128_ecb();
-    if (key.size() == 24) cipher = EVP_aes_192_ecb();
-    if (key.size() == 32) cipher = EVP_aes_256_ecb();
-  } else if (alg == CipherAlg::tdes && key.size() == 24) {
-    cipher = EVP_des_ede3_ecb();
-  } else if (alg == CipherAlg::des && key.size() == 8) {
-    // Single DES lives in OpenSSL 3's legacy provider; EDE with K1 = K2 = K3 is the same function.
-    cipher = EVP_des_ede3_ecb();
-    k.clear();
-    for (int i = 0; i < 3; ++i) k.insert(k.end(), key.begin(), key.end());
-  }
-  if (!cipher)
-    throw std::invalid_argument(std::string(cipher_alg_name(alg)) + " has no key of " + std::to_string(key.size()) + " bytes");
-  m_ctx->c = EVP_CIPHER_CTX_new();
-  if (!m_ctx->c || EVP_CipherInit_ex(m_ctx->c, cipher, nullptr, k.data(), nullptr, encrypt ? 1 : 0) != 1 ||
-      EVP_CIPHER_CTX_set_padding(m_ctx->c, 0) != 1)
-    throw std::runtime_error("OpenSSL could not set up the block cipher");
+  m_ctx->c = evp_init(alg, key, CipherMode::ecb, encrypt);
 }
 
 BlockFunction::~BlockFunction() = default;
@@ -70,6 +85,26 @@ void BlockFunction::blocks(const std::uint8_t* in, std::uint8_t* out, std::size_
   if (len == 0) return;
   int outl = 0;
   if (EVP_CipherUpdate(m_ctx->c, out, &outl, in, static_cast<int>(len)) != 1 || static_cast<std::size_t>(outl) != len)
+    throw std::runtime_error("OpenSSL block cipher failed");
+}
+
+struct BulkMode::Ctx {
+  EVP_CIPHER_CTX* c = nullptr;
+  ~Ctx() { EVP_CIPHER_CTX_free(c); }
+};
+
+BulkMode::BulkMode(CipherAlg alg, const std::vector<std::uint8_t>& key, bool encrypt, CipherMode mode)
+    : m_ctx(std::make_unique<Ctx>()), m_encrypt(encrypt) {
+  m_ctx->c = evp_init(alg, key, mode, encrypt);
+}
+
+BulkMode::~BulkMode() = default;
+
+void BulkMode::run(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out, std::size_t len) const {
+  int outl = 0;
+  if (len == 0) return;
+  if (EVP_CipherInit_ex(m_ctx->c, nullptr, nullptr, nullptr, iv, m_encrypt ? 1 : 0) != 1 ||
+      EVP_CipherUpdate(m_ctx->c, out, &outl, in, static_cast<int>(len)) != 1 || static_cast<std::size_t>(outl) != len)
     throw std::runtime_error("OpenSSL block cipher failed");
 }
 
@@ -98,10 +133,6 @@ BlockFunction make_fn(const CipherSpec& s) {
   return BlockFunction(s.alg, s.key, s.encrypt || s.mode == CipherMode::ctr);
 }
 
-void xor_into(std::uint8_t* dst, const std::uint8_t* a, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) dst[i] ^= a[i];
-}
-
 // Multiplies the tweak by x in GF(2^128), little-endian as IEEE 1619 orders it.
 void xts_times_x(std::array<std::uint8_t, 16>& t) {
   std::uint8_t carry = 0;
@@ -118,6 +149,8 @@ void xts_times_x(std::array<std::uint8_t, 16>& t) {
 CipherStream::CipherStream(const CipherSpec& s)
     : m_spec(s), m_block(cipher_block_bytes(s.alg)), m_fn(make_fn(s)), m_iv(s.iv) {
   if (s.mode == CipherMode::ecb) m_iv.fill(0);
+  if (s.mode == CipherMode::cbc || s.mode == CipherMode::ctr)
+    m_bulk = std::make_unique<BulkMode>(s.alg, s.key, s.encrypt || s.mode == CipherMode::ctr, s.mode);
   if (s.mode == CipherMode::xts) {
     m_tweak = std::make_unique<BlockFunction>(s.alg, s.xts_key, true);
     xts_start_unit();
@@ -129,61 +162,74 @@ void CipherStream::xts_start_unit() {
   m_unit_done = 0;
 }
 
-// The counter block + 1, all 128 bits big-endian (CNTR_MASK all ones, as the driver sets it).
-void CipherStream::ctr_increment() {
-  for (std::size_t i = m_block; i-- > 0;)
-    if (++m_iv[i] != 0) break;
-}
-
+// Runs of whole blocks go to OpenSSL in one call (ECB; CBC and CTR in its own modes from the
+// stream's IV; XTS as one ECB call between the tweak XORs); the chaining state is kept here.
 void CipherStream::update(const std::uint8_t* in, std::uint8_t* out, std::size_t len) {
   const std::size_t b = m_block;
   if (m_spec.mode != CipherMode::ctr && len % b != 0)
     throw std::invalid_argument(std::string(cipher_mode_name(m_spec.mode)) + " takes whole blocks of " + std::to_string(b) +
                                 " bytes, not " + std::to_string(len));
-  std::uint8_t tmp[16];
-  for (std::size_t off = 0; off < len; off += b) {
-    const std::uint8_t* p = in + off;
-    std::uint8_t* q = out + off;
-    switch (m_spec.mode) {
-      case CipherMode::ecb:
-        m_fn.blocks(p, q, 1);
-        break;
-      case CipherMode::cbc:
-        if (m_spec.encrypt) {
-          std::memcpy(tmp, p, b);
-          xor_into(tmp, m_iv.data(), b);
-          m_fn.blocks(tmp, q, 1);
-          std::memcpy(m_iv.data(), q, b);
-        } else {
-          std::memcpy(tmp, p, b);  // in may be out
-          m_fn.blocks(p, q, 1);
-          xor_into(q, m_iv.data(), b);
-          std::memcpy(m_iv.data(), tmp, b);
-        }
-        break;
-      case CipherMode::ctr: {
-        const std::size_t n = std::min(b, len - off);
-        m_fn.blocks(m_iv.data(), tmp, 1);
-        for (std::size_t i = 0; i < n; ++i) q[i] = static_cast<std::uint8_t>(p[i] ^ tmp[i]);
-        if (n == b) ctr_increment();
-        break;
+  const std::size_t whole = len - len % b, nblocks = whole / b;
+  switch (m_spec.mode) {
+    case CipherMode::ecb:
+      m_fn.blocks(in, out, nblocks);
+      break;
+    case CipherMode::cbc: {
+      if (whole == 0) break;
+      std::uint8_t next[16];
+      // The next IV: the last ciphertext block (decrypting, read before out may overwrite it).
+      if (!m_spec.encrypt) std::memcpy(next, in + whole - b, b);
+      m_bulk->run(m_iv.data(), in, out, whole);
+      std::memcpy(m_iv.data(), m_spec.encrypt ? out + whole - b : next, b);
+      break;
+    }
+    case CipherMode::ctr: {
+      m_bulk->run(m_iv.data(), in, out, whole);
+      // The counter + nblocks, all 128 bits big-endian (CNTR_MASK all ones, as the driver sets it).
+      std::uint64_t add = nblocks;
+      for (std::size_t i = b; i-- > 0 && add;) {
+        const std::uint64_t v = m_iv[i] + (add & 0xFF);
+        m_iv[i] = static_cast<std::uint8_t>(v);
+        add = (add >> 8) + (v >> 8);
       }
-      case CipherMode::xts:
-        std::memcpy(tmp, p, b);
-        xor_into(tmp, m_t.data(), b);
-        m_fn.blocks(tmp, q, 1);
-        xor_into(q, m_t.data(), b);
-        xts_times_x(m_t);
-        m_unit_done += b;
+      if (len > whole) {  // a partial last block: the current counter's keystream, the counter kept
+        std::uint8_t ks[16];
+        m_fn.blocks(m_iv.data(), ks, 1);
+        for (std::size_t i = 0; i < len - whole; ++i) out[whole + i] = static_cast<std::uint8_t>(in[whole + i] ^ ks[i]);
+      }
+      break;
+    }
+    case CipherMode::xts: {
+      std::size_t off = 0;
+      while (off < whole) {
+        // Up to the end of the data unit: its tweaks run on from the unit's start.
+        std::size_t n = (whole - off) / b;
+        if (m_spec.data_unit_bytes) n = std::min<std::size_t>(n, (m_spec.data_unit_bytes - m_unit_done) / b);
+        xts_blocks(in + off, out + off, n);
+        off += n * b;
+        m_unit_done += n * b;
         if (m_spec.data_unit_bytes && m_unit_done == m_spec.data_unit_bytes) {
           // The next data unit: i + 1 (little-endian), its own tweak.
           for (std::uint8_t& x : m_iv)
             if (++x != 0) break;
           xts_start_unit();
         }
-        break;
+      }
+      break;
     }
   }
+}
+
+// n XTS blocks within one data unit: each XORed with its tweak, one ECB call, XORed again.
+void CipherStream::xts_blocks(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+  m_scratch.resize(n * 16);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::memcpy(m_scratch.data() + 16 * k, m_t.data(), 16);
+    xts_times_x(m_t);
+  }
+  for (std::size_t i = 0; i < n * 16; ++i) out[i] = static_cast<std::uint8_t>(in[i] ^ m_scratch[i]);
+  m_fn.blocks(out, out, n);
+  for (std::size_t i = 0; i < n * 16; ++i) out[i] ^= m_scratch[i];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -45,6 +45,24 @@ class BlockFunction {
   std::size_t m_block;
 };
 
+// OpenSSL running one of its own modes (CBC or CTR, 128-bit big-endian counter) over many
+// blocks in one call: CipherStream's bulk path. The chaining state stays the caller's: each run
+// starts from the IV given.
+class BulkMode {
+ public:
+  BulkMode(CipherAlg alg, const std::vector<std::uint8_t>& key, bool encrypt, CipherMode mode);
+  ~BulkMode();
+  BulkMode(const BulkMode&) = delete;
+  BulkMode& operator=(const BulkMode&) = delete;
+  // len: whole blocks; in may equal out.
+  void run(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t* out, std::size_t len) const;
+
+ private:
+  struct Ctx;
+  std::unique_ptr<Ctx> m_ctx;
+  bool m_encrypt;
+};
+
 struct CipherSpec {
   CipherAlg alg = CipherAlg::aes;
   CipherMode mode = CipherMode::cbc;
@@ -78,12 +96,15 @@ class CipherStream {
 
  private:
   void xts_start_unit();
-  void ctr_increment();
 
   CipherSpec m_spec;
   std::size_t m_block;
+  void xts_blocks(const std::uint8_t* in, std::uint8_t* out, std::size_t n);
+
   BlockFunction m_fn;                      // the data key in the spec's direction (CTR: always encrypt)
+  std::unique_ptr<BulkMode> m_bulk;        // CBC and CTR: OpenSSL's mode over whole runs of blocks
   std::unique_ptr<BlockFunction> m_tweak;  // XTS: K2, encrypt
+  std::vector<std::uint8_t> m_scratch;     // XTS: the run's tweaks
   std::array<std::uint8_t, 16> m_iv{};
   std::array<std::uint8_t, 16> m_t{};      // XTS: the current block's tweak
   std::uint64_t m_unit_done = 0;           // XTS: bytes of the current data unit processed

@@ -199,4 +199,53 @@ std::vector<std::uint8_t> cipher_on_engine(const CipherSetup& s, const std::vect
   return out;
 }
 
+void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read, const ChunkWriter& write) {
+  const std::size_t step = s.mode == CipherMode::xts ? static_cast<std::size_t>(std::max<std::uint64_t>(total, 1)) : s.request_bytes;
+  auto next = [&](std::uint8_t* p, std::uint64_t done) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(step, total - done));
+    if (read(p, n) != n) throw std::runtime_error("input: ended before its size");
+    return n;
+  };
+  if (on_cpu) {
+    CipherSpec spec;
+    spec.alg = s.alg;
+    spec.mode = s.mode;
+    spec.encrypt = s.encrypt;
+    spec.key = s.key;
+    if (s.mode == CipherMode::xts) {
+      spec.key.assign(s.key.begin(), s.key.begin() + static_cast<long>(s.key.size() / 2));
+      spec.xts_key.assign(s.key.begin() + static_cast<long>(s.key.size() / 2), s.key.end());
+    }
+    std::copy(s.iv.begin(), s.iv.end(), spec.iv.begin());
+    CipherStream stream(spec);
+    std::vector<std::uint8_t> buf(std::min<std::uint64_t>(step, std::max<std::uint64_t>(total, 1)));
+    for (std::uint64_t done = 0; done < total;) {
+      const std::size_t n = next(buf.data(), done);
+      stream.update(buf.data(), buf.data(), n);
+      write(buf.data(), n);
+      done += n;
+    }
+    return;
+  }
+  soc::EmulatorConfig cfg;
+  cfg.driver.reg_io = s.reg_io;
+  cfg.driver.rules = s.rules;
+  cfg.driver.soft = s.soft;
+  soc::Emulator emu(cfg);
+  emu.run([&](soc::Emulator& e) {
+    qce::QceSkcipher tfm(e.qce(), e.task(), s.alg, s.mode);
+    if (const std::string why = tfm.setkey(s.key); !why.empty()) throw qce::QceError("setkey: expected " + why);
+    const cpu::DmaBuf buf = e.host().dma_alloc(static_cast<std::size_t>(std::min<std::uint64_t>(step, std::max<std::uint64_t>(total, 1))), 4096);
+    std::array<std::uint8_t, 16> iv{};
+    std::copy(s.iv.begin(), s.iv.end(), iv.begin());
+    for (std::uint64_t done = 0; done < total;) {
+      const std::size_t n = next(buf.ptr, done);
+      tfm.crypt(s.encrypt, iv, buf.addr, buf.addr, static_cast<std::uint32_t>(n));  // in place
+      write(buf.ptr, n);
+      done += n;
+    }
+    e.host().dma_free(buf);
+  });
+}
+
 }  // namespace qcesim::studies

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -57,5 +58,12 @@ class BadTag : public std::runtime_error {
 
 std::vector<std::uint8_t> cipher_on_engine(const CipherSetup& s, const std::vector<std::uint8_t>& in);
 std::vector<std::uint8_t> cipher_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in);
+
+// An skcipher over `total` bytes that `read` supplies (up to n bytes into a buffer; fewer only at
+// the end) and `write` takes, 1 MiB at a time through one reused DMA buffer (or one CPU stream):
+// files of any size in constant memory. check_cipher_job(s, total, ...) must have passed.
+using ChunkReader = std::function<std::size_t(std::uint8_t*, std::size_t)>;
+using ChunkWriter = std::function<void(const std::uint8_t*, std::size_t)>;
+void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read, const ChunkWriter& write);
 
 }  // namespace qcesim::studies
