@@ -191,13 +191,15 @@ json run_one(const studies::Scenario& sc, const studies::Variant& v, const RunOp
   return r.to_json();
 }
 
-void print_results(const std::vector<studies::VariantResult>& results, unsigned top, std::ostream& out) {
+// `outputs`: what the checks compare ("digest" for hashes, "output" for ciphers).
+void print_results(const std::vector<studies::VariantResult>& results, unsigned top, const char* outputs, std::ostream& out) {
   out << format_table(results);
   for (const auto& r : results) {
     out << fmt::format("\n{}: {} requests, latency mean {:.1f} us, p50 {:.1f}, p99 {:.1f}, max {:.1f}; {} irqs, {} BAM "
-                       "descriptors, {} digest mismatches{}\n",
+                       "descriptors, {} {} mismatches{}\n",
                        r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
-                       r.bam_descriptors, r.digest_mismatches, r.timing_only ? " (timing only: not checked)" : "");
+                       r.bam_descriptors, r.digest_mismatches, outputs, r.timing_only ? " (timing only: not checked)" : "");
+    if (r.software) out << fmt::format("  {} of the requests went to the driver's software fallback (its kernel era's rules)\n", r.software);
     if (!r.faults.is_null() || r.failed || r.fallback)
       out << fmt::format("  requests: {} issued = {} completed + {} failed + {} fallback{}\n", r.issued, r.completed, r.failed,
                          r.fallback, r.faults.is_null() ? "" : fmt::format("; injected {}", fault_summary(r.faults)));
@@ -217,7 +219,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   check_outputs(opt, chosen);
   err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
-                     sc.workload.message_bytes, hash_alg_name(sc.workload.alg), sc.workload.queue_depth,
+                     sc.workload.message_bytes, sc.workload.algorithm.name, sc.workload.queue_depth,
                      chosen.size(), opt.timing_only ? ", timing only" : "");
   // Real bytes cost host time: SHA-256 at about 1.7 GB/s (host SHA instructions) per variant.
   const double gb = static_cast<double>(sc.workload.messages) * sc.workload.message_bytes / 1e9;
@@ -250,7 +252,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
     }
     results.push_back(studies::VariantResult::from_json(r));
   }
-  print_results(results, opt.top, out);
+  print_results(results, opt.top, sc.workload.cipher() ? "output" : "digest", out);
   if (!opt.json_file.empty()) {
     json j = {{"scenario", sc.name}, {"variants", json::array()}};
     for (const auto& r : results) j["variants"].push_back(r.to_json());

@@ -7,6 +7,7 @@
 
 #include "drivers/crypto/qce/skcipher.h"
 #include "model/aead_cipher.h"
+#include "model/alg_names.h"
 #include "soc/soc.h"
 
 namespace qcesim::studies {
@@ -90,10 +91,7 @@ bool parse_cipher_name(const std::string& name, CipherSetup& s) {
   return false;
 }
 
-std::string cipher_names() {
-  return "ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), ecb(des3_ede), cbc(des3_ede), ccm(aes), "
-         "authenc(hmac(sha256),cbc(aes)), authenc(hmac(sha256|sha1),cbc(des|des3_ede))";
-}
+std::string cipher_names() { return alg_name_list(AlgKind::skcipher) + ", " + alg_name_list(AlgKind::aead); }
 
 std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine) {
   if (s.aead) return check_aead(s, n, on_engine);

@@ -1,5 +1,7 @@
 #include "studies/replay.h"
 
+#include "studies/cipher_replay.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -162,11 +164,6 @@ struct MessagePool {
   std::size_t size() const { return msgs.size(); }
 };
 
-// Latency of one request, from t0 to `end`, into the statistics and the timeline.
-void record_latency(LatencyStats& lat, std::uint64_t id, const sc_time& t0, const sc_time& end) {
-  lat.add((end - t0).to_seconds() * 1e9);
-  if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
-}
 
 // The kernel SHA library on the CE core, in the caller's task context: messages first ..
 // first + n - 1 (two interleaved with finup2x), their digests checked. The CPU path, and the
@@ -419,6 +416,12 @@ void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, con
 
 }  // namespace
 
+// Latency of one request, from t0 to `end`, into the statistics and the timeline.
+void record_latency(LatencyStats& lat, std::uint64_t id, const sc_time& t0, const sc_time& end) {
+  lat.add((end - t0).to_seconds() * 1e9);
+  if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
+}
+
 VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead,
                           const ReplayProgress* progress) {
   const auto host_start = std::chrono::steady_clock::now();
@@ -435,6 +438,14 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   Snapshot s0, s1;
   emu.run([&](Emulator& e) {
     if (auto* tr = Tracer::active()) tr->set_own_ee(cfg.soc.linux_ee, cfg.driver.rx_pipe / 2);
+    if (sc.workload.cipher()) {
+      e.task().sync();
+      s0 = snapshot(e);
+      run_cipher_workload(e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); });
+      e.task().sync();
+      s1 = snapshot(e);
+      return;
+    }
     MessagePool pool(e, sc.workload, !timing_only);
     e.task().sync();
     s0 = snapshot(e);
@@ -477,6 +488,7 @@ json VariantResult::to_json() const {
   j["completed"] = completed;
   j["failed"] = failed;
   j["fallback"] = fallback;
+  j["software"] = software;
   if (!faults.is_null()) j["faults"] = faults;
   j["failed_requests"] = failed_requests;
   j["live_state_writes"] = live_state_writes;
@@ -520,6 +532,7 @@ VariantResult VariantResult::from_json(const json& j) {
   r.completed = j.value("completed", std::uint64_t{0});
   r.failed = j.value("failed", std::uint64_t{0});
   r.fallback = j.value("fallback", std::uint64_t{0});
+  r.software = j.value("software", std::uint64_t{0});
   if (j.contains("faults")) r.faults = j["faults"];
   r.hash_ahead_hits = j.value("hash_ahead_hits", std::uint64_t{0});
   r.live_state_writes = j.value("live_state_writes", std::uint64_t{0});

@@ -34,6 +34,9 @@ struct VariantResult {
   // every run). completed: through the engine; failed: the error went back to the caller;
   // fallback: failed on the engine and hashed again on the CPU (faults.cpu_fallback).
   std::uint64_t issued = 0, completed = 0, failed = 0, fallback = 0;
+  // Of the completed, those the driver's kernel-era rules sent to its software fallback (cipher
+  // workloads: aes_sw_max_len, AES-192, ...), run in the caller's context.
+  std::uint64_t software = 0;
   nlohmann::json faults;  // injected faults by kind (null without faults)
   double lat_mean_us = 0, lat_p50_us = 0, lat_p99_us = 0, lat_max_us = 0;
   std::map<std::string, double> measured;

@@ -63,14 +63,55 @@ std::vector<std::string> split_path(const std::string& path) {
   return keys;
 }
 
+// A cipher workload's key, direction, associated data and tag, and the message sizes its
+// algorithm takes.
+void load_cipher_workload(const JsonObject& w, Workload& wl) {
+  const AlgName& a = wl.algorithm;
+  const bool aes = a.cipher == CipherAlg::aes, xts = a.kind == AlgKind::skcipher && a.mode == CipherMode::xts;
+  wl.key_bytes = static_cast<std::uint32_t>(w.whole("key_bytes", a.default_key_bytes(), 1, 64));
+  const std::uint32_t k = xts ? wl.key_bytes / 2 : wl.key_bytes;
+  const bool key_ok = aes ? (k == 16 || k == 24 || k == 32) && (!xts || wl.key_bytes % 2 == 0)
+                          : wl.key_bytes == (a.cipher == CipherAlg::des ? 8u : 24u);
+  if (!key_ok)
+    w.fail("key_bytes", xts   ? "32, 48 or 64 for xts(aes) (two AES keys)"
+                        : aes ? "16, 24 or 32 for AES"
+                              : (a.cipher == CipherAlg::des ? "8 for DES" : "24 for 3DES"));
+  wl.encrypt = w.choice("direction", "encrypt", {"encrypt", "decrypt"}) == "encrypt";
+  const std::uint32_t block = static_cast<std::uint32_t>(cipher_block_bytes(a.cipher));
+  const bool whole_blocks = a.kind == AlgKind::skcipher ? a.mode != CipherMode::ctr : !a.ccm;
+  if (whole_blocks && wl.message_bytes % block)
+    w.fail("message_bytes", fmt::format("a multiple of {} bytes for {} (no padding)", block, a.name));
+  if (xts && wl.message_bytes > 0xFFFF0) w.fail("message_bytes", "at most 1048560 bytes for xts(aes) (one data unit)");
+  if (a.kind == AlgKind::aead) {
+    wl.assoc_bytes = static_cast<std::uint32_t>(w.whole("assoc_bytes", 0, 0, 65504));
+    const unsigned max_tag = a.ccm ? 16 : static_cast<unsigned>(digest_bytes(a.hash));
+    wl.tag_bytes = static_cast<std::uint32_t>(w.whole("tag_bytes", max_tag, a.ccm ? 4 : 1, max_tag));
+    if (a.ccm && wl.tag_bytes % 2) w.fail("tag_bytes", "an even number 4..16 for ccm(aes)");
+    wl.auth_key_bytes = static_cast<std::uint32_t>(w.whole("auth_key_bytes", 32, 0, 64));
+    if (wl.message_bytes > (1u << 20)) w.fail("message_bytes", "at most 1048576 bytes for an AEAD (one request)");
+  } else {
+    for (const char* key : {"assoc_bytes", "tag_bytes", "auth_key_bytes"})
+      if (w.has(key)) w.fail(key, fmt::format("nothing: {} is not an AEAD", a.name));
+  }
+  if (w.has("tz")) w.fail("tz", "no other EE with a cipher workload (the TrustZone agent hashes)");
+}
+
 Workload load_workload(const json& j, const std::string& file) {
   Workload wl;
   if (!j.contains("workload")) return wl;
-  const JsonObject w(j["workload"], file, "/workload", {"messages", "message_bytes", "algorithm", "queue_depth", "tz"});
+  const JsonObject w(j["workload"], file, "/workload",
+                     {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction", "assoc_bytes",
+                      "tag_bytes", "auth_key_bytes", "about"});
   wl.messages = w.whole("messages", 50000, 1, 100000000000ull);
   wl.message_bytes = static_cast<std::uint32_t>(w.whole("message_bytes", 4096, 1, 64u << 20));
   wl.queue_depth = static_cast<unsigned>(w.whole("queue_depth", 1, 1, 1024));
-  wl.alg = w.choice("algorithm", "sha256", {"sha256", "sha1"}) == "sha1" ? HashAlg::sha1 : HashAlg::sha256;
+  std::vector<std::string> names;
+  for (const AlgName& a : alg_names()) names.push_back(a.name);
+  wl.algorithm = *parse_alg_name(w.choice("algorithm", "sha256", names));
+  wl.alg = wl.algorithm.hash;
+  if (wl.cipher()) load_cipher_workload(w, wl);
+  for (const char* k : {"key_bytes", "direction", "assoc_bytes", "tag_bytes", "auth_key_bytes"})
+    if (!wl.cipher() && w.has(k)) w.fail(k, "nothing: the workload's algorithm is a hash, not a cipher");
   if (w.has("tz")) {
     const JsonObject t(w.at("tz"), file, "/workload/tz", {"rate_per_s", "message_bytes", "timeout_us"});
     wl.tz.rate_per_s = t.number("rate_per_s", 0, 0, 1e6, "jobs per second");
@@ -115,7 +156,8 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
   const JsonObject vj(j, file, path, kVariantKeys);
   Variant v;
   v.name = vj.name("name", "a variant name");
-  v.engine = vj.choice("engine", "qce", {"qce", "ce"}) == "ce" ? VariantEngine::ce : VariantEngine::qce;
+  // "cpu": the implementation the kernel would pick on the core ("ce", the older name, is the same).
+  v.engine = vj.choice("engine", "qce", {"qce", "cpu", "ce"}) == "qce" ? VariantEngine::qce : VariantEngine::ce;
   v.reg_io = vj.choice("reg_io", "mmio", {"mmio", "bam"}) == "bam" ? qce::RegIo::bam : qce::RegIo::mmio;
   v.poll = vj.choice("completion", "irq", {"irq", "poll"}) == "poll";
   v.rx_interrupt = vj.flag("rx_interrupt", true);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/alg_names.h"
 #include "model/profile.h"
 #include "model/sha_core.h"
 #include "drivers/crypto/qce/reg_io.h"
@@ -38,8 +39,17 @@ struct Variant {
 
 struct Workload {
   std::uint64_t messages = 50000;
-  std::uint32_t message_bytes = 4096;
+  std::uint32_t message_bytes = 4096;  // ciphers: the text (AEADs: without associated data and tag)
   HashAlg alg = HashAlg::sha256;
+  // workload.algorithm by the kernel's name: a hash (sha256, sha1), an skcipher (xts(aes), ...)
+  // or an AEAD (ccm(aes), authenc(hmac(sha256),cbc(aes)), ...).
+  AlgName algorithm = *parse_alg_name("sha256");
+  std::uint32_t key_bytes = 16;      // ciphers (workload.key_bytes; XTS: both keys)
+  bool encrypt = true;               // workload.direction
+  std::uint32_t assoc_bytes = 0;     // AEADs
+  std::uint32_t tag_bytes = 0;       // AEADs: the tag (0: the algorithm's largest)
+  std::uint32_t auth_key_bytes = 32; // authenc: the HMAC key
+  bool cipher() const { return algorithm.kind != AlgKind::hash; }
   unsigned queue_depth = 1;  // requests the caller keeps in flight
   // Another execution environment (TrustZone) using the engine on its own pipes.
   struct Tz {

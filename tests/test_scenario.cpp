@@ -66,7 +66,7 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
   e = error_of({"qce.clok=100"});
   EXPECT_NE(e.find("expected a parameter of profile sm8650, found \"qce.clok\""), std::string::npos) << e;
   e = error_of({"variants.0.engine=\"gpu\""});
-  EXPECT_NE(e.find("/variants/0/engine: expected \"qce\" or \"ce\", found the string \"gpu\""), std::string::npos) << e;
+  EXPECT_NE(e.find("/variants/0/engine: expected \"qce\", \"cpu\" or \"ce\", found the string \"gpu\""), std::string::npos) << e;
   e = error_of({"variants.2.bam_lock=true"});
   EXPECT_NE(e.find("/variants/2/bam_lock"), std::string::npos) << e;
   e = error_of({"workload.size=3"});

@@ -7,6 +7,7 @@
 
 #include "drivers/dma_mapping.h"
 #include "model/aead_cipher.h"
+#include "model/alg_names.h"
 
 namespace qcesim::qce {
 
@@ -218,15 +219,9 @@ std::string AeadAlg::name() const {
 }
 
 std::optional<AeadAlg> parse_aead_name(const std::string& name) {
-  std::vector<AeadAlg> all{AeadAlg{}};
-  for (HashAlg h : {HashAlg::sha1, HashAlg::sha256})
-    for (CipherAlg c : {CipherAlg::des, CipherAlg::tdes, CipherAlg::aes}) {
-      if (h == HashAlg::sha1 && c == CipherAlg::aes) continue;  // no authenc(hmac(sha1),cbc(aes)) in mainline
-      all.push_back(AeadAlg{false, c, h});
-    }
-  for (const AeadAlg& a : all)
-    if (a.name() == name) return a;
-  return std::nullopt;
+  const auto a = parse_alg_name(name);
+  if (!a || a->kind != AlgKind::aead) return std::nullopt;
+  return AeadAlg{a->ccm, a->cipher, a->hash};
 }
 
 std::string aead_key_check(const AeadAlg& alg, const std::vector<std::uint8_t>& enc_key,

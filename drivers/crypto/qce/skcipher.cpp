@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "drivers/dma_mapping.h"
+#include "model/alg_names.h"
 
 namespace qcesim::qce {
 
@@ -79,16 +80,11 @@ std::string skcipher_name(CipherAlg alg, CipherMode mode) {
 }
 
 bool parse_skcipher_name(const std::string& name, CipherAlg& alg, CipherMode& mode) {
-  for (CipherAlg a : {CipherAlg::aes, CipherAlg::des, CipherAlg::tdes})
-    for (CipherMode m : {CipherMode::ecb, CipherMode::cbc, CipherMode::ctr, CipherMode::xts}) {
-      if (a != CipherAlg::aes && (m == CipherMode::ctr || m == CipherMode::xts)) continue;
-      if (name == skcipher_name(a, m)) {
-        alg = a;
-        mode = m;
-        return true;
-      }
-    }
-  return false;
+  const auto a = parse_alg_name(name);
+  if (!a || a->kind != AlgKind::skcipher) return false;
+  alg = a->cipher;
+  mode = a->mode;
+  return true;
 }
 
 std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode) {

@@ -1,0 +1,298 @@
+#include "studies/cipher_replay.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "drivers/crypto/qce/aead.h"
+#include "drivers/crypto/qce/skcipher.h"
+#include "model/aead_cipher.h"
+#include "model/trace.h"
+
+namespace qcesim::studies {
+
+using sc_core::sc_time;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+CipherSpec skcipher_spec(const AlgName& a, const Bytes& key, const std::array<std::uint8_t, 16>& iv, bool encrypt) {
+  CipherSpec s;
+  s.alg = a.cipher;
+  s.mode = a.mode;
+  s.encrypt = encrypt;
+  s.key = key;
+  if (a.mode == CipherMode::xts) {
+    s.key.assign(key.begin(), key.begin() + static_cast<long>(key.size() / 2));
+    s.xts_key.assign(key.begin() + static_cast<long>(key.size() / 2), key.end());
+  }
+  s.iv = iv;
+  return s;
+}
+
+// One message is one XTS data unit (the driver writes ENCR_XTS_DU_SIZE = cryptlen).
+CipherSpec skcipher_spec(const AlgName& a, const Bytes& key, const std::array<std::uint8_t, 16>& iv, bool encrypt,
+                         std::uint32_t bytes) {
+  CipherSpec s = skcipher_spec(a, key, iv, encrypt);
+  if (a.mode == CipherMode::xts) s.data_unit_bytes = bytes;
+  return s;
+}
+
+// The workload's keys and its pool of messages in DRAM: each message's input (associated data,
+// then the text, then the tag when decrypting), its IV, and (with real data) the reference
+// output; decrypting, the inputs are encryptions of random plaintexts.
+struct CipherPool {
+  const Workload& w;
+  Bytes key, auth_key;
+  std::vector<cpu::DmaBuf> in;
+  std::vector<std::array<std::uint8_t, 16>> iv;
+  std::vector<Bytes> ref;  // the output after the associated data; empty in timing-only runs
+  std::uint32_t in_text = 0, out_text = 0;
+
+  CipherPool(Emulator& e, const Workload& wl, bool check) : w(wl) {
+    const unsigned tag = w.algorithm.kind == AlgKind::aead ? w.tag_bytes : 0;
+    in_text = w.message_bytes + (w.encrypt ? 0 : tag);
+    out_text = w.message_bytes + (w.encrypt ? tag : 0);
+    std::mt19937_64 rng(2026);
+    auto random = [&](std::size_t n) {
+      Bytes b(n);
+      for (auto& x : b) x = static_cast<std::uint8_t>(rng());
+      return b;
+    };
+    key = random(w.key_bytes);
+    if (w.algorithm.mode == CipherMode::xts && w.algorithm.kind == AlgKind::skcipher)
+      while (std::equal(key.begin(), key.begin() + static_cast<long>(key.size() / 2), key.begin() + static_cast<long>(key.size() / 2)))
+        key = random(w.key_bytes);
+    auth_key = w.algorithm.ccm ? key : random(w.auth_key_bytes);
+    const std::size_t per = w.assoc_bytes + std::max(in_text, out_text);
+    const std::size_t pool = std::max<std::size_t>(1, std::min<std::size_t>(64, (32u << 20) / std::max<std::size_t>(per, 1)));
+    for (std::size_t i = 0; i < pool; ++i) {
+      std::array<std::uint8_t, 16> v{};
+      const Bytes r = random(16);
+      std::copy(r.begin(), r.end(), v.begin());
+      if (w.algorithm.ccm) {  // ccm(aes): L = 3, a 12-byte nonce, the counter zero
+        v[0] = 2;
+        v[13] = v[14] = v[15] = 0;
+      }
+      iv.push_back(v);
+      in.push_back(e.host().dma_alloc(w.assoc_bytes + in_text, 4096));
+      if (!check) continue;
+      const Bytes assoc = random(w.assoc_bytes), plain = random(w.message_bytes);
+      const Bytes cipher = encrypt(assoc, plain, v);
+      const Bytes& input = w.encrypt ? plain : cipher;
+      std::memcpy(in.back().ptr, assoc.data(), assoc.size());
+      std::memcpy(in.back().ptr + assoc.size(), input.data(), input.size());
+      ref.push_back(w.encrypt ? cipher : plain);
+    }
+  }
+  std::size_t size() const { return in.size(); }
+
+  // The encryption of a message (ciphertext, and the tag for an AEAD).
+  Bytes encrypt(const Bytes& assoc, const Bytes& plain, const std::array<std::uint8_t, 16>& v) const {
+    const AlgName& a = w.algorithm;
+    if (a.kind == AlgKind::skcipher) {
+      Bytes out(plain.size());
+      CipherStream(skcipher_spec(a, key, v, true, w.message_bytes)).update(plain.data(), out.data(), plain.size());
+      return out;
+    }
+    return a.ccm ? ccm_encrypt(key, v, assoc, plain, w.tag_bytes)
+                 : authenc_encrypt(a.cipher, a.hash, key, auth_key, v, assoc, plain, w.tag_bytes);
+  }
+
+  // What the software implementation computes for message m, into out (after its assoc).
+  void software(std::size_t m, std::uint8_t* out) const {
+    const AlgName& a = w.algorithm;
+    const std::uint8_t* p = in[m].ptr;
+    if (a.kind == AlgKind::skcipher) {
+      CipherStream(skcipher_spec(a, key, iv[m], w.encrypt, w.message_bytes)).update(p, out, in_text);
+      return;
+    }
+    const Bytes assoc(p, p + w.assoc_bytes), text(p + w.assoc_bytes, p + w.assoc_bytes + in_text);
+    std::optional<Bytes> r;
+    if (w.encrypt) r = a.ccm ? ccm_encrypt(key, iv[m], assoc, text, w.tag_bytes)
+                             : authenc_encrypt(a.cipher, a.hash, key, auth_key, iv[m], assoc, text, w.tag_bytes);
+    else r = a.ccm ? ccm_decrypt(key, iv[m], assoc, text, w.tag_bytes)
+                   : authenc_decrypt(a.cipher, a.hash, key, auth_key, iv[m], assoc, text, w.tag_bytes);
+    if (r) std::memcpy(out, r->data(), r->size());
+  }
+};
+
+// The software implementation in the caller's context: its CPU time (the kernel's choice on this
+// core) and, with real data, its output checked.
+void software_request(Emulator& e, const CipherPool& pool, std::size_t m, std::uint8_t* out, VariantResult& res) {
+  const Workload& w = pool.w;
+  const AlgName& a = w.algorithm;
+  const cpu::SoftCrypto& soft = e.qce().soft();
+  const std::size_t key_bytes = a.mode == CipherMode::xts && a.kind == AlgKind::skcipher ? w.key_bytes / 2 : w.key_bytes;
+  if (a.kind == AlgKind::skcipher)
+    soft.skcipher(e.task(), e.kernel().costs(), a.cipher, a.mode, key_bytes, w.encrypt, w.message_bytes);
+  else
+    soft.aead(e.task(), e.kernel().costs(), a.ccm, a.cipher, a.hash, key_bytes, w.encrypt, w.assoc_bytes, w.message_bytes);
+  if (pool.ref.empty()) return;
+  pool.software(m, out);
+  if (!std::equal(pool.ref[m].begin(), pool.ref[m].end(), out)) ++res.digest_mismatches;
+}
+
+// The CPU path: one request at a time on the caller's core.
+void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res, const RequestTick& tick) {
+  Bytes out(pool.out_text);
+  for (std::uint64_t i = 0; i < pool.w.messages; ++i) {
+    tick(i);
+    if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
+    const sc_time t0 = sc_core::sc_time_stamp();
+    software_request(e, pool, i % pool.size(), out.data(), res);
+    ++res.issued;
+    ++res.completed;
+    e.task().sync();
+    record_latency(lat, i, t0, sc_core::sc_time_stamp());
+  }
+}
+
+// The QCE path: up to queue_depth requests in flight through the driver; the era's rules send
+// some to the software fallback, run at once in the caller's context.
+class QceCipherPath {
+ public:
+  QceCipherPath(Emulator& e, const EmulatorConfig& cfg, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res,
+                const RequestTick& tick)
+      : m_e(e), m_cfg(cfg), m_pool(pool), m_w(pool.w), m_lat(lat), m_res(res), m_tick(tick), m_slots(pool.w.queue_depth),
+        m_freed(e.kernel()) {
+    for (Slot& s : m_slots) s.out = e.host().dma_alloc(m_w.assoc_bytes + m_pool.out_text, 4096);
+    const AlgName& a = m_w.algorithm;
+    m_aead = qce::AeadAlg{a.ccm, a.cipher, a.hash};
+    m_route = a.kind == AlgKind::skcipher
+                  ? qce::skcipher_route(cfg.driver.rules, a.cipher, a.mode, m_pool.key, m_w.message_bytes)
+                  : qce::aead_route(cfg.driver.rules, m_aead, m_w.encrypt, m_pool.key, m_w.message_bytes);
+    if (m_route.route == qce::Route::einval || m_route.route == qce::Route::nothing)
+      throw qce::QceError(fmt::format("the driver's rules refuse the workload's requests: {} ({})", m_route.why,
+                                      qce::route_name(m_route.route)));
+  }
+  ~QceCipherPath() {
+    for (Slot& s : m_slots) m_e.host().dma_free(s.out);
+  }
+
+  void run() {
+    while (m_finished < m_w.messages) {
+      for (Slot& s : m_slots)
+        if (!s.busy && m_submitted < m_w.messages) submit(s);
+      // Requests the fallback ran are finished already: wait only for the engine's.
+      const bool waiting = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy; });
+      if (waiting && !m_freed.wait_for(m_e.task(), m_cfg.driver.timeout))
+        throw qce::QceError("a request did not complete within " + m_cfg.driver.timeout.to_string());
+      if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
+    }
+  }
+
+ private:
+  struct Slot {
+    qce::SkcipherRequest sk;
+    qce::AeadRequest ad;
+    cpu::DmaBuf out;
+    sc_time t0;
+    std::size_t msg = 0;
+    std::uint64_t id = 0;
+    bool busy = false;
+  };
+
+  void submit(Slot& s) {
+    const std::uint64_t id = m_submitted++;
+    s.msg = id % m_pool.size();
+    s.id = id;
+    ++m_res.issued;
+    if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(id));
+    if (m_route.route == qce::Route::fallback) {  // qce_*_crypt hands it to the fallback tfm
+      const sc_time t0 = sc_core::sc_time_stamp();
+      const AlgName& a = m_w.algorithm;
+      m_e.task().charge(m_e.kernel().costs()(a.kind == AlgKind::skcipher ? cpu::Cost::qce_skcipher_crypt : cpu::Cost::qce_aead_crypt));
+      software_request(m_e, m_pool, s.msg, s.out.ptr + m_w.assoc_bytes, m_res);
+      ++m_res.software;
+      ++m_res.completed;
+      ++m_finished;
+      m_tick(m_finished);
+      m_e.task().when_done([&lat = m_lat, id, t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+      return;
+    }
+    s.busy = true;
+    qce::QceAsyncRequest* req = nullptr;
+    const cpu::DmaBuf& in = m_pool.in[s.msg];
+    if (m_w.algorithm.kind == AlgKind::skcipher) {
+      s.sk = qce::SkcipherRequest{};
+      s.sk.alg = m_w.algorithm.cipher;
+      s.sk.mode = m_w.algorithm.mode;
+      s.sk.encrypt = m_w.encrypt;
+      s.sk.key = m_pool.key;
+      s.sk.iv = m_pool.iv[s.msg];
+      s.sk.src = {{in.addr, m_w.message_bytes}};
+      s.sk.dst = {{s.out.addr, m_w.message_bytes}};
+      s.sk.cryptlen = m_w.message_bytes;
+      req = &s.sk;
+    } else {
+      s.ad = qce::AeadRequest{};
+      s.ad.alg = m_aead;
+      s.ad.encrypt = m_w.encrypt;
+      s.ad.enc_key = m_pool.key;
+      s.ad.auth_key = m_pool.auth_key;
+      s.ad.authsize = m_w.tag_bytes;
+      s.ad.iv = m_pool.iv[s.msg];
+      s.ad.assoclen = m_w.assoc_bytes;
+      s.ad.cryptlen = m_pool.in_text;
+      s.ad.src = {{in.addr, m_w.assoc_bytes + m_pool.in_text}};
+      s.ad.dst = {{s.out.addr, m_w.assoc_bytes + m_pool.out_text}};
+      req = &s.ad;
+    }
+    req->complete = [this, sp = &s](cpu::Runner& k, const std::string& err) { complete(k, *sp, err); };
+    m_e.task().when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
+    m_e.qce().enqueue(m_e.task(), *req);
+  }
+
+  // The request's completion, in the kworker: its output checked against the reference.
+  void complete(cpu::Runner& k, Slot& s, const std::string& err) {
+    if (!err.empty()) {
+      ++m_res.failed_requests;
+      ++m_res.failed;
+      if (m_failure.empty()) m_failure = err;
+    } else {
+      ++m_res.completed;
+      if (!m_pool.ref.empty() &&
+          !std::equal(m_pool.ref[s.msg].begin(), m_pool.ref[s.msg].end(), s.out.ptr + m_w.assoc_bytes))
+        ++m_res.digest_mismatches;
+    }
+    k.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+    s.busy = false;
+    ++m_finished;
+    m_tick(m_finished);
+    m_freed.complete(k);
+  }
+
+  Emulator& m_e;
+  const EmulatorConfig& m_cfg;
+  const CipherPool& m_pool;
+  const Workload& m_w;
+  model::LatencyStats& m_lat;
+  VariantResult& m_res;
+  const RequestTick& m_tick;
+  std::vector<Slot> m_slots;
+  cpu::Completion m_freed;
+  qce::AeadAlg m_aead;
+  qce::RouteDecision m_route;
+  std::string m_failure;
+  std::uint64_t m_submitted = 0, m_finished = 0;
+};
+
+}  // namespace
+
+void run_cipher_workload(Emulator& e, const Scenario& sc, const Variant& v, const EmulatorConfig& cfg, bool check,
+                         model::LatencyStats& lat, VariantResult& res, const RequestTick& tick) {
+  CipherPool pool(e, sc.workload, check);
+  e.task().sync();
+  if (v.engine == VariantEngine::ce) {
+    run_cpu(e, pool, lat, res, tick);
+  } else {
+    QceCipherPath(e, cfg, pool, lat, res, tick).run();
+  }
+  for (const cpu::DmaBuf& b : pool.in) e.host().dma_free(b);
+}
+
+}  // namespace qcesim::studies
