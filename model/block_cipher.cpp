@@ -166,6 +166,17 @@ CipherStream::CipherStream(const CipherSpec& s)
   }
 }
 
+void CipherStream::restart(const std::array<std::uint8_t, 16>& iv) {
+  m_spec.iv = m_iv = iv;
+  if (m_spec.mode == CipherMode::ecb) m_iv.fill(0);
+  if (m_spec.mode == CipherMode::xts) xts_start_unit();
+}
+
+bool CipherStream::same_keys(const CipherSpec& s) const {
+  return s.alg == m_spec.alg && s.mode == m_spec.mode && s.encrypt == m_spec.encrypt && s.key == m_spec.key &&
+         s.xts_key == m_spec.xts_key && s.data_unit_bytes == m_spec.data_unit_bytes;
+}
+
 void CipherStream::xts_start_unit() {
   m_tweak->blocks(m_iv.data(), m_t.data(), 1);
   m_unit_done = 0;

@@ -89,6 +89,12 @@ class CipherStream {
   // section 5 [I]). Throws std::invalid_argument on a length the mode cannot take.
   void update(const std::uint8_t* in, std::uint8_t* out, std::size_t len);
 
+  // Starts over from another IV with the same keys (no new key schedules): what an engine or a
+  // driver does for the next request under the same key.
+  void restart(const std::array<std::uint8_t, 16>& iv);
+  // Whether this stream runs `s` (same algorithm, mode, direction, keys and data unit).
+  bool same_keys(const CipherSpec& s) const;
+
   // The chaining state a next piece would start from: CBC the last ciphertext block, CTR the
   // next counter block, XTS the current data unit's i (advanced past finished units), ECB zeros.
   const std::array<std::uint8_t, 16>& iv() const { return m_iv; }

@@ -34,7 +34,7 @@ class CipherCore {
   // At GO, first of the engine's checks: "" when the operation selects no cipher or one the
   // engine runs, else why it cannot run (SW_ERR).
   std::string latch(model::RegisterBank& regs, std::uint32_t seg_size);
-  bool active() const { return m_stream != nullptr; }
+  bool active() const { return m_active; }
   // "AES-256-CBC encrypt" and the like, for the timeline.
   std::string name() const;
   // Why the engine stalls on the latched operation (it takes the data and never finishes until
@@ -65,7 +65,9 @@ class CipherCore {
   Timing m_timing;
   bool m_functional;
   CipherSpec m_spec;
-  std::unique_ptr<CipherStream> m_stream;  // null: no cipher in this operation
+  bool m_active = false;                   // the operation has a cipher part
+  std::unique_ptr<CipherStream> m_stream;  // its arithmetic (null: timing only)
+  std::unique_ptr<CipherStream> m_spare;   // the last operation's, reused under the same keys
   std::uint32_t m_start = 0, m_size = 0;   // the cipher segment within the data
   bool m_ccm = false;
   std::uint32_t m_mac_bytes = 0;            // CCM decrypt: the segment's trailing received MAC
