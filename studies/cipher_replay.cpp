@@ -50,13 +50,15 @@ struct CipherPool {
   std::vector<cpu::DmaBuf> in;
   std::vector<std::array<std::uint8_t, 16>> iv;
   std::vector<Bytes> ref;  // the output after the associated data; empty in timing-only runs
-  std::uint32_t in_text = 0, out_text = 0;
+  std::vector<std::uint32_t> len;  // each message's text (workload.size_mix: its size in the pattern)
+  unsigned tag = 0;
   mutable std::unique_ptr<CipherStream> stream;  // the CPU's skcipher, keyed once
 
+  std::uint32_t in_text(std::size_t m) const { return len[m] + (w.encrypt ? 0 : tag); }
+  std::uint32_t out_text(std::size_t m) const { return len[m] + (w.encrypt ? tag : 0); }
+
   CipherPool(Emulator& e, const Workload& wl, bool check) : w(wl) {
-    const unsigned tag = w.algorithm.kind == AlgKind::aead ? w.tag_bytes : 0;
-    in_text = w.message_bytes + (w.encrypt ? 0 : tag);
-    out_text = w.message_bytes + (w.encrypt ? tag : 0);
+    tag = w.algorithm.kind == AlgKind::aead ? w.tag_bytes : 0;
     std::mt19937_64 rng(2026);
     auto random = [&](std::size_t n) {
       Bytes b(n);
@@ -68,9 +70,12 @@ struct CipherPool {
       while (std::equal(key.begin(), key.begin() + static_cast<long>(key.size() / 2), key.begin() + static_cast<long>(key.size() / 2)))
         key = random(w.key_bytes);
     auth_key = w.algorithm.ccm ? key : random(w.auth_key_bytes);
-    const std::size_t per = w.assoc_bytes + std::max(in_text, out_text);
-    const std::size_t pool = std::max<std::size_t>(1, std::min<std::size_t>(64, (32u << 20) / std::max<std::size_t>(per, 1)));
+    const std::size_t per = w.assoc_bytes + w.message_bytes + tag;
+    // Whole repeats of the size pattern, so message i of the run is pool entry i % size().
+    const std::size_t pattern = std::max<std::size_t>(w.size_pattern.size(), 1);
+    const std::size_t pool = pattern * std::max<std::size_t>(1, std::min<std::size_t>(64, (32u << 20) / per) / pattern);
     for (std::size_t i = 0; i < pool; ++i) {
+      len.push_back(w.bytes_of(i));
       std::array<std::uint8_t, 16> v{};
       const Bytes r = random(16);
       std::copy(r.begin(), r.end(), v.begin());
@@ -79,9 +84,9 @@ struct CipherPool {
         v[13] = v[14] = v[15] = 0;
       }
       iv.push_back(v);
-      in.push_back(e.host().dma_alloc(w.assoc_bytes + in_text, 4096));
+      in.push_back(e.host().dma_alloc(w.assoc_bytes + in_text(i), 4096));
       if (!check) continue;
-      const Bytes assoc = random(w.assoc_bytes), plain = random(w.message_bytes);
+      const Bytes assoc = random(w.assoc_bytes), plain = random(len[i]);
       const Bytes cipher = encrypt(assoc, plain, v);
       const Bytes& input = w.encrypt ? plain : cipher;
       std::memcpy(in.back().ptr, assoc.data(), assoc.size());
@@ -96,7 +101,7 @@ struct CipherPool {
     const AlgName& a = w.algorithm;
     if (a.kind == AlgKind::skcipher) {
       Bytes out(plain.size());
-      CipherStream(skcipher_spec(a, key, v, true, w.message_bytes)).update(plain.data(), out.data(), plain.size());
+      CipherStream(skcipher_spec(a, key, v, true, static_cast<std::uint32_t>(plain.size()))).update(plain.data(), out.data(), plain.size());
       return out;
     }
     return a.ccm ? ccm_encrypt(key, v, assoc, plain, w.tag_bytes)
@@ -108,13 +113,13 @@ struct CipherPool {
     const AlgName& a = w.algorithm;
     const std::uint8_t* p = in[m].ptr;
     if (a.kind == AlgKind::skcipher) {
-      const CipherSpec spec = skcipher_spec(a, key, iv[m], w.encrypt, w.message_bytes);
-      if (!stream) stream = std::make_unique<CipherStream>(spec);
+      const CipherSpec spec = skcipher_spec(a, key, iv[m], w.encrypt, len[m]);
+      if (!stream || !stream->same_keys(spec)) stream = std::make_unique<CipherStream>(spec);
       stream->restart(iv[m]);  // the tfm's key schedule stays; each request has its IV
-      stream->update(p, out, in_text);
+      stream->update(p, out, in_text(m));
       return;
     }
-    const Bytes assoc(p, p + w.assoc_bytes), text(p + w.assoc_bytes, p + w.assoc_bytes + in_text);
+    const Bytes assoc(p, p + w.assoc_bytes), text(p + w.assoc_bytes, p + w.assoc_bytes + in_text(m));
     std::optional<Bytes> r;
     if (w.encrypt) r = a.ccm ? ccm_encrypt(key, iv[m], assoc, text, w.tag_bytes)
                              : authenc_encrypt(a.cipher, a.hash, key, auth_key, iv[m], assoc, text, w.tag_bytes);
@@ -132,9 +137,9 @@ void software_request(Emulator& e, const CipherPool& pool, std::size_t m, std::u
   const cpu::SoftCrypto& soft = e.qce().soft();
   const std::size_t key_bytes = a.mode == CipherMode::xts && a.kind == AlgKind::skcipher ? w.key_bytes / 2 : w.key_bytes;
   if (a.kind == AlgKind::skcipher)
-    soft.skcipher(e.task(), e.kernel().costs(), a.cipher, a.mode, key_bytes, w.encrypt, w.message_bytes);
+    soft.skcipher(e.task(), e.kernel().costs(), a.cipher, a.mode, key_bytes, w.encrypt, pool.len[m]);
   else
-    soft.aead(e.task(), e.kernel().costs(), a.ccm, a.cipher, a.hash, key_bytes, w.encrypt, w.assoc_bytes, w.message_bytes);
+    soft.aead(e.task(), e.kernel().costs(), a.ccm, a.cipher, a.hash, key_bytes, w.encrypt, w.assoc_bytes, pool.len[m]);
   if (pool.ref.empty()) return;
   pool.software(m, out);
   if (!std::equal(pool.ref[m].begin(), pool.ref[m].end(), out)) ++res.digest_mismatches;
@@ -142,7 +147,7 @@ void software_request(Emulator& e, const CipherPool& pool, std::size_t m, std::u
 
 // The CPU path: one request at a time on the caller's core.
 void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res, const RequestTick& tick) {
-  Bytes out(pool.out_text);
+  Bytes out(pool.w.message_bytes + pool.tag);
   for (std::uint64_t i = 0; i < pool.w.messages; ++i) {
     tick(i);
     if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
@@ -163,15 +168,18 @@ class QceCipherPath {
                 const RequestTick& tick)
       : m_e(e), m_cfg(cfg), m_pool(pool), m_w(pool.w), m_lat(lat), m_res(res), m_tick(tick), m_slots(pool.w.queue_depth),
         m_freed(e.kernel()) {
-    for (Slot& s : m_slots) s.out = e.host().dma_alloc(m_w.assoc_bytes + m_pool.out_text, 4096);
+    for (Slot& s : m_slots) s.out = e.host().dma_alloc(m_w.assoc_bytes + m_w.message_bytes + m_pool.tag, 4096);
     const AlgName& a = m_w.algorithm;
     m_aead = qce::AeadAlg{a.ccm, a.cipher, a.hash};
-    m_route = a.kind == AlgKind::skcipher
-                  ? qce::skcipher_route(cfg.driver.rules, a.cipher, a.mode, m_pool.key, m_w.message_bytes)
-                  : qce::aead_route(cfg.driver.rules, m_aead, m_w.encrypt, m_pool.key, m_w.message_bytes);
-    if (m_route.route == qce::Route::einval || m_route.route == qce::Route::nothing)
-      throw qce::QceError(fmt::format("the driver's rules refuse the workload's requests: {} ({})", m_route.why,
-                                      qce::route_name(m_route.route)));
+    for (std::size_t m = 0; m < m_pool.size(); ++m) {  // qce_*_crypt's decision by size
+      m_route.push_back(a.kind == AlgKind::skcipher
+                            ? qce::skcipher_route(cfg.driver.rules, a.cipher, a.mode, m_pool.key, m_pool.len[m])
+                            : qce::aead_route(cfg.driver.rules, m_aead, m_w.encrypt, m_pool.key, m_pool.len[m]));
+      const qce::RouteDecision& d = m_route.back();
+      if (d.route == qce::Route::einval || d.route == qce::Route::nothing)
+        throw qce::QceError(fmt::format("the driver's rules refuse the workload's {}-byte requests: {} ({})", m_pool.len[m], d.why,
+                                        qce::route_name(d.route)));
+    }
   }
   ~QceCipherPath() {
     for (Slot& s : m_slots) m_e.host().dma_free(s.out);
@@ -206,7 +214,7 @@ class QceCipherPath {
     s.id = id;
     ++m_res.issued;
     if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(id));
-    if (m_route.route == qce::Route::fallback) {  // qce_*_crypt hands it to the fallback tfm
+    if (m_route[s.msg].route == qce::Route::fallback) {  // qce_*_crypt hands it to the fallback tfm
       const sc_time t0 = sc_core::sc_time_stamp();
       const AlgName& a = m_w.algorithm;
       m_e.task().charge(m_e.kernel().costs()(a.kind == AlgKind::skcipher ? cpu::Cost::qce_skcipher_crypt : cpu::Cost::qce_aead_crypt));
@@ -228,9 +236,9 @@ class QceCipherPath {
       s.sk.encrypt = m_w.encrypt;
       s.sk.key = m_pool.key;
       s.sk.iv = m_pool.iv[s.msg];
-      s.sk.src = {{in.addr, m_w.message_bytes}};
-      s.sk.dst = {{s.out.addr, m_w.message_bytes}};
-      s.sk.cryptlen = m_w.message_bytes;
+      s.sk.src = {{in.addr, m_pool.len[s.msg]}};
+      s.sk.dst = {{s.out.addr, m_pool.len[s.msg]}};
+      s.sk.cryptlen = m_pool.len[s.msg];
       req = &s.sk;
     } else {
       s.ad = qce::AeadRequest{};
@@ -241,9 +249,9 @@ class QceCipherPath {
       s.ad.authsize = m_w.tag_bytes;
       s.ad.iv = m_pool.iv[s.msg];
       s.ad.assoclen = m_w.assoc_bytes;
-      s.ad.cryptlen = m_pool.in_text;
-      s.ad.src = {{in.addr, m_w.assoc_bytes + m_pool.in_text}};
-      s.ad.dst = {{s.out.addr, m_w.assoc_bytes + m_pool.out_text}};
+      s.ad.cryptlen = m_pool.in_text(s.msg);
+      s.ad.src = {{in.addr, m_w.assoc_bytes + m_pool.in_text(s.msg)}};
+      s.ad.dst = {{s.out.addr, m_w.assoc_bytes + m_pool.out_text(s.msg)}};
       req = &s.ad;
     }
     req->complete = [this, sp = &s](cpu::Runner& k, const std::string& err) { complete(k, *sp, err); };
@@ -280,7 +288,7 @@ class QceCipherPath {
   std::vector<Slot> m_slots;
   cpu::Completion m_freed;
   qce::AeadAlg m_aead;
-  qce::RouteDecision m_route;
+  std::vector<qce::RouteDecision> m_route;  // per pool message
   std::string m_failure;
   std::uint64_t m_submitted = 0, m_finished = 0;
 };

@@ -398,7 +398,7 @@ void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, con
   if (res.completed + res.failed + res.fallback != res.issued)
     throw std::logic_error(fmt::format("{}: {} issued but {} completed + {} failed + {} fallback", name, res.issued,
                                        res.completed, res.failed, res.fallback));
-  res.bytes = (res.completed + res.fallback) * w.message_bytes;  // hashed: failed requests give no digest
+  res.bytes = w.bytes_of_first(res.completed + res.fallback);  // done: failed requests give no output
   res.irqs = s1.irqs - s0.irqs;
   res.bam_descriptors = s1.descriptors - s0.descriptors;
   res.lat_mean_us = lat.mean() / 1e3;

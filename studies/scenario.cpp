@@ -63,10 +63,42 @@ std::vector<std::string> split_path(const std::string& path) {
   return keys;
 }
 
+// workload.size_mix: [{"bytes": N, "weight": W}, ...] into a repeating pattern where each size
+// comes up as often as its weight, the sizes interleaved (smooth weighted round robin).
+void load_size_mix(const JsonObject& w, Workload& wl) {
+  const json& mix = w.array("size_mix", true);
+  if (mix.size() > 16) w.fail("size_mix", "at most 16 sizes");
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> sizes;
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < mix.size(); ++i) {
+    const JsonObject m(mix[i], w.file(), w.path("size_mix") + "/" + std::to_string(i), {"bytes", "weight"});
+    const auto bytes = static_cast<std::uint32_t>(m.whole("bytes", 0, 1, 1u << 20));
+    const std::uint64_t weight = m.whole("weight", 1, 1, 1000);
+    sizes.push_back({bytes, weight});
+    total += weight;
+  }
+  if (total > 1000) w.fail("size_mix", "weights adding up to at most 1000");
+  std::vector<std::int64_t> credit(sizes.size(), 0);
+  for (std::uint64_t k = 0; k < total; ++k) {
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      credit[i] += static_cast<std::int64_t>(sizes[i].second);
+      if (credit[i] > credit[best]) best = i;
+    }
+    credit[best] -= static_cast<std::int64_t>(total);
+    wl.size_pattern.push_back(sizes[best].first);
+  }
+  wl.message_bytes = *std::max_element(wl.size_pattern.begin(), wl.size_pattern.end());
+}
+
 // A cipher workload's key, direction, associated data and tag, and the message sizes its
 // algorithm takes.
 void load_cipher_workload(const JsonObject& w, Workload& wl) {
   const AlgName& a = wl.algorithm;
+  if (w.has("size_mix")) {
+    if (w.has("message_bytes")) w.fail("size_mix", "either size_mix or message_bytes, not both");
+    load_size_mix(w, wl);
+  }
   const bool aes = a.cipher == CipherAlg::aes, xts = a.kind == AlgKind::skcipher && a.mode == CipherMode::xts;
   wl.key_bytes = static_cast<std::uint32_t>(w.whole("key_bytes", a.default_key_bytes(), 1, 64));
   const std::uint32_t k = xts ? wl.key_bytes / 2 : wl.key_bytes;
@@ -79,8 +111,10 @@ void load_cipher_workload(const JsonObject& w, Workload& wl) {
   wl.encrypt = w.choice("direction", "encrypt", {"encrypt", "decrypt"}) == "encrypt";
   const std::uint32_t block = static_cast<std::uint32_t>(cipher_block_bytes(a.cipher));
   const bool whole_blocks = a.kind == AlgKind::skcipher ? a.mode != CipherMode::ctr : !a.ccm;
-  if (whole_blocks && wl.message_bytes % block)
-    w.fail("message_bytes", fmt::format("a multiple of {} bytes for {} (no padding)", block, a.name));
+  for (std::uint32_t bytes : wl.size_pattern.empty() ? std::vector<std::uint32_t>{wl.message_bytes} : wl.size_pattern)
+    if (whole_blocks && bytes % block)
+      w.fail(wl.size_pattern.empty() ? "message_bytes" : "size_mix",
+             fmt::format("sizes of a multiple of {} bytes for {} (no padding), found {}", block, a.name, bytes));
   if (xts && wl.message_bytes > 0xFFFF0) w.fail("message_bytes", "at most 1048560 bytes for xts(aes) (one data unit)");
   if (a.kind == AlgKind::aead) {
     wl.assoc_bytes = static_cast<std::uint32_t>(w.whole("assoc_bytes", 0, 0, 65504));
@@ -101,7 +135,7 @@ Workload load_workload(const json& j, const std::string& file) {
   if (!j.contains("workload")) return wl;
   const JsonObject w(j["workload"], file, "/workload",
                      {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction", "assoc_bytes",
-                      "tag_bytes", "auth_key_bytes", "about"});
+                      "tag_bytes", "auth_key_bytes", "size_mix", "about"});
   wl.messages = w.whole("messages", 50000, 1, 100000000000ull);
   wl.message_bytes = static_cast<std::uint32_t>(w.whole("message_bytes", 4096, 1, 64u << 20));
   wl.queue_depth = static_cast<unsigned>(w.whole("queue_depth", 1, 1, 1024));
@@ -110,7 +144,7 @@ Workload load_workload(const json& j, const std::string& file) {
   wl.algorithm = *parse_alg_name(w.choice("algorithm", "sha256", names));
   wl.alg = wl.algorithm.hash;
   if (wl.cipher()) load_cipher_workload(w, wl);
-  for (const char* k : {"key_bytes", "direction", "assoc_bytes", "tag_bytes", "auth_key_bytes"})
+  for (const char* k : {"key_bytes", "direction", "assoc_bytes", "tag_bytes", "auth_key_bytes", "size_mix"})
     if (!wl.cipher() && w.has(k)) w.fail(k, "nothing: the workload's algorithm is a hash, not a cipher");
   if (w.has("tz")) {
     const JsonObject t(w.at("tz"), file, "/workload/tz", {"rate_per_s", "message_bytes", "timeout_us"});
@@ -197,6 +231,15 @@ Scenario parse(const json& j, const std::string& file) {
 }
 
 }  // namespace
+
+std::uint64_t Workload::bytes_of_first(std::uint64_t n) const {
+  if (size_pattern.empty()) return n * message_bytes;
+  std::uint64_t cycle = 0;
+  for (std::uint32_t b : size_pattern) cycle += b;
+  std::uint64_t total = n / size_pattern.size() * cycle;
+  for (std::uint64_t i = 0; i < n % size_pattern.size(); ++i) total += size_pattern[i];
+  return total;
+}
 
 std::string apply_set(json& doc, const std::string& assignment, const std::string& file) {
   const std::string origin = "--set " + assignment;

@@ -50,6 +50,14 @@ struct Workload {
   std::uint32_t tag_bytes = 0;       // AEADs: the tag (0: the algorithm's largest)
   std::uint32_t auth_key_bytes = 32; // authenc: the HMAC key
   bool cipher() const { return algorithm.kind != AlgKind::hash; }
+  // workload.size_mix (ciphers): request sizes in a repeating pattern (a packet mix), each size
+  // as often as its weight, spread evenly; message_bytes is then the largest.
+  std::vector<std::uint32_t> size_pattern;
+  std::uint32_t bytes_of(std::uint64_t request) const {
+    return size_pattern.empty() ? message_bytes : size_pattern[request % size_pattern.size()];
+  }
+  // Bytes of the first n requests.
+  std::uint64_t bytes_of_first(std::uint64_t n) const;
   unsigned queue_depth = 1;  // requests the caller keeps in flight
   // Another execution environment (TrustZone) using the engine on its own pipes.
   struct Tz {
