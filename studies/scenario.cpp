@@ -114,7 +114,8 @@ void load_cipher_workload(const JsonObject& w, Workload& wl) {
   for (std::uint32_t bytes : wl.size_pattern.empty() ? std::vector<std::uint32_t>{wl.message_bytes} : wl.size_pattern)
     if (whole_blocks && bytes % block)
       w.fail(wl.size_pattern.empty() ? "message_bytes" : "size_mix",
-             fmt::format("sizes of a multiple of {} bytes for {} (no padding), found {}", block, a.name, bytes));
+             wl.size_pattern.empty() ? fmt::format("a multiple of {} bytes for {} (no padding)", block, a.name)
+                                     : fmt::format("sizes of a multiple of {} bytes for {} (no padding; {} is not)", block, a.name, bytes));
   if (xts && wl.message_bytes > 0xFFFF0) w.fail("message_bytes", "at most 1048560 bytes for xts(aes) (one data unit)");
   if (a.kind == AlgKind::aead) {
     wl.assoc_bytes = static_cast<std::uint32_t>(w.whole("assoc_bytes", 0, 0, 65504));
