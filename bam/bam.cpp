@@ -381,7 +381,7 @@ void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
     elements += e.size / static_cast<std::uint32_t>(sizeof(BamCmdElement));
   }
   std::string name = cmd ? fmt::format("{} CMD desc ({} register writes)", pp.run.size(), elements)
-                         : fmt::format("{} B {}", bytes, is_producer(pp) ? "result dump" : "data to QCE");
+                         : fmt::format("{} B {}", bytes, is_producer(pp) ? "from QCE" : "data to QCE");
   if (!flags.empty()) name += " " + flags;
   const std::string detail =
       cmd ? fmt::format("descriptor fetch {} each, command elements {} each", m_cfg.desc_fetch.to_string(), m_cfg.ce_exec.to_string())

@@ -19,6 +19,8 @@ constexpr std::size_t kXtsMaxBytes = 0xFFFF0;
 // is 16 bits; CCM's formatted associated data is padded with its header).
 constexpr std::size_t kAeadMaxText = 1u << 20;
 constexpr std::size_t kAeadMaxAssoc = 65504;
+// The largest payload one BAM descriptor carries (bam_dma splits at 32760 bytes): CCM's must fit [I].
+constexpr std::size_t kCcmMaxOneDescriptor = 32760;
 
 // ccm(aes)'s 16-byte IV: as given, or built from a nonce of 7..13 bytes (L = 15 - nonce bytes).
 std::array<std::uint8_t, 16> aead_iv(const CipherSetup& s) {
@@ -70,6 +72,10 @@ std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
   if (d.route == qce::Route::engine && a.ccm && text % 16)
     return fmt::format("input: expected whole 16-byte blocks for ccm(aes) on the engine (it stalls on a partial block; a 2026 "
                        "platform sends such texts to the software fallback), found {} bytes", text);
+  if (d.route == qce::Route::engine && a.ccm && text + (s.encrypt ? 0 : tag_bytes(s)) > kCcmMaxOneDescriptor)
+    return fmt::format("input: expected at most {} bytes of ccm(aes) text on the engine (the BAM splits a longer payload into "
+                       "descriptors and the engine stalls on a payload in more than one), found {}",
+                       kCcmMaxOneDescriptor - (s.encrypt ? 0 : tag_bytes(s)), text);
   if (d.route == qce::Route::engine && text == 0 && !(a.ccm && !s.encrypt))
     return "input: expected some text for the engine (it takes no empty messages; a platform's rules send them to the fallback)";
   return "";

@@ -40,12 +40,16 @@ std::string why(const std::string& step, const std::string& kind) {
   if (kind == "bam") {
     if (step.find("CMD") != std::string::npos)
       return "BAM executes command descriptors: each element is a register write into QCE (LOCK/UNLOCK keep other EEs out)";
-    if (step.find("result dump") != std::string::npos)
-      return "BAM's producer pipe waits for the engine, then writes its result dump to memory (then EOT interrupt)";
+    if (step.find("from QCE") != std::string::npos)
+      return "BAM's producer pipe writes what the engine sends out to memory: a cipher's output, then the result dump "
+             "(EOT on its last byte: the interrupt)";
     return "BAM's consumer pipe reads the message from memory in 64-byte bursts into QCE's input FIFO";
   }
   if (kind == "qce") {
     if (step.find("padding") != std::string::npos) return "the engine hashes the padding block(s) after the last data block";
+    if (step.find("crypt") != std::string::npos)  // "AES-256-XTS encrypt", "HMAC-SHA-256 + AES-128-CBC decrypt"
+      return "the engine encrypts or decrypts (and, for an AEAD, authenticates) the data block by block as BAM delivers "
+             "it, its output going back through the producer pipe";
     return "the engine hashes the data block by block as BAM delivers it (pipelined with the bursts)";
   }
   if (kind == "request") return "from the caller's submission to the completion callback";
