@@ -114,6 +114,22 @@ void BulkMode::run(const std::uint8_t* iv, const std::uint8_t* in, std::uint8_t*
 // ---------------------------------------------------------------------------------------------
 // Modes
 
+CipherSpec kernel_cipher_spec(CipherAlg alg, CipherMode mode, bool encrypt, const std::vector<std::uint8_t>& key,
+                              const std::uint8_t* iv, std::size_t iv_bytes) {
+  CipherSpec s;
+  s.alg = alg;
+  s.mode = mode;
+  s.encrypt = encrypt;
+  s.key = key;
+  if (mode == CipherMode::xts) {
+    const auto half = static_cast<long>(key.size() / 2);
+    s.key.assign(key.begin(), key.begin() + half);
+    s.xts_key.assign(key.begin() + half, key.end());
+  }
+  std::copy(iv, iv + std::min<std::size_t>(iv_bytes, s.iv.size()), s.iv.begin());
+  return s;
+}
+
 std::string check_cipher_spec(const CipherSpec& s) {
   const std::size_t k = s.key.size();
   if (s.alg == CipherAlg::aes && k != 16 && k != 24 && k != 32) return "an AES key of 16, 24 or 32 bytes";

@@ -75,6 +75,11 @@ struct CipherSpec {
   std::uint32_t data_unit_bytes = 0;  // XTS: bytes per data unit, a multiple of 16 (0: one unit)
 };
 
+// A spec from a key as the kernel's setkey takes it (xts(aes): the data key, then the tweak key)
+// and the IV's bytes (fewer than 16: the rest zero).
+CipherSpec kernel_cipher_spec(CipherAlg alg, CipherMode mode, bool encrypt, const std::vector<std::uint8_t>& key,
+                              const std::uint8_t* iv, std::size_t iv_bytes);
+
 // "" when the spec can run, else what is wrong with it (key lengths, mode, data unit).
 std::string check_cipher_spec(const CipherSpec& s);
 

@@ -134,18 +134,8 @@ std::vector<std::uint8_t> cipher_on_cpu(const CipherSetup& s, const std::vector<
     if (!out) throw BadTag("the tag does not match");
     return *out;
   }
-  CipherSpec spec;
-  spec.alg = s.alg;
-  spec.mode = s.mode;
-  spec.encrypt = s.encrypt;
-  spec.key = s.key;
-  if (s.mode == CipherMode::xts) {
-    spec.key.assign(s.key.begin(), s.key.begin() + static_cast<long>(s.key.size() / 2));
-    spec.xts_key.assign(s.key.begin() + static_cast<long>(s.key.size() / 2), s.key.end());
-  }
-  std::copy(s.iv.begin(), s.iv.end(), spec.iv.begin());
   std::vector<std::uint8_t> out(in.size());
-  CipherStream(spec).update(in.data(), out.data(), in.size());
+  CipherStream(kernel_cipher_spec(s.alg, s.mode, s.encrypt, s.key, s.iv.data(), s.iv.size())).update(in.data(), out.data(), in.size());
   return out;
 }
 
@@ -211,17 +201,7 @@ void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, con
     return n;
   };
   if (on_cpu) {
-    CipherSpec spec;
-    spec.alg = s.alg;
-    spec.mode = s.mode;
-    spec.encrypt = s.encrypt;
-    spec.key = s.key;
-    if (s.mode == CipherMode::xts) {
-      spec.key.assign(s.key.begin(), s.key.begin() + static_cast<long>(s.key.size() / 2));
-      spec.xts_key.assign(s.key.begin() + static_cast<long>(s.key.size() / 2), s.key.end());
-    }
-    std::copy(s.iv.begin(), s.iv.end(), spec.iv.begin());
-    CipherStream stream(spec);
+    CipherStream stream(kernel_cipher_spec(s.alg, s.mode, s.encrypt, s.key, s.iv.data(), s.iv.size()));
     std::vector<std::uint8_t> buf(std::min<std::uint64_t>(step, std::max<std::uint64_t>(total, 1)));
     for (std::uint64_t done = 0; done < total;) {
       const std::size_t n = next(buf.data(), done);

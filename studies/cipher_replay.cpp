@@ -19,24 +19,10 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-CipherSpec skcipher_spec(const AlgName& a, const Bytes& key, const std::array<std::uint8_t, 16>& iv, bool encrypt) {
-  CipherSpec s;
-  s.alg = a.cipher;
-  s.mode = a.mode;
-  s.encrypt = encrypt;
-  s.key = key;
-  if (a.mode == CipherMode::xts) {
-    s.key.assign(key.begin(), key.begin() + static_cast<long>(key.size() / 2));
-    s.xts_key.assign(key.begin() + static_cast<long>(key.size() / 2), key.end());
-  }
-  s.iv = iv;
-  return s;
-}
-
 // One message is one XTS data unit (the driver writes ENCR_XTS_DU_SIZE = cryptlen).
 CipherSpec skcipher_spec(const AlgName& a, const Bytes& key, const std::array<std::uint8_t, 16>& iv, bool encrypt,
                          std::uint32_t bytes) {
-  CipherSpec s = skcipher_spec(a, key, iv, encrypt);
+  CipherSpec s = kernel_cipher_spec(a.cipher, a.mode, encrypt, key, iv.data(), iv.size());
   if (a.mode == CipherMode::xts) s.data_unit_bytes = bytes;
   return s;
 }

@@ -65,6 +65,22 @@ Bytes through_driver(soc::Emulator& e, const AeadAlg& alg, bool enc, const Bytes
   return out;
 }
 
+// One NIST CCM record through the driver: encryption (the V* files) and decryption (Pass: the
+// payload back; Fail: -EBADMSG). True when it was a Fail record.
+bool check_ccm_case(soc::Emulator& e, const test::CcmCase& c) {
+  const auto iv = ccm_iv(c.nonce);
+  const std::string where = c.file + " Count " + c.count;
+  if (!c.decrypt_test) {
+    EXPECT_EQ(through_driver(e, AeadAlg{}, true, c.key, {}, c.tlen, iv, c.adata, c.payload, false), cat(c.adata, c.ct)) << where;
+  }
+  if (c.pass) {
+    EXPECT_EQ(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), cat(c.adata, c.payload)) << where;
+    return false;
+  }
+  EXPECT_THROW(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), QceBadMessage) << where;
+  return true;
+}
+
 // Every record whose payload is whole blocks (the engine's CCM takes nothing else): DVPT by
 // decryption (Pass: the payload; Fail: -EBADMSG from the engine's MAC_FAILED), the others by
 // encryption and then decryption back.
@@ -77,17 +93,7 @@ void ccm_nist_vectors(RegIo io) {
         const std::size_t plen = c.ct.size() - c.tlen;
         if (plen % 16 != 0) continue;
         if (plen == 0 && !c.decrypt_test) continue;  // encrypting nothing: the software fallback's
-        const auto iv = ccm_iv(c.nonce);
-        const std::string where = c.file + " Count " + c.count;
-        if (!c.decrypt_test) {
-          EXPECT_EQ(through_driver(e, AeadAlg{}, true, c.key, {}, c.tlen, iv, c.adata, c.payload, false), cat(c.adata, c.ct)) << where;
-        }
-        if (c.pass) {
-          EXPECT_EQ(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), cat(c.adata, c.payload)) << where;
-        } else {
-          EXPECT_THROW(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), QceBadMessage) << where;
-          ++fails;
-        }
+        fails += check_ccm_case(e, c);
         ++n;
       }
     }
@@ -106,16 +112,7 @@ void ccm_nist_vectors_2026(RegIo io) {
     std::size_t n = 0;
     for (const char* f : test::kCcmFiles) {
       for (const test::CcmCase& c : test::ccm_cases(f)) {
-        const auto iv = ccm_iv(c.nonce);
-        const std::string where = c.file + " Count " + c.count;
-        if (!c.decrypt_test) {
-          EXPECT_EQ(through_driver(e, AeadAlg{}, true, c.key, {}, c.tlen, iv, c.adata, c.payload, false), cat(c.adata, c.ct)) << where;
-        }
-        if (c.pass) {
-          EXPECT_EQ(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), cat(c.adata, c.payload)) << where;
-        } else {
-          EXPECT_THROW(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), QceBadMessage) << where;
-        }
+        check_ccm_case(e, c);
         ++n;
       }
     }

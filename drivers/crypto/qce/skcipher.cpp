@@ -167,16 +167,7 @@ void QceSkcipher::fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::
   m_dev.count_fallback();
   const bool xts = m_mode == CipherMode::xts;
   m_dev.soft().skcipher(m_task, m_dev.costs(), m_alg, m_mode, xts ? m_key.size() / 2 : m_key.size(), encrypt, len);
-  CipherSpec s;
-  s.alg = m_alg;
-  s.mode = m_mode;
-  s.encrypt = encrypt;
-  s.key = m_key;
-  if (xts) {
-    s.key.assign(m_key.begin(), m_key.begin() + static_cast<long>(m_key.size() / 2));
-    s.xts_key.assign(m_key.begin() + static_cast<long>(m_key.size() / 2), m_key.end());
-  }
-  s.iv = iv;
+  const CipherSpec s = kernel_cipher_spec(m_alg, m_mode, encrypt, m_key, iv.data(), iv.size());
   cpu::Host& host = m_dev.host();
   const std::uint8_t* in = host.dram_ptr(src, len);
   std::vector<std::uint8_t> out(len);
