@@ -11,6 +11,7 @@
 
 #include "cli/hex.h"
 #include "drivers/crypto/qce/skcipher.h"
+#include "model/byte_order.h"
 #include "model/config_error.h"
 #include "model/profile.h"
 #include "studies/cipher_job.h"
@@ -168,7 +169,7 @@ int run_cipher(const CipherOptions& opt, std::ostream& out, std::ostream& err) {
     auto read = [&](std::uint8_t* p, std::size_t n) -> std::size_t {
       if (in.regular) return read_fd(in.fd, p, n, why);
       const std::size_t k = std::min(n, in.data.size() - at);
-      std::memcpy(p, in.data.data() + at, k);
+      copy_bytes(p, in.data.data() + at, k);
       at += k;
       return k;
     };

@@ -138,7 +138,8 @@ std::string check_cipher_spec(const CipherSpec& s) {
   if (s.mode == CipherMode::xts) {
     if (s.alg != CipherAlg::aes) return "XTS with AES only";
     if (s.xts_key.size() != k) return "an XTS tweak key as long as the data key";
-    if (s.data_unit_bytes % 16 != 0) return "an XTS data unit of whole 16-byte blocks";
+    // A unit that ends in a partial block is stolen from at its end (one update() call to it).
+    if (s.data_unit_bytes != 0 && s.data_unit_bytes < 16) return "an XTS data unit of at least 16 bytes";
   }
   if (s.mode == CipherMode::ctr && s.alg != CipherAlg::aes) return "CTR with AES only";
   return "";
@@ -202,9 +203,13 @@ void CipherStream::xts_start_unit() {
 // stream's IV; XTS as one ECB call between the tweak XORs); the chaining state is kept here.
 void CipherStream::update(const std::uint8_t* in, std::uint8_t* out, std::size_t len) {
   const std::size_t b = m_block;
-  if (m_spec.mode != CipherMode::ctr && len % b != 0)
+  // XTS ends a data unit (or the stream) on a partial block with ciphertext stealing.
+  const bool steal = m_spec.mode == CipherMode::xts && len % b != 0 && len > b &&
+                     (m_spec.data_unit_bytes == 0 || m_unit_done + len == m_spec.data_unit_bytes);
+  if (m_spec.mode != CipherMode::ctr && len % b != 0 && !steal)
     throw std::invalid_argument(std::string(cipher_mode_name(m_spec.mode)) + " takes whole blocks of " + std::to_string(b) +
                                 " bytes, not " + std::to_string(len));
+  if (steal) return xts_steal(in, out, len);
   const std::size_t whole = len - len % b, nblocks = whole / b;
   switch (m_spec.mode) {
     case CipherMode::ecb:
@@ -258,6 +263,38 @@ void CipherStream::update(const std::uint8_t* in, std::uint8_t* out, std::size_t
       break;
     }
   }
+}
+
+// The last len bytes of an XTS data unit, ending in a partial block (IEEE 1619 section 5.3.2,
+// ciphertext stealing): the blocks before the last whole one as usual; the last whole block and
+// the partial one swap their tails. Decrypting, the last whole block takes the next tweak first.
+void CipherStream::xts_steal(const std::uint8_t* in, std::uint8_t* out, std::size_t len) {
+  const std::size_t r = len % 16, head = len - r - 16;
+  if (m_bulk && m_unit_done == 0 && m_spec.data_unit_bytes == len) {
+    m_bulk->run(m_iv.data(), in, out, len);  // OpenSSL's XTS steals the same way
+  } else {
+    xts_blocks(in, out, head / 16);
+    std::array<std::uint8_t, 16> t1 = m_t, t2 = m_t;
+    xts_times_x(t2);
+    if (!m_spec.encrypt) std::swap(t1, t2);
+    auto block = [this](const std::uint8_t* x, const std::array<std::uint8_t, 16>& t, std::uint8_t* y) {
+      std::uint8_t tmp[16];
+      for (int i = 0; i < 16; ++i) tmp[i] = static_cast<std::uint8_t>(x[i] ^ t[static_cast<std::size_t>(i)]);
+      m_fn.blocks(tmp, tmp, 1);
+      for (int i = 0; i < 16; ++i) y[i] = static_cast<std::uint8_t>(tmp[i] ^ t[static_cast<std::size_t>(i)]);
+    };
+    std::uint8_t cc[16], pp[16], last[16];
+    std::memcpy(last, in + head + 16, r);       // the partial block (in may be out)
+    block(in + head, t1, cc);                    // the last whole block
+    std::memcpy(pp, last, r);                    // the partial block with the stolen tail
+    std::memcpy(pp + r, cc + r, 16 - r);
+    std::memcpy(out + head + 16, cc, r);         // the partial output: the whole block's head
+    block(pp, t2, out + head);
+  }
+  m_unit_done = 0;
+  for (std::uint8_t& x : m_iv)  // the next data unit
+    if (++x != 0) break;
+  xts_start_unit();
 }
 
 // n XTS blocks within one data unit: each XORed with its tweak, one ECB call, XORed again.

@@ -72,7 +72,7 @@ struct CipherSpec {
   // CBC: the IV; CTR: the initial counter block; XTS: the first data unit's tweak value i
   // (IEEE 1619: a 128-bit little-endian number). Only the first block_bytes are used.
   std::array<std::uint8_t, 16> iv{};
-  std::uint32_t data_unit_bytes = 0;  // XTS: bytes per data unit, a multiple of 16 (0: one unit)
+  std::uint32_t data_unit_bytes = 0;  // XTS: bytes per data unit, at least 16 (0: one unit)
 };
 
 // A spec from a key as the kernel's setkey takes it (xts(aes): the data key, then the tweak key)
@@ -88,7 +88,9 @@ class CipherStream {
   explicit CipherStream(const CipherSpec& s);  // throws std::invalid_argument when check fails
 
   // Encrypts or decrypts len bytes (in may equal out). ECB, CBC and XTS take whole blocks; XTS
-  // moves to the next data unit (i + 1, the tweak recomputed) after data_unit_bytes. CTR takes
+  // moves to the next data unit (i + 1, the tweak recomputed) after data_unit_bytes, and ends a
+  // data unit (or, with data_unit_bytes 0, the call) on a partial block by ciphertext stealing
+  // (the kernel's software XTS does; the engine's cipher part refuses such lengths). CTR takes
   // any length: a partial last block uses the current counter's keystream and leaves the
   // counter where it is (one reading of the engine's CTR partial block, linux-qce-cipher.md
   // section 5 [I]). Throws std::invalid_argument on a length the mode cannot take.
@@ -111,6 +113,7 @@ class CipherStream {
   CipherSpec m_spec;
   std::size_t m_block;
   void xts_blocks(const std::uint8_t* in, std::uint8_t* out, std::size_t n);
+  void xts_steal(const std::uint8_t* in, std::uint8_t* out, std::size_t len);
 
   BlockFunction m_fn;                      // the data key in the spec's direction (CTR: always encrypt)
   std::unique_ptr<BulkMode> m_bulk;        // CBC and CTR: OpenSSL's mode over whole runs of blocks

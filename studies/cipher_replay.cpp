@@ -9,6 +9,7 @@
 #include "drivers/crypto/qce/aead.h"
 #include "drivers/crypto/qce/skcipher.h"
 #include "model/aead_cipher.h"
+#include "model/byte_order.h"
 #include "model/trace.h"
 
 namespace qcesim::studies {
@@ -75,8 +76,8 @@ struct CipherPool {
       const Bytes assoc = random(w.assoc_bytes), plain = random(len[i]);
       const Bytes cipher = encrypt(assoc, plain, v);
       const Bytes& input = w.encrypt ? plain : cipher;
-      std::memcpy(in.back().ptr, assoc.data(), assoc.size());
-      std::memcpy(in.back().ptr + assoc.size(), input.data(), input.size());
+      copy_bytes(in.back().ptr, assoc.data(), assoc.size());
+      copy_bytes(in.back().ptr + assoc.size(), input.data(), input.size());
       ref.push_back(w.encrypt ? cipher : plain);
     }
   }
@@ -111,7 +112,7 @@ struct CipherPool {
                              : authenc_encrypt(a.cipher, a.hash, key, auth_key, iv[m], assoc, text, w.tag_bytes);
     else r = a.ccm ? ccm_decrypt(key, iv[m], assoc, text, w.tag_bytes)
                    : authenc_decrypt(a.cipher, a.hash, key, auth_key, iv[m], assoc, text, w.tag_bytes);
-    if (r) std::memcpy(out, r->data(), r->size());
+    if (r) copy_bytes(out, r->data(), r->size());
   }
 };
 

@@ -8,6 +8,7 @@
 #include "drivers/dma_mapping.h"
 #include "model/aead_cipher.h"
 #include "model/alg_names.h"
+#include "model/byte_order.h"
 
 namespace qcesim::qce {
 
@@ -332,8 +333,8 @@ void QceAead::fallback(bool encrypt, const std::array<std::uint8_t, 16>& iv, std
   }
   if (!out) throw QceBadMessage(kQceBadMessage);
   std::uint8_t* o = host.dram_ptr(dst, std::uint64_t{assoclen} + out->size());
-  if (dst != src) std::memcpy(o, assoc.data(), assoc.size());  // the software AEADs copy the associated data
-  std::memcpy(o + assoclen, out->data(), out->size());
+  if (dst != src) copy_bytes(o, assoc.data(), assoc.size());  // the software AEADs copy the associated data
+  copy_bytes(o + assoclen, out->data(), out->size());
 }
 
 }  // namespace qcesim::qce

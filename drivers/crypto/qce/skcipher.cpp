@@ -6,6 +6,7 @@
 
 #include "drivers/dma_mapping.h"
 #include "model/alg_names.h"
+#include "model/byte_order.h"
 
 namespace qcesim::qce {
 
@@ -173,7 +174,7 @@ void QceSkcipher::fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::
   std::vector<std::uint8_t> out(len);
   CipherStream stream(s);
   stream.update(in, out.data(), len);
-  std::memcpy(host.dram_ptr(dst, len), out.data(), len);
+  copy_bytes(host.dram_ptr(dst, len), out.data(), len);
   // The output IV the skcipher API promises: CBC's last ciphertext block, CTR's next counter.
   if (m_mode == CipherMode::cbc || m_mode == CipherMode::ctr) iv = stream.iv();
 }
