@@ -1,7 +1,5 @@
 #include "studies/replay.h"
 
-#include "studies/cipher_replay.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -11,11 +9,13 @@
 #include "bam/bam_hw.h"
 #include "cpu/ce_core.h"
 #include "cpu/ce_sha.h"
+#include "drivers/crypto/qce/fallback.h"
 #include "drivers/crypto/qce/sha.h"
 #include "model/hash_ahead.h"
 #include "model/read_only_pages.h"
 #include "model/stats.h"
 #include "model/trace.h"
+#include "studies/cipher_replay.h"
 
 namespace qcesim::studies {
 
@@ -89,6 +89,14 @@ void check_variant(const Scenario& sc, const Variant& v) {
   const auto names = cpu::ce_core_names();
   if (std::find(names.begin(), names.end(), core.text) == names.end())
     throw ConfigError(core.origin_file, core.origin_path, "a core of the CE tables: " + join_names(names), quoted_input(core.text));
+  // The crypto API would not pick QCE for an algorithm its era's driver does not register.
+  const qce::QceRules rules = qce::qce_rules(p);
+  if (v.engine == VariantEngine::qce && rules.era && !qce::qce_registers(rules, sc.workload.algorithm.name)) {
+    const Param& era = p.param("driver.era");
+    throw ConfigError(era.origin_file, era.origin_path,
+                      fmt::format("an era whose qce driver registers {} (variant {})", sc.workload.algorithm.name, v.name),
+                      std::to_string(rules.era));
+  }
 }
 
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only, const Workload& w,

@@ -140,3 +140,21 @@ TEST(CipherReplay, SizeMixIsARepeatingPatternAndEveryPacketIsRight) {
   }
   EXPECT_NE(err.find("/workload/size_mix: expected sizes of a multiple of 16"), std::string::npos) << err;
 }
+
+// A QCE variant of an algorithm its kernel era's driver does not register is refused before any
+// run, naming driver.era (the 2026 removal of ECB, DES and 3DES).
+TEST(CipherReplay, AnAlgorithmTheErasDriverDoesNotRegisterIsRefused) {
+  std::string err;
+  try {
+    (void)studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-cipher.json",
+                                  {"workload.algorithm=\"ecb(aes)\"", "overrides.driver.era=2026"});
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find("/overrides/driver.era: expected an era whose qce driver registers ecb(aes) (variant qce-nolock)"),
+            std::string::npos)
+      << err;
+  // The 2024 driver registers it.
+  EXPECT_NO_THROW((void)studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-cipher.json",
+                                                {"workload.algorithm=\"ecb(aes)\""}));
+}
