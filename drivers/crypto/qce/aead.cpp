@@ -67,7 +67,7 @@ class AeadOps : public QceAlgoOps {
   void async_req_handle(Runner& r, QceAsyncRequest& req) override;
 
  private:
-  std::string ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx);
+  void ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx);
   void qce_aead_done(Runner& r, const bam::DmaResult& res);
   void free_adata();
 
@@ -81,7 +81,7 @@ class AeadOps : public QceAlgoOps {
 // qce_aead_ccm_prepare_buf(_assoclen): CCM's tables. With associated data, its bounce buffer
 // (the RFC 3610 length header, the data, zeros to a whole block) comes first on both pipes; the
 // engine sends the encrypted MAC into ccmresult_buf, or zeros in place of a received one.
-std::string AeadOps::ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx) {
+void AeadOps::ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx) {
   const bool diff = !same_sg(req.src, req.dst);
   const std::uint32_t msg = req.encrypt ? req.cryptlen : m_regs.cryptlen + req.authsize;
   if (!m_ccm_result) m_ccm_result = m_qce.host().dma_alloc(kCcmResultBytes, 64);
@@ -94,7 +94,7 @@ std::string AeadOps::ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx) {
     } else {
       tx = rx;
     }
-    return "";
+    return;
   }
   const std::uint32_t header = req.assoclen < 0xff00 ? 2 : 6;
   m_regs.assoclen = (req.assoclen + header + 15) / 16 * 16;  // rctx->assoclen: padded
@@ -123,7 +123,6 @@ std::string AeadOps::ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx) {
     tx = rx;
     if (req.encrypt) tx.insert(tx.end(), result.begin(), result.end());
   }
-  return "";
 }
 
 void AeadOps::free_adata() {
