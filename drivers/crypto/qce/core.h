@@ -1,8 +1,8 @@
 // The qce driver's core (drivers/crypto/qce/core.c) on the emulated CPU: probe, the ops table
-// (qce_ops[]: one entry per algorithm type, ahash first), the one-deep request queue
+// (qce_ops[]: one entry per algorithm type, skcipher, ahash, aead), the one-deep request queue
 // (qce_handle_queue), handing a request to its type's async_req_handle, and the done path
 // (qce_async_request_done -> qce_req_done_work in a kworker). The register set-up lives in
-// common.cpp, the DMA in dma.cpp and the ahash algorithm in sha.cpp, as in the kernel; they are
+// common.cpp, the DMA in dma.cpp and the algorithms in sha.cpp, skcipher.cpp and aead.cpp, as in the kernel; they are
 // members of QceDevice (struct qce_device) defined in those files.
 #pragma once
 
