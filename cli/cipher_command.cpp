@@ -95,10 +95,6 @@ std::string read_all(const std::string& name, std::vector<std::uint8_t>& data) {
   return read_whole(in, data);
 }
 
-}  // namespace
-
-namespace {
-
 // A hex option into `out` ("" or the message for stderr).
 std::string hex_option(const char* name, const std::string& text, std::vector<std::uint8_t>& out) {
   if (text.empty()) return "";
@@ -183,7 +179,7 @@ int run_cipher(const CipherOptions& opt, std::ostream& out, std::ostream& err) {
     return 2;
   }
   try {
-    result = opt.on_cpu ? studies::cipher_on_cpu(s, data) : studies::cipher_on_engine(s, data);
+    result = opt.on_cpu ? studies::aead_on_cpu(s, data) : studies::aead_on_engine(s, data);
   } catch (const studies::BadTag& e) {
     err << "qcesim cipher: " << e.what() << ": the input is not authentic (nothing written)\n";
     return 1;

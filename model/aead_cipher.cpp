@@ -32,18 +32,7 @@ std::array<std::uint8_t, 16> ccm_mac(const AeadBytes& key, const CcmBlocks& b, c
   mac.update(b.b0.data(), 16);
   if (!assoc.empty()) {
     std::uint8_t hdr[6];
-    std::size_t h = 2;
-    const std::uint64_t n = assoc.size();
-    if (n < 0xff00) {
-      hdr[0] = static_cast<std::uint8_t>(n >> 8);
-      hdr[1] = static_cast<std::uint8_t>(n);
-    } else {
-      hdr[0] = 0xff;
-      hdr[1] = 0xfe;
-      for (int i = 0; i < 4; ++i) hdr[2 + i] = static_cast<std::uint8_t>(n >> (24 - 8 * i));
-      h = 6;
-    }
-    mac.update(hdr, h);
+    mac.update(hdr, ccm_adata_header(static_cast<std::uint32_t>(assoc.size()), hdr));
     mac.update(assoc.data(), assoc.size());
     mac.pad();
   }
@@ -92,6 +81,18 @@ AeadBytes authenc_tag(HashAlg h, const AeadBytes& auth_key, const AeadBytes& ass
 }
 
 }  // namespace
+
+std::size_t ccm_adata_header(std::uint32_t n, std::uint8_t out[6]) {
+  if (n < 0xff00) {
+    out[0] = static_cast<std::uint8_t>(n >> 8);
+    out[1] = static_cast<std::uint8_t>(n);
+    return 2;
+  }
+  out[0] = 0xff;
+  out[1] = 0xfe;
+  for (int i = 0; i < 4; ++i) out[2 + i] = static_cast<std::uint8_t>(n >> (24 - 8 * i));
+  return 6;
+}
 
 AeadBytes ccm_encrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& iv, const AeadBytes& assoc,
                       const AeadBytes& plaintext, unsigned tag_bytes) {

@@ -22,6 +22,10 @@ using AeadBytes = std::vector<std::uint8_t>;
 // (1..7); iv[1 .. 15 - L] is the nonce; the counter bytes are ignored (zeroed, as the kernel does).
 AeadBytes ccm_encrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& iv, const AeadBytes& assoc,
                       const AeadBytes& plaintext, unsigned tag_bytes);
+// RFC 3610's encoding of the associated data's length, which CCM's MAC takes before the data:
+// two bytes below 0xff00, else 0xff 0xfe and four bytes. Returns the header's length (2 or 6).
+std::size_t ccm_adata_header(std::uint32_t assoc_bytes, std::uint8_t out[6]);
+
 // ct_and_tag: ciphertext then tag. nullopt when the tag does not match.
 std::optional<AeadBytes> ccm_decrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& iv, const AeadBytes& assoc,
                                      const AeadBytes& ct_and_tag, unsigned tag_bytes);

@@ -130,6 +130,17 @@ CipherSpec kernel_cipher_spec(CipherAlg alg, CipherMode mode, bool encrypt, cons
   return s;
 }
 
+bool xts_halves_equal(const std::vector<std::uint8_t>& key) {
+  const auto h = static_cast<long>(key.size() / 2);
+  return key.size() % 2 == 0 && std::equal(key.begin(), key.begin() + h, key.begin() + h);
+}
+
+bool tdes_has_equal_keys(const std::vector<std::uint8_t>& k) {
+  if (k.size() != 24) return false;
+  auto eq = [&](int a, int b) { return std::equal(k.begin() + 8 * a, k.begin() + 8 * (a + 1), k.begin() + 8 * b); };
+  return eq(0, 1) || eq(1, 2) || eq(0, 2);
+}
+
 std::string check_cipher_spec(const CipherSpec& s) {
   const std::size_t k = s.key.size();
   if (s.alg == CipherAlg::aes && k != 16 && k != 24 && k != 32) return "an AES key of 16, 24 or 32 bytes";

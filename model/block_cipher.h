@@ -80,6 +80,11 @@ struct CipherSpec {
 CipherSpec kernel_cipher_spec(CipherAlg alg, CipherMode mode, bool encrypt, const std::vector<std::uint8_t>& key,
                               const std::uint8_t* iv, std::size_t iv_bytes);
 
+// Keys the engine cannot take though the algorithm can: XTS with equal data and tweak halves,
+// 3DES with two of its three keys equal.
+bool xts_halves_equal(const std::vector<std::uint8_t>& key);
+bool tdes_has_equal_keys(const std::vector<std::uint8_t>& key);
+
 // "" when the spec can run, else what is wrong with it (key lengths, mode, data unit).
 std::string check_cipher_spec(const CipherSpec& s);
 

@@ -3,7 +3,6 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "drivers/crypto/qce/skcipher.h"
 #include "model/aead_cipher.h"
@@ -41,9 +40,10 @@ unsigned tag_bytes(const CipherSetup& s) {
 
 std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
   const qce::AeadAlg& a = s.aead_alg;
-  std::string why = qce::aead_key_check(a, s.key, s.auth_key);
+  qce::SoftOnly soft;
+  std::string why = qce::aead_key_check(a, s.key, s.auth_key, &soft);
   // With a platform's rules (or on the CPU) AES-192 and 3DES with equal keys run in software.
-  if (!why.empty() && why.find("software fallback") != std::string::npos && (s.rules.era || !on_engine)) why.clear();
+  if (soft != qce::SoftOnly::none && (s.rules.era || !on_engine)) why.clear();
   if (!why.empty()) {
     const bool hmac = why.find("HMAC") != std::string::npos;
     return fmt::format("{}: expected {}, found {} bytes", hmac ? "--auth-key" : "--key", why, hmac ? s.auth_key.size() : s.key.size());
@@ -104,10 +104,10 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   if (s.aead) return check_aead(s, n, on_engine);
   if (!s.assoc.empty() || s.tag_bytes || !s.auth_key.empty())
     return fmt::format("--assoc, --tag-bytes and --auth-key: expected none for {} (an skcipher), found one", s.name);
-  std::string why = qce::skcipher_key_check(s.alg, s.mode, s.key);
-  const bool soft = s.rules.era || !on_engine;
-  if (!why.empty() && soft && why.find("no AES-192") != std::string::npos) why.clear();
-  if (!why.empty() && !on_engine && why.find("different") != std::string::npos) why.clear();  // the CPU can
+  qce::SoftOnly soft;
+  std::string why = qce::skcipher_key_check(s.alg, s.mode, s.key, &soft);
+  // AES-192 runs in a platform's fallback or on the CPU; equal XTS halves and 3DES keys on the CPU.
+  if ((soft == qce::SoftOnly::aes192 && (s.rules.era || !on_engine)) || (soft != qce::SoftOnly::none && !on_engine)) why.clear();
   if (!why.empty()) return fmt::format("--key: expected {}, found {} bytes", why, s.key.size());
   const std::size_t ivsize = qce::skcipher_ivsize(s.alg, s.mode);
   if (s.iv.size() != ivsize)
@@ -127,71 +127,49 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   return "";
 }
 
-std::vector<std::uint8_t> cipher_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
-  if (s.aead) {
-    const qce::AeadAlg& a = s.aead_alg;
-    const auto iv = aead_iv(s);
-    const unsigned t = tag_bytes(s);
-    if (s.encrypt)
-      return a.ccm ? ccm_encrypt(s.key, iv, s.assoc, in, t) : authenc_encrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
-    auto out = a.ccm ? ccm_decrypt(s.key, iv, s.assoc, in, t) : authenc_decrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
-    if (!out) throw BadTag("the tag does not match");
-    return *out;
-  }
-  std::vector<std::uint8_t> out(in.size());
-  CipherStream(kernel_cipher_spec(s.alg, s.mode, s.encrypt, s.key, s.iv.data(), s.iv.size())).update(in.data(), out.data(), in.size());
-  return out;
+std::vector<std::uint8_t> aead_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
+  const qce::AeadAlg& a = s.aead_alg;
+  const auto iv = aead_iv(s);
+  const unsigned t = tag_bytes(s);
+  if (s.encrypt)
+    return a.ccm ? ccm_encrypt(s.key, iv, s.assoc, in, t) : authenc_encrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
+  auto out = a.ccm ? ccm_decrypt(s.key, iv, s.assoc, in, t) : authenc_decrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
+  if (!out) throw BadTag("the tag does not match");
+  return *out;
 }
 
 namespace {
 
-std::vector<std::uint8_t> aead_on_engine(soc::Emulator& e, const CipherSetup& s, const std::vector<std::uint8_t>& in) {
-  qce::QceAead tfm(e.qce(), e.task(), s.aead_alg);
-  if (const std::string why = tfm.setkey(s.key, s.auth_key); !why.empty()) throw qce::QceError("setkey: expected " + why);
-  if (const std::string why = tfm.setauthsize(tag_bytes(s)); !why.empty()) throw qce::QceError("setauthsize: expected " + why);
-  const std::size_t t = tag_bytes(s), out_len = s.encrypt ? in.size() + t : in.size() - t;
-  const std::size_t room = s.assoc.size() + in.size() + t;
-  const cpu::DmaBuf buf = e.host().dma_alloc(room, 4096);
-  copy_bytes(buf.ptr, s.assoc.data(), s.assoc.size());
-  copy_bytes(buf.ptr + s.assoc.size(), in.data(), in.size());
-  try {
-    tfm.crypt(s.encrypt, aead_iv(s), buf.addr, buf.addr, static_cast<std::uint32_t>(s.assoc.size()), static_cast<std::uint32_t>(in.size()));
-  } catch (const qce::QceBadMessage&) {
-    e.host().dma_free(buf);
-    throw BadTag("the tag does not match (the driver said -EBADMSG)");
-  }
-  std::vector<std::uint8_t> out(buf.ptr + s.assoc.size(), buf.ptr + s.assoc.size() + out_len);
-  e.host().dma_free(buf);
-  return out;
-}
-
-}  // namespace
-
-std::vector<std::uint8_t> cipher_on_engine(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
+// The platform a job runs on: the register-I/O mode, and the kernel era's rules and CPU.
+soc::EmulatorConfig job_platform(const CipherSetup& s) {
   soc::EmulatorConfig cfg;
   cfg.driver.reg_io = s.reg_io;
   cfg.driver.rules = s.rules;
   cfg.driver.soft = s.soft;
-  soc::Emulator emu(cfg);
+  return cfg;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> aead_on_engine(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
+  soc::Emulator emu(job_platform(s));
   std::vector<std::uint8_t> out;
   emu.run([&](soc::Emulator& e) {
-    if (s.aead) {
-      out = aead_on_engine(e, s, in);
-      return;
+    qce::QceAead tfm(e.qce(), e.task(), s.aead_alg);
+    if (const std::string why = tfm.setkey(s.key, s.auth_key); !why.empty()) throw qce::QceError("setkey: expected " + why);
+    if (const std::string why = tfm.setauthsize(tag_bytes(s)); !why.empty()) throw qce::QceError("setauthsize: expected " + why);
+    const std::size_t t = tag_bytes(s), out_len = s.encrypt ? in.size() + t : in.size() - t;
+    const cpu::DmaBuf buf = e.host().dma_alloc(s.assoc.size() + in.size() + t, 4096);
+    copy_bytes(buf.ptr, s.assoc.data(), s.assoc.size());
+    copy_bytes(buf.ptr + s.assoc.size(), in.data(), in.size());
+    try {
+      tfm.crypt(s.encrypt, aead_iv(s), buf.addr, buf.addr, static_cast<std::uint32_t>(s.assoc.size()),
+                static_cast<std::uint32_t>(in.size()));
+    } catch (const qce::QceBadMessage&) {
+      e.host().dma_free(buf);
+      throw BadTag("the tag does not match (the driver said -EBADMSG)");
     }
-    out.resize(in.size());
-    qce::QceSkcipher tfm(e.qce(), e.task(), s.alg, s.mode);
-    if (const std::string why = tfm.setkey(s.key); !why.empty()) throw qce::QceError("setkey: expected " + why);
-    const std::size_t step = s.mode == CipherMode::xts ? std::max<std::size_t>(in.size(), 1) : s.request_bytes;
-    const cpu::DmaBuf buf = e.host().dma_alloc(std::min(step, std::max<std::size_t>(in.size(), 1)), 4096);
-    std::array<std::uint8_t, 16> iv{};
-    std::copy(s.iv.begin(), s.iv.end(), iv.begin());
-    for (std::size_t off = 0; off < in.size(); off += step) {
-      const std::size_t n = std::min(step, in.size() - off);
-      std::memcpy(buf.ptr, in.data() + off, n);
-      tfm.crypt(s.encrypt, iv, buf.addr, buf.addr, static_cast<std::uint32_t>(n));  // in place
-      std::memcpy(out.data() + off, buf.ptr, n);
-    }
+    out.assign(buf.ptr + s.assoc.size(), buf.ptr + s.assoc.size() + out_len);
     e.host().dma_free(buf);
   });
   return out;
@@ -215,11 +193,7 @@ void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, con
     }
     return;
   }
-  soc::EmulatorConfig cfg;
-  cfg.driver.reg_io = s.reg_io;
-  cfg.driver.rules = s.rules;
-  cfg.driver.soft = s.soft;
-  soc::Emulator emu(cfg);
+  soc::Emulator emu(job_platform(s));
   emu.run([&](soc::Emulator& e) {
     qce::QceSkcipher tfm(e.qce(), e.task(), s.alg, s.mode);
     if (const std::string why = tfm.setkey(s.key); !why.empty()) throw qce::QceError("setkey: expected " + why);

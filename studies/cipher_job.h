@@ -1,6 +1,6 @@
-// Encrypting or decrypting a buffer as `qcesim cipher` does. An skcipher (cbc(aes), xts(aes),
-// ...) through the emulated engine (the skcipher driver, BAM descriptors, the engine's cipher
-// part) in requests of up to 1 MiB with the IV chained through the result dump, or on the CPU
+// Encrypting or decrypting as `qcesim cipher` does. An skcipher (cbc(aes), xts(aes), ...) streams
+// through the emulated engine (the skcipher driver, BAM descriptors, the engine's cipher part) in
+// requests of up to 1 MiB with the IV chained through the result dump, or on the CPU
 // (model/block_cipher, one stream). An AEAD (ccm(aes), authenc(hmac(sha256),cbc(aes)), ...) in
 // one request: ciphertext then tag out when encrypting, the tag checked when decrypting. With a
 // platform profile, its kernel era's registered set and fallback rules apply (requests the
@@ -56,8 +56,10 @@ class BadTag : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::vector<std::uint8_t> cipher_on_engine(const CipherSetup& s, const std::vector<std::uint8_t>& in);
-std::vector<std::uint8_t> cipher_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in);
+// An AEAD request over `in` (decrypting: ending with the tag): the ciphertext and tag, or the
+// plaintext; BadTag when the tag does not match.
+std::vector<std::uint8_t> aead_on_engine(const CipherSetup& s, const std::vector<std::uint8_t>& in);
+std::vector<std::uint8_t> aead_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in);
 
 // An skcipher over `total` bytes that `read` supplies (up to n bytes into a buffer; fewer only at
 // the end) and `write` takes, 1 MiB at a time through one reused DMA buffer (or one CPU stream):

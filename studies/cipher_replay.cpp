@@ -54,8 +54,7 @@ struct CipherPool {
     };
     key = random(w.key_bytes);
     if (w.algorithm.mode == CipherMode::xts && w.algorithm.kind == AlgKind::skcipher)
-      while (std::equal(key.begin(), key.begin() + static_cast<long>(key.size() / 2), key.begin() + static_cast<long>(key.size() / 2)))
-        key = random(w.key_bytes);
+      while (xts_halves_equal(key)) key = random(w.key_bytes);
     auth_key = w.algorithm.ccm ? key : random(w.auth_key_bytes);
     const std::size_t per = w.assoc_bytes + w.message_bytes + tag;
     // Whole repeats of the size pattern, so message i of the run is pool entry i % size().

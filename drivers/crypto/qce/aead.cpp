@@ -96,20 +96,14 @@ void AeadOps::ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx) {
     }
     return;
   }
-  const std::uint32_t header = req.assoclen < 0xff00 ? 2 : 6;
+  std::uint8_t hdr[kMaxAdataHeader];
+  const auto header = static_cast<std::uint32_t>(ccm_adata_header(req.assoclen, hdr));
   m_regs.assoclen = (req.assoclen + header + 15) / 16 * 16;  // rctx->assoclen: padded
   // The kernel kzallocs ALIGN(assoclen, 16) + 6 bytes but maps the padded length, 10 bytes more
   // when assoclen % 16 is 0 or 15 (slab rounding hides it [I]); here the mapped length, zeroed.
   m_adata = m_qce.host().dma_alloc(std::max<std::size_t>((req.assoclen + 15) / 16 * 16 + kMaxAdataHeader, m_regs.assoclen), 64);
   std::memset(m_adata.ptr, 0, m_adata.size);
-  if (header == 2) {
-    m_adata.ptr[0] = static_cast<std::uint8_t>(req.assoclen >> 8);
-    m_adata.ptr[1] = static_cast<std::uint8_t>(req.assoclen);
-  } else {
-    m_adata.ptr[0] = 0xff;
-    m_adata.ptr[1] = 0xfe;
-    for (int i = 0; i < 4; ++i) m_adata.ptr[2 + i] = static_cast<std::uint8_t>(req.assoclen >> (24 - 8 * i));
-  }
+  std::memcpy(m_adata.ptr, hdr, header);
   sg_copy(m_qce.host(), req.src, 0, m_adata.ptr + header, req.assoclen, false);
   rx = {{m_adata.addr, m_regs.assoclen}};
   const Sg text = sg_range(req.src, req.assoclen, msg);
@@ -225,18 +219,24 @@ std::optional<AeadAlg> parse_aead_name(const std::string& name) {
 }
 
 std::string aead_key_check(const AeadAlg& alg, const std::vector<std::uint8_t>& enc_key,
-                           const std::vector<std::uint8_t>& auth_key) {
+                           const std::vector<std::uint8_t>& auth_key, SoftOnly* soft) {
   const std::size_t n = enc_key.size();
+  if (soft) *soft = SoftOnly::none;
+  auto soft_only = [soft](SoftOnly why, const char* text) {
+    if (soft) *soft = why;
+    return std::string(text);
+  };
   if (alg.cipher == CipherAlg::aes) {
     if (n != 16 && n != 24 && n != 32) return "an AES key of 16, 24 or 32 bytes";
-    if (n == 24) return "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)";
+    if (n == 24)
+      return soft_only(SoftOnly::aes192, "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)");
   } else if (alg.cipher == CipherAlg::des) {
     if (n != 8) return "a DES key of 8 bytes";
   } else {
     if (n != 24) return "a 3DES key of 24 bytes";
-    const auto k = [&](int i) { return std::vector<std::uint8_t>(enc_key.begin() + 8 * i, enc_key.begin() + 8 * (i + 1)); };
-    if (k(0) == k(1) || k(1) == k(2) || k(0) == k(2))
-      return "three different 3DES keys (two equal: the engine cannot; the kernel uses its software fallback)";
+    if (tdes_has_equal_keys(enc_key))
+      return soft_only(SoftOnly::tdes_equal_keys,
+                       "three different 3DES keys (two equal: the engine cannot; the kernel uses its software fallback)");
   }
   if (!alg.ccm && auth_key.size() > kMaxKeySize)
     return fmt::format("an HMAC key of at most {} bytes (the engine takes it unhashed; longer: -EINVAL)", kMaxKeySize);
@@ -272,9 +272,9 @@ QceAead::QceAead(QceDevice& dev, Runner& task, const AeadAlg& alg)
 
 std::string QceAead::setkey(const std::vector<std::uint8_t>& enc_key, const std::vector<std::uint8_t>& auth_key) {
   m_enc_key.clear();
-  std::string why = aead_key_check(m_alg, enc_key, auth_key);
-  const bool soft_only = why.find("software fallback") != std::string::npos;  // AES-192, 3DES with equal keys
-  if (!why.empty() && !(soft_only && m_dev.config().rules.era)) return why;
+  SoftOnly soft;
+  const std::string why = aead_key_check(m_alg, enc_key, auth_key, &soft);
+  if (!why.empty() && !(soft != SoftOnly::none && m_dev.config().rules.era)) return why;  // AES-192, 3DES equal keys
   m_enc_key = enc_key;
   m_auth_key = m_alg.ccm ? enc_key : auth_key;
   return "";

@@ -62,7 +62,7 @@ std::unique_ptr<QceAlgoOps> make_aead_ops(QceDevice& qce);
 // an HMAC key of at most 64 bytes (QCE_MAX_KEY_SIZE; the engine takes it unhashed). AES-192 and
 // 3DES with two equal keys are refused (the kernel sets need_fallback: software).
 std::string aead_key_check(const AeadAlg& alg, const std::vector<std::uint8_t>& enc_key,
-                           const std::vector<std::uint8_t>& auth_key);
+                           const std::vector<std::uint8_t>& auth_key, SoftOnly* soft = nullptr);
 // setauthsize's check: CCM 4..16 and even; authenc up to the digest size.
 std::string aead_authsize_check(const AeadAlg& alg, unsigned authsize);
 // qce_aead_crypt's rules for a text of `len` bytes (decrypting: with the tag): "" or what it

@@ -14,16 +14,6 @@ constexpr std::uint32_t kSectorSize = 512;  // QCE_SECTOR_SIZE
 
 RouteDecision go(Route r, std::string why) { return RouteDecision{r, std::move(why)}; }
 
-bool equal_halves(const std::vector<std::uint8_t>& key) {
-  const std::size_t h = key.size() / 2;
-  return key.size() % 2 == 0 && std::equal(key.begin(), key.begin() + static_cast<long>(h), key.begin() + static_cast<long>(h));
-}
-
-bool tdes_equal_keys(const std::vector<std::uint8_t>& k) {
-  if (k.size() != 24) return false;
-  auto eq = [&](int a, int b) { return std::equal(k.begin() + 8 * a, k.begin() + 8 * (a + 1), k.begin() + 8 * b); };
-  return eq(0, 1) || eq(1, 2) || eq(0, 2);
-}
 }  // namespace
 
 std::string check_rules(const QceRules& r) {
@@ -73,7 +63,7 @@ RouteDecision skcipher_route(const QceRules& r, CipherAlg alg, CipherMode mode, 
   if (r.era >= 2021 && xts && len > kSectorSize && len % kSectorSize)
     return go(Route::fallback, fmt::format("XTS of {} bytes: over 512 and not whole 512-byte sectors", len));
   if (r.era >= 2026 && mode == CipherMode::ctr && len % 16) return go(Route::fallback, "CTR over a partial block (2026)");
-  if (r.era >= 2026 && xts && equal_halves(key)) return go(Route::fallback, "XTS with equal key halves (2026)");
+  if (r.era >= 2026 && xts && xts_halves_equal(key)) return go(Route::fallback, "XTS with equal key halves (2026)");
   return {};
 }
 
@@ -82,7 +72,7 @@ RouteDecision aead_route(const QceRules& r, const AeadAlg& alg, bool encrypt, co
   if (r.era == 0) return {};
   if (text == 0 && !(alg.ccm && !encrypt)) return go(Route::fallback, "an empty text: \"CE does not handle 0 length messages\"");
   if (alg.cipher == CipherAlg::aes && enc_key.size() == 24) return go(Route::fallback, "AES-192: the engine has none");
-  if (alg.cipher == CipherAlg::tdes && tdes_equal_keys(enc_key)) return go(Route::fallback, "3DES with two equal keys");
+  if (alg.cipher == CipherAlg::tdes && tdes_has_equal_keys(enc_key)) return go(Route::fallback, "3DES with two equal keys");
   if (!alg.ccm && text % cipher_block_bytes(alg.cipher)) return go(Route::einval, "CBC over a partial block");
   if (r.era >= 2026 && alg.ccm && text % 16) return go(Route::fallback, "CCM over a partial block (2026)");
   if (r.era >= 2026 && alg.ccm && payload_entries > 1)

@@ -29,6 +29,10 @@ std::string check_rules(const QceRules& r);
 // driver.era and driver.aes_sw_max_len; a ConfigError naming driver.era when it is no era.
 QceRules qce_rules(const model::Profile& p);
 
+// Why setkey refused a key only because the engine cannot run it (the algorithm can: the kernel
+// keeps such keys for its software fallback, depending on the era): none when it did not.
+enum class SoftOnly { none, aes192, xts_equal_halves, tdes_equal_keys };
+
 enum class Route { engine, fallback, nothing, einval };
 const char* route_name(Route r);
 struct RouteDecision {

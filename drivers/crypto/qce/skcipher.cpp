@@ -95,22 +95,28 @@ std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode) {
 QceSkcipher::QceSkcipher(QceDevice& dev, Runner& task, CipherAlg alg, CipherMode mode)
     : m_dev(dev), m_task(task), m_alg(alg), m_mode(mode) {}
 
-std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key) {
+std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key, SoftOnly* soft) {
   const std::size_t n = key.size();
+  if (soft) *soft = SoftOnly::none;
+  auto soft_only = [soft](SoftOnly why, const char* text) {
+    if (soft) *soft = why;
+    return std::string(text);
+  };
   if (alg == CipherAlg::aes) {
     const std::size_t half = mode == CipherMode::xts ? n / 2 : n;
     if (mode == CipherMode::xts && (n % 2 != 0 || (half != 16 && half != 24 && half != 32)))
       return "an XTS key of 32, 48 or 64 bytes (two AES keys)";
     if (half != 16 && half != 24 && half != 32) return "an AES key of 16, 24 or 32 bytes";
-    if (half == 24) return "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)";
-    if (mode == CipherMode::xts && std::equal(key.begin(), key.begin() + static_cast<long>(half), key.begin() + static_cast<long>(half)))
-      return "two different XTS key halves (equal halves: -ENOKEY)";
+    if (half == 24)
+      return soft_only(SoftOnly::aes192, "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)");
+    if (mode == CipherMode::xts && xts_halves_equal(key))
+      return soft_only(SoftOnly::xts_equal_halves, "two different XTS key halves (equal halves: -ENOKEY)");
   } else if (alg == CipherAlg::des) {
     if (n != 8) return "a DES key of 8 bytes";
   } else {
     if (n != 24) return "a 3DES key of 24 bytes";
-    const auto k = [&](int i) { return std::vector<std::uint8_t>(key.begin() + 8 * i, key.begin() + 8 * (i + 1)); };
-    if (k(0) == k(1) || k(1) == k(2) || k(0) == k(2)) return "three different 3DES keys (two equal: -ENOKEY, the engine cannot)";
+    if (tdes_has_equal_keys(key))
+      return soft_only(SoftOnly::tdes_equal_keys, "three different 3DES keys (two equal: -ENOKEY, the engine cannot)");
   }
   return "";
 }
@@ -124,14 +130,11 @@ std::string skcipher_length_check(CipherAlg alg, CipherMode mode, std::size_t le
 
 std::string QceSkcipher::setkey(const std::vector<std::uint8_t>& key) {
   m_key.clear();
-  std::string why = skcipher_key_check(m_alg, m_mode, key);
+  SoftOnly soft;
+  std::string why = skcipher_key_check(m_alg, m_mode, key, &soft);
   // With a kernel's rules, AES-192 (and, since 2026, equal XTS halves) is the fallback's to run.
   const QceRules& rules = m_dev.config().rules;
-  if (!why.empty() && rules.era && m_alg == CipherAlg::aes) {
-    const std::size_t half = m_mode == CipherMode::xts ? key.size() / 2 : key.size();
-    const bool equal = m_mode == CipherMode::xts && why.find("different XTS key halves") != std::string::npos;
-    if ((half == 24 && key.size() % (m_mode == CipherMode::xts ? 2 : 1) == 0) || (equal && rules.era >= 2026)) why.clear();
-  }
+  if (rules.era && (soft == SoftOnly::aes192 || (soft == SoftOnly::xts_equal_halves && rules.era >= 2026))) why.clear();
   if (why.empty()) m_key = key;
   return why;
 }

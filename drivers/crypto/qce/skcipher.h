@@ -41,7 +41,9 @@ std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode);  // 0 for ECB
 // setkey's checks: "" or what the key should be. AES-192 and equal XTS halves are refused (the
 // engine cannot run them; the kernel hands them to its software fallback or says -ENOKEY), and
 // 3DES with two equal keys (-ENOKEY).
-std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key);
+// `soft` (if given) says when the refusal is only the engine's (SoftOnly in fallback.h).
+std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key,
+                               SoftOnly* soft = nullptr);
 // qce_skcipher_crypt's length rule: ECB and CBC take whole blocks (-EINVAL). "" or what the
 // length should be ("a multiple of 16 bytes for cbc(aes)").
 std::string skcipher_length_check(CipherAlg alg, CipherMode mode, std::size_t len);
