@@ -137,4 +137,12 @@ std::optional<AeadBytes> authenc_decrypt(CipherAlg c, HashAlg h, const AeadBytes
   return cbc(c, false, enc_key, iv, ct);
 }
 
+std::optional<AeadBytes> aead_crypt(bool ccm, CipherAlg cipher, HashAlg hash, bool encrypt, const AeadBytes& key,
+                                    const AeadBytes& auth_key, const std::array<std::uint8_t, 16>& iv,
+                                    const AeadBytes& assoc, const AeadBytes& text, unsigned tag_bytes) {
+  if (ccm) return encrypt ? ccm_encrypt(key, iv, assoc, text, tag_bytes) : ccm_decrypt(key, iv, assoc, text, tag_bytes);
+  return encrypt ? authenc_encrypt(cipher, hash, key, auth_key, iv, assoc, text, tag_bytes)
+                 : authenc_decrypt(cipher, hash, key, auth_key, iv, assoc, text, tag_bytes);
+}
+
 }  // namespace qcesim

@@ -39,4 +39,11 @@ std::optional<AeadBytes> authenc_decrypt(CipherAlg c, HashAlg h, const AeadBytes
                                          const std::array<std::uint8_t, 16>& iv, const AeadBytes& assoc,
                                          const AeadBytes& ct_and_tag, unsigned tag_bytes);
 
+// Either AEAD by what it is: ccm(aes) (auth_key unused) or authenc(hmac(hash),cbc(cipher)).
+// Encrypting, the ciphertext then the tag; decrypting (text ending with the tag), the plaintext,
+// nullopt when the tag does not match.
+std::optional<AeadBytes> aead_crypt(bool ccm, CipherAlg cipher, HashAlg hash, bool encrypt, const AeadBytes& key,
+                                    const AeadBytes& auth_key, const std::array<std::uint8_t, 16>& iv,
+                                    const AeadBytes& assoc, const AeadBytes& text, unsigned tag_bytes);
+
 }  // namespace qcesim

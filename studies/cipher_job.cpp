@@ -129,11 +129,7 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
 
 std::vector<std::uint8_t> aead_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
   const qce::AeadAlg& a = s.aead_alg;
-  const auto iv = aead_iv(s);
-  const unsigned t = tag_bytes(s);
-  if (s.encrypt)
-    return a.ccm ? ccm_encrypt(s.key, iv, s.assoc, in, t) : authenc_encrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
-  auto out = a.ccm ? ccm_decrypt(s.key, iv, s.assoc, in, t) : authenc_decrypt(a.cipher, a.hash, s.key, s.auth_key, iv, s.assoc, in, t);
+  auto out = aead_crypt(a.ccm, a.cipher, a.hash, s.encrypt, s.key, s.auth_key, aead_iv(s), s.assoc, in, tag_bytes(s));
   if (!out) throw BadTag("the tag does not match");
   return *out;
 }

@@ -90,8 +90,7 @@ struct CipherPool {
       CipherStream(skcipher_spec(a, key, v, true, static_cast<std::uint32_t>(plain.size()))).update(plain.data(), out.data(), plain.size());
       return out;
     }
-    return a.ccm ? ccm_encrypt(key, v, assoc, plain, w.tag_bytes)
-                 : authenc_encrypt(a.cipher, a.hash, key, auth_key, v, assoc, plain, w.tag_bytes);
+    return *aead_crypt(a.ccm, a.cipher, a.hash, true, key, auth_key, v, assoc, plain, w.tag_bytes);
   }
 
   // What the software implementation computes for message m, into out (after its assoc).
@@ -106,11 +105,7 @@ struct CipherPool {
       return;
     }
     const Bytes assoc(p, p + w.assoc_bytes), text(p + w.assoc_bytes, p + w.assoc_bytes + in_text(m));
-    std::optional<Bytes> r;
-    if (w.encrypt) r = a.ccm ? ccm_encrypt(key, iv[m], assoc, text, w.tag_bytes)
-                             : authenc_encrypt(a.cipher, a.hash, key, auth_key, iv[m], assoc, text, w.tag_bytes);
-    else r = a.ccm ? ccm_decrypt(key, iv[m], assoc, text, w.tag_bytes)
-                   : authenc_decrypt(a.cipher, a.hash, key, auth_key, iv[m], assoc, text, w.tag_bytes);
+    const std::optional<Bytes> r = aead_crypt(a.ccm, a.cipher, a.hash, w.encrypt, key, auth_key, iv[m], assoc, text, w.tag_bytes);
     if (r) copy_bytes(out, r->data(), r->size());
   }
 };

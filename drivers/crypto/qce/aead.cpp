@@ -322,14 +322,9 @@ void QceAead::fallback(bool encrypt, const std::array<std::uint8_t, 16>& iv, std
   cpu::Host& host = m_dev.host();
   const std::uint8_t* in = host.dram_ptr(src, std::uint64_t{assoclen} + len);
   const AeadBytes assoc(in, in + assoclen), body(in + assoclen, in + assoclen + len);
-  std::optional<AeadBytes> out;
-  if (m_alg.ccm) {
-    if (const std::string why = ccm_iv_check(iv); !why.empty()) throw QceError(why + " (-EINVAL)");
-    out = encrypt ? ccm_encrypt(m_enc_key, iv, assoc, body, m_authsize) : ccm_decrypt(m_enc_key, iv, assoc, body, m_authsize);
-  } else {
-    out = encrypt ? authenc_encrypt(m_alg.cipher, m_alg.hash, m_enc_key, m_auth_key, iv, assoc, body, m_authsize)
-                  : authenc_decrypt(m_alg.cipher, m_alg.hash, m_enc_key, m_auth_key, iv, assoc, body, m_authsize);
-  }
+  if (const std::string why = m_alg.ccm ? ccm_iv_check(iv) : ""; !why.empty()) throw QceError(why + " (-EINVAL)");
+  const std::optional<AeadBytes> out =
+      aead_crypt(m_alg.ccm, m_alg.cipher, m_alg.hash, encrypt, m_enc_key, m_auth_key, iv, assoc, body, m_authsize);
   if (!out) throw QceBadMessage(kQceBadMessage);
   std::uint8_t* o = host.dram_ptr(dst, std::uint64_t{assoclen} + out->size());
   if (dst != src) copy_bytes(o, assoc.data(), assoc.size());  // the software AEADs copy the associated data
