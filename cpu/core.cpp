@@ -96,13 +96,60 @@ void Runner::block() {
   m_core.m_owner = nullptr;
   m_core.account_until_now();
   m_core.reschedule();
+  m_core.update_idle();
 }
 
 Core::Core(sc_core::sc_module_name name, unsigned id) : sc_core::sc_module(name), m_id(id) {}
 
+void Core::set_power(const CpuPower& p) {
+  m_power = p;
+  m_slow = 1.0;  // a core boots at its maximum clock
+  m_idle_entries.assign(std::max<std::size_t>(p.idle_states.size(), 1), 0);
+  m_idle_entries[0] = 1;  // idle from the start, in the shallowest state
+}
+
+sc_time Core::idle_exit_latency() const {
+  if (!m_idle || m_power.idle_states.empty()) return SC_ZERO_TIME;
+  return m_power.idle_states[m_idle_state].exit_latency;
+}
+
+double Core::mean_busy_freq() const {
+  const sc_time busy = times().busy();
+  return busy == SC_ZERO_TIME ? m_power.freq_max / m_slow : m_busy_ghz_seconds / busy.to_seconds();
+}
+
+// schedutil: PELT's utilisation over the time since the last look; at most once per rate limit
+// the next frequency is 1.25 * f_max * util (the 80 % tipping point), within [f_min, f_max].
+void Core::governor_update(const sc_time& t) {
+  if (t - m_gov_at < m_power.rate_limit || m_power.freq_max <= 0) return;
+  m_gov_at = t;
+  const double f = std::clamp(1.25 * m_power.freq_max * m_pelt.util(), m_power.freq_min, m_power.freq_max);
+  m_slow = f > 0 ? m_power.freq_max / f : 1.0;
+}
+
+// The idle loop: entered when nothing runs and no task holds the core, left when work arrives.
+// The idle governor picks the state on entry from the periods it has seen.
+void Core::update_idle() {
+  const bool idle = !m_current && !m_owner;
+  if (idle == m_idle) return;
+  m_idle = idle;
+  if (idle) {
+    m_idle_since = now();
+    m_idle_state = m_idle_predictor.choose(m_power.idle_states);
+    if (!m_idle_entries.empty()) ++m_idle_entries[m_idle_state];
+  } else {
+    m_idle_predictor.observe(now() - m_idle_since);
+  }
+}
+
 void Core::account_until_now() {
   const sc_time t = now();
   const sc_time elapsed = t - m_since;
+  if (m_current) m_busy_ghz_seconds += elapsed.to_seconds() * m_power.freq_max / m_slow;
+  if (m_power.governor == Governor::schedutil) {
+    m_pelt.account(elapsed, m_current != nullptr, 1.0 / m_slow);
+    governor_update(t);
+  }
   if (m_current) {
     m_times.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
     if (!m_current->m_trace_items.empty() && elapsed != SC_ZERO_TIME) trace_run(*m_current, m_since, elapsed);
@@ -169,6 +216,7 @@ void Core::submit(Runner& r) {
   r.m_seq = ++m_seq;
   m_waiting.push_back(&r);
   reschedule();
+  update_idle();
 }
 
 // Runs the highest level; within a level the one already running stays (task-level threads
@@ -211,6 +259,7 @@ bool Core::finish(Runner& r) {
   r.m_active = false;
   m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), &r));
   reschedule();
+  update_idle();
   return true;
 }
 

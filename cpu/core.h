@@ -20,6 +20,7 @@
 #include <systemc>
 #include <vector>
 
+#include "cpu/power.h"
 #include "model/trace.h"
 
 namespace qcesim::cpu {
@@ -78,9 +79,12 @@ class FnTimes {
 };
 
 // Work charged under a kernel function's name (cpu/costs.h builds these from the cost items).
+// `scales`: CPU-bound work, given at the core's maximum clock, that stretches when the governor
+// lowers the frequency; otherwise a wait (an uncached read's bus round trip) that does not.
 struct Charge {
   const char* fn;
   sc_core::sc_time time;
+  bool scales = false;
 };
 
 // A thread's seat on a core in one context.
@@ -98,7 +102,7 @@ class Runner {
     if (model::Tracer::active()) trace_charge(fn, cost);
     fn_time(fn) += cost;
   }
-  void charge(const Charge& c) { charge(c.fn, c.time); }
+  void charge(const Charge& c);
   // Blocks until the core has executed everything charged so far (preempted as needed).
   void sync();
   void run(const char* fn, const sc_core::sc_time& cost) {
@@ -160,6 +164,18 @@ class Core : public sc_core::sc_module {
   // The context running now, or nothing.
   const Runner* running() const { return m_current; }
 
+  // The governors (cpu/power.h). Before the simulation starts.
+  void set_power(const CpuPower& p);
+  // How long an interrupt arriving now waits for the core to wake: the exit latency of the idle
+  // state it sleeps in, zero when it is not idle.
+  sc_core::sc_time idle_exit_latency() const;
+  // f_max / f now: what CPU-bound work is stretched by.
+  double slowdown() const { return m_slow; }
+  // The clock averaged over busy time (GHz), and how often each idle state was entered.
+  double mean_busy_freq() const;
+  const std::vector<std::uint64_t>& idle_entries() const { return m_idle_entries; }
+  const CpuPower& power() const { return m_power; }
+
  private:
   friend class Runner;
   void submit(Runner& r);
@@ -167,6 +183,8 @@ class Core : public sc_core::sc_module {
   // The runner's sync woke up: true if its work is done (it leaves the core).
   bool finish(Runner& r);
   void account_until_now();
+  void governor_update(const sc_core::sc_time& t);
+  void update_idle();
   void trace_run(Runner& r, sc_core::sc_time from, sc_core::sc_time elapsed);
 
   unsigned m_id;
@@ -179,7 +197,20 @@ class Core : public sc_core::sc_module {
   std::uint64_t m_seq = 0;
   CpuTimes m_times;
   std::array<FnTimes, kNumCtx> m_fn_time;
+  // Governors.
+  CpuPower m_power;
+  double m_slow = 1.0;
+  Pelt m_pelt;
+  sc_core::sc_time m_gov_at;
+  double m_busy_ghz_seconds = 0;  // integral of the clock over busy time
+  bool m_idle = true;             // nothing runs and no task holds the core
+  sc_core::sc_time m_idle_since;
+  std::size_t m_idle_state = 0;
+  IdlePredictor m_idle_predictor;
+  std::vector<std::uint64_t> m_idle_entries;
 };
+
+inline void Runner::charge(const Charge& c) { charge(c.fn, c.scales && m_core.m_slow != 1.0 ? c.time * m_core.m_slow : c.time); }
 
 inline sc_core::sc_time& Runner::fn_time(const char* fn) { return m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn]; }
 

@@ -7,6 +7,10 @@
 
 namespace qcesim::cpu {
 
+Charge cycles_charge(const char* fn, double cycles, double hz) {
+  return {fn, hz > 0 ? sc_core::sc_time(cycles / hz, sc_core::SC_SEC) : sc_core::SC_ZERO_TIME, true};
+}
+
 std::string cost_profile_key(Cost c) { return std::string("cost.") + cost_item(c).field; }
 
 const CostItem* cost_item_for_key(const std::string& key) {
@@ -47,17 +51,30 @@ Costs costs_from_profile(const model::Profile& p) {
                                model::quoted_input(name));
   }
   Costs k;
+  const double ghz = p.num("cpu.freq"), ipc = p.num("cpu.kernel_ipc");
   for (const CostItem& c : kCostItems) {
     const std::string key = cost_profile_key(c.id);
     if (!p.has(key))
       throw model::ConfigError(p.file(), "/parameters/" + key,
                                fmt::format("the cost item {} (charged as {}; cpu/costs.h) with its time", key, c.label),
                                "nothing");
-    k[c.id] = p.time(key);
+    const model::Param& prm = p.param(key);
+    if (prm.unit == "cycles") {
+      k[c.id] = sc_core::sc_time(prm.value / (ipc * ghz), sc_core::SC_NS);
+      k.scales[static_cast<unsigned>(c.id)] = true;
+    } else if (model::Profile::unit_to_seconds(prm.unit) > 0) {
+      k[c.id] = p.time(key);
+    } else {
+      throw model::ConfigError(prm.origin_file, "/parameters/" + key + "/unit",
+                               "cycles (CPU work on the reference core) or a time unit (a wait)",
+                               model::quoted_input(prm.unit));
+    }
   }
   k.gic_latency = p.time("gic.latency");
   k.sync_quantum = p.time("cpu.sync_quantum");
-  k.idle_exit = p.time("cpu.idle_exit");
+  k.power = cpu_power_from_profile(p);
+  k.iommu = iommu_config_from_profile(p);
+  k.hz = ghz * 1e9;
   return k;
 }
 

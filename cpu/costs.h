@@ -15,6 +15,7 @@
 #include <systemc>
 
 #include "cpu/core.h"
+#include "cpu/dma_iommu.h"
 
 namespace qcesim::model {
 class Profile;
@@ -40,11 +41,20 @@ namespace qcesim::cpu {
   X(writel, "writel",                                                                                                 \
     "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma "        \
     "(posted, no wait)")                                                                                              \
-  X(dma_map_sg, "dma_map_sg", "maps a buffer for the device through the IOMMU: a base cost plus one per scatterlist entry") \
-  X(dma_map_sg_per_entry, "dma_map_sg", "IOMMU map of one scatterlist entry (charged as dma_map_sg)")                 \
-  X(dma_unmap_sg, "dma_unmap_sg", "unmaps a buffer from the IOMMU: a base cost plus a TLB invalidation per entry")   \
-  X(dma_unmap_sg_per_entry, "dma_unmap_sg",                                                                           \
-    "IOMMU unmap of one scatterlist entry (with its TLB invalidation; charged as dma_unmap_sg)")                       \
+  X(dma_map_sg, "dma_map_sg", "the dma-mapping call for a scatterlist: iommu_dma_map_sg's walk and bookkeeping")          \
+  X(alloc_iova_fast, "alloc_iova_fast", "takes an IOVA range for the mapping from the per-CPU rcache")                   \
+  X(arm_lpae_map_pages, "arm_lpae_map_pages", "writes the IOMMU page-table entry of one page (per page mapped)")         \
+  X(dcache_clean_poc, "dcache_clean_poc",                                                                             \
+    "cleans one 64-byte cache line to the point of coherency before a non-coherent device reads it (per line; a wait)") \
+  X(dma_unmap_sg, "dma_unmap_sg", "the dma-mapping call that unmaps a scatterlist: iommu_dma_unmap_sg's bookkeeping")   \
+  X(arm_lpae_unmap_pages, "arm_lpae_unmap_pages", "clears the IOMMU page-table entry of one page (per page unmapped)")   \
+  X(arm_smmu_tlb_inv, "arm_smmu_tlb_inv_range_s1",                                                                    \
+    "invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write (per page; a wait)")              \
+  X(arm_smmu_tlb_sync, "arm_smmu_tlb_sync_context",                                                                   \
+    "waits until the SMMU has finished the invalidations (once per unmap call in strict mode; a wait)")               \
+  X(dcache_inval_poc, "dcache_inval_poc",                                                                             \
+    "invalidates one cache line the device wrote so the CPU reads fresh data (per line; a wait)")                      \
+  X(free_iova_fast, "free_iova_fast", "returns the IOVA range to the per-CPU rcache")                                   \
   X(kmalloc, "kmalloc", "allocates a dmaengine descriptor")                                                           \
   X(kfree, "kfree", "frees a finished dmaengine descriptor")                                                          \
   /* dmaengine / bam_dma. */                                                                                          \
@@ -121,27 +131,41 @@ inline sc_core::sc_time per(std::size_t n, const sc_core::sc_time& each) { retur
 
 struct Costs {
   using T = sc_core::sc_time;
-  std::array<T, kNumCosts> item{};  // indexed by Cost
+  std::array<T, kNumCosts> item{};  // indexed by Cost, at the core's maximum clock
+  // Per item: CPU-bound (given in cycles: stretches when the clock drops) or a wait (a time).
+  std::array<bool, kNumCosts> scales{};
   // Timing the kernel model needs that is not CPU time of a function.
   T gic_latency;   // line to CPU exception
-  T idle_exit;     // extra delay when the interrupt finds its core idle (WFI/cpuidle exit)
   T sync_quantum;  // a device read syncs the CPU only once this much time is owed (0: always)
+  CpuPower power;     // the cores' clock and idle states
+  IommuConfig iommu;  // the dma-mapping layer's mode
+  double hz = 0;   // the maximum core clock; CPU-bound work given in cycles runs at hz / slowdown
 
   const T& operator[](Cost c) const { return item[static_cast<unsigned>(c)]; }
   T& operator[](Cost c) { return item[static_cast<unsigned>(c)]; }
   // What a charge site charges: the item under its kernel label.
-  Charge operator()(Cost c) const { return {cost_item(c).label, (*this)[c]}; }
-  // A per-call item plus n per-entry items, under the per-call item's label (dma_map_sg of n entries).
+  Charge operator()(Cost c) const {
+    const auto i = static_cast<unsigned>(c);
+    return {cost_item(c).label, item[i], scales[i]};
+  }
+  // A per-call item plus n per-entry items, under the per-call item's label.
   Charge operator()(Cost call, Cost each, std::size_t n) const {
-    return {cost_item(call).label, (*this)[call] + per(n, (*this)[each])};
+    return {cost_item(call).label, (*this)[call] + per(n, (*this)[each]), scales[static_cast<unsigned>(call)]};
   }
 };
+
+// CPU-bound work of `cycles` core cycles at the maximum clock (the CE and software crypto loops),
+// charged as `fn`; it stretches with the governor's frequency like the cycle-counted items.
+Charge cycles_charge(const char* fn, double cycles, double hz);
 
 // The table's line for a "cost.*" parameter ("`label`: doc"), "" for any other parameter.
 std::string cost_param_doc(const std::string& param);
 
-// The cost items and the kernel timing from a profile: every item must be there ("cost.<field>",
-// a time unit) and every "cost.*" key must be an item; ConfigError names the one that is not.
+// The cost items and the kernel timing from a profile: every item must be there ("cost.<field>")
+// and every "cost.*" key must be an item; ConfigError names the one that is not. An item in
+// cycles counts Cortex-X4 cycles (the reference core) and runs at cpu.freq scaled by
+// cpu.kernel_ipc (the core's kernel-code IPC against the X4); an item in a time unit is a wait
+// that neither scales with the core nor the clock (a bus round trip, an SMMU sync).
 Costs costs_from_profile(const model::Profile& p);
 
 }  // namespace qcesim::cpu

@@ -16,6 +16,7 @@ Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& co
     auto c = std::make_unique<Cpu>();
     const std::string n = "cpu" + std::to_string(i);
     c->core = std::make_unique<Core>(n.c_str(), i);
+    c->core->set_power(costs.power);
     c->hardirq = std::make_unique<Runner>(*c->core, Ctx::hardirq, n + ".hardirq");
     c->softirq = std::make_unique<Runner>(*c->core, Ctx::softirq, n + ".softirq");
     c->kworker = std::make_unique<Runner>(*c->core, Ctx::kworker, "kworker/" + std::to_string(i));
@@ -115,12 +116,12 @@ void Kernel::hardirq_thread(unsigned cpu) {
   }
 }
 
-// GIC distributor latency, and a core sleeping in its idle state first has to wake up. Never
+// GIC distributor latency, and a core sleeping in an idle state first has to wake up from it. Never
 // zero: with the untimed emulator's zero costs, an interrupt still reaches the CPU after the
 // hardware has done everything it does at that instant (1 ps, the time resolution), as it
 // does on the chip, whatever the order of the delta cycles.
 sc_core::sc_time Kernel::delivery_delay(const Cpu& c) const {
-  const sc_core::sc_time d = m_costs.gic_latency + (c.core->running() ? SC_ZERO_TIME : m_costs.idle_exit);
+  const sc_core::sc_time d = m_costs.gic_latency + c.core->idle_exit_latency();
   return d != SC_ZERO_TIME ? d : sc_core::sc_get_time_resolution();
 }
 

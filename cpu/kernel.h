@@ -14,6 +14,7 @@
 
 #include "cpu/core.h"
 #include "cpu/costs.h"
+#include "cpu/dma_iommu.h"
 #include "model/irq_line.h"
 
 namespace qcesim::cpu {
@@ -33,7 +34,8 @@ class Kernel : public sc_core::sc_module {
   Core& core(unsigned cpu);
   const Costs& costs() const { return m_costs; }
   Charge cost(Cost c) const { return m_costs(c); }
-  void set_costs(const Costs& c) { m_costs = c; }
+  // The dma-mapping layer the drivers map their buffers through.
+  DmaIommu& dma() { return m_dma; }
 
   // A level-high interrupt line, delivered to `cpu` (its affinity); `handler` runs in hardirq
   // context there, between irq entry and exit, and again while the line stays high after EOI.
@@ -102,6 +104,7 @@ class Kernel : public sc_core::sc_module {
  private:
 
   Costs m_costs;
+  DmaIommu m_dma{m_costs, m_costs.iommu};
   std::vector<std::unique_ptr<Cpu>> m_cpus;
   std::vector<std::unique_ptr<Runner>> m_tasks;
   std::uint64_t m_hardirqs = 0;

@@ -33,8 +33,8 @@ void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMo
                           std::uint64_t bytes) const {
   if (alg != CipherAlg::aes) {  // des_generic / des3_ede_generic: table-driven C, no NEON
     const double cpb = alg == CipherAlg::des ? m_cfg.des_cycles_per_byte : m_cfg.tdes_cycles_per_byte;
-    r.charge(alg == CipherAlg::des ? (encrypt ? "des_encrypt" : "des_decrypt") : (encrypt ? "des3_ede_encrypt" : "des3_ede_decrypt"),
-             cycles(cpb * static_cast<double>(bytes)));
+    r.charge(cycles(alg == CipherAlg::des ? (encrypt ? "des_encrypt" : "des_decrypt") : (encrypt ? "des3_ede_encrypt" : "des3_ede_decrypt"),
+                    cpb * static_cast<double>(bytes)));
     return;
   }
   AesLoop loop = AesLoop::parallel;
@@ -51,7 +51,7 @@ void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMo
   }
   const double blocks = static_cast<double>((bytes + 15) / 16);
   r.charge(costs(Cost::kernel_neon_begin));
-  r.charge(fn, cycles(m_aes[key_index(key_bytes)][static_cast<int>(loop)] * blocks));
+  r.charge(cycles(fn, m_aes[key_index(key_bytes)][static_cast<int>(loop)] * blocks));
   r.charge(costs(Cost::kernel_neon_end));
 }
 
@@ -64,9 +64,9 @@ void SoftCrypto::aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, Ha
     const double adata_blocks = assoc ? static_cast<double>((assoc + 2 + 15) / 16) : 0.0;
     const double blocks = static_cast<double>((text + 15) / 16);
     r.charge(costs(Cost::kernel_neon_begin));
-    if (assoc) r.charge("ce_aes_mac_update", cycles(m_aes[k][static_cast<int>(AesLoop::serial)] * adata_blocks));
-    r.charge(encrypt ? "ce_aes_ccm_encrypt" : "ce_aes_ccm_decrypt",
-             cycles(m_aes[k][static_cast<int>(AesLoop::ccm)] * blocks + m_aes[k][static_cast<int>(AesLoop::serial)]));
+    if (assoc) r.charge(cycles("ce_aes_mac_update", m_aes[k][static_cast<int>(AesLoop::serial)] * adata_blocks));
+    r.charge(cycles(encrypt ? "ce_aes_ccm_encrypt" : "ce_aes_ccm_decrypt",
+                    m_aes[k][static_cast<int>(AesLoop::ccm)] * blocks + m_aes[k][static_cast<int>(AesLoop::serial)]));
     r.charge(costs(Cost::kernel_neon_end));
     return;
   }
@@ -75,8 +75,8 @@ void SoftCrypto::aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, Ha
   const std::uint64_t inner = 64 + assoc + text;  // K0 ^ ipad, then the message
   const double sha_blocks = static_cast<double>((inner + 9 + 63) / 64 + 2);  // + the outer hash's two blocks
   r.charge(costs(Cost::kernel_neon_begin));
-  r.charge(hash == HashAlg::sha1 ? "sha1_ce_transform" : "sha256_ce_transform",
-           cycles(m_sha_block[hash == HashAlg::sha1 ? 0 : 1] * sha_blocks));
+  r.charge(cycles(hash == HashAlg::sha1 ? "sha1_ce_transform" : "sha256_ce_transform",
+                  m_sha_block[hash == HashAlg::sha1 ? 0 : 1] * sha_blocks));
   r.charge(costs(Cost::kernel_neon_end));
 }
 

@@ -42,7 +42,8 @@ class SoftCrypto {
   double aes_cycles_per_block(std::size_t key_bytes, int loop) const;
 
  private:
-  sc_core::sc_time cycles(double n) const { return sc_core::sc_time(n / m_cfg.hz, sc_core::SC_SEC); }
+  // CPU-bound: stretches with the governor's clock.
+  Charge cycles(const char* fn, double n) const { return cycles_charge(fn, n, m_cfg.hz); }
 
   SoftCryptoConfig m_cfg;
   double m_aes[3][5] = {};  // [AES-128, -192, -256][AesLoop]

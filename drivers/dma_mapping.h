@@ -1,25 +1,29 @@
-// The dma-mapping API (kernel/dma/mapping.c, through the IOMMU's dma-iommu ops) as the drivers
-// call it: the CPU time of mapping a scatterlist for the device and of unmapping it again. The
-// drivers call these instead of charging the cost items themselves, so a finer IOMMU model
-// (IOVA allocation, page-table writes, TLB invalidation and sync per unmap call) replaces this
-// file and nothing in the drivers.
+// The dma-mapping API (kernel/dma/mapping.c) as the drivers call it: dma_map_sg / dma_unmap_sg of
+// a scatterlist in a direction, through the kernel's dma-mapping layer (cpu/dma_iommu.h), which
+// charges what the mapping costs for the buffer's shape and the IOMMU mode.
 #pragma once
 
-#include <cstddef>
+#include <initializer_list>
+#include <vector>
 
 #include "cpu/core.h"
-#include "cpu/costs.h"
+#include "cpu/dma_iommu.h"
+#include "drivers/dma/qcom/bam_dma.h"
 
 namespace qcesim::dma {
 
-// dma_map_sg of nents entries: one call plus one IOMMU map per entry.
-inline void dma_map_sg(cpu::Runner& r, const cpu::Costs& c, std::size_t nents) {
-  r.charge(c(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, nents));
+using cpu::DmaDir;
+
+// The shape of one or more scatterlists mapped in one call (the data table with the result
+// buffer chained, as the qce driver builds it).
+inline cpu::SgShape sg_shape(std::initializer_list<const std::vector<bam::ScatterEntry>*> tables) {
+  cpu::SgShape s;
+  for (const auto* t : tables)
+    for (const bam::ScatterEntry& e : *t) s.add(e.addr, e.len);
+  return s;
 }
 
-// dma_unmap_sg of nents entries: one call plus one IOMMU unmap (with its TLB invalidation) per entry.
-inline void dma_unmap_sg(cpu::Runner& r, const cpu::Costs& c, std::size_t nents) {
-  r.charge(c(cpu::Cost::dma_unmap_sg, cpu::Cost::dma_unmap_sg_per_entry, nents));
-}
+inline void dma_map_sg(cpu::Runner& r, cpu::DmaIommu& d, const cpu::SgShape& sg, DmaDir dir) { d.map_sg(r, sg, dir); }
+inline void dma_unmap_sg(cpu::Runner& r, cpu::DmaIommu& d, const cpu::SgShape& sg, DmaDir dir) { d.unmap_sg(r, sg, dir); }
 
 }  // namespace qcesim::dma

@@ -65,6 +65,20 @@ void parse_value(Param& prm, const json& pj, const std::string& file, const std:
                       fmt::format("{}", prm.value));
   if (prm.is_integer() && prm.value != std::floor(prm.value))
     throw ConfigError(file, path + "/value", fmt::format("a whole number (unit {})", prm.unit), fmt::format("{}", prm.value));
+  // What independent sources allow (a 90 % interval), inside the range; a fitted value may lie
+  // outside it, which is what a fit that contradicts its sources looks like.
+  if (!pj.contains("interval")) {
+    prm.lo = prm.hi = prm.value;
+    return;
+  }
+  const json& iv = pj["interval"];
+  if (!iv.is_array() || iv.size() != 2 || !iv[0].is_number() || !iv[1].is_number() || iv[0].get<double>() > iv[1].get<double>() ||
+      iv[0].get<double>() < prm.min || iv[1].get<double>() > prm.max)
+    throw ConfigError(file, path + "/interval", fmt::format("[low, high] inside the range [{}, {}]", prm.min, prm.max),
+                      describe(iv));
+  prm.lo = iv[0];
+  prm.hi = iv[1];
+  prm.has_interval = true;
 }
 
 // Where the value comes from: "measured:", "derived:", "datasheet:", "estimate:" or "calibrated:".
@@ -167,13 +181,14 @@ void Profile::set_text(const std::string& name, const std::string& value, const 
 }
 
 std::string Profile::markdown(const std::function<std::string(const Param&)>& meaning) const {
-  std::string s = "| parameter | value | unit | range | provenance | meaning |\n|---|---|---|---|---|---|\n";
+  std::string s = "| parameter | value | unit | interval | range | provenance | meaning |\n|---|---|---|---|---|---|---|\n";
   for (const auto& [name, p] : m_params) {
     const std::string value = p.is_text() ? p.text : fmt::format("{:g}", p.value);
     const std::string range = p.is_text() ? "" : fmt::format("[{:g}, {:g}]", p.min, p.max);
+    const std::string interval = p.has_interval ? fmt::format("[{:g}, {:g}]", p.lo, p.hi) : p.is_text() ? "" : "fixed";
     std::string doc = meaning ? meaning(p) : "";
     if (doc.empty()) doc = p.doc;
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", name, value, p.unit, range, p.provenance, doc);
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", name, value, p.unit, interval, range, p.provenance, doc);
   }
   return s;
 }

@@ -23,7 +23,11 @@ struct Param {
   double value = 0;
   std::string text;  // for parameters whose value is a word (a core type)
   std::string unit;
-  double min = 0, max = 0;
+  double min = 0, max = 0;  // the values the model accepts
+  // The 90 % interval independent sources give (uncertainty runs sample it); without one the
+  // parameter is held at its value (lo = hi = value).
+  double lo = 0, hi = 0;
+  bool has_interval = false;
   std::string provenance;  // "measured: ...", "derived: ...", "datasheet: ...", "estimate: ..."
   std::string doc;
   // Where the value in force came from (the profile, a scenario's overrides, --set), for errors

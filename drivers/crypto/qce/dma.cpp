@@ -58,9 +58,9 @@ void QceDevice::qce_dma_issue_pending(Runner& r) {
 void QceDevice::qce_dma_terminate_all(Runner& r) {
   m_bam.terminate_all(r, *m_rx);
   m_bam.terminate_all(r, *m_tx);
-  if (m_ce_mapped) {
-    dma::dma_unmap_sg(r, m_costs, m_ce_mapped);
-    m_ce_mapped = 0;
+  if (m_ce_mapped.nents) {
+    dma::dma_unmap_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
+    m_ce_mapped = {};
   }
 }
 
@@ -80,9 +80,9 @@ void QceDevice::qce_submit_cmd_desc(Runner& r) {
   sg.clear();
   for (unsigned i = 0; i < m_ce_count; ++i)
     sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
-  dma::dma_map_sg(r, m_costs, m_ce_count);
+  m_ce_mapped = dma::sg_shape({&sg});
+  dma::dma_map_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
   m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD));
-  m_ce_mapped = m_ce_count;
   m_ce_count = 0;
 }
 

@@ -31,8 +31,8 @@ void AhashOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
     return m_qce.async_req_done(r, "non-final hash chunk not a multiple of 64");
 
   // dma_map_sg of the source and of the result buffer.
-  dma::dma_map_sg(r, costs, req.src.size());
-  dma::dma_map_sg(r, costs, 1);
+  dma::dma_map_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
+  dma::dma_map_sg(r, m_qce.dma(), dma::sg_shape({&m_qce.result_sg()}), dma::DmaDir::from_device);
   static const std::vector<bam::ScatterEntry> kNoData;  // the BAM does no zero-length transfers
   const std::vector<bam::ScatterEntry>& src = req.nbytes ? req.src : kNoData;
   auto done = [this](Runner& s, const bam::DmaResult& res) { qce_ahash_done(s, res); };
@@ -56,8 +56,8 @@ void AhashOps::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
   const cpu::Costs& costs = m_qce.costs();
   r.charge(costs(cpu::Cost::qce_ahash_done));
   m_qce.qce_dma_terminate_all(r);
-  dma::dma_unmap_sg(r, costs, req.src.size());
-  dma::dma_unmap_sg(r, costs, 1);
+  dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
+  dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&m_qce.result_sg()}), dma::DmaDir::from_device);
   if (!res.ok) return m_qce.async_req_done(r, res.error);
   if (std::string error = m_qce.qce_check_status(r); !error.empty()) return m_qce.async_req_done(r, error);
 

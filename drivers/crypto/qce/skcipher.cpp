@@ -41,8 +41,10 @@ void SkcipherOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
   for (const auto& e : req.dst) dst_total += e.len;
   if (src_total != req.cryptlen || dst_total != req.cryptlen)
     return m_qce.async_req_done(r, "scatterlist length does not match cryptlen");
-  dma::dma_map_sg(r, costs, req.dst.size() + 1);
-  if (!in_place(req)) dma::dma_map_sg(r, costs, req.src.size());
+  const bool same = in_place(req);
+  dma::dma_map_sg(r, m_qce.dma(), dma::sg_shape({&req.dst, &m_qce.result_sg()}),
+                  same ? dma::DmaDir::bidirectional : dma::DmaDir::from_device);
+  if (!same) dma::dma_map_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
   auto done = [this](Runner& s, const bam::DmaResult& res) { qce_skcipher_done(s, res); };
   if (m_qce.config().reg_io == RegIo::mmio) {
     m_qce.qce_dma_prep_sgs(r, req.src, 0, done, req.dst);
@@ -64,8 +66,10 @@ void SkcipherOps::qce_skcipher_done(Runner& r, const bam::DmaResult& res) {
   const cpu::Costs& costs = m_qce.costs();
   r.charge(costs(cpu::Cost::qce_skcipher_done));
   m_qce.qce_dma_terminate_all(r);
-  if (!in_place(req)) dma::dma_unmap_sg(r, costs, req.src.size());
-  dma::dma_unmap_sg(r, costs, req.dst.size() + 1);
+  const bool same = in_place(req);
+  if (!same) dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
+  dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&req.dst, &m_qce.result_sg()}),
+                    same ? dma::DmaDir::bidirectional : dma::DmaDir::from_device);
   if (!res.ok) return m_qce.async_req_done(r, res.error);
   if (std::string error = m_qce.qce_check_status(r); !error.empty()) return m_qce.async_req_done(r, error);
   std::memcpy(req.iv.data(), m_qce.result_buf() + DUMP_ENCR_CNTR_IV, skcipher_ivsize(req.alg, req.mode));

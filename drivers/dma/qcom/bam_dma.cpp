@@ -111,19 +111,27 @@ void BamDma::issue_pending(Runner& r, BamChan& c) {
   if (!c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(r, c);
 }
 
+namespace {
+cpu::SgShape ce_buf_shape(const cpu::DmaBuf& b) {
+  cpu::SgShape s;
+  s.add(b.addr, sizeof(BamCmdElement));
+  return s;
+}
+}  // namespace
+
 // The locking series: one command element writing 0 to the scratchpad register, with
 // CMD|LOCK or CMD|UNLOCK, in its own kmalloc'ed and DMA-mapped buffer.
 BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
   BamDescPtr d = m_pool.get();
   r.charge(m_costs(cpu::Cost::kmalloc));
-  dma::dma_map_sg(r, m_costs, 1);
-  // The simulated kernel kmallocs and maps it (the costs above); the simulator reuses buffers.
+  // The simulated kernel kmallocs and maps it; the simulator reuses buffers.
   if (m_ce_bufs.empty()) {
     d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
   } else {
     d->ce_buf = m_ce_bufs.back();
     m_ce_bufs.pop_back();
   }
+  dma::dma_map_sg(r, m_kernel.dma(), ce_buf_shape(d->ce_buf), dma::DmaDir::to_device);
   const BamCmdElement ce = bam_prep_ce(static_cast<std::uint32_t>(*c.cfg.scratchpad), BAM_WRITE_COMMAND, 0);
   std::memcpy(d->ce_buf.ptr, &ce, sizeof ce);
   d->desc.push_back({static_cast<std::uint32_t>(d->ce_buf.addr), sizeof(BamCmdElement),
@@ -186,7 +194,7 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
 
 void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
   if (d.ce_buf) {
-    dma::dma_unmap_sg(r, m_costs, 1);
+    dma::dma_unmap_sg(r, m_kernel.dma(), ce_buf_shape(d.ce_buf), dma::DmaDir::to_device);
     m_ce_bufs.push_back(d.ce_buf);
     d.ce_buf = {};
   }

@@ -1,0 +1,75 @@
+#include "cpu/power.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "model/profile.h"
+
+namespace qcesim::cpu {
+
+using sc_core::sc_time;
+
+Governor parse_governor(const std::string& name) {
+  if (name == "performance") return Governor::performance;
+  if (name == "schedutil") return Governor::schedutil;
+  throw std::invalid_argument("performance or schedutil");
+}
+
+const char* governor_name(Governor g) { return g == Governor::schedutil ? "schedutil" : "performance"; }
+
+CpuPower cpu_power_from_profile(const model::Profile& p) {
+  CpuPower w;
+  w.freq_max = p.num("cpu.freq");
+  const model::Param& gov = p.param("cpu.governor");
+  try {
+    w.governor = parse_governor(gov.text);
+  } catch (const std::invalid_argument& e) {
+    throw model::ConfigError(gov.origin_file, gov.origin_path, std::string("a cpufreq governor: ") + e.what(),
+                             model::quoted_input(gov.text));
+  }
+  w.freq_min = std::min(p.num("cpu.freq_min"), w.freq_max);
+  w.rate_limit = p.time("cpu.governor_rate_limit");
+  // Every cpuidle.<state>.exit_latency with its target_residency, shallowest first.
+  const std::string suffix = ".exit_latency";
+  for (const auto& [name, prm] : p.params()) {
+    if (name.rfind("cpuidle.", 0) != 0 || name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string state = name.substr(8, name.size() - 8 - suffix.size());
+    const std::string residency = "cpuidle." + state + ".target_residency";
+    if (!p.has(residency))
+      throw model::ConfigError(prm.origin_file, "/parameters/" + residency,
+                               "the target residency of the idle state " + state + " (a time)", "nothing");
+    w.idle_states.push_back({state, p.time(name), p.time(residency)});
+  }
+  std::stable_sort(w.idle_states.begin(), w.idle_states.end(),
+                   [](const IdleState& a, const IdleState& b) { return a.exit_latency < b.exit_latency; });
+  if (p.num("cpuidle.off") != 0 && w.idle_states.size() > 1) w.idle_states.resize(1);
+  return w;
+}
+
+void Pelt::account(const sc_time& dt, bool busy, double scale) {
+  // y = 2^(-dt / 32 ms): the part of the old average still weighing after dt.
+  const double y = std::exp2(-dt.to_seconds() / 32e-3);
+  m_util = m_util * y + (busy ? scale : 0.0) * (1.0 - y);
+}
+
+void IdlePredictor::observe(const sc_time& idle) {
+  m_last[m_count % m_last.size()] = idle;
+  ++m_count;
+}
+
+std::size_t IdlePredictor::choose(const std::vector<IdleState>& states) const {
+  if (states.empty() || m_count == 0) return 0;
+  const std::size_t n = std::min(m_count, m_last.size());
+  sc_time sum;
+  for (std::size_t i = 0; i < n; ++i) sum += m_last[i];
+  const sc_time predicted = sum / static_cast<double>(n);
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < states.size(); ++i)
+    if (states[i].target_residency <= predicted) best = i;
+  return best;
+}
+
+}  // namespace qcesim::cpu

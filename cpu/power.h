@@ -1,0 +1,71 @@
+// A core's clock and idle states: the cpufreq governor that sets the frequency the CPU-bound cost
+// items run at, and the cpuidle states an idle core sleeps in, whose exit latency an interrupt
+// pays before its handler starts. Event-driven like the core itself: the governor looks at the
+// utilisation when the core switches work (at most once per rate limit), and the idle governor
+// chooses a state when the core goes idle. Nothing ticks.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <systemc>
+#include <vector>
+
+namespace qcesim::model {
+class Profile;
+}
+
+namespace qcesim::cpu {
+
+enum class Governor : std::uint8_t {
+  performance,  // always the maximum frequency
+  schedutil,    // kernel/sched/cpufreq_schedutil.c: f = 1.25 * f_max * util, util from PELT
+};
+
+// One cpuidle state (the DT's idle-state node, or the driver's WFI state 0).
+struct IdleState {
+  std::string name;
+  sc_core::sc_time exit_latency;      // wake-up: the interrupt waits this long
+  sc_core::sc_time target_residency;  // the governor picks it only for idle periods at least this long
+};
+
+struct CpuPower {
+  Governor governor = Governor::performance;
+  double freq_max = 0;  // GHz; the cost items' cycles are converted at this clock
+  double freq_min = 0;  // GHz; schedutil's floor (the lowest OPP)
+  sc_core::sc_time rate_limit;  // schedutil's rate_limit_us: at most one change per this long
+  // Shallowest first; empty: an idle core takes an interrupt at once (the untimed emulator).
+  std::vector<IdleState> idle_states;
+};
+
+// The governors from the profile: cpu.freq, cpu.governor, cpu.freq_min, cpu.governor_rate_limit
+// and the cpuidle.* states (cpuidle.off = 1 keeps only WFI, as booting with cpuidle.off=1 does).
+CpuPower cpu_power_from_profile(const model::Profile& p);
+Governor parse_governor(const std::string& name);  // std::invalid_argument if unknown
+const char* governor_name(Governor g);
+
+// PELT's utilisation as a continuous exponential average: a 32 ms half-life (y^32 = 1/2 per
+// 1024 us period), frequency-invariant (busy time counts at f / f_max).
+class Pelt {
+ public:
+  // `busy` for `dt` at `scale` = f / f_max.
+  void account(const sc_core::sc_time& dt, bool busy, double scale);
+  double util() const { return m_util; }
+
+ private:
+  double m_util = 0;
+};
+
+// menu-like idle prediction: the mean of the last 8 idle periods; the deepest state whose
+// target residency fits it. With no history yet, the shallowest.
+class IdlePredictor {
+ public:
+  void observe(const sc_core::sc_time& idle);
+  std::size_t choose(const std::vector<IdleState>& states) const;
+
+ private:
+  std::array<sc_core::sc_time, 8> m_last{};
+  std::size_t m_count = 0;
+};
+
+}  // namespace qcesim::cpu

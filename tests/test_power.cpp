@@ -1,0 +1,168 @@
+// The dma-mapping layer's mechanisms, the cpuidle and cpufreq governors, against the sources'
+// numbers and hand-computed expectations. One elaboration per process: one core per test.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cpu/core.h"
+#include "cpu/costs.h"
+#include "cpu/dma_iommu.h"
+#include "cpu/power.h"
+#include "model/profile.h"
+
+using namespace qcesim::cpu;
+using qcesim::model::Profile;
+using sc_core::sc_time;
+using sc_core::SC_MS;
+using sc_core::SC_NS;
+using sc_core::SC_US;
+
+namespace {
+
+Profile sm8650() { return Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json"); }
+
+SgShape one_buffer(std::uint64_t addr, std::uint64_t len) {
+  SgShape s;
+  s.add(addr, len);
+  return s;
+}
+
+double us_of(const sc_time& t) { return t.to_seconds() * 1e6; }
+
+}  // namespace
+
+// The profile's items put together by the mechanism give back what the source measured as a
+// whole: dma_map_single / dma_unmap_single of 4 KiB through Qualcomm's apps_smmu, non-coherent,
+// strict: 0.6 / 3.9 us (kernel-costs.md section 5.1).
+TEST(DmaIommu, Strict4KiBMapAndUnmapAddUpToTheMeasuredTotals) {
+  const Costs k = costs_from_profile(sm8650());
+  Core core("core0", 0);
+  Runner r(core, Ctx::task, "t");
+  DmaIommu dma(k, k.iommu);
+  const SgShape page = one_buffer(0x80001000, 4096);
+  EXPECT_EQ(page.pages, 1u);
+  EXPECT_EQ(page.lines, 64u);
+  dma.map_sg(r, page, DmaDir::to_device);
+  EXPECT_NEAR(us_of(r.debt()), 0.6, 0.03);
+  const sc_time mapped = r.debt();
+  dma.unmap_sg(r, page, DmaDir::from_device);
+  EXPECT_NEAR(us_of(r.debt() - mapped), 3.9, 0.05);
+  EXPECT_EQ(dma.stats().tlb_syncs, 1u);
+  EXPECT_EQ(dma.stats().tlb_invalidations, 1u);
+}
+
+// iommu-dma gives each scatterlist entry its own IOVA page: the locking series' command
+// elements (n x 16 bytes in one buffer) cost n page-table writes and n invalidations, one sync.
+TEST(DmaIommu, EveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
+  const Costs k = costs_from_profile(sm8650());
+  Core core("core0", 0);
+  Runner r(core, Ctx::softirq, "s");
+  DmaIommu dma(k, k.iommu);
+  SgShape ces;
+  for (unsigned i = 0; i < 12; ++i) ces.add(0x80002000 + 16 * i, 16);
+  EXPECT_EQ(ces.pages, 12u);
+  EXPECT_EQ(ces.lines, 12u);
+  dma.unmap_sg(r, ces, DmaDir::to_device);  // to the device only: no invalidation of the lines
+  const sc_time want = k[Cost::dma_unmap_sg] + 12.0 * (k[Cost::arm_lpae_unmap_pages] + k[Cost::arm_smmu_tlb_inv]) +
+                       k[Cost::arm_smmu_tlb_sync] + k[Cost::free_iova_fast];
+  EXPECT_EQ(r.debt(), want);
+  EXPECT_EQ(dma.stats().tlb_invalidations, 12u);
+  EXPECT_EQ(dma.stats().tlb_syncs, 1u);
+}
+
+// Lazy mode: no invalidation per unmap; the 256th queued IOVA flushes the queue with one
+// invalidation and one sync. Passthrough: cache maintenance only. Coherent: not even that.
+TEST(DmaIommu, LazyFlushesOncePerQueuePassthroughAndCoherentSkipTheirParts) {
+  Profile p = sm8650();
+  p.set_text("iommu.mode", "lazy", "t", "/");
+  const Costs lazy = costs_from_profile(p);
+  Core core("core0", 0);
+  Runner r(core, Ctx::softirq, "s");
+  DmaIommu dma(lazy, lazy.iommu);
+  const SgShape page = one_buffer(0x80001000, 4096);
+  for (unsigned i = 0; i < 255; ++i) dma.unmap_sg(r, page, DmaDir::from_device);
+  EXPECT_EQ(dma.stats().tlb_syncs, 0u);
+  dma.unmap_sg(r, page, DmaDir::from_device);
+  EXPECT_EQ(dma.stats().tlb_syncs, 1u);
+  EXPECT_EQ(dma.stats().fq_flushes, 1u);
+
+  p.set_text("iommu.mode", "passthrough", "t", "/");
+  const Costs pt = costs_from_profile(p);
+  Runner r2(core, Ctx::task, "t2");
+  DmaIommu direct(pt, pt.iommu);
+  direct.map_sg(r2, page, DmaDir::to_device);
+  EXPECT_EQ(r2.debt(), pt[Cost::dma_map_sg] + 64.0 * pt[Cost::dcache_clean_poc]);
+
+  p.set("iommu.coherent", 1, "t", "/");
+  const Costs coh = costs_from_profile(p);
+  Runner r3(core, Ctx::task, "t3");
+  DmaIommu coherent(coh, coh.iommu);
+  coherent.map_sg(r3, page, DmaDir::to_device);
+  EXPECT_EQ(r3.debt(), coh[Cost::dma_map_sg]);
+}
+
+namespace {
+// A task that works `work` then sleeps `gap`, n times, on a core with the profile's governors.
+struct Duty {
+  Core core{"core0", 0};
+  Runner task{core, Ctx::task, "task"};
+  sc_time idle_exit_at_last_wake;
+  void run(const CpuPower& p, const sc_time& work, const sc_time& gap, unsigned n) {
+    core.set_power(p);
+    sc_core::sc_spawn([=] {
+      for (unsigned i = 0; i < n; ++i) {
+        task.charge(Charge{"work", work, true});
+        task.sync();
+        task.block();
+        sc_core::wait(gap);
+        idle_exit_at_last_wake = core.idle_exit_latency();
+      }
+    });
+    sc_core::sc_start();
+  }
+};
+}  // namespace
+
+// menu-like choice: 40 us gaps (a request on the engine) keep the core in WFI, whose 1 us is
+// what an interrupt then waits; 20 ms gaps reach the DT's power-collapse states.
+TEST(Cpuidle, ShortGapsStayInWfiLongGapsGoDeeper) {
+  const CpuPower p = costs_from_profile(sm8650()).power;
+  ASSERT_EQ(p.idle_states.size(), 3u);
+  EXPECT_EQ(p.idle_states[0].name, "wfi");
+  Duty d;
+  d.run(p, sc_time(10, SC_US), sc_time(40, SC_US), 20);
+  EXPECT_EQ(d.idle_exit_at_last_wake, sc_time(1, SC_US));
+  EXPECT_EQ(d.core.idle_entries()[1] + d.core.idle_entries()[2], 0u);
+}
+
+TEST(Cpuidle, LongGapsReachTheClusterStateAndCpuidleOffKeepsWfi) {
+  Profile prof = sm8650();
+  const CpuPower p = costs_from_profile(prof).power;
+  Duty d;
+  d.run(p, sc_time(10, SC_US), sc_time(20, SC_MS), 20);
+  EXPECT_EQ(d.idle_exit_at_last_wake, sc_time(2350, SC_US));  // CLUSTER_SLEEP_0, 9144 us residency
+  prof.set("cpuidle.off", 1, "t", "/");
+  EXPECT_EQ(costs_from_profile(prof).power.idle_states.size(), 1u);
+}
+
+// schedutil: a core that is always busy climbs to f_max; one that is nearly always idle sits at
+// f_min, and its CPU-bound work takes f_max / f_min times as long.
+TEST(Schedutil, BusyCoreRunsAtMaxIdleCoreAtMin) {
+  Profile prof = sm8650();
+  prof.set_text("cpu.governor", "schedutil", "t", "/");
+  const CpuPower p = costs_from_profile(prof).power;
+  Duty busy;
+  busy.run(p, sc_time(1, SC_MS), sc_core::SC_ZERO_TIME, 400);
+  EXPECT_NEAR(busy.core.slowdown(), 1.0, 0.05);
+  EXPECT_GT(busy.core.mean_busy_freq(), 0.5 * p.freq_max);
+}
+
+TEST(Schedutil, NearlyIdleCoreSitsAtTheLowestFrequency) {
+  Profile prof = sm8650();
+  prof.set_text("cpu.governor", "schedutil", "t", "/");
+  const CpuPower p = costs_from_profile(prof).power;
+  Duty idle;
+  idle.run(p, sc_time(5, SC_US), sc_time(10, SC_MS), 30);
+  EXPECT_DOUBLE_EQ(idle.core.slowdown(), p.freq_max / p.freq_min);
+}
