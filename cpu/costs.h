@@ -1,6 +1,7 @@
 // The CPU cost items: what the kernel primitives and driver functions in the flows cost. Each
 // item is named once, in QCESIM_COST_ITEMS below: its field (the profile key is "cost.<field>",
-// in microseconds), the kernel function it is charged as (the label in profiles, timelines and
+// in Cortex-X4 cycles for CPU work or a time unit for a wait), the kernel function it is charged
+// as (the label in profiles, timelines and
 // flame graphs), and one line saying what that function does for the request (explain's
 // narration, docs/profile.md). The profile must give every item and no other `cost.*` key.
 // All are zero for the untimed functional emulator. Hardware latencies live with their blocks.
@@ -148,9 +149,10 @@ struct Costs {
     const auto i = static_cast<unsigned>(c);
     return {cost_item(c).label, item[i], scales[i]};
   }
-  // A per-call item plus n per-entry items, under the per-call item's label.
-  Charge operator()(Cost call, Cost each, std::size_t n) const {
-    return {cost_item(call).label, (*this)[call] + per(n, (*this)[each]), scales[static_cast<unsigned>(call)]};
+  // The item charged under another label (a tasklet's dispatch under the tasklet's function).
+  Charge as(const char* fn, Cost c) const {
+    const auto i = static_cast<unsigned>(c);
+    return {fn, item[i], scales[i]};
   }
 };
 

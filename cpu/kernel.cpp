@@ -146,7 +146,7 @@ void Kernel::softirq_thread(unsigned cpu) {
       std::deque<Deferred>& batch = c.softirq_batch;
       batch.swap(c.softirq_queue);
       for (Deferred& d : batch) {
-        r.charge(d.fn, m_costs[Cost::tasklet_action]);
+        r.charge(m_costs.as(d.fn, Cost::tasklet_action));
         d.work(r);
       }
       batch.clear();
@@ -159,7 +159,7 @@ void Kernel::wake_ksoftirqd(Cpu& c, Runner& from) {
   if (!c.ksoftirqd_sleeping) return;
   c.ksoftirqd_sleeping = false;
   ++m_ksoftirqd_wakeups;
-  from.charge("wakeup_softirqd", m_costs[Cost::try_to_wake_up]);
+  from.charge(m_costs.as("wakeup_softirqd", Cost::try_to_wake_up));
   c.ksoftirqd_event.notify();
 }
 
@@ -174,7 +174,7 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
     while (!c.softirq_queue.empty()) {
       Deferred d = std::move(c.softirq_queue.front());
       c.softirq_queue.pop_front();
-      r.charge(d.fn, m_costs[Cost::tasklet_action]);
+      r.charge(m_costs.as(d.fn, Cost::tasklet_action));
       d.work(r);
     }
     r.sync();
