@@ -18,6 +18,7 @@
 #include "cli/cipher_command.h"
 #include "cli/sweep_command.h"
 #include "cli/explain_command.h"
+#include "cli/validate_command.h"
 #include "model/config_error.h"
 #include "cpu/costs.h"
 #include "model/profile.h"
@@ -140,6 +141,9 @@ Command run_command(CLI::App& app) {
   r->add_option("--variant", run.variants, "Run only this variant (repeatable)");
   r->add_option("--json", run.json_file, "Write the results as JSON to this file");
   r->add_flag("--timing-only", run.timing_only, "Skip the bytes: same timing, no digests computed or checked");
+  r->add_option("--uncertainty", run.uncertainty,
+                "N: sample the profile's parameter intervals N times (timing only) and report each output with its 90 % interval");
+  r->add_option("--seed", run.seed, "Seed of the --uncertainty samples (the same seed gives the same samples)")->capture_default_str();
   r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->capture_default_str();
   r->add_option("--trace", run.trace_file, "Write a Chrome-trace/Perfetto JSON timeline (per variant when several)");
   r->add_option("--trace-requests", st->trace_requests, "A:B: the requests the timeline keeps (A to B-1)")->capture_default_str();
@@ -168,6 +172,34 @@ Command calibrate_command(CLI::App& app) {
   c->add_flag("--underdetermined", cal->underdetermined,
               "Fit more parameters than there are measured numbers (negative degrees of freedom: the priors decide)");
   return {c, [cal] { return cli::run_calibrate(*cal, std::cout, std::cerr); }};
+}
+
+Command validate_command(CLI::App& app) {
+  auto v = std::make_shared<cli::ValidateOptions>();
+  auto* c = app.add_subcommand("validate",
+                               "Run every scenario with measured values, with uncertainty, in one table: in and out of sample");
+  c->add_option("dir", v->dir, "Folder of scenario files")->capture_default_str();
+  c->add_option("--samples", v->samples, "Samples of the parameter intervals per run")->capture_default_str();
+  c->add_option("--messages", v->messages, "Messages per run (at most the scenario's own)")->capture_default_str();
+  c->add_option("--seed", v->seed, "Seed of the samples")->capture_default_str();
+  c->add_option("--jobs,-j", v->jobs, "Simulations at once (default: cores)");
+  c->add_option("--json", v->json_file, "Write the rows as JSON to this file");
+  return {c, [v] { return cli::run_validate(*v, std::cout, std::cerr); }};
+}
+
+Command sensitivity_command(CLI::App& app) {
+  auto o = std::make_shared<cli::SensitivityOptions>();
+  auto* c = app.add_subcommand("sensitivity", "Rank which profile parameters drive which output (Morris screening)");
+  c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
+  c->add_option("--set", o->sets, "PATH=VALUE changes as for run (workload.messages=5000 keeps it quick)");
+  c->add_option("--variant", o->variants, "Only this variant (repeatable)");
+  c->add_option("--trajectories", o->trajectories, "Morris trajectories (runs: trajectories x (parameters + 1) per variant)")
+      ->capture_default_str();
+  c->add_option("--top", o->top, "Parameters listed per output")->capture_default_str();
+  c->add_option("--seed", o->seed, "Seed of the trajectories")->capture_default_str();
+  c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)");
+  c->add_option("--json", o->json_file, "Write every parameter's mu* and sigma per output as JSON");
+  return {c, [o] { return cli::run_sensitivity(*o, std::cout, std::cerr); }};
 }
 
 Command sweep_command(CLI::App& app) {
@@ -247,7 +279,8 @@ int sc_main(int argc, char* argv[]) {
   app.set_version_flag("--version", "qcesim 0.1.0");
   const Command commands[] = {hash_command(app),    cipher_command(app),     run_command(app),
                               calibrate_command(app), sweep_command(app),  explain_command(app),
-                              flamegraph_command(app), profile_command(app)};
+                              flamegraph_command(app), profile_command(app), validate_command(app),
+                              sensitivity_command(app)};
   if (const int rc = parse(app, argc, argv); rc >= 0) return rc;
   for (const Command& c : commands)
     if (c.app->parsed()) return guarded(c.app->get_name(), c.run);

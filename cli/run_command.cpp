@@ -18,6 +18,7 @@
 
 #include "cli/output_file.h"
 #include "studies/stop_signals.h"
+#include "studies/uncertainty.h"
 #include "model/config_error.h"
 #include "model/trace.h"
 
@@ -214,7 +215,31 @@ void print_results(const std::vector<studies::VariantResult>& results, unsigned 
 
 }  // namespace
 
+namespace {
+
+// --uncertainty N: nominal + N samples per variant, timing only; the bands table (and JSON).
+int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err) {
+  for (const auto& [option, set] : {std::pair<const char*, bool>{"--trace", !opt.trace_file.empty()},
+                                    std::pair<const char*, bool>{"--profile", !opt.profile_file.empty()}})
+    if (set) throw model::ConfigError(option, "", "no per-run output with --uncertainty (one per sample)", option);
+  if (!opt.json_file.empty()) check_output("--json", opt.json_file);
+  studies::UncertaintySpec spec;
+  spec.scenario = opt.scenario;
+  spec.sets = opt.sets;
+  spec.variants = opt.variants;
+  spec.samples = opt.uncertainty;
+  spec.seed = opt.seed;
+  spec.jobs = opt.jobs;
+  const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
+  out << studies::uncertainty_table(r);
+  if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::uncertainty_json(r, spec).dump(2) + "\n");
+  return r.failed ? 1 : 0;
+}
+
+}  // namespace
+
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
+  if (opt.uncertainty) return run_uncertainty(opt, out, err);
   const studies::Scenario sc = studies::Scenario::load(opt.scenario, opt.sets);
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   check_outputs(opt, chosen);

@@ -24,6 +24,8 @@ struct RunOptions {
   std::string trace_file;          // Chrome-trace/Perfetto JSON (one per variant when several)
   std::int64_t trace_first = 0, trace_last = 200;  // --trace-requests A:B
   std::string profile_file;        // folded stacks (one per variant when several)
+  std::size_t uncertainty = 0;     // --uncertainty N: samples of the profile's intervals (0: none)
+  std::uint64_t seed = 1;          // --seed: the samples' generator
 };
 
 // FILE for one variant; with several, the variant's name goes before the extension

@@ -1,0 +1,117 @@
+#include "cli/validate_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+#include <spdlog/fmt/fmt.h>
+
+#include "cli/output_file.h"
+#include "model/config_error.h"
+#include "studies/scenario.h"
+#include "studies/sensitivity.h"
+#include "studies/uncertainty.h"
+
+namespace qcesim::cli {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Scenario files (not sweeps) in `dir` with a measured block in some variant, by name.
+std::vector<std::string> measured_scenarios(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw model::ConfigError(dir, "", "a folder of scenario files", "not a folder");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    const json j = model::read_json_file(e.path().string(), "scenario file", model::InputKind::regular);
+    if (!j.is_object() || !j.contains("scenario") || !j.contains("variants") || !j["variants"].is_array()) continue;
+    bool measured = false;
+    for (const json& v : j["variants"]) measured = measured || (v.is_object() && v.contains("measured"));
+    if (measured) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The profile parameters set from this scenario's measurements: their provenance names it.
+std::vector<std::string> fitted_from(const studies::Scenario& sc) {
+  std::vector<std::string> names;
+  const model::Profile profile = sc.profile_for(sc.variants.front());
+  for (const auto& [name, p] : profile.params())
+    if (p.provenance.find(sc.name) != std::string::npos) names.push_back(name);
+  return names;
+}
+
+}  // namespace
+
+int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
+  if (!opt.json_file.empty()) check_output("--json", opt.json_file);
+  const std::vector<std::string> files = measured_scenarios(opt.dir);
+  if (files.empty()) throw model::ConfigError(opt.dir, "", "scenario files with measured values", "none");
+  // Check every scenario before the first simulation.
+  std::vector<studies::Scenario> scenarios;
+  for (const std::string& f : files) scenarios.push_back(studies::Scenario::load(f));
+  json rows = json::array();
+  std::string table = fmt::format("{:<16} {:<18} {:<10} {:>10} {:>10} {:>23} {:>8} {:>6}  {}\n", "scenario", "variant",
+                                  "quantity", "measured", "predicted", "90 % interval", "error", "inside", "sample");
+  std::size_t inside = 0, total = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const studies::Scenario& sc = scenarios[i];
+    studies::UncertaintySpec spec;
+    spec.scenario = files[i];
+    spec.samples = opt.samples;
+    spec.seed = opt.seed;
+    spec.jobs = opt.jobs;
+    spec.sets = {fmt::format("workload.messages={}", std::min(opt.messages, sc.workload.messages))};
+    const auto fitted = fitted_from(sc);
+    std::string sample = "out";
+    if (!fitted.empty()) {
+      sample = "in (";
+      for (std::size_t k = 0; k < fitted.size(); ++k) sample += (k ? ", " : "") + fitted[k];
+      sample += ")";
+    }
+    const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
+    for (const studies::VariantBands& v : r.variants) {
+      for (const auto& [k, heading] : studies::band_quantities()) {
+        const studies::Band& b = v.quantity.at(k);
+        if (b.measured <= 0) continue;  // no measurement (or a CPU path's zero hardirq time)
+        const double error = b.nominal / b.measured - 1;
+        const bool in = b.measured >= b.p05 && b.measured <= b.p95;
+        inside += in;
+        ++total;
+        table += fmt::format("{:<16} {:<18} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>+7.1f}% {:>6}  {}\n", sc.name, v.name, k,
+                             b.measured, b.nominal, fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), 100 * error,
+                             in ? "yes" : "no", sample);
+        rows.push_back({{"scenario", sc.name}, {"variant", v.name}, {"quantity", k}, {"measured", b.measured},
+                        {"predicted", b.nominal}, {"p05", b.p05}, {"p95", b.p95}, {"error", error}, {"inside", in},
+                        {"in_sample", !fitted.empty()}, {"fitted_from_it", fitted}});
+      }
+    }
+  }
+  out << table << fmt::format("{} of {} measured numbers inside the 90 % interval ({} samples per run, seed {})\n", inside,
+                              total, opt.samples, opt.seed);
+  if (!opt.json_file.empty())
+    write_output("--json", opt.json_file,
+                 json({{"samples", opt.samples}, {"seed", opt.seed}, {"rows", rows}}).dump(2) + "\n");
+  return 0;
+}
+
+int run_sensitivity(const SensitivityOptions& opt, std::ostream& out, std::ostream& err) {
+  if (!opt.json_file.empty()) check_output("--json", opt.json_file);
+  studies::SensitivitySpec spec;
+  spec.base.scenario = opt.scenario;
+  spec.base.sets = opt.sets;
+  spec.base.variants = opt.variants;
+  spec.base.seed = opt.seed;
+  spec.base.jobs = opt.jobs;
+  spec.trajectories = opt.trajectories;
+  spec.top = opt.top;
+  const studies::SensitivityResult r = studies::run_sensitivity(spec, err);
+  out << studies::sensitivity_table(r, opt.top);
+  if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::sensitivity_json(r).dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace qcesim::cli

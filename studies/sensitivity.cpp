@@ -1,0 +1,169 @@
+#include "studies/sensitivity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <ostream>
+#include <spdlog/fmt/fmt.h>
+
+#include "studies/replay.h"
+
+namespace qcesim::studies {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kDelta = 2.0 / 3.0;  // Morris's jump for a 4-level grid
+
+std::uint64_t next(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A grid level in [0, 1] to the parameter's value.
+double value_at(const UncertainParam& u, double level) {
+  double v = u.lo > 0 ? u.lo * std::pow(u.hi / u.lo, level) : u.lo + (u.hi - u.lo) * level;
+  v = std::clamp(v, u.min, u.max);
+  return u.integer ? std::round(v) : v;
+}
+
+std::string set_of(const UncertainParam& u, double level) { return fmt::format("{}={:.10g}", u.name, value_at(u, level)); }
+
+}  // namespace
+
+std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainParam>& ps, std::size_t trajectories,
+                                                    std::uint64_t seed) {
+  std::vector<std::vector<std::string>> points;
+  std::uint64_t state = seed * 0xA24BAED4963EE407ull + 0x5851F42D4C957F2Dull;
+  for (std::size_t t = 0; t < trajectories; ++t) {
+    // Start at 0 or 1/3 (going up) or 2/3 or 1 (going down), per parameter.
+    std::vector<double> level(ps.size());
+    std::vector<double> step(ps.size());
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const std::uint64_t r = next(state);
+      const bool up = (r & 1) != 0;
+      const double base = (r >> 1 & 1) != 0 ? 1.0 / 3.0 : 0.0;
+      level[i] = up ? base : 1.0 - base;
+      step[i] = up ? kDelta : -kDelta;
+    }
+    std::vector<std::size_t> order(ps.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[next(state) % i]);
+    auto point = [&] {
+      std::vector<std::string> sets;
+      for (std::size_t i = 0; i < ps.size(); ++i) sets.push_back(set_of(ps[i], level[i]));
+      return sets;
+    };
+    points.push_back(point());
+    for (std::size_t i : order) {
+      level[i] += step[i];
+      points.push_back(point());
+    }
+    // The order is recoverable from the points: each differs from the last in one parameter.
+  }
+  return points;
+}
+
+SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& progress) {
+  if (spec.trajectories < 2)
+    throw model::ConfigError("--trajectories", "", "at least 2 trajectories", std::to_string(spec.trajectories));
+  const Design d = design_for(spec.base);
+  const std::size_t k = d.params.size();
+  if (k == 0) throw model::ConfigError(spec.base.scenario, "", "parameters with an interval to vary", "none");
+  std::vector<std::vector<std::string>> points(1);  // point 0: nominal, for the relative effects
+  const auto design = morris_points(d.params, spec.trajectories, spec.base.seed);
+  points.insert(points.end(), design.begin(), design.end());
+  progress << fmt::format("qcesim sensitivity: {} ({} x {} B), {} parameters, {} trajectories, {} variant(s): {} runs\n",
+                          d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, k, spec.trajectories,
+                          d.variants.size(), points.size() * d.variants.size());
+  progress.flush();
+  const auto raw = run_points(spec.base, d, points, progress);
+  SensitivityResult res;
+  res.scenario = d.sc.name;
+  res.params = k;
+  res.runs = points.size() * d.variants.size();
+  for (std::size_t v = 0; v < d.variants.size(); ++v) {
+    if (raw[0][v].contains("error"))
+      throw model::ConfigError(spec.base.scenario, "", "a nominal run that completes", raw[0][v]["error"].get<std::string>());
+    const auto nominal = quantities_of(VariantResult::from_json(raw[0][v]));
+    std::map<std::string, std::vector<std::vector<double>>> effects;  // quantity -> param -> EEs
+    for (const auto& [q, _] : band_quantities()) effects[q].assign(k, {});
+    for (std::size_t t = 0; t < spec.trajectories; ++t) {
+      const std::size_t first = 1 + t * (k + 1);
+      for (std::size_t s = 0; s < k; ++s) {
+        const json& a = raw[first + s][v];
+        const json& b = raw[first + s + 1][v];
+        if (a.contains("error") || b.contains("error")) continue;
+        // The parameter that moved between the two points.
+        std::size_t moved = 0;
+        while (moved < k && design[t * (k + 1) + s][moved] == design[t * (k + 1) + s + 1][moved]) ++moved;
+        if (moved == k) continue;  // a clipped or rounded step that changed nothing
+        const bool up = design[t * (k + 1) + s + 1][moved] > design[t * (k + 1) + s][moved];
+        const auto qa = quantities_of(VariantResult::from_json(a)), qb = quantities_of(VariantResult::from_json(b));
+        for (const auto& [q, _] : band_quantities()) {
+          const double scale = nominal.at(q) != 0 ? nominal.at(q) : 1.0;
+          effects[q][moved].push_back((qb.at(q) - qa.at(q)) / scale / kDelta * (up ? 1 : -1));
+        }
+      }
+    }
+    std::map<std::string, std::vector<Effect>> by_q;
+    for (auto& [q, per_param] : effects) {
+      std::vector<Effect> list;
+      for (std::size_t i = 0; i < k; ++i) {
+        const auto& e = per_param[i];
+        if (e.empty()) continue;
+        double abs_sum = 0, sum = 0;
+        for (double x : e) {
+          abs_sum += std::fabs(x);
+          sum += x;
+        }
+        const double mean = sum / static_cast<double>(e.size());
+        double var = 0;
+        for (double x : e) var += (x - mean) * (x - mean);
+        list.push_back({d.params[i].name, abs_sum / static_cast<double>(e.size()),
+                        e.size() > 1 ? std::sqrt(var / static_cast<double>(e.size() - 1)) : 0.0});
+      }
+      std::stable_sort(list.begin(), list.end(), [](const Effect& a, const Effect& b) { return a.mu_star > b.mu_star; });
+      by_q[q] = std::move(list);
+    }
+    res.variants.emplace_back(d.variants[v], std::move(by_q));
+  }
+  return res;
+}
+
+std::string sensitivity_table(const SensitivityResult& r, std::size_t top) {
+  std::string s = fmt::format("{:<20} {:<18} {:>4}  {:<36} {:>8} {:>8}\n", "variant", "quantity", "rank", "parameter",
+                              "mu*", "sigma");
+  for (const auto& [variant, by_q] : r.variants) {
+    for (const auto& [q, heading] : band_quantities()) {
+      const auto& list = by_q.at(q);
+      for (std::size_t i = 0; i < std::min(top, list.size()); ++i) {
+        if (list[i].mu_star == 0) break;
+        s += fmt::format("{:<20} {:<18} {:>4}  {:<36} {:>8.3f} {:>8.3f}\n", variant, heading, i + 1, list[i].param,
+                         list[i].mu_star, list[i].sigma);
+      }
+    }
+  }
+  s += fmt::format("mu*, sigma: the output's change relative to the nominal run when a parameter moves across its 90 % "
+                   "interval ({} parameters, {} runs)\n",
+                   r.params, r.runs);
+  return s;
+}
+
+json sensitivity_json(const SensitivityResult& r) {
+  json j = {{"scenario", r.scenario}, {"parameters", r.params}, {"runs", r.runs}, {"variants", json::array()}};
+  for (const auto& [variant, by_q] : r.variants) {
+    json q = json::object();
+    for (const auto& [name, list] : by_q) {
+      q[name] = json::array();
+      for (const Effect& e : list) q[name].push_back({{"parameter", e.param}, {"mu_star", e.mu_star}, {"sigma", e.sigma}});
+    }
+    j["variants"].push_back({{"name", variant}, {"quantities", q}});
+  }
+  return j;
+}
+
+}  // namespace qcesim::studies

@@ -1,0 +1,47 @@
+// Which parameters drive which output: Morris elementary-effects screening over each varying
+// parameter's 90 % interval (studies/uncertainty.h's parameters). Each parameter's interval is
+// mapped to [0, 1] (logarithmically when it is positive), on a 4-level grid; a trajectory starts
+// at a random grid point and moves one parameter at a time by 2/3 in a random order, so r
+// trajectories cost r x (k + 1) runs per variant for k parameters. For each output and parameter:
+// mu* = mean |elementary effect| (how much it matters), sigma = spread of the effects (how much
+// it interacts or is non-linear), both relative to the nominal run's output.
+// Morris, "Factorial sampling plans for preliminary computational experiments", Technometrics
+// 33(2), 1991; mu* as in Campolongo, Cariboni and Saltelli, 2007.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "studies/uncertainty.h"
+
+namespace qcesim::studies {
+
+struct SensitivitySpec {
+  UncertaintySpec base;   // scenario, sets, variants, seed, jobs (samples unused)
+  std::size_t trajectories = 10;
+  std::size_t top = 5;    // parameters listed per output
+};
+
+struct Effect {
+  std::string param;
+  double mu_star = 0, sigma = 0;
+};
+
+struct SensitivityResult {
+  std::string scenario;
+  std::size_t params = 0, runs = 0;
+  // [variant][quantity] -> effects, largest mu* first
+  std::vector<std::pair<std::string, std::map<std::string, std::vector<Effect>>>> variants;
+};
+
+// The design's points: trajectories x (k + 1) --set lists, reproducible from the seed.
+std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainParam>& ps, std::size_t trajectories,
+                                                    std::uint64_t seed);
+SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& progress);
+std::string sensitivity_table(const SensitivityResult& r, std::size_t top);
+nlohmann::json sensitivity_json(const SensitivityResult& r);
+
+}  // namespace qcesim::studies

@@ -1,0 +1,212 @@
+#include "studies/uncertainty.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <set>
+#include <spdlog/fmt/fmt.h>
+
+#include "studies/processes.h"
+#include "studies/replay.h"
+#include "studies/scenario.h"
+
+namespace qcesim::studies {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kZ95 = 1.6448536269514722;  // the standard normal's 95th percentile
+
+std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Uniform in (0, 1), from the top 53 bits.
+double uniform(std::uint64_t& state) { return (static_cast<double>(splitmix64(state) >> 11) + 0.5) / 9007199254740992.0; }
+
+// Box-Muller: one standard normal per call (the second is dropped: simpler, and the stream is
+// a counter anyway).
+double normal(std::uint64_t& state) {
+  const double u1 = uniform(state), u2 = uniform(state);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(std::floor(pos));
+  const double f = pos - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& band_quantities() {
+  static const std::vector<std::pair<std::string, std::string>> q = {
+      {"wall_s", "wall [s]"},        {"cpu_s", "CPU [s]"},           {"hardirq_s", "hardirq [s]"}, {"softirq_s", "softirq [s]"},
+      {"p50_us", "latency p50 [us]"}, {"p99_us", "latency p99 [us]"}, {"mb_per_s", "throughput [MB/s]"}};
+  return q;
+}
+
+std::vector<UncertainParam> uncertain_params(const model::Profile& p) {
+  std::vector<UncertainParam> out;
+  for (const auto& [name, prm] : p.params())
+    if (!prm.is_text() && prm.has_interval && prm.hi > prm.lo)
+      out.push_back({name, prm.lo, prm.hi, prm.min, prm.max, prm.is_integer()});
+  return out;
+}
+
+std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std::uint64_t seed, std::size_t i) {
+  std::uint64_t state = seed * 0xD1B54A32D192ED03ull + static_cast<std::uint64_t>(i);
+  (void)splitmix64(state);
+  std::vector<std::string> sets;
+  for (const UncertainParam& u : ps) {
+    const double z = normal(state);
+    double v = u.lo > 0 ? std::exp(0.5 * (std::log(u.lo) + std::log(u.hi)) + z * std::log(u.hi / u.lo) / (2 * kZ95))
+                        : 0.5 * (u.lo + u.hi) + z * (u.hi - u.lo) / (2 * kZ95);
+    v = std::clamp(v, u.min, u.max);
+    if (u.integer) v = std::round(v);
+    sets.push_back(fmt::format("{}={:.10g}", u.name, v));
+  }
+  return sets;
+}
+
+Design design_for(const UncertaintySpec& spec) {
+  Design d;
+  d.sc = Scenario::load(spec.scenario, spec.sets);
+  if (spec.variants.empty()) {
+    for (const Variant& v : d.sc.variants) d.variants.push_back(v.name);
+  } else {
+    for (const std::string& n : spec.variants) d.variants.push_back(d.sc.variant(n).name);
+  }
+  for (const std::string& n : d.variants) check_variant(d.sc, d.sc.variant(n));
+  // What varies: the intervals of the first variant's profile, minus what the scenario, a
+  // variant or --set pins.
+  std::set<std::string> pinned;
+  for (const auto& [k, _] : d.sc.overrides.items()) pinned.insert(k);
+  for (const Variant& v : d.sc.variants)
+    for (const auto& [k, _] : v.overrides.items()) pinned.insert(k);
+  for (const std::string& s : spec.sets) pinned.insert(s.substr(0, s.find('=')));
+  for (const UncertainParam& u : uncertain_params(d.sc.profile_for(d.sc.variant(d.variants.front()))))
+    if (!pinned.count(u.name) && !pinned.count("overrides." + u.name)) d.params.push_back(u);
+  return d;
+}
+
+std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Design& d,
+                                          const std::vector<std::vector<std::string>>& points, std::ostream& progress) {
+  const std::size_t nv = d.variants.size(), n = points.size() * nv;
+  std::size_t done = 0, next_report = n / 10;
+  const auto raw = fork_each(
+      n, spec.jobs,
+      [&](std::size_t k) {
+        std::vector<std::string> sets = spec.sets;
+        sets.insert(sets.end(), points[k / nv].begin(), points[k / nv].end());
+        const Scenario sample = Scenario::load(spec.scenario, sets);
+        return run_variant(sample, sample.variant(d.variants[k % nv]), true).to_json();
+      },
+      [&](std::size_t, const json&) {
+        if (++done >= next_report || done == n) {
+          progress << fmt::format("  {}/{} runs\n", done, n);
+          progress.flush();
+          next_report = done + n / 10;
+        }
+      });
+  std::vector<std::vector<json>> out(points.size());
+  for (std::size_t k = 0; k < n; ++k) out[k / nv].push_back(raw[k]);
+  return out;
+}
+
+std::map<std::string, double> quantities_of(const VariantResult& r) {
+  return {{"wall_s", r.wall_s},          {"cpu_s", r.cpu_s},           {"hardirq_s", r.hardirq_s},
+          {"softirq_s", r.softirq_s},    {"p50_us", r.lat_p50_us},     {"p99_us", r.lat_p99_us},
+          {"mb_per_s", r.wall_s > 0 ? static_cast<double>(r.bytes) / r.wall_s / 1e6 : 0.0}};
+}
+
+UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& progress) {
+  if (spec.samples < 2) throw model::ConfigError("--uncertainty", "", "at least 2 samples", std::to_string(spec.samples));
+  const Design d = design_for(spec);
+  UncertaintyResult res;
+  res.scenario = d.sc.name;
+  res.params = d.params;
+  std::vector<std::vector<std::string>> points(1);  // point 0: the nominal profile
+  for (std::size_t i = 0; i < spec.samples; ++i) points.push_back(sample_sets(d.params, spec.seed, i));
+  progress << fmt::format("qcesim: {} ({} x {} B), {} variant(s) x ({} samples + nominal) = {} runs, {} parameters "
+                          "sampled, seed {}, timing only\n",
+                          d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), spec.samples,
+                          points.size() * d.variants.size(), res.params.size(), spec.seed);
+  progress.flush();
+  const auto raw = run_points(spec, d, points, progress);
+  const std::size_t runs_per_variant = points.size();
+  std::vector<std::string> names = d.variants;
+  for (std::size_t v = 0; v < names.size(); ++v) {
+    VariantBands vb;
+    vb.name = names[v];
+    std::map<std::string, std::vector<double>> samples;
+    std::map<std::string, double> nominal, measured;
+    for (std::size_t s = 0; s < runs_per_variant; ++s) {
+      const json& j = raw[s][v];
+      if (j.contains("error")) {
+        if (s == 0) throw model::ConfigError(spec.scenario, "", "a nominal run that completes", j["error"].get<std::string>());
+        ++res.failed;
+        continue;
+      }
+      const VariantResult r = VariantResult::from_json(j);
+      const auto q = quantities_of(r);
+      if (s == 0) {
+        nominal = q;
+        measured = r.measured;
+      } else {
+        for (const auto& [k, x] : q) samples[k].push_back(x);
+      }
+    }
+    for (const auto& [k, heading] : band_quantities()) {
+      Band b;
+      b.nominal = nominal[k];
+      b.p05 = quantile(samples[k], 0.05);
+      b.median = quantile(samples[k], 0.5);
+      b.p95 = quantile(samples[k], 0.95);
+      if (auto it = measured.find(k); it != measured.end()) b.measured = it->second;
+      vb.quantity[k] = b;
+    }
+    res.variants.push_back(std::move(vb));
+  }
+  return res;
+}
+
+std::string uncertainty_table(const UncertaintyResult& r) {
+  std::string s = fmt::format("{:<22} {:<18} {:>12} {:>25} {:>12} {:>8}\n", "variant", "quantity", "nominal",
+                              "90 % interval", "measured", "inside");
+  for (const VariantBands& v : r.variants) {
+    for (const auto& [k, heading] : band_quantities()) {
+      const Band& b = v.quantity.at(k);
+      const std::string meas = b.measured < 0 ? "-" : fmt::format("{:.4g}", b.measured);
+      const std::string inside = b.measured < 0 ? "" : b.measured >= b.p05 && b.measured <= b.p95 ? "yes" : "no";
+      s += fmt::format("{:<22} {:<18} {:>12.4g} {:>25} {:>12} {:>8}\n", v.name, heading, b.nominal,
+                       fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), meas, inside);
+    }
+  }
+  if (r.failed) s += fmt::format("{} sample run(s) failed and are left out of the intervals\n", r.failed);
+  return s;
+}
+
+json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
+  json j = {{"scenario", r.scenario}, {"samples", spec.samples}, {"seed", spec.seed}, {"failed_samples", r.failed},
+            {"parameters", json::array()}, {"variants", json::array()}};
+  for (const UncertainParam& u : r.params) j["parameters"].push_back({{"name", u.name}, {"interval", {u.lo, u.hi}}});
+  for (const VariantBands& v : r.variants) {
+    json q = json::object();
+    for (const auto& [k, b] : v.quantity) {
+      q[k] = {{"nominal", b.nominal}, {"p05", b.p05}, {"median", b.median}, {"p95", b.p95}};
+      if (b.measured >= 0) q[k]["measured"] = b.measured;
+    }
+    j["variants"].push_back({{"name", v.name}, {"quantities", q}});
+  }
+  return j;
+}
+
+}  // namespace qcesim::studies

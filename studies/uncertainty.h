@@ -1,0 +1,87 @@
+// Uncertainty on a prediction: the profile's parameters that have an interval (what independent
+// sources allow, or for a fitted parameter what the fit allows) are sampled, each sample is a
+// replay in its own process (timing only), and every output is reported as the nominal run's
+// value with the 5th-95th percentile band of the samples. `qcesim run --uncertainty N` and
+// `qcesim validate` (cli/) use it.
+//
+// A 90 % interval [lo, hi] is read as a log-normal with lo and hi at its 5th and 95th
+// percentiles (a normal when lo <= 0), clipped to the parameter's range; whole-number units are
+// rounded. Samples come from a counter-based generator (splitmix64 of the seed and the sample
+// index), so sample i is the same whatever the job count or the order the runs finish in.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/profile.h"
+#include "studies/scenario.h"
+
+namespace qcesim::studies {
+
+struct UncertainParam {
+  std::string name;
+  double lo = 0, hi = 0, min = 0, max = 0;
+  bool integer = false;
+};
+
+// The parameters that vary: a number with an interval of nonzero width.
+std::vector<UncertainParam> uncertain_params(const model::Profile& p);
+// Sample i's values as --set strings ("name=value").
+std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std::uint64_t seed, std::size_t i);
+
+struct Band {
+  double nominal = 0, p05 = 0, median = 0, p95 = 0;
+  double measured = -1;  // at the run's message count; -1 when the scenario has none
+};
+
+struct VariantBands {
+  std::string name;
+  std::map<std::string, Band> quantity;  // wall_s, cpu_s, hardirq_s, softirq_s, p50_us, p99_us, mb_per_s
+};
+
+struct UncertaintySpec {
+  std::string scenario;
+  std::vector<std::string> sets, variants;  // variants: all when empty
+  std::size_t samples = 100;
+  std::uint64_t seed = 1;
+  unsigned jobs = 0;
+};
+
+struct UncertaintyResult {
+  std::string scenario;
+  std::vector<UncertainParam> params;
+  std::vector<VariantBands> variants;
+  std::size_t failed = 0;  // sample runs that failed (a sample outside what the model accepts)
+};
+
+// A checked sampling design: the scenario (with --set), the variants, the parameters that vary
+// (those with an interval that neither the scenario, a variant nor --set pins).
+struct Design {
+  Scenario sc;
+  std::vector<std::string> variants;
+  std::vector<UncertainParam> params;
+};
+Design design_for(const UncertaintySpec& spec);
+// Runs each point (--set strings on top of spec.sets) for every variant, timing only, one process
+// each: [point][variant] -> the run's JSON (or {"error": ...}).
+std::vector<std::vector<nlohmann::json>> run_points(const UncertaintySpec& spec, const Design& d,
+                                                    const std::vector<std::vector<std::string>>& points,
+                                                    std::ostream& progress);
+// The outputs of one run by quantity key.
+struct VariantResult;
+std::map<std::string, double> quantities_of(const VariantResult& r);
+
+// The quantities reported, in table order, with their headings.
+const std::vector<std::pair<std::string, std::string>>& band_quantities();
+
+// Checks the scenario and the options (ConfigError), then runs nominal + samples for each
+// variant; progress on `progress`.
+UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& progress);
+std::string uncertainty_table(const UncertaintyResult& r);
+nlohmann::json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec);
+
+}  // namespace qcesim::studies

@@ -1,0 +1,164 @@
+// Uncertainty and validation: the sampler against its intervals, and the two commands end to end
+// (each run in its own processes, as the CLI does it).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/profile.h"
+#include "studies/sensitivity.h"
+#include "studies/uncertainty.h"
+#include "tests/process.h"
+
+using nlohmann::json;
+using qcesim::studies::sample_sets;
+using qcesim::studies::UncertainParam;
+namespace test = qcesim::test;
+
+namespace {
+
+double value_of(const std::string& set) { return std::stod(set.substr(set.find('=') + 1)); }
+
+}  // namespace
+
+// Same seed, same samples; the draws' 5th and 95th percentiles sit at the interval's ends
+// (log-normal), a range clips, and whole-number units come out whole.
+TEST(Uncertainty, SamplesAreReproducibleAndMatchTheirIntervals) {
+  const std::vector<UncertainParam> ps = {{"a", 100, 400, 1, 1e6, false},
+                                          {"b", -1, 1, -10, 10, false},
+                                          {"c", 1, 1000, 5, 50, false},
+                                          {"d", 2, 20, 0, 100, true}};
+  EXPECT_EQ(sample_sets(ps, 7, 3), sample_sets(ps, 7, 3));
+  EXPECT_NE(sample_sets(ps, 7, 3), sample_sets(ps, 8, 3));
+  EXPECT_NE(sample_sets(ps, 7, 3), sample_sets(ps, 7, 4));
+  std::vector<double> a, b;
+  for (std::size_t i = 0; i < 4000; ++i) {
+    const auto s = sample_sets(ps, 1, i);
+    ASSERT_EQ(s.size(), 4u);
+    EXPECT_EQ(s[0].rfind("a=", 0), 0u);
+    a.push_back(value_of(s[0]));
+    b.push_back(value_of(s[1]));
+    const double c = value_of(s[2]), d = value_of(s[3]);
+    EXPECT_GE(c, 5);
+    EXPECT_LE(c, 50);
+    EXPECT_EQ(d, static_cast<double>(static_cast<long>(d)));
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_NEAR(a[200], 100, 8);   // 5th percentile
+  EXPECT_NEAR(a[3800], 400, 30);  // 95th
+  EXPECT_NEAR(a[2000], 200, 10);  // the geometric middle
+  EXPECT_NEAR(b[200], -1, 0.08);  // a normal when the interval reaches zero
+  EXPECT_NEAR(b[3800], 1, 0.08);
+}
+
+// The profile's varying parameters are those with an interval of some width.
+TEST(Uncertainty, TheProfilesIntervalsAreWhatVaries) {
+  const auto p = qcesim::model::Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
+  const auto ps = qcesim::studies::uncertain_params(p);
+  EXPECT_GT(ps.size(), 30u);
+  bool tlb_sync = false, freq = false;
+  for (const auto& u : ps) {
+    tlb_sync = tlb_sync || u.name == "cost.arm_smmu_tlb_sync";
+    freq = freq || u.name == "cpu.freq";
+    EXPECT_LT(u.lo, u.hi) << u.name;
+  }
+  EXPECT_TRUE(tlb_sync);
+  EXPECT_FALSE(freq);  // a datasheet clock is held
+}
+
+class UncertaintyCli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir = test::make_scenario_dir("uncertainty"); }
+  void TearDown() override { test::remove_tree(dir); }
+  test::ProcessResult qcesim(const std::vector<std::string>& args) { return test::run_qcesim(args, dir); }
+  std::string dir;
+};
+
+// --uncertainty: a band per output around the nominal run, the same with the same seed, and
+// P1's numbers compared with it.
+TEST_F(UncertaintyCli, RunReportsBandsReproducibly) {
+  const std::vector<std::string> args = {"run", "seed.json", "--uncertainty", "6", "--set", "workload.messages=40",
+                                         "--variant", "sha256-qce-nolock", "--json", "u.json"};
+  const auto r1 = qcesim(args);
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  const json j1 = json::parse(test::slurp(dir + "/u.json"));
+  const auto r2 = qcesim(args);
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_EQ(r1.out, r2.out);
+  EXPECT_NE(r1.out.find("90 % interval"), std::string::npos);
+  const json& wall = j1["variants"][0]["quantities"]["wall_s"];
+  EXPECT_LE(wall["p05"].get<double>(), wall["median"].get<double>());
+  EXPECT_LE(wall["median"].get<double>(), wall["p95"].get<double>());
+  EXPECT_LT(wall["p05"].get<double>(), wall["p95"].get<double>());  // the costs do vary
+  EXPECT_NEAR(wall["measured"].get<double>(), 4.85 * 40 / 50000, 1e-9);
+  EXPECT_GT(j1["parameters"].size(), 30u);
+  const auto bad = qcesim({"run", "seed.json", "--uncertainty", "1"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("at least 2 samples"), std::string::npos) << bad.err;
+}
+
+// validate: every measured number of the folder's scenarios, marked in sample when a profile
+// parameter was set from that scenario (its provenance names it).
+TEST_F(UncertaintyCli, ValidateMarksInSampleFromProvenance) {
+  const auto r = qcesim({"validate", ".", "--samples", "4", "--messages", "30", "--json", "v.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rows = json::parse(test::slurp(dir + "/v.json"))["rows"];
+  ASSERT_EQ(rows.size(), 10u);  // P1: 2 for the CE path (its irq times are zero), 4 + 4 for QCE
+  for (const json& row : rows) {
+    EXPECT_EQ(row["scenario"], "sm8650-seed");
+    EXPECT_TRUE(row["in_sample"].get<bool>());
+    EXPECT_NE(std::find(row["fitted_from_it"].begin(), row["fitted_from_it"].end(), "qce.finish"),
+              row["fitted_from_it"].end());
+  }
+  EXPECT_NE(r.out.find("measured numbers inside the 90 % interval"), std::string::npos);
+  const auto none = qcesim({"validate", dir + "/no-such-folder"});
+  EXPECT_EQ(none.exit_code, 2);
+}
+
+// Morris trajectories: k + 1 points each, one parameter moving per step and every parameter
+// exactly once per trajectory, the same from the same seed.
+TEST(Sensitivity, TrajectoriesMoveOneParameterAtATimeEachOnce) {
+  const std::vector<UncertainParam> ps = {
+      {"a", 100, 400, 1, 1e6, false}, {"b", -1, 1, -10, 10, false}, {"c", 1, 1000, 0, 1e4, false}};
+  const auto pts = qcesim::studies::morris_points(ps, 5, 3);
+  ASSERT_EQ(pts.size(), 5u * 4u);
+  EXPECT_EQ(pts, qcesim::studies::morris_points(ps, 5, 3));
+  EXPECT_NE(pts, qcesim::studies::morris_points(ps, 5, 4));
+  for (std::size_t t = 0; t < 5; ++t) {
+    std::vector<int> moved(3, 0);
+    for (std::size_t s = 0; s < 3; ++s) {
+      int changes = 0;
+      for (std::size_t i = 0; i < 3; ++i)
+        if (pts[t * 4 + s][i] != pts[t * 4 + s + 1][i]) {
+          ++changes;
+          ++moved[i];
+        }
+      EXPECT_EQ(changes, 1);
+    }
+    EXPECT_EQ(moved, std::vector<int>({1, 1, 1}));
+  }
+}
+
+// End to end: the hardirq time's most influential parameter is one the hardirq path charges.
+TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
+  const auto r = qcesim({"sensitivity", "seed.json", "--set", "workload.messages=30", "--variant", "sha256-qce-nolock",
+                         "--trajectories", "3", "--json", "s.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(test::slurp(dir + "/s.json"));
+  const json& hard = j["variants"][0]["quantities"]["hardirq_s"];
+  ASSERT_FALSE(hard.empty());
+  const std::string top = hard[0]["parameter"];
+  const std::vector<std::string> hardirq_items = {"cost.process_channel_irqs", "cost.readl", "cost.irq_entry",
+                                                  "cost.irq_exit", "cost.tasklet_schedule", "cost.writel"};
+  EXPECT_NE(std::find(hardirq_items.begin(), hardirq_items.end(), top), hardirq_items.end()) << top;
+  // Parameters the hardirq path never charges have no effect on it.
+  for (const json& e : hard) {
+    if (e["parameter"] == "cost.crypto_ahash_digest") {
+      EXPECT_EQ(e["mu_star"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_NE(r.out.find("mu*"), std::string::npos);
+}
