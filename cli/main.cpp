@@ -144,6 +144,8 @@ Command run_command(CLI::App& app) {
   r->add_option("--uncertainty", run.uncertainty,
                 "N: sample the profile's parameter intervals N times (timing only) and report each output with its 90 % interval");
   r->add_option("--seed", run.seed, "Seed of the --uncertainty samples (the same seed gives the same samples)")->capture_default_str();
+  r->add_option("--seeds", run.seeds,
+                "N: run each variant N times with service-time variation (sim.seed 1..N) and report means with 95 % intervals");
   r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->capture_default_str();
   r->add_option("--trace", run.trace_file, "Write a Chrome-trace/Perfetto JSON timeline (per variant when several)");
   r->add_option("--trace-requests", st->trace_requests, "A:B: the requests the timeline keeps (A to B-1)")->capture_default_str();

@@ -218,10 +218,13 @@ void print_results(const std::vector<studies::VariantResult>& results, unsigned 
 namespace {
 
 // --uncertainty N: nominal + N samples per variant, timing only; the bands table (and JSON).
+// --seeds N: N runs with service-time variation; means with confidence intervals.
 int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   for (const auto& [option, set] : {std::pair<const char*, bool>{"--trace", !opt.trace_file.empty()},
                                     std::pair<const char*, bool>{"--profile", !opt.profile_file.empty()}})
-    if (set) throw model::ConfigError(option, "", "no per-run output with --uncertainty (one per sample)", option);
+    if (set) throw model::ConfigError(option, "", "no per-run output with --uncertainty or --seeds (many runs)", option);
+  if (opt.uncertainty && opt.seeds)
+    throw model::ConfigError("--seeds", "", "either --uncertainty or --seeds", "both");
   if (!opt.json_file.empty()) check_output("--json", opt.json_file);
   studies::UncertaintySpec spec;
   spec.scenario = opt.scenario;
@@ -230,6 +233,12 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
   spec.samples = opt.uncertainty;
   spec.seed = opt.seed;
   spec.jobs = opt.jobs;
+  if (opt.seeds) {
+    const studies::SeedsResult s = studies::run_seeds(spec, opt.seeds, err);
+    out << studies::seeds_table(s);
+    if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::seeds_json(s).dump(2) + "\n");
+    return 0;
+  }
   const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
   out << studies::uncertainty_table(r);
   if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::uncertainty_json(r, spec).dump(2) + "\n");
@@ -239,7 +248,7 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
 }  // namespace
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
-  if (opt.uncertainty) return run_uncertainty(opt, out, err);
+  if (opt.uncertainty || opt.seeds) return run_uncertainty(opt, out, err);
   const studies::Scenario sc = studies::Scenario::load(opt.scenario, opt.sets);
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   check_outputs(opt, chosen);

@@ -26,6 +26,7 @@ struct RunOptions {
   std::string profile_file;        // folded stacks (one per variant when several)
   std::size_t uncertainty = 0;     // --uncertainty N: samples of the profile's intervals (0: none)
   std::uint64_t seed = 1;          // --seed: the samples' generator
+  std::size_t seeds = 0;           // --seeds N: runs with service-time variation under seeds 1..N (0: none)
 };
 
 // FILE for one variant; with several, the variant's name goes before the extension

@@ -1,6 +1,7 @@
 #include "cpu/core.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "model/trace.h"
@@ -106,6 +107,25 @@ void Core::set_power(const CpuPower& p) {
   m_slow = 1.0;  // a core boots at its maximum clock
   m_idle_entries.assign(std::max<std::size_t>(p.idle_states.size(), 1), 0);
   m_idle_entries[0] = 1;  // idle from the start, in the shallowest state
+}
+
+void Core::set_variation(double cv, std::uint64_t seed) {
+  m_cv = seed != 0 ? cv : 0.0;
+  m_sigma = std::sqrt(std::log1p(m_cv * m_cv));
+  m_mu = -0.5 * m_sigma * m_sigma;  // mean 1
+  m_rng = seed * 0x9E3779B97F4A7C15ull + m_id;
+}
+
+double Core::variation() {
+  auto next = [this] {
+    std::uint64_t z = (m_rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  const double u1 = (static_cast<double>(next() >> 11) + 0.5) / 9007199254740992.0;
+  const double u2 = (static_cast<double>(next() >> 11) + 0.5) / 9007199254740992.0;
+  return std::exp(m_mu + m_sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
 }
 
 sc_time Core::idle_exit_latency() const {

@@ -176,6 +176,13 @@ class Core : public sc_core::sc_module {
   const std::vector<std::uint64_t>& idle_entries() const { return m_idle_entries; }
   const CpuPower& power() const { return m_power; }
 
+  // Service-time variation: every CPU charge drawn from a log-normal with mean 1 and this
+  // coefficient of variation, from a generator seeded with `seed` (0 or cv 0: every charge at its
+  // mean). Before the simulation starts; the same seed gives the same run.
+  void set_variation(double cv, std::uint64_t seed);
+  // One draw of the factor (mean 1).
+  double variation();
+
  private:
   friend class Runner;
   void submit(Runner& r);
@@ -200,6 +207,8 @@ class Core : public sc_core::sc_module {
   // Governors.
   CpuPower m_power;
   double m_slow = 1.0;
+  double m_cv = 0, m_mu = 0, m_sigma = 0;  // variation: log-normal parameters
+  std::uint64_t m_rng = 0;
   Pelt m_pelt;
   sc_core::sc_time m_gov_at;
   double m_busy_ghz_seconds = 0;  // integral of the clock over busy time
@@ -210,7 +219,11 @@ class Core : public sc_core::sc_module {
   std::vector<std::uint64_t> m_idle_entries;
 };
 
-inline void Runner::charge(const Charge& c) { charge(c.fn, c.scales && m_core.m_slow != 1.0 ? c.time * m_core.m_slow : c.time); }
+inline void Runner::charge(const Charge& c) {
+  sc_core::sc_time t = c.scales && m_core.m_slow != 1.0 ? c.time * m_core.m_slow : c.time;
+  if (m_core.m_cv > 0 && t != sc_core::SC_ZERO_TIME) t = t * m_core.variation();
+  charge(c.fn, t);
+}
 
 inline sc_core::sc_time& Runner::fn_time(const char* fn) { return m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn]; }
 

@@ -17,6 +17,7 @@ Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& co
     const std::string n = "cpu" + std::to_string(i);
     c->core = std::make_unique<Core>(n.c_str(), i);
     c->core->set_power(costs.power);
+    c->core->set_variation(costs.cost_cv, costs.seed);
     c->hardirq = std::make_unique<Runner>(*c->core, Ctx::hardirq, n + ".hardirq");
     c->softirq = std::make_unique<Runner>(*c->core, Ctx::softirq, n + ".softirq");
     c->kworker = std::make_unique<Runner>(*c->core, Ctx::kworker, "kworker/" + std::to_string(i));

@@ -210,3 +210,106 @@ json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
 }
 
 }  // namespace qcesim::studies
+
+namespace qcesim::studies {
+
+namespace {
+
+// Student's t at 97.5 % for df = 1..30; beyond, the normal's 1.96.
+double t975(std::size_t df) {
+  static const double t[] = {12.706, 4.303, 2.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                             2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                             2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  return df >= 1 && df <= 30 ? t[df - 1] : 1.96;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& seed_quantities() {
+  static const std::vector<std::pair<std::string, std::string>> q = [] {
+    auto v = band_quantities();
+    v.push_back({"irqs", "interrupts"});
+    v.push_back({"digest_mismatches", "wrong outputs"});
+    v.push_back({"failed_requests", "failed requests"});
+    return v;
+  }();
+  return q;
+}
+
+SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostream& progress) {
+  if (seeds < 2) throw model::ConfigError("--seeds", "", "at least 2 seeds", std::to_string(seeds));
+  for (const std::string& s : spec.sets)
+    if (s.rfind("sim.seed=", 0) == 0) throw model::ConfigError("--set", "", "no sim.seed with --seeds (it sets 1..N)", s);
+  const Design d = design_for(spec);
+  SeedsResult res;
+  res.scenario = d.sc.name;
+  res.seeds = seeds;
+  const model::Profile prof = d.sc.profile_for(d.sc.variant(d.variants.front()));
+  res.cv = prof.num("cpu.cost_cv");
+  std::vector<std::vector<std::string>> points;
+  for (std::size_t k = 1; k <= seeds; ++k) points.push_back({fmt::format("sim.seed={}", k)});
+  progress << fmt::format("qcesim: {} ({} x {} B), {} variant(s) x {} seeds = {} runs, every CPU charge varying with "
+                          "cv {:.2g}, timing only\n",
+                          d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), seeds,
+                          points.size() * d.variants.size(), res.cv);
+  progress.flush();
+  const auto raw = run_points(spec, d, points, progress);
+  for (std::size_t v = 0; v < d.variants.size(); ++v) {
+    std::map<std::string, std::vector<double>> xs;
+    std::map<std::string, double> measured;
+    for (std::size_t s = 0; s < seeds; ++s) {
+      const json& j = raw[s][v];
+      if (j.contains("error")) throw model::ConfigError(spec.scenario, "", "runs that complete", j["error"].get<std::string>());
+      const VariantResult r = VariantResult::from_json(j);
+      auto q = quantities_of(r);
+      q["irqs"] = static_cast<double>(r.irqs);
+      q["digest_mismatches"] = static_cast<double>(r.digest_mismatches);
+      q["failed_requests"] = static_cast<double>(r.failed_requests);
+      for (const auto& [k, x] : q) xs[k].push_back(x);
+      measured = r.measured;
+    }
+    std::map<std::string, SeedStats> stats;
+    for (const auto& [k, heading] : seed_quantities()) {
+      const auto& x = xs[k];
+      double mean = 0;
+      for (double a : x) mean += a;
+      mean /= static_cast<double>(x.size());
+      double var = 0;
+      for (double a : x) var += (a - mean) * (a - mean);
+      const double half = t975(x.size() - 1) * std::sqrt(var / static_cast<double>(x.size() - 1) / static_cast<double>(x.size()));
+      SeedStats st{mean, mean - half, mean + half, -1};
+      if (auto it = measured.find(k); it != measured.end()) st.measured = it->second;
+      stats[k] = st;
+    }
+    res.variants.emplace_back(d.variants[v], std::move(stats));
+  }
+  return res;
+}
+
+std::string seeds_table(const SeedsResult& r) {
+  std::string s = fmt::format("{:<22} {:<18} {:>12} {:>27} {:>12}\n", "variant", "quantity", "mean", "95 % CI of the mean",
+                              "measured");
+  for (const auto& [variant, stats] : r.variants)
+    for (const auto& [k, heading] : seed_quantities()) {
+      const SeedStats& st = stats.at(k);
+      s += fmt::format("{:<22} {:<18} {:>12.5g} {:>27} {:>12}\n", variant, heading, st.mean,
+                       fmt::format("[{:.5g}, {:.5g}]", st.lo, st.hi), st.measured < 0 ? "-" : fmt::format("{:.4g}", st.measured));
+    }
+  s += fmt::format("{} seeds; every CPU charge log-normal with mean 1 and cv {:.2g} (cpu.cost_cv)\n", r.seeds, r.cv);
+  return s;
+}
+
+json seeds_json(const SeedsResult& r) {
+  json j = {{"scenario", r.scenario}, {"seeds", r.seeds}, {"cost_cv", r.cv}, {"variants", json::array()}};
+  for (const auto& [variant, stats] : r.variants) {
+    json q = json::object();
+    for (const auto& [k, st] : stats) {
+      q[k] = {{"mean", st.mean}, {"ci95", {st.lo, st.hi}}};
+      if (st.measured >= 0) q[k]["measured"] = st.measured;
+    }
+    j["variants"].push_back({{"name", variant}, {"quantities", q}});
+  }
+  return j;
+}
+
+}  // namespace qcesim::studies

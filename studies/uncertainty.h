@@ -84,4 +84,22 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
 std::string uncertainty_table(const UncertaintyResult& r);
 nlohmann::json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec);
 
+// Variability: the same profile run with service-time variation under seeds 1..n (sim.seed),
+// each output as its mean with a 95 % confidence interval of the mean (Student's t).
+struct SeedStats {
+  double mean = 0, lo = 0, hi = 0;
+  double measured = -1;
+};
+struct SeedsResult {
+  std::string scenario;
+  std::size_t seeds = 0;
+  double cv = 0;
+  std::vector<std::pair<std::string, std::map<std::string, SeedStats>>> variants;
+};
+// The quantities --seeds reports beyond band_quantities(): counts that vary from run to run.
+const std::vector<std::pair<std::string, std::string>>& seed_quantities();
+SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostream& progress);
+std::string seeds_table(const SeedsResult& r);
+nlohmann::json seeds_json(const SeedsResult& r);
+
 }  // namespace qcesim::studies

@@ -166,3 +166,26 @@ TEST(Schedutil, NearlyIdleCoreSitsAtTheLowestFrequency) {
   idle.run(p, sc_time(5, SC_US), sc_time(10, SC_MS), 30);
   EXPECT_DOUBLE_EQ(idle.core.slowdown(), p.freq_max / p.freq_min);
 }
+
+// Service-time variation: log-normal factors with mean 1 and the asked coefficient of variation,
+// the same sequence from the same seed, none with seed 0.
+TEST(Variation, DrawsHaveMeanOneAndTheirCvAndRepeatWithTheSeed) {
+  Core a("a", 0), b("b", 0), off("off", 0);
+  a.set_variation(0.2, 5);
+  b.set_variation(0.2, 5);
+  off.set_variation(0.2, 0);
+  double sum = 0, sq = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const double x = a.variation();
+    EXPECT_EQ(x, b.variation());
+    sum += x;
+    sq += x * x;
+  }
+  const double mean = sum / n, sd = std::sqrt(sq / n - mean * mean);
+  EXPECT_NEAR(mean, 1.0, 0.01);
+  EXPECT_NEAR(sd, 0.2, 0.01);
+  Runner r(off, Ctx::task, "t");
+  r.charge(Charge{"f", sc_time(1, SC_US), true});
+  EXPECT_EQ(r.debt(), sc_time(1, SC_US));  // seed 0: at the mean, exactly
+}

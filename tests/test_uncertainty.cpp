@@ -162,3 +162,22 @@ TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
   }
   EXPECT_NE(r.out.find("mu*"), std::string::npos);
 }
+
+// --seeds: the TrustZone race as a count with an interval, the same table from the same seeds.
+TEST_F(UncertaintyCli, SeedsGiveTheRaceWithAConfidenceInterval) {
+  test::write_text(dir + "/tz.json", test::slurp(test::scenario_source("study-trustzone.json")));
+  const std::vector<std::string> args = {"run", "tz.json", "--seeds", "4", "--set", "workload.messages=600",
+                                         "--variant", "mainline-no-lock", "--json", "t.json"};
+  const auto r1 = qcesim(args);
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  EXPECT_EQ(r1.out, qcesim(args).out);
+  const json q = json::parse(test::slurp(dir + "/t.json"))["variants"][0]["quantities"];
+  const double bad = q["failed_requests"]["mean"].get<double>() + q["digest_mismatches"]["mean"].get<double>();
+  EXPECT_GT(bad, 0);
+  EXPECT_LE(q["wall_s"]["ci95"][0].get<double>(), q["wall_s"]["mean"].get<double>());
+  EXPECT_LT(q["wall_s"]["ci95"][0].get<double>(), q["wall_s"]["ci95"][1].get<double>());  // the runs differ
+  EXPECT_EQ(qcesim({"run", "tz.json", "--seeds", "1"}).exit_code, 2);
+  const auto both = qcesim({"run", "tz.json", "--seeds", "3", "--set", "sim.seed=2"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("no sim.seed with --seeds"), std::string::npos) << both.err;
+}
