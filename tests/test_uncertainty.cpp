@@ -181,3 +181,16 @@ TEST_F(UncertaintyCli, SeedsGiveTheRaceWithAConfidenceInterval) {
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("no sim.seed with --seeds"), std::string::npos) << both.err;
 }
+
+// The two hypotheses for P1 differ where a board can tell them apart: interrupts per request
+// (/proc/interrupts) and latency; both load with their own overrides.
+TEST_F(UncertaintyCli, HypothesesDifferInInterruptsPerRequest) {
+  test::write_text(dir + "/h.json", test::slurp(test::scenario_source("study-hypotheses.json")));
+  const auto r = qcesim({"run", "h.json", "--timing-only", "--set", "workload.messages=50", "--variant", "h1-nolock",
+                         "--variant", "h2-nolock", "--json", "h.out.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json v = json::parse(test::slurp(dir + "/h.out.json"))["variants"];
+  EXPECT_EQ(v[0]["irqs"].get<int>(), 100);
+  EXPECT_EQ(v[1]["irqs"].get<int>(), 50);
+  EXPECT_LT(v[1]["latency_us"]["p50"].get<double>(), v[0]["latency_us"]["p50"].get<double>());
+}
