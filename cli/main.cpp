@@ -144,6 +144,10 @@ Command run_command(CLI::App& app) {
   r->add_option("--uncertainty", run.uncertainty,
                 "N: sample the profile's parameter intervals N times (timing only) and report each output with its 90 % interval");
   r->add_option("--seed", run.seed, "Seed of the --uncertainty samples (the same seed gives the same samples)")->capture_default_str();
+  r->add_option("--shard", run.shards.shard, "I/N: run only shard I of N of the --uncertainty/--seeds runs (a batch task)");
+  r->add_option("--shard-out", run.shards.shard_out, "Where --shard writes its results");
+  r->add_option("--merge", run.shards.merge, "All N shard files: analyse them as one run (the same command otherwise)")
+      ->expected(1, -1);
   r->add_option("--seeds", run.seeds,
                 "N: run each variant N times with service-time variation (sim.seed 1..N) and report means with 95 % intervals");
   r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->capture_default_str();
@@ -201,6 +205,10 @@ Command sensitivity_command(CLI::App& app) {
   c->add_option("--seed", o->seed, "Seed of the trajectories")->capture_default_str();
   c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)");
   c->add_option("--json", o->json_file, "Write every parameter's mu* and sigma per output as JSON");
+  c->add_option("--shard", o->shards.shard, "I/N: run only shard I of N of the runs (a batch task)");
+  c->add_option("--shard-out", o->shards.shard_out, "Where --shard writes its results");
+  c->add_option("--merge", o->shards.merge, "All N shard files: analyse them as one run (the same command otherwise)")
+      ->expected(1, -1);
   return {c, [o] { return cli::run_sensitivity(*o, std::cout, std::cerr); }};
 }
 

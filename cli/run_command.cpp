@@ -233,13 +233,17 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
   spec.samples = opt.uncertainty;
   spec.seed = opt.seed;
   spec.jobs = opt.jobs;
+  json shard_doc;
+  apply_shard_options(opt.shards, spec.shard, shard_doc);
   if (opt.seeds) {
     const studies::SeedsResult s = studies::run_seeds(spec, opt.seeds, err);
+    if (spec.shard.count) return write_shard(opt.shards, spec.shard, shard_doc, err), 0;
     out << studies::seeds_table(s);
     if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::seeds_json(s).dump(2) + "\n");
     return 0;
   }
   const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
+  if (spec.shard.count) return write_shard(opt.shards, spec.shard, shard_doc, err), 0;
   out << studies::uncertainty_table(r);
   if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::uncertainty_json(r, spec).dump(2) + "\n");
   return r.failed ? 1 : 0;
@@ -249,6 +253,9 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   if (opt.uncertainty || opt.seeds) return run_uncertainty(opt, out, err);
+  if (!opt.shards.shard.empty() || !opt.shards.merge.empty() || !opt.shards.shard_out.empty())
+    throw model::ConfigError(opt.shards.merge.empty() ? "--shard" : "--merge", "", "--uncertainty N or --seeds N to split",
+                             "a plain run");
   const studies::Scenario sc = studies::Scenario::load(opt.scenario, opt.sets);
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   check_outputs(opt, chosen);

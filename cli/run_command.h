@@ -10,6 +10,7 @@
 
 #include "studies/processes.h"
 #include "studies/replay.h"
+#include "cli/shard_options.h"
 
 namespace qcesim::cli {
 
@@ -27,6 +28,7 @@ struct RunOptions {
   std::size_t uncertainty = 0;     // --uncertainty N: samples of the profile's intervals (0: none)
   std::uint64_t seed = 1;          // --seed: the samples' generator
   std::size_t seeds = 0;           // --seeds N: runs with service-time variation under seeds 1..N (0: none)
+  ShardCli shards;                 // --shard I/N, --shard-out, --merge (with --uncertainty or --seeds)
 };
 
 // FILE for one variant; with several, the variant's name goes before the extension

@@ -108,7 +108,13 @@ int run_sensitivity(const SensitivityOptions& opt, std::ostream& out, std::ostre
   spec.base.jobs = opt.jobs;
   spec.trajectories = opt.trajectories;
   spec.top = opt.top;
+  json shard_doc;
+  apply_shard_options(opt.shards, spec.base.shard, shard_doc);
   const studies::SensitivityResult r = studies::run_sensitivity(spec, err);
+  if (spec.base.shard.count) {
+    write_shard(opt.shards, spec.base.shard, shard_doc, err);
+    return 0;
+  }
   out << studies::sensitivity_table(r, opt.top);
   if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::sensitivity_json(r).dump(2) + "\n");
   return 0;

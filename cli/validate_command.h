@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/shard_options.h"
+
 namespace qcesim::cli {
 
 struct ValidateOptions {
@@ -31,6 +33,7 @@ struct SensitivityOptions {
   std::uint64_t seed = 1;
   unsigned jobs = 0;
   std::string json_file;
+  ShardCli shards;
 };
 
 int run_sensitivity(const SensitivityOptions& opt, std::ostream& out, std::ostream& err);

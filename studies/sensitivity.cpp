@@ -80,11 +80,12 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
                           d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, k, spec.trajectories,
                           d.variants.size(), points.size() * d.variants.size());
   progress.flush();
-  const auto raw = run_points(spec.base, d, points, progress);
+  const auto raw = run_points(spec.base, d, points, progress, fmt::format("sensitivity {}", spec.trajectories));
   SensitivityResult res;
   res.scenario = d.sc.name;
   res.params = k;
   res.runs = points.size() * d.variants.size();
+  if (raw.empty()) return res;  // a shard
   for (std::size_t v = 0; v < d.variants.size(); ++v) {
     if (raw[0][v].contains("error"))
       throw model::ConfigError(spec.base.scenario, "", "a nominal run that completes", raw[0][v]["error"].get<std::string>());

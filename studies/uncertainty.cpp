@@ -97,15 +97,86 @@ Design design_for(const UncertaintySpec& spec) {
   return d;
 }
 
+namespace {
+
+// FNV-1a over everything that decides the runs: the analysis, the scenario, --set, the variants
+// and every point's values.
+std::string fingerprint(const UncertaintySpec& spec, const Design& d, const std::vector<std::vector<std::string>>& points,
+                        const std::string& kind) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&h](const std::string& s) {
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    h = (h ^ 0xffu) * 0x100000001b3ull;  // a separator no text contains
+  };
+  add(kind);
+  add(d.sc.name);
+  for (const auto& s : spec.sets) add(s);
+  for (const auto& v : d.variants) add(v);
+  for (const auto& p : points)
+    for (const auto& s : p) add(s);
+  return fmt::format("{:016x}", h);
+}
+
+// The union of N shard documents, checked: the same design, every shard once, every point there.
+std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const std::string& fp, std::size_t n_points,
+                                            std::size_t n_variants) {
+  const auto& docs = spec.shard.merge;
+  std::vector<std::vector<json>> out(n_points);
+  std::set<std::size_t> shards;
+  std::size_t count = 0;
+  for (std::size_t f = 0; f < docs.size(); ++f) {
+    const std::string& file = spec.shard.merge_files[f];
+    const json& doc = docs[f];
+    if (!doc.is_object() || doc.value("fingerprint", std::string()) != fp)
+      throw model::ConfigError(file, "/fingerprint", "a shard of this command (" + fp + ": same scenario, --set, variants, seed and size)",
+                               doc.is_object() && doc.contains("fingerprint") ? model::describe_json(doc["fingerprint"]) : "none");
+    const std::size_t of = doc.value("of", std::size_t{0}), index = doc.value("shard", std::size_t{0});
+    if (count == 0) count = of;
+    if (of != count || index >= of || !shards.insert(index).second)
+      throw model::ConfigError(file, "/shard", fmt::format("shard 0..{} of {}, each once", count - 1, count),
+                               fmt::format("{} of {}", index, of));
+    if (!doc.contains("results") || !doc["results"].is_object())
+      throw model::ConfigError(file, "/results", "the shard's results", "none");
+    for (const auto& [key, runs] : doc["results"].items()) {
+      std::size_t p = 0;
+      try {
+        p = std::stoul(key);
+      } catch (const std::exception&) {
+        p = n_points;
+      }
+      if (p >= n_points || p % count != index || !runs.is_array() || runs.size() != n_variants)
+        throw model::ConfigError(file, "/results/" + key, fmt::format("a point of shard {} with {} runs", index, n_variants),
+                                 model::describe_json(runs));
+      out[p] = runs.get<std::vector<json>>();
+    }
+  }
+  if (shards.size() != count) throw model::ConfigError("--merge", "", fmt::format("all {} shards", count), std::to_string(shards.size()));
+  for (std::size_t p = 0; p < n_points; ++p)
+    if (out[p].size() != n_variants)
+      throw model::ConfigError("--merge", "", fmt::format("point {} in shard {}", p, p % count), "nothing");
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Design& d,
-                                          const std::vector<std::vector<std::string>>& points, std::ostream& progress) {
-  const std::size_t nv = d.variants.size(), n = points.size() * nv;
+                                          const std::vector<std::vector<std::string>>& points, std::ostream& progress,
+                                          const std::string& kind) {
+  const std::size_t nv = d.variants.size();
+  const std::string fp = fingerprint(spec, d, points, kind);
+  if (!spec.shard.merge.empty()) return merge_shards(spec, fp, points.size(), nv);
+  // The points this process runs: all, or this shard's.
+  std::vector<std::size_t> mine;
+  for (std::size_t p = 0; p < points.size(); ++p)
+    if (spec.shard.count == 0 || p % spec.shard.count == spec.shard.index) mine.push_back(p);
+  const std::size_t n = mine.size() * nv;
   std::size_t done = 0, next_report = n / 10;
   const auto raw = fork_each(
       n, spec.jobs,
       [&](std::size_t k) {
         std::vector<std::string> sets = spec.sets;
-        sets.insert(sets.end(), points[k / nv].begin(), points[k / nv].end());
+        const auto& point = points[mine[k / nv]];
+        sets.insert(sets.end(), point.begin(), point.end());
         const Scenario sample = Scenario::load(spec.scenario, sets);
         return run_variant(sample, sample.variant(d.variants[k % nv]), true).to_json();
       },
@@ -116,6 +187,13 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
           next_report = done + n / 10;
         }
       });
+  if (spec.shard.count) {
+    json doc = {{"fingerprint", fp}, {"kind", kind}, {"scenario", d.sc.name}, {"shard", spec.shard.index},
+                {"of", spec.shard.count}, {"points", points.size()}, {"results", json::object()}};
+    for (std::size_t k = 0; k < n; ++k) doc["results"][std::to_string(mine[k / nv])].push_back(raw[k]);
+    if (spec.shard.written) *spec.shard.written = std::move(doc);
+    return {};
+  }
   std::vector<std::vector<json>> out(points.size());
   for (std::size_t k = 0; k < n; ++k) out[k / nv].push_back(raw[k]);
   return out;
@@ -140,7 +218,8 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
                           d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), spec.samples,
                           points.size() * d.variants.size(), res.params.size(), spec.seed);
   progress.flush();
-  const auto raw = run_points(spec, d, points, progress);
+  const auto raw = run_points(spec, d, points, progress, "uncertainty");
+  if (raw.empty()) return res;  // a shard: its document is the result
   const std::size_t runs_per_variant = points.size();
   std::vector<std::string> names = d.variants;
   for (std::size_t v = 0; v < names.size(); ++v) {
@@ -253,7 +332,8 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
                           d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), seeds,
                           points.size() * d.variants.size(), res.cv);
   progress.flush();
-  const auto raw = run_points(spec, d, points, progress);
+  const auto raw = run_points(spec, d, points, progress, "seeds");
+  if (raw.empty()) return res;  // a shard
   for (std::size_t v = 0; v < d.variants.size(); ++v) {
     std::map<std::string, std::vector<double>> xs;
     std::map<std::string, double> measured;

@@ -43,12 +43,24 @@ struct VariantBands {
   std::map<std::string, Band> quantity;  // wall_s, cpu_s, hardirq_s, softirq_s, p50_us, p99_us, mb_per_s
 };
 
+// Splitting the runs for a batch engine: shard I of N runs the points whose index is I modulo N
+// and hands back their results (a JSON document with the design's fingerprint) instead of an
+// analysis; the same command with `merge` set to all N documents runs nothing and analyses their
+// union, which gives the unsharded result exactly (every point is its own process either way).
+struct ShardOptions {
+  std::size_t index = 0, count = 0;  // count 0: not sharded
+  nlohmann::json* written = nullptr;  // where a shard's document goes
+  std::vector<nlohmann::json> merge;  // shard documents to analyse together
+  std::vector<std::string> merge_files;  // their file names, for errors
+};
+
 struct UncertaintySpec {
   std::string scenario;
   std::vector<std::string> sets, variants;  // variants: all when empty
   std::size_t samples = 100;
   std::uint64_t seed = 1;
   unsigned jobs = 0;
+  ShardOptions shard;
 };
 
 struct UncertaintyResult {
@@ -67,10 +79,11 @@ struct Design {
 };
 Design design_for(const UncertaintySpec& spec);
 // Runs each point (--set strings on top of spec.sets) for every variant, timing only, one process
-// each: [point][variant] -> the run's JSON (or {"error": ...}).
+// each: [point][variant] -> the run's JSON (or {"error": ...}). `kind` names the analysis (for the
+// shards' fingerprint). A shard run returns nothing (its document is in spec.shard.written).
 std::vector<std::vector<nlohmann::json>> run_points(const UncertaintySpec& spec, const Design& d,
                                                     const std::vector<std::vector<std::string>>& points,
-                                                    std::ostream& progress);
+                                                    std::ostream& progress, const std::string& kind);
 // The outputs of one run by quantity key.
 struct VariantResult;
 std::map<std::string, double> quantities_of(const VariantResult& r);

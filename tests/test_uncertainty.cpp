@@ -194,3 +194,47 @@ TEST_F(UncertaintyCli, HypothesesDifferInInterruptsPerRequest) {
   EXPECT_EQ(v[1]["irqs"].get<int>(), 50);
   EXPECT_LT(v[1]["latency_us"]["p50"].get<double>(), v[0]["latency_us"]["p50"].get<double>());
 }
+
+// Sharding: N shards under xargs (scripts/shards.sh local), merged, print exactly the unsharded
+// table; a shard of another command, or a missing one, is refused naming the file.
+TEST_F(UncertaintyCli, ShardsUnderXargsMergeToTheUnshardedResult) {
+  const std::vector<std::string> base = {"run", "seed.json", "--uncertainty", "6", "--set", "workload.messages=30"};
+  const auto whole = qcesim(base);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string cmd = "cd " + dir + " && " + QCESIM_SOURCE_DIR + "/scripts/shards.sh local 3 2 out -- " + QCESIM_BINARY +
+                          " run seed.json --uncertainty 6 --set workload.messages=30 > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(test::slurp(dir + "/out/result.txt"), whole.out);
+
+  auto other = base;
+  other[5] = "workload.messages=31";
+  const auto wrong = qcesim([&] {
+    auto a = other;
+    for (const char* f : {"out/shard-0.json", "out/shard-1.json", "out/shard-2.json"}) a.insert(a.end(), {"--merge", f});
+    return a;
+  }());
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("out/shard-0.json: at /fingerprint"), std::string::npos) << wrong.err;
+  auto two = base;
+  two.insert(two.end(), {"--merge", "out/shard-0.json", "out/shard-1.json"});
+  const auto missing = qcesim(two);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("all 3 shards"), std::string::npos) << missing.err;
+}
+
+TEST_F(UncertaintyCli, SensitivityShardsMergeToTheUnshardedResult) {
+  const std::vector<std::string> base = {"sensitivity", "seed.json", "--set", "workload.messages=20", "--variant",
+                                         "sha256-qce-nolock", "--trajectories", "2"};
+  const auto whole = qcesim(base);
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  for (const char* i : {"0", "1"}) {
+    auto a = base;
+    a.insert(a.end(), {"--shard", std::string(i) + "/2", "--shard-out", std::string("t") + i + ".json"});
+    ASSERT_EQ(qcesim(a).exit_code, 0);
+  }
+  auto m = base;
+  m.insert(m.end(), {"--merge", "t0.json", "t1.json"});
+  const auto merged = qcesim(m);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out, whole.out);
+}
