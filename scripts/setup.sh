@@ -16,6 +16,7 @@ PACKAGES=(
   time                    # /usr/bin/time for bench/hash_throughput.sh
   gnuplot-nox             # qcesim sweep --plot: SVG charts
   clang libclang-rt-14-dev  # CI's sanitizer build and libFuzzer (scripts/ci-sanitize.sh)
+  slurm-wlm munge         # a real single-node Slurm for the sharded-run test (tests/slurm_shards.sh)
 )
 
 missing=()
