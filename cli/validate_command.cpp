@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
 
@@ -17,6 +18,15 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
+
+// The measured blocks of a scenario file: the same block in two files is the same measurement.
+std::set<std::string> measurements_of(const std::string& file) {
+  std::set<std::string> out;
+  const json j = model::read_json_file(file, "scenario file", model::InputKind::regular);
+  for (const json& v : j["variants"])
+    if (v.is_object() && v.contains("measured")) out.insert(v["measured"].dump());
+  return out;
+}
 
 // Scenario files (not sweeps) in `dir` with a measured block in some variant, by name.
 std::vector<std::string> measured_scenarios(const std::string& dir) {
@@ -53,6 +63,20 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   // Check every scenario before the first simulation.
   std::vector<studies::Scenario> scenarios;
   for (const std::string& f : files) scenarios.push_back(studies::Scenario::load(f));
+  // In sample: a parameter was set from this scenario's measurements (its provenance names a
+  // scenario that carries the same measured block: a study repeating P1 is in sample too).
+  std::vector<std::set<std::string>> measured;
+  for (const std::string& f : files) measured.push_back(measurements_of(f));
+  auto fitted_for = [&](std::size_t i) {
+    std::set<std::string> names;
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      bool shared = false;
+      for (const std::string& m : measured[i]) shared = shared || measured[k].count(m);
+      if (!shared) continue;
+      for (const std::string& n : fitted_from(scenarios[k])) names.insert(n);
+    }
+    return std::vector<std::string>(names.begin(), names.end());
+  };
   json rows = json::array();
   std::string table = fmt::format("{:<16} {:<18} {:<10} {:>10} {:>10} {:>23} {:>8} {:>6}  {}\n", "scenario", "variant",
                                   "quantity", "measured", "predicted", "90 % interval", "error", "inside", "sample");
@@ -65,7 +89,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     spec.seed = opt.seed;
     spec.jobs = opt.jobs;
     spec.sets = {fmt::format("workload.messages={}", std::min(opt.messages, sc.workload.messages))};
-    const auto fitted = fitted_from(sc);
+    const auto fitted = fitted_for(i);
     std::string sample = "out";
     if (!fitted.empty()) {
       sample = "in (";

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/counter_rng.h"
 #include "model/trace.h"
 
 namespace qcesim::cpu {
@@ -116,17 +117,7 @@ void Core::set_variation(double cv, std::uint64_t seed) {
   m_rng = seed * 0x9E3779B97F4A7C15ull + m_id;
 }
 
-double Core::variation() {
-  auto next = [this] {
-    std::uint64_t z = (m_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  };
-  const double u1 = (static_cast<double>(next() >> 11) + 0.5) / 9007199254740992.0;
-  const double u2 = (static_cast<double>(next() >> 11) + 0.5) / 9007199254740992.0;
-  return std::exp(m_mu + m_sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-}
+double Core::variation() { return std::exp(m_mu + m_sigma * model::standard_normal(m_rng)); }
 
 sc_time Core::idle_exit_latency() const {
   if (!m_idle || m_power.idle_states.empty()) return SC_ZERO_TIME;

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
 
+#include "model/counter_rng.h"
 #include "studies/replay.h"
 
 namespace qcesim::studies {
@@ -15,13 +16,6 @@ using nlohmann::json;
 namespace {
 
 constexpr double kDelta = 2.0 / 3.0;  // Morris's jump for a 4-level grid
-
-std::uint64_t next(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // A grid level in [0, 1] to the parameter's value.
 double value_at(const UncertainParam& u, double level) {
@@ -43,7 +37,7 @@ std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainP
     std::vector<double> level(ps.size());
     std::vector<double> step(ps.size());
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      const std::uint64_t r = next(state);
+      const std::uint64_t r = model::splitmix64(state);
       const bool up = (r & 1) != 0;
       const double base = (r >> 1 & 1) != 0 ? 1.0 / 3.0 : 0.0;
       level[i] = up ? base : 1.0 - base;
@@ -51,7 +45,7 @@ std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainP
     }
     std::vector<std::size_t> order(ps.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[next(state) % i]);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[model::splitmix64(state) % i]);
     auto point = [&] {
       std::vector<std::string> sets;
       for (std::size_t i = 0; i < ps.size(); ++i) sets.push_back(set_of(ps[i], level[i]));

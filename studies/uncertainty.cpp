@@ -6,6 +6,7 @@
 #include <set>
 #include <spdlog/fmt/fmt.h>
 
+#include "model/counter_rng.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
 #include "studies/scenario.h"
@@ -17,23 +18,6 @@ using nlohmann::json;
 namespace {
 
 constexpr double kZ95 = 1.6448536269514722;  // the standard normal's 95th percentile
-
-std::uint64_t splitmix64(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// Uniform in (0, 1), from the top 53 bits.
-double uniform(std::uint64_t& state) { return (static_cast<double>(splitmix64(state) >> 11) + 0.5) / 9007199254740992.0; }
-
-// Box-Muller: one standard normal per call (the second is dropped: simpler, and the stream is
-// a counter anyway).
-double normal(std::uint64_t& state) {
-  const double u1 = uniform(state), u2 = uniform(state);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}
 
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return std::nan("");
@@ -63,10 +47,10 @@ std::vector<UncertainParam> uncertain_params(const model::Profile& p) {
 
 std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std::uint64_t seed, std::size_t i) {
   std::uint64_t state = seed * 0xD1B54A32D192ED03ull + static_cast<std::uint64_t>(i);
-  (void)splitmix64(state);
+  (void)model::splitmix64(state);
   std::vector<std::string> sets;
   for (const UncertainParam& u : ps) {
-    const double z = normal(state);
+    const double z = model::standard_normal(state);
     double v = u.lo > 0 ? std::exp(0.5 * (std::log(u.lo) + std::log(u.hi)) + z * std::log(u.hi / u.lo) / (2 * kZ95))
                         : 0.5 * (u.lo + u.hi) + z * (u.hi - u.lo) / (2 * kZ95);
     v = std::clamp(v, u.min, u.max);
