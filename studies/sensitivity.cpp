@@ -26,6 +26,10 @@ double value_at(const UncertainParam& u, double level) {
 
 std::string set_of(const UncertainParam& u, double level) { return fmt::format("{}={:.10g}", u.name, value_at(u, level)); }
 
+// The value a "name=value" set gives (the direction of a step is the sign of the values'
+// difference: value_at rises with the level).
+double value_of(const std::string& set) { return std::stod(set.substr(set.find('=') + 1)); }
+
 }  // namespace
 
 std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainParam>& ps, std::size_t trajectories,
@@ -96,7 +100,7 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
         std::size_t moved = 0;
         while (moved < k && design[t * (k + 1) + s][moved] == design[t * (k + 1) + s + 1][moved]) ++moved;
         if (moved == k) continue;  // a clipped or rounded step that changed nothing
-        const bool up = design[t * (k + 1) + s + 1][moved] > design[t * (k + 1) + s][moved];
+        const bool up = value_of(design[t * (k + 1) + s + 1][moved]) > value_of(design[t * (k + 1) + s][moved]);
         const auto qa = quantities_of(VariantResult::from_json(a)), qb = quantities_of(VariantResult::from_json(b));
         for (const auto& [q, _] : band_quantities()) {
           const double scale = nominal.at(q) != 0 ? nominal.at(q) : 1.0;
@@ -118,7 +122,7 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
         const double mean = sum / static_cast<double>(e.size());
         double var = 0;
         for (double x : e) var += (x - mean) * (x - mean);
-        list.push_back({d.params[i].name, abs_sum / static_cast<double>(e.size()),
+        list.push_back({d.params[i].name, abs_sum / static_cast<double>(e.size()), mean,
                         e.size() > 1 ? std::sqrt(var / static_cast<double>(e.size() - 1)) : 0.0});
       }
       std::stable_sort(list.begin(), list.end(), [](const Effect& a, const Effect& b) { return a.mu_star > b.mu_star; });
@@ -154,7 +158,8 @@ json sensitivity_json(const SensitivityResult& r) {
     json q = json::object();
     for (const auto& [name, list] : by_q) {
       q[name] = json::array();
-      for (const Effect& e : list) q[name].push_back({{"parameter", e.param}, {"mu_star", e.mu_star}, {"sigma", e.sigma}});
+      for (const Effect& e : list)
+        q[name].push_back({{"parameter", e.param}, {"mu_star", e.mu_star}, {"mu", e.mu}, {"sigma", e.sigma}});
     }
     j["variants"].push_back({{"name", variant}, {"quantities", q}});
   }

@@ -3,8 +3,9 @@
 // mapped to [0, 1] (logarithmically when it is positive), on a 4-level grid; a trajectory starts
 // at a random grid point and moves one parameter at a time by 2/3 in a random order, so r
 // trajectories cost r x (k + 1) runs per variant for k parameters. For each output and parameter:
-// mu* = mean |elementary effect| (how much it matters), sigma = spread of the effects (how much
-// it interacts or is non-linear), both relative to the nominal run's output.
+// mu* = mean |elementary effect| (how much it matters), mu = mean signed effect (which way),
+// sigma = spread of the effects (how much it interacts or is non-linear), all relative to the
+// nominal run's output.
 // Morris, "Factorial sampling plans for preliminary computational experiments", Technometrics
 // 33(2), 1991; mu* as in Campolongo, Cariboni and Saltelli, 2007.
 #pragma once
@@ -27,7 +28,9 @@ struct SensitivitySpec {
 
 struct Effect {
   std::string param;
-  double mu_star = 0, sigma = 0;
+  double mu_star = 0;  // mean |elementary effect|
+  double mu = 0;       // mean signed effect: its sign says which way the output moves
+  double sigma = 0;    // the effects' standard deviation
 };
 
 struct SensitivityResult {

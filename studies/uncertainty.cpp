@@ -111,10 +111,16 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
   for (std::size_t f = 0; f < docs.size(); ++f) {
     const std::string& file = spec.shard.merge_files[f];
     const json& doc = docs[f];
-    if (!doc.is_object() || doc.value("fingerprint", std::string()) != fp)
+    const bool has_fp = doc.is_object() && doc.contains("fingerprint");
+    if (!has_fp || !doc["fingerprint"].is_string() || doc["fingerprint"].get<std::string>() != fp)
       throw model::ConfigError(file, "/fingerprint", "a shard of this command (" + fp + ": same scenario, --set, variants, seed and size)",
-                               doc.is_object() && doc.contains("fingerprint") ? model::describe_json(doc["fingerprint"]) : "none");
-    const std::size_t of = doc.value("of", std::size_t{0}), index = doc.value("shard", std::size_t{0});
+                               has_fp ? model::describe_json(doc["fingerprint"]) : "none");
+    for (const char* key : {"shard", "of"})
+      if (!doc.contains(key) || !doc[key].is_number_unsigned())
+        throw model::ConfigError(file, std::string("/") + key, "a whole number",
+                                 doc.contains(key) ? model::describe_json(doc[key]) : "nothing");
+    const auto of = doc["of"].get<std::size_t>(), index = doc["shard"].get<std::size_t>();
+    if (of == 0) throw model::ConfigError(file, "/of", "a shard count of at least 1", "0");
     if (count == 0) count = of;
     if (of != count || index >= of || !shards.insert(index).second)
       throw model::ConfigError(file, "/shard", fmt::format("shard 0..{} of {}, each once", count - 1, count),
@@ -131,6 +137,21 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
       if (p >= n_points || p % count != index || !runs.is_array() || runs.size() != n_variants)
         throw model::ConfigError(file, "/results/" + key, fmt::format("a point of shard {} with {} runs", index, n_variants),
                                  model::describe_json(runs));
+      // Each run as qcesim writes it: an error text, or results that read back.
+      for (std::size_t v = 0; v < runs.size(); ++v) {
+        const json& run = runs[v];
+        try {
+          if (!run.is_object()) throw std::invalid_argument("not an object");
+          if (run.contains("error")) {
+            if (!run["error"].is_string()) throw std::invalid_argument("an error that is not a string");
+          } else {
+            (void)VariantResult::from_json(run);
+          }
+        } catch (const std::exception& e) {
+          throw model::ConfigError(file, fmt::format("/results/{}/{}", key, v), "a run's results as qcesim writes them",
+                                   e.what());
+        }
+      }
       out[p] = runs.get<std::vector<json>>();
     }
   }
@@ -272,21 +293,12 @@ json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
   return j;
 }
 
-}  // namespace qcesim::studies
-
-namespace qcesim::studies {
-
-namespace {
-
-// Student's t at 97.5 % for df = 1..30; beyond, the normal's 1.96.
-double t975(std::size_t df) {
-  static const double t[] = {12.706, 4.303, 2.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+double student_t975(std::size_t df) {
+  static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
                              2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
                              2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   return df >= 1 && df <= 30 ? t[df - 1] : 1.96;
 }
-
-}  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& seed_quantities() {
   static const std::vector<std::pair<std::string, std::string>> q = [] {
@@ -340,7 +352,7 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
       mean /= static_cast<double>(x.size());
       double var = 0;
       for (double a : x) var += (a - mean) * (a - mean);
-      const double half = t975(x.size() - 1) * std::sqrt(var / static_cast<double>(x.size() - 1) / static_cast<double>(x.size()));
+      const double half = student_t975(x.size() - 1) * std::sqrt(var / static_cast<double>(x.size() - 1) / static_cast<double>(x.size()));
       SeedStats st{mean, mean - half, mean + half, -1};
       if (auto it = measured.find(k); it != measured.end()) st.measured = it->second;
       stats[k] = st;

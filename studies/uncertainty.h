@@ -112,6 +112,8 @@ struct SeedsResult {
 // The quantities --seeds reports beyond band_quantities(): counts that vary from run to run.
 const std::vector<std::pair<std::string, std::string>>& seed_quantities();
 SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostream& progress);
+// Student's t at 97.5 % for df degrees of freedom (a table for 1..30; beyond, the normal's 1.96).
+double student_t975(std::size_t df);
 std::string seeds_table(const SeedsResult& r);
 nlohmann::json seeds_json(const SeedsResult& r);
 

@@ -118,6 +118,15 @@ TEST_F(UncertaintyCli, ValidateMarksInSampleFromProvenance) {
   EXPECT_EQ(none.exit_code, 2);
 }
 
+// The 95 % points of Student's t the --seeds intervals use.
+TEST(Seeds, StudentTValues) {
+  EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(1), 12.706);
+  EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(3), 3.182);
+  EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(9), 2.262);
+  EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(30), 2.042);
+  EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(200), 1.96);
+}
+
 // Morris trajectories: k + 1 points each, one parameter moving per step and every parameter
 // exactly once per trajectory, the same from the same seed.
 TEST(Sensitivity, TrajectoriesMoveOneParameterAtATimeEachOnce) {
@@ -154,12 +163,20 @@ TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
   const std::vector<std::string> hardirq_items = {"cost.process_channel_irqs", "cost.readl", "cost.irq_entry",
                                                   "cost.irq_exit", "cost.tasklet_schedule", "cost.writel"};
   EXPECT_NE(std::find(hardirq_items.begin(), hardirq_items.end(), top), hardirq_items.end()) << top;
-  // Parameters the hardirq path never charges have no effect on it.
+  // Parameters the hardirq path never charges have no effect on it; the ones it charges only
+  // ever add to it, so every effect is positive (mu = mu*), whatever the values' digit counts.
+  std::size_t charged = 0;
   for (const json& e : hard) {
     if (e["parameter"] == "cost.crypto_ahash_digest") {
       EXPECT_EQ(e["mu_star"].get<double>(), 0.0);
     }
+    const std::string p = e["parameter"];
+    if (std::find(hardirq_items.begin(), hardirq_items.end(), p) != hardirq_items.end() && e["mu_star"].get<double>() > 0) {
+      ++charged;
+      EXPECT_NEAR(e["mu"].get<double>(), e["mu_star"].get<double>(), 1e-9 * e["mu_star"].get<double>()) << p;
+    }
   }
+  EXPECT_GE(charged, 3u);
   EXPECT_NE(r.out.find("mu*"), std::string::npos);
 }
 
@@ -220,6 +237,25 @@ TEST_F(UncertaintyCli, ShardsUnderXargsMergeToTheUnshardedResult) {
   const auto missing = qcesim(two);
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("all 3 shards"), std::string::npos) << missing.err;
+
+  // A shard file edited by someone else: its fields are checked before anything is read from them.
+  json doc = json::parse(test::slurp(dir + "/out/shard-1.json"));
+  auto merge_with = [&](const json& bad) {
+    test::write_text(dir + "/bad.json", bad.dump());
+    auto a = base;
+    a.insert(a.end(), {"--merge", "out/shard-0.json", "bad.json", "out/shard-2.json"});
+    return qcesim(a);
+  };
+  json bad_of = doc;
+  bad_of["of"] = "three";
+  auto r = merge_with(bad_of);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.json: at /of: expected a whole number"), std::string::npos) << r.err;
+  json bad_run = doc;
+  bad_run["results"].begin().value()[0] = {{"name", 3}};
+  r = merge_with(bad_run);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expected a run's results as qcesim writes them"), std::string::npos) << r.err;
 }
 
 TEST_F(UncertaintyCli, SensitivityShardsMergeToTheUnshardedResult) {
