@@ -19,27 +19,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The measured blocks of a scenario file: the same block in two files is the same measurement.
-std::set<std::string> measurements_of(const std::string& file) {
-  std::set<std::string> out;
-  const json j = model::read_json_file(file, "scenario file", model::InputKind::regular);
-  for (const json& v : j["variants"])
-    if (v.is_object() && v.contains("measured")) out.insert(v["measured"].dump());
-  return out;
-}
+// A scenario file with measured values: its path and its measured blocks (the same block in two
+// files is the same measurement).
+struct MeasuredFile {
+  std::string path;
+  std::set<std::string> measured;
+  bool operator<(const MeasuredFile& o) const { return path < o.path; }
+};
 
 // Scenario files (not sweeps) in `dir` with a measured block in some variant, by name.
-std::vector<std::string> measured_scenarios(const std::string& dir) {
+std::vector<MeasuredFile> measured_scenarios(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw model::ConfigError(dir, "", "a folder of scenario files", "not a folder");
-  std::vector<std::string> files;
+  std::vector<MeasuredFile> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file() || e.path().extension() != ".json") continue;
     const json j = model::read_json_file(e.path().string(), "scenario file", model::InputKind::regular);
     if (!j.is_object() || !j.contains("scenario") || !j.contains("variants") || !j["variants"].is_array()) continue;
-    bool measured = false;
-    for (const json& v : j["variants"]) measured = measured || (v.is_object() && v.contains("measured"));
-    if (measured) files.push_back(e.path().string());
+    MeasuredFile f{e.path().string(), {}};
+    for (const json& v : j["variants"])
+      if (v.is_object() && v.contains("measured")) f.measured.insert(v["measured"].dump());
+    if (!f.measured.empty()) files.push_back(std::move(f));
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -58,20 +58,18 @@ std::vector<std::string> fitted_from(const studies::Scenario& sc) {
 
 int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& err) {
   if (!opt.json_file.empty()) check_output("--json", opt.json_file);
-  const std::vector<std::string> files = measured_scenarios(opt.dir);
+  const std::vector<MeasuredFile> files = measured_scenarios(opt.dir);
   if (files.empty()) throw model::ConfigError(opt.dir, "", "scenario files with measured values", "none");
   // Check every scenario before the first simulation.
   std::vector<studies::Scenario> scenarios;
-  for (const std::string& f : files) scenarios.push_back(studies::Scenario::load(f));
+  for (const MeasuredFile& f : files) scenarios.push_back(studies::Scenario::load(f.path));
   // In sample: a parameter was set from this scenario's measurements (its provenance names a
   // scenario that carries the same measured block: a study repeating P1 is in sample too).
-  std::vector<std::set<std::string>> measured;
-  for (const std::string& f : files) measured.push_back(measurements_of(f));
   auto fitted_for = [&](std::size_t i) {
     std::set<std::string> names;
     for (std::size_t k = 0; k < files.size(); ++k) {
       bool shared = false;
-      for (const std::string& m : measured[i]) shared = shared || measured[k].count(m);
+      for (const std::string& m : files[i].measured) shared = shared || files[k].measured.count(m);
       if (!shared) continue;
       for (const std::string& n : fitted_from(scenarios[k])) names.insert(n);
     }
@@ -84,7 +82,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   for (std::size_t i = 0; i < files.size(); ++i) {
     const studies::Scenario& sc = scenarios[i];
     studies::UncertaintySpec spec;
-    spec.scenario = files[i];
+    spec.scenario = files[i].path;
     spec.samples = opt.samples;
     spec.seed = opt.seed;
     spec.jobs = opt.jobs;

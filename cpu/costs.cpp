@@ -74,7 +74,6 @@ Costs costs_from_profile(const model::Profile& p) {
   k.sync_quantum = p.time("cpu.sync_quantum");
   k.power = cpu_power_from_profile(p);
   k.iommu = iommu_config_from_profile(p);
-  k.hz = ghz * 1e9;
   k.cost_cv = p.num("cpu.cost_cv");
   k.seed = static_cast<std::uint64_t>(p.num("sim.seed"));
   return k;

@@ -140,7 +140,6 @@ struct Costs {
   T sync_quantum;  // a device read syncs the CPU only once this much time is owed (0: always)
   CpuPower power;     // the cores' clock and idle states
   IommuConfig iommu;  // the dma-mapping layer's mode
-  double hz = 0;   // the maximum core clock; CPU-bound work given in cycles runs at hz / slowdown
   double cost_cv = 0;          // service-time variation of every CPU charge (cpu.cost_cv)
   std::uint64_t seed = 0;      // sim.seed: 0 runs every charge at its mean
 

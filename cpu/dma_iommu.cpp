@@ -29,13 +29,7 @@ const char* iommu_mode_name(IommuMode m) {
 
 IommuConfig iommu_config_from_profile(const model::Profile& p) {
   IommuConfig c;
-  const model::Param& mode = p.param("iommu.mode");
-  try {
-    c.mode = parse_iommu_mode(mode.text);
-  } catch (const std::invalid_argument& e) {
-    throw model::ConfigError(mode.origin_file, mode.origin_path, std::string("an IOMMU mode: ") + e.what(),
-                             model::quoted_input(mode.text));
-  }
+  c.mode = model::parse_named(p.param("iommu.mode"), "an IOMMU mode", parse_iommu_mode);
   c.coherent = p.num("iommu.coherent") != 0;
   c.fq_size = static_cast<unsigned>(p.num("iommu.fq_size"));
   c.fq_timeout = p.time("iommu.fq_timeout");

@@ -21,13 +21,7 @@ const char* governor_name(Governor g) { return g == Governor::schedutil ? "sched
 CpuPower cpu_power_from_profile(const model::Profile& p) {
   CpuPower w;
   w.freq_max = p.num("cpu.freq");
-  const model::Param& gov = p.param("cpu.governor");
-  try {
-    w.governor = parse_governor(gov.text);
-  } catch (const std::invalid_argument& e) {
-    throw model::ConfigError(gov.origin_file, gov.origin_path, std::string("a cpufreq governor: ") + e.what(),
-                             model::quoted_input(gov.text));
-  }
+  w.governor = model::parse_named(p.param("cpu.governor"), "a cpufreq governor", parse_governor);
   w.freq_min = std::min(p.num("cpu.freq_min"), w.freq_max);
   w.rate_limit = p.time("cpu.governor_rate_limit");
   // Every cpuidle.<state>.exit_latency with its target_residency, shallowest first.

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -69,5 +70,16 @@ class Profile {
   std::string m_name, m_file;
   std::map<std::string, Param> m_params;
 };
+
+// A name-valued parameter read through `parse` (which throws std::invalid_argument listing the
+// choices); a name that is none of them is refused at the parameter's origin.
+template <class F>
+auto parse_named(const Param& p, const std::string& what, F&& parse) -> decltype(parse(p.text)) {
+  try {
+    return parse(p.text);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(p.origin_file, p.origin_path, what + ": " + e.what(), quoted_input(p.text));
+  }
+}
 
 }  // namespace qcesim::model
