@@ -104,7 +104,7 @@ void Bam::build_registers() {
       r.value = v;
       update_irq();
     };
-    pp.trust = &m_regs.add("BAM_P_TRUST_REG" + sfx, BAM_P_TRUST_REG(p), 0, Access::rw, p);
+    pp.trust = &m_regs.add("BAM_P_TRUST_REG" + sfx, BAM_P_TRUST_REG(p), m_cfg.pipe_owner_ee, Access::rw, p);
     pp.trust->on_write = [this](Register& r, std::uint32_t v) {
       r.value = v & 0x7u;
       update_irq();

@@ -65,6 +65,9 @@ struct BamConfig {
   // Command elements carry 24 address bits; the BAM supplies the upper bits of the
   // peripheral's register space [I]. SM8650: 0x01000000 | 0xdfa000 = QCE at 0x01dfa000.
   std::uint32_t ce_addr_base = 0x01000000;
+  // The EE every pipe's P_TRUST_REG names at reset: the one whose pipes the boot firmware left
+  // to Linux (qcom,ee; a qcom,controlled-remotely BAM is set up before Linux runs) [I].
+  unsigned pipe_owner_ee = 0;
   std::uint32_t revision = 0x00a80000u | CMD_DESC_EN;  // [I] value; CMD_DESC_EN is what matters
   // Timing (all zero: the untimed functional emulator).
   sc_core::sc_time desc_fetch;  // fetching and decoding one descriptor from the ring

@@ -140,8 +140,7 @@ void print_logca(const std::string& v, const json& lc, std::ostream& out) {
                      lc.contains("note") ? " (" + lc["note"].get<std::string>() + ")" : "");
 }
 
-void print_break_even(const json& be, std::ostream& out) {
-  out << fmt::format("\nbreak-even along {} against {}:\n", be.value("axis", ""), be.value("host", ""));
+void print_break_even_variants(const json& be, std::ostream& out) {
   if (be.contains("error")) out << "  " << be["error"].get<std::string>() << "\n";
   const json per_variant = be.contains("variants") ? be["variants"] : json::object();
   for (const auto& [v, per] : per_variant.items()) {
@@ -155,6 +154,17 @@ void print_break_even(const json& be, std::ostream& out) {
       }
     }
     print_logca(v, per["logca"], out);
+  }
+}
+
+void print_break_even(const json& be, std::ostream& out) {
+  out << fmt::format("\nbreak-even along {} against {}:\n", be.value("axis", ""), be.value("host", ""));
+  if (!be.contains("groups")) return print_break_even_variants(be, out);
+  for (const json& g : be["groups"]) {
+    std::string at;
+    for (const auto& [path, v] : g["at"].items()) at += (at.empty() ? "" : ", ") + path + " = " + v.dump();
+    out << " at " << at << ":\n";
+    print_break_even_variants(g, out);
   }
 }
 

@@ -94,6 +94,8 @@ namespace qcesim::cpu {
     "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status")                    \
   X(qce_req_done_work, "qce_req_done_work",                                                                           \
     "the qce core's work item: finishes the request and frees the engine for the next")                               \
+  X(qce_tasklet_req_done, "qce_tasklet_req_done",                                                                     \
+    "the pre-2024 qce core's done tasklet: completes the request and starts the next one from softirq")              \
   X(crypto_request_complete, "crypto_request_complete", "calls the caller's completion callback: the digest is ready") \
   /* The CPU path: kernel-mode NEON around a CE hash. */                                                              \
   X(kernel_neon_begin, "kernel_neon_begin", "saves the task's FP/SIMD state so the kernel may use NEON/Crypto Extensions") \

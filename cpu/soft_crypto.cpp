@@ -1,16 +1,44 @@
 #include "cpu/soft_crypto.h"
 
+#include <stdexcept>
+
 #include "cpu/ce_core.h"
 
 namespace qcesim::cpu {
 
 namespace {
 int key_index(std::size_t key_bytes) { return key_bytes == 32 ? 2 : key_bytes == 24 ? 1 : 0; }
+// aes-neonbs runs eight blocks per pass: a request pays for whole passes.
+constexpr std::uint64_t kBsBlocks = 8;
+double bs_pass_bytes(std::uint64_t bytes) {
+  const std::uint64_t blocks = (bytes + 15) / 16;
+  return static_cast<double>((blocks + kBsBlocks - 1) / kBsBlocks * kBsBlocks * 16);
+}
 }  // namespace
+
+CpuCrypto parse_cpu_crypto(const std::string& name) {
+  if (name == "ce") return CpuCrypto::ce;
+  if (name == "neon") return CpuCrypto::neon;
+  throw std::invalid_argument("one of ce, neon");
+}
+
+const char* cpu_crypto_name(CpuCrypto c) { return c == CpuCrypto::ce ? "ce" : "neon"; }
 
 SoftCryptoConfig soft_crypto_config(const model::Profile& p) {
   SoftCryptoConfig c;
-  c.core = p.text("ce.core");
+  c.crypto = model::parse_named(p.param("cpu.crypto"), "the kernel's arch crypto set", parse_cpu_crypto);
+  if (c.crypto == CpuCrypto::ce) {
+    c.core = p.text("ce.core");
+  } else {
+    c.neon.bs[0][0] = p.num("neon.aes128_bs_encrypt");
+    c.neon.bs[0][1] = p.num("neon.aes128_bs_decrypt");
+    c.neon.bs[1][0] = p.num("neon.aes256_bs_encrypt");
+    c.neon.bs[1][1] = p.num("neon.aes256_bs_decrypt");
+    c.neon.aes_arm[0] = p.num("neon.aes128_arm");
+    c.neon.aes_arm[1] = p.num("neon.aes256_arm");
+    c.neon.sha256 = p.num("neon.sha256");
+    c.neon.sha1 = p.num("neon.sha1");
+  }
   c.hz = p.num("cpu.freq") * 1e9;
   c.des_cycles_per_byte = p.num("cpu.des_cycles_per_byte");
   c.tdes_cycles_per_byte = p.num("cpu.3des_cycles_per_byte");
@@ -18,6 +46,21 @@ SoftCryptoConfig soft_crypto_config(const model::Profile& p) {
 }
 
 SoftCrypto::SoftCrypto(const SoftCryptoConfig& cfg) : m_cfg(cfg) {
+  if (cfg.crypto == CpuCrypto::neon) {
+    // Steady state per 16-byte block, for reports: the serial loops through aes-arm, the rest
+    // through the bit-sliced code.
+    const std::size_t keys[3] = {16, 24, 32};
+    for (int k = 0; k < 3; ++k) {
+      const double bs = 16 * neon_bs(keys[k], true), arm = 16 * neon_aes_arm(keys[k]);
+      m_aes[k][static_cast<int>(AesLoop::serial)] = arm;
+      m_aes[k][static_cast<int>(AesLoop::parallel)] = m_aes[k][static_cast<int>(AesLoop::ctr)] =
+          m_aes[k][static_cast<int>(AesLoop::xts)] = bs;
+      m_aes[k][static_cast<int>(AesLoop::ccm)] = bs + arm;
+    }
+    m_sha_block[0] = 64 * cfg.neon.sha1;
+    m_sha_block[1] = m_sha_block2 = 64 * cfg.neon.sha256;
+    return;
+  }
   // The loops' schedules, once (every request uses them).
   const CeCoreTable& t = ce_core_table(cfg.core);
   const unsigned rounds[3] = {10, 12, 14};
@@ -25,6 +68,54 @@ SoftCrypto::SoftCrypto(const SoftCryptoConfig& cfg) : m_cfg(cfg) {
     for (int l = 0; l < 5; ++l) m_aes[k][l] = aes_ce_cycles_per_block(t, rounds[k], static_cast<AesLoop>(l));
   // SHA-1 CE has no model of its own: SHA-256's loop stands in for it [I].
   m_sha_block[0] = m_sha_block[1] = sha256_ce_cycles_per_block(t, 1);
+  m_sha_block2 = sha256_ce_cycles_per_block(t, 2);
+}
+
+// AES-192 (12 rounds) between the two measured key sizes, by rounds.
+double SoftCrypto::neon_bs(std::size_t key_bytes, bool encrypt) const {
+  const auto& bs = m_cfg.neon.bs;
+  const int d = encrypt ? 0 : 1;
+  return key_bytes == 32 ? bs[1][d] : key_bytes == 24 ? (bs[0][d] + bs[1][d]) / 2 : bs[0][d];
+}
+
+double SoftCrypto::neon_aes_arm(std::size_t key_bytes) const {
+  const auto& a = m_cfg.neon.aes_arm;
+  return key_bytes == 32 ? a[1] : key_bytes == 24 ? (a[0] + a[1]) / 2 : a[0];
+}
+
+void SoftCrypto::hash(Runner& r, const Costs& costs, HashAlg alg, std::uint64_t blocks, unsigned n) const {
+  const bool sha1 = alg == HashAlg::sha1;
+  const double total = static_cast<double>(blocks * n);
+  const char* fn;
+  double per_block;
+  if (m_cfg.crypto == CpuCrypto::neon) {  // no multi-buffer code: n messages one after the other
+    fn = sha1 ? "sha1_transform_neon" : "sha256_block_data_order_neon";
+    per_block = m_sha_block[sha1 ? 0 : 1];
+  } else {
+    const bool x2 = n == 2 && !sha1;
+    fn = sha1 ? "sha1_ce_transform" : x2 ? "sha256_ce_finup2x" : "sha256_ce_transform";
+    per_block = x2 ? m_sha_block2 : m_sha_block[sha1 ? 0 : 1];
+  }
+  r.charge(costs(Cost::kernel_neon_begin));
+  r.charge(cycles(fn, per_block * total));
+  r.charge(costs(Cost::kernel_neon_end));
+}
+
+void SoftCrypto::neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt, std::uint64_t bytes) const {
+  if (mode == CipherMode::cbc && encrypt) {
+    // cbc-aes-neonbs hands CBC encryption (serial) to the cbc template over aes-arm: no NEON.
+    r.charge(cycles("__aes_arm_encrypt", neon_aes_arm(key_bytes) * static_cast<double>((bytes + 15) / 16 * 16)));
+    return;
+  }
+  const char* fn = mode == CipherMode::ecb   ? (encrypt ? "aesbs_ecb_encrypt" : "aesbs_ecb_decrypt")
+                   : mode == CipherMode::cbc ? "aesbs_cbc_decrypt"
+                   : mode == CipherMode::ctr ? "aesbs_ctr_encrypt"
+                                             : (encrypt ? "aesbs_xts_encrypt" : "aesbs_xts_decrypt");
+  // CTR runs the cipher forwards whichever the direction.
+  const bool forward = encrypt || mode == CipherMode::ctr;
+  r.charge(costs(Cost::kernel_neon_begin));
+  r.charge(cycles(fn, neon_bs(key_bytes, forward) * bs_pass_bytes(bytes)));
+  r.charge(costs(Cost::kernel_neon_end));
 }
 
 double SoftCrypto::aes_cycles_per_block(std::size_t key_bytes, int loop) const { return m_aes[key_index(key_bytes)][loop]; }
@@ -37,6 +128,7 @@ void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMo
                     cpb * static_cast<double>(bytes)));
     return;
   }
+  if (m_cfg.crypto == CpuCrypto::neon) return neon_skcipher(r, costs, mode, key_bytes, encrypt, bytes);
   AesLoop loop = AesLoop::parallel;
   const char* fn = encrypt ? "ce_aes_ecb_encrypt" : "ce_aes_ecb_decrypt";
   if (mode == CipherMode::cbc) {
@@ -58,6 +150,15 @@ void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMo
 void SoftCrypto::aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, HashAlg hash, std::size_t key_bytes,
                       bool encrypt, std::uint64_t assoc, std::uint64_t text) const {
   const int k = key_index(key_bytes);
+  if (ccm && m_cfg.crypto == CpuCrypto::neon) {
+    // The ccm template: the CBC-MAC (cbcmac over aes-arm, serial) over B0, the formatted
+    // associated data and the payload, and ctr-aes-neonbs over the payload and the tag block.
+    const double adata_blocks = assoc ? static_cast<double>((assoc + 2 + 15) / 16) : 0.0;
+    const double mac_blocks = 1 + adata_blocks + static_cast<double>((text + 15) / 16);
+    r.charge(cycles("__aes_arm_encrypt", neon_aes_arm(key_bytes) * 16 * mac_blocks));
+    neon_skcipher(r, costs, CipherMode::ctr, key_bytes, true, text + 16);
+    return;
+  }
   if (ccm) {
     // aes-ce-ccm: the associated data through the MAC alone (ce_aes_mac_update, a serial chain),
     // the payload with MAC and counter in lockstep, then the tag.
@@ -73,11 +174,7 @@ void SoftCrypto::aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, Ha
   // crypto/authenc.c: the cipher (cbc) and the HMAC over assoc || ciphertext, one after the other.
   skcipher(r, costs, alg, CipherMode::cbc, key_bytes, encrypt, text);
   const std::uint64_t inner = 64 + assoc + text;  // K0 ^ ipad, then the message
-  const double sha_blocks = static_cast<double>((inner + 9 + 63) / 64 + 2);  // + the outer hash's two blocks
-  r.charge(costs(Cost::kernel_neon_begin));
-  r.charge(cycles(hash == HashAlg::sha1 ? "sha1_ce_transform" : "sha256_ce_transform",
-                  m_sha_block[hash == HashAlg::sha1 ? 0 : 1] * sha_blocks));
-  r.charge(costs(Cost::kernel_neon_end));
+  this->hash(r, costs, hash, (inner + 9 + 63) / 64 + 2, 1);  // + the outer hash's two blocks
 }
 
 }  // namespace qcesim::cpu

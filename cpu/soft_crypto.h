@@ -1,9 +1,15 @@
-// The software implementations the kernel would pick on this CPU for a cipher or AEAD (the CPU
-// path, and the qce driver's fallback), as CPU work charged to the calling context: arm64's
-// Crypto Extensions drivers (aes-ce-blk's ECB/CBC/CTR/XTS, aes-ce-ccm, and authenc over
-// cbc-aes-ce and hmac(sha256-ce)/hmac(sha1-ce)), timed from the CE core model (ce_core.h); DES
-// and 3DES have no CE instructions and run the generic C code, timed by cycles per byte from
-// the profile. The arithmetic is model/block_cipher and model/aead_cipher's; this charges time.
+// The software implementations the kernel would pick on this CPU for a hash, cipher or AEAD (the
+// CPU path, and the qce driver's fallback), as CPU work charged to the calling context. Two sets
+// (cpu.crypto):
+//  - ce: arm64's Crypto Extensions drivers (aes-ce-blk's ECB/CBC/CTR/XTS, aes-ce-ccm, authenc
+//    over cbc-aes-ce and hmac(sha256-ce)/hmac(sha1-ce), the SHA-256 library's CE loop), timed from
+//    the CE core model (ce_core.h);
+//  - neon: a 32-bit ARMv7 core without crypto instructions (arch/arm/crypto): aes-neonbs's
+//    bit-sliced ECB, CBC decryption, CTR and XTS, eight blocks per pass (a request of fewer pays
+//    a whole pass); CBC encryption and CCM's CBC-MAC, serial, through the scalar aes-arm cipher;
+//    sha256-neon and sha1-neon; each timed by published cycles per byte in the profile (neon.*).
+// DES and 3DES have no NEON or CE code and run the generic C code (cpu.des_cycles_per_byte).
+// The arithmetic is model/block_cipher and model/aead_cipher's; this charges time.
 #pragma once
 
 #include <cstdint>
@@ -17,14 +23,28 @@
 
 namespace qcesim::cpu {
 
+enum class CpuCrypto { ce, neon };
+CpuCrypto parse_cpu_crypto(const std::string& name);  // std::invalid_argument listing the choices
+const char* cpu_crypto_name(CpuCrypto c);
+
+// The NEON set's speeds, in the core's own cycles per byte (a CPU-bound loop: it follows the clock).
+struct NeonCycles {
+  double bs[2][2] = {{36.3, 43.0}, {49.3, 58.9}};  // aes-neonbs [AES-128, AES-256][encrypt, decrypt]
+  double aes_arm[2] = {28, 38};                    // scalar aes-arm, one block at a time [AES-128, AES-256]
+  double sha256 = 17, sha1 = 11;                   // sha256-neon, sha1-neon
+};
+
 struct SoftCryptoConfig {
-  std::string core = "cortex-x4";  // ce.core
-  double hz = 3.3e9;               // cpu.freq
-  double des_cycles_per_byte = 25; // cpu.des_cycles_per_byte
+  CpuCrypto crypto = CpuCrypto::ce;  // cpu.crypto
+  std::string core = "cortex-x4";    // ce.core (the ce set only)
+  NeonCycles neon;                   // neon.* (the neon set only)
+  double hz = 3.3e9;                 // cpu.freq
+  double des_cycles_per_byte = 25;   // cpu.des_cycles_per_byte
   double tdes_cycles_per_byte = 70;
 };
 
-// ce.core, cpu.freq, cpu.des_cycles_per_byte, cpu.3des_cycles_per_byte.
+// cpu.crypto, cpu.freq, cpu.des_cycles_per_byte, cpu.3des_cycles_per_byte, and ce.core (ce) or
+// neon.* (neon).
 SoftCryptoConfig soft_crypto_config(const model::Profile& p);
 
 class SoftCrypto {
@@ -38,16 +58,28 @@ class SoftCrypto {
   void aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, HashAlg hash, std::size_t key_bytes, bool encrypt,
             std::uint64_t assoc, std::uint64_t text) const;
 
-  // Cycles per 16-byte block of an AES loop, for reports and tests.
+  // `blocks` 64-byte blocks of each of `n` messages through the SHA library (the CPU path of a
+  // hash; with the ce set and n = 2, interleaved as sha256_ce_finup2x).
+  void hash(Runner& r, const Costs& costs, HashAlg alg, std::uint64_t blocks, unsigned n) const;
+
+  // Cycles per 16-byte block of an AES loop (an AesLoop), for reports and tests; with the neon
+  // set, the steady state of its implementation.
   double aes_cycles_per_block(std::size_t key_bytes, int loop) const;
+  const SoftCryptoConfig& config() const { return m_cfg; }
 
  private:
+  // The neon set's skcipher: which implementation runs and what it costs.
+  void neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt, std::uint64_t bytes) const;
+  double neon_bs(std::size_t key_bytes, bool encrypt) const;
+  double neon_aes_arm(std::size_t key_bytes) const;
+
   // CPU-bound: stretches with the governor's clock.
   Charge cycles(const char* fn, double n) const { return cycles_charge(fn, n, m_cfg.hz); }
 
   SoftCryptoConfig m_cfg;
   double m_aes[3][5] = {};  // [AES-128, -192, -256][AesLoop]
   double m_sha_block[2] = {};  // SHA-1 (taken as SHA-256's), SHA-256 cycles per 64-byte block
+  double m_sha_block2 = 0;     // SHA-256 CE per block and message, two messages interleaved
 };
 
 }  // namespace qcesim::cpu

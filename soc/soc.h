@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <systemc>
 
 #include "bam/bam.h"
@@ -25,7 +26,8 @@ using model::Bus;
 using model::Memory;
 using model::Profile;
 
-// SM8650 (sm8650.dtsi): crypto@1dfa000 size 0x6000; cryptobam "qcom,bam-v1.7.0" @1dc4000.
+// Where DRAM, the engine and the BAM sit; the defaults are SM8650's (sm8650.dtsi: crypto@1dfa000
+// size 0x6000; cryptobam "qcom,bam-v1.7.0" @1dc4000), a profile's soc.dt sets the rest.
 struct AddressMap {
   std::uint64_t dram_base = 0x80000000ull;
   std::uint64_t dram_size = 256ull << 20;  // what the emulator gives its DMA buffers
@@ -39,13 +41,15 @@ struct SocConfig {
   AddressMap map;
   bam::BamConfig bam;
   qce::QceConfig qce;
-  unsigned linux_ee = 0;  // qcom,ee = <0>
+  unsigned linux_ee = 0;  // qcom,ee
+  unsigned rx_pipe = 4, tx_pipe = 5;  // the qce node's dmas
+  std::string dt = "sm8650";
   unsigned num_cores = 1;
   cpu::Costs costs;       // all zero: the untimed functional emulator
 };
 
-// The SoC's blocks from a profile, each block reading its own parameters (cpu.cores, the cost
-// items, bam.*, qce.*).
+// The SoC's blocks from a profile, each block reading its own parameters (soc.dt, cpu.cores, the
+// cost items, bam.*, qce.*).
 SocConfig soc_config(const Profile& p);
 
 class Soc : public sc_core::sc_module {

@@ -60,7 +60,10 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
   c.driver.irq_cpu = static_cast<unsigned>(p.num("cpu.irq_cpu"));
+  c.driver.rx_pipe = s.rx_pipe;
+  c.driver.tx_pipe = s.tx_pipe;
   c.driver.rules = qce::qce_rules(p);
+  c.driver.done_tasklet = c.driver.rules.era != 0 && c.driver.rules.era < 2024;
   c.driver.soft = cpu::soft_crypto_config(p);
   if (c.driver.irq_cpu >= s.num_cores) {
     const Param& irq = p.param("cpu.irq_cpu");
@@ -84,10 +87,13 @@ std::map<std::string, double> measured_for(const Variant& v, const Workload& w) 
 void check_variant(const Scenario& sc, const Variant& v) {
   const Profile p = sc.profile_for(v);
   (void)emulator_config(p, v, false, sc.workload, sc.faults);
-  const Param& core = p.param("ce.core");
-  const auto names = cpu::ce_core_names();
-  if (std::find(names.begin(), names.end(), core.text) == names.end())
-    throw ConfigError(core.origin_file, core.origin_path, "a core of the CE tables: " + join_names(names), quoted_input(core.text));
+  if (cpu::soft_crypto_config(p).crypto == cpu::CpuCrypto::ce) {
+    const Param& core = p.param("ce.core");
+    const auto names = cpu::ce_core_names();
+    if (std::find(names.begin(), names.end(), core.text) == names.end())
+      throw ConfigError(core.origin_file, core.origin_path, "a core of the CE tables: " + join_names(names),
+                        quoted_input(core.text));
+  }
   // The crypto API would not pick QCE for an algorithm its era's driver does not register.
   const qce::QceRules rules = qce::qce_rules(p);
   if (v.engine == VariantEngine::qce && rules.era && !qce::qce_registers(rules, sc.workload.algorithm.name)) {
@@ -103,6 +109,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   EmulatorConfig c = emulator_config(p, v, timing_only);
   if (w.tz.rate_per_s > 0 && v.engine == VariantEngine::qce) {
     c.tz.rate_per_s = w.tz.rate_per_s;
+    c.tz.ee = c.soc.linux_ee == 1 ? 0 : 1;  // the other EE
     c.tz.message_bytes = w.tz.message_bytes;
     c.tz.lock = v.bam_lock && v.reg_io == qce::RegIo::bam;  // one protocol for the whole system
     c.tz.functional = !timing_only;
@@ -172,26 +179,23 @@ struct MessagePool {
 };
 
 
-// The kernel SHA library on the CE core, in the caller's task context: messages first ..
-// first + n - 1 (two interleaved with finup2x), their digests checked. The CPU path, and the
-// caller's fallback after a failed engine request.
+// The kernel SHA library on this CPU (the CE loop, or sha256-neon on a core without crypto
+// instructions), in the caller's task context: messages first .. first + n - 1 (two interleaved
+// with finup2x on CE), their digests checked. The CPU path, and the caller's fallback after a
+// failed engine request.
 class CpuHash {
  public:
-  CpuHash(Emulator& e, const Profile& prof, const Workload& w, const MessagePool& pool, VariantResult& res)
-      : m_task(e.task()), m_costs(e.kernel().costs()), m_w(w), m_pool(pool), m_res(res),
-        m_hz(prof.num("cpu.freq") * 1e9), m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64) {
-    // The CE loop's schedule, once per interleave (scheduling it is costly; every request uses it).
-    const auto& table = cpu::ce_core_table(prof.text("ce.core"));
-    m_cpb[1] = cpu::sha256_ce_cycles_per_block(table, 1);
-    m_cpb[2] = cpu::sha256_ce_cycles_per_block(table, 2);
-  }
+  CpuHash(Emulator& e, const Workload& w, const MessagePool& pool, VariantResult& res)
+      : m_task(e.task()), m_costs(e.kernel().costs()), m_soft(e.qce().soft()), m_w(w), m_pool(pool), m_res(res),
+        m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64) {}
 
   void hash(std::uint64_t first, unsigned n, unsigned interleave) {
     m_task.charge(m_costs(cpu::Cost::sha256_lib_call));
-    m_task.charge(m_costs(cpu::Cost::kernel_neon_begin));
-    m_task.charge(cpu::cycles_charge(interleave == 2 ? "sha256_ce_finup2x" : "sha256_ce_transform",
-                                     m_cpb[interleave] * static_cast<double>(m_blocks * n), m_hz));
-    m_task.charge(m_costs(cpu::Cost::kernel_neon_end));
+    if (interleave == 2) {
+      m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, n);
+    } else {
+      for (unsigned k = 0; k < n; ++k) m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, 1);
+    }
     if (m_pool.refs.empty()) return;
     for (unsigned k = 0; k < n; ++k) {
       const std::size_t m = (first + k) % m_pool.size();
@@ -204,12 +208,11 @@ class CpuHash {
  private:
   cpu::Runner& m_task;
   const cpu::Costs& m_costs;
+  const cpu::SoftCrypto& m_soft;
   const Workload& m_w;
   const MessagePool& m_pool;
   VariantResult& m_res;
-  double m_hz;
   std::uint64_t m_blocks;
-  double m_cpb[3] = {0, 0, 0};
 };
 
 // The CPU path: ce_interleave messages per call, each call's latency charged to its messages.
@@ -456,7 +459,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     MessagePool pool(e, sc.workload, !timing_only);
     e.task().sync();
     s0 = snapshot(e);
-    CpuHash cpu_hash(e, prof, sc.workload, pool, res);
+    CpuHash cpu_hash(e, sc.workload, pool, res);
     if (v.engine == VariantEngine::ce) {
       run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker);
     } else {

@@ -97,7 +97,7 @@ SweepPlot load_plot(const std::string& file, const json& p, const std::string& f
   return plot;
 }
 
-void check_analysis(const std::string& file, const json& analysis, std::size_t axes) {
+void check_analysis(const std::string& file, const json& analysis, const std::vector<SweepAxis>& axes) {
   const JsonObject an(analysis, file, "/analysis", {"break_even"});
   if (!an.has("break_even")) return;
   const JsonObject be(an.at("break_even"), file, "/analysis/break_even", {"host", "metrics"});
@@ -110,8 +110,11 @@ void check_analysis(const std::string& file, const json& analysis, std::size_t a
         throw ConfigError(file, fmt::format("/analysis/break_even/metrics/{}", i), "a metric name (docs/sweep.md#metrics)",
                           describe_json(ms[i]));
   }
-  if (axes != 1)
-    throw ConfigError(file, "/analysis/break_even", "a sweep with exactly one axis", fmt::format("{} axes", axes));
+  // Along the last axis (with more, once per combination of the others): it must be numeric.
+  for (const json& v : axes.back().values)
+    if (!v.is_number())
+      throw ConfigError(file, "/analysis/break_even",
+                        fmt::format("a numeric last axis to run along ({})", axes.back().path), describe_json(v));
 }
 
 double metric_value(const json& m, const std::string& name) {
@@ -150,22 +153,35 @@ Fit fit_line(const std::map<double, json>& pts) {
 // time per byte (both from the profile), o = the offload's fixed time per request (its fitted
 // intercept). g1 = A o / (C (A - 1) - A L) is the break-even size, g_A/2 = A o / (C - A L) the size
 // at half the peak speedup; either is absent when its denominator is not positive.
-json logca(const Sweep& s, const Fit& host, const std::map<double, json>& pts, const std::string& variant) {
+// `at`: the other axes' values at this group of points (path=value), as sets on the scenario.
+json logca(const Sweep& s, const Fit& host, const std::map<double, json>& pts, const std::string& variant,
+           const std::vector<std::string>& at) {
   const Fit acc = fit_line(pts);
   if (host.n < 2 || acc.n < 2) return {{"note", "needs two sizes or more"}};
-  double bw_mb_s = 0, clock_mhz = 0, cycles = 0;
+  double bw_mb_s = 0, clock_mhz = 0, engine = 0;
   try {
-    const Scenario sc = Scenario::load(s.scenario_file, s.sets);
+    std::vector<std::string> sets = s.sets;
+    sets.insert(sets.end(), at.begin(), at.end());
+    const Scenario sc = Scenario::load(s.scenario_file, sets);
     const Profile p = sc.profile_for(sc.variant(variant));
     bw_mb_s = p.num("bam.bandwidth");
     clock_mhz = p.num("qce.clock");
-    cycles = p.num(sc.workload.alg == HashAlg::sha1 ? "qce.cycles_per_block_sha1" : "qce.cycles_per_block_sha256");
+    // The engine's cycles per byte for the workload's algorithm (a hash block is 64 bytes).
+    const AlgName& a = sc.workload.algorithm;
+    if (a.kind == AlgKind::hash) {
+      engine = p.num(sc.workload.alg == HashAlg::sha1 ? "qce.cycles_per_block_sha1" : "qce.cycles_per_block_sha256") / 64.0;
+    } else if (a.cipher == CipherAlg::aes) {
+      const std::uint32_t key = a.mode == CipherMode::xts ? sc.workload.key_bytes / 2 : sc.workload.key_bytes;
+      engine = p.num(key == 32 ? "qce.cycles_per_block_aes256" : "qce.cycles_per_block_aes128") / 16.0;
+    } else {
+      engine = p.num(a.cipher == CipherAlg::des ? "qce.cycles_per_block_des" : "qce.cycles_per_block_3des") / 8.0;
+    }
   } catch (const std::exception& e) {
     return {{"note", std::string("profile: ") + e.what()}};
   }
   const double C = host.b;                                 // ns per byte
   const double L = 1e3 / bw_mb_s;                          // ns per byte
-  const double engine = cycles / clock_mhz * 1e3 / 64.0;   // ns per byte
+  engine = engine / clock_mhz * 1e3;                       // ns per byte
   const double A = C / engine;
   const double o = acc.a;                                  // ns
   json j = {{"C_ns_per_byte", C}, {"L_ns_per_byte", L}, {"A", A}, {"o_us", o / 1e3},
@@ -231,7 +247,7 @@ Sweep Sweep::parse(const std::string& file) {
     throw ConfigError(file, "/axes", fmt::format("at most {} points", kMaxSweepPoints), fmt::format("{:.0f}", points));
   s.plot = load_plot(file, top.has("plot") ? top.at("plot") : json(), s.axes[0].path);
   if (top.has("analysis")) {
-    check_analysis(file, top.at("analysis"), s.axes.size());
+    check_analysis(file, top.at("analysis"), s.axes);
     s.analysis = top.at("analysis");
   }
   return s;
@@ -432,7 +448,11 @@ json sweep_metrics(const json& r) {
   return m;
 }
 
-json break_even(const Sweep& s, const std::vector<json>& rows) {
+namespace {
+
+// Break-even of every variant against the host along `x_path`, over `rows`.
+json break_even_along(const Sweep& s, const std::vector<json>& rows, const std::string& x_path,
+                      const std::vector<std::string>& at) {
   const json& cfg = s.analysis.at("break_even");
   const std::string host = cfg["host"];
   std::vector<std::string> metrics = {"latency_us.mean", "cpu_us_per_request"};
@@ -440,11 +460,11 @@ json break_even(const Sweep& s, const std::vector<json>& rows) {
   // x -> metrics per variant
   std::map<std::string, std::map<double, json>> by_variant;
   for (const json& r : rows) {
-    const json& x = r["values"][s.axes[0].path];
+    const json& x = r["values"][x_path];
     if (!x.is_number()) return {{"error", "break_even needs a numeric axis"}};
     by_variant[r["variant"]][x.get<double>()] = r["metrics"];
   }
-  json out = {{"host", host}, {"axis", s.axes[0].path}, {"variants", json::object()}};
+  json out = {{"host", host}, {"axis", x_path}, {"variants", json::object()}};
   if (!by_variant.count(host)) {
     out["error"] = "the host variant " + host + " is not in the sweep";
     return out;
@@ -486,8 +506,36 @@ json break_even(const Sweep& s, const std::vector<json>& rows) {
       }
       per[m] = e;
     }
-    per["logca"] = logca(s, host_fit, pts, name);
+    per["logca"] = logca(s, host_fit, pts, name, at);
     out["variants"][name] = per;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Along the last axis; with more than one, a group per combination of the other axes' values
+// (in the order the points ran), each with its own crossings.
+json break_even(const Sweep& s, const std::vector<json>& rows) {
+  const std::string x_path = s.axes.back().path;
+  if (s.axes.size() == 1) return break_even_along(s, rows, x_path, {});
+  std::vector<std::pair<json, std::vector<json>>> groups;
+  for (const json& r : rows) {
+    json at = json::object();
+    for (std::size_t i = 0; i + 1 < s.axes.size(); ++i) at[s.axes[i].path] = r["values"][s.axes[i].path];
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == at; });
+    if (it == groups.end()) it = groups.insert(groups.end(), std::make_pair(at, std::vector<json>{}));
+    it->second.push_back(r);
+  }
+  json out = {{"host", s.analysis.at("break_even")["host"]}, {"axis", x_path}, {"groups", json::array()}};
+  for (const auto& [at, grows] : groups) {
+    std::vector<std::string> sets;
+    for (const auto& [path, v] : at.items()) sets.push_back(path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+    json g = break_even_along(s, grows, x_path, sets);
+    g.erase("host");
+    g.erase("axis");
+    g["at"] = at;
+    out["groups"].push_back(g);
   }
   return out;
 }

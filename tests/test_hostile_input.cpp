@@ -559,10 +559,12 @@ TEST(Repository, SeedMeasurementsAreP1) {
 // meanings from cpu/costs.h's table), so the doc cannot drift from the profile or the table.
 TEST(Repository, ProfileDocIsTheGeneratedTable) {
   const std::string src = QCESIM_SOURCE_DIR;
-  const test::ProcessResult r = test::run_qcesim({"profile", src + "/scenarios/sm8650.json"}, src);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_GT(r.out.size(), 1000u);
-  EXPECT_NE(test::slurp(src + "/docs/profile.md").find(r.out), std::string::npos)
-      << "regenerate the table: scripts/gen-profile-doc.py";
-  EXPECT_NE(r.out.find("`gic_handle_irq`: interrupt entry"), std::string::npos);
+  for (const auto& [doc, profile] : {std::pair<std::string, std::string>{"profile.md", "sm8650.json"}, {"ipq40xx.md", "ipq40xx.json"}}) {
+    const test::ProcessResult r = test::run_qcesim({"profile", src + "/scenarios/" + profile}, src);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_GT(r.out.size(), 1000u);
+    EXPECT_NE(test::slurp(src + "/docs/" + doc).find(r.out), std::string::npos)
+        << "regenerate the tables: scripts/gen-profile-doc.py (" << doc << ")";
+    EXPECT_NE(r.out.find("`gic_handle_irq`: interrupt entry"), std::string::npos);
+  }
 }

@@ -127,8 +127,8 @@ void QceDevice::qce_request_timeout(Runner& k, std::uint64_t seq) {
 // ---------------------------------------------------------------------------------------------
 // Done
 
-// qce_async_request_done: the rest runs in a kworker (qce_req_done_work), which completes the
-// request and starts the next queued one.
+// qce_async_request_done: the rest runs in a kworker (qce_req_done_work), or before 2024 in the
+// done tasklet (qce_tasklet_req_done), which completes the request and starts the next queued one.
 void QceDevice::async_req_done(Runner& r, std::string error) {
   if (!error.empty()) {
     // Clear the engine's context so an operation left waiting for data does not block the next.
@@ -142,13 +142,28 @@ void QceDevice::async_req_done(Runner& r, std::string error) {
     qce_req_done_work(r, seq, error);
     return;
   }
+  if (m_cfg.done_tasklet) {
+    m_kernel.tasklet_schedule(r, "qce_tasklet_req_done",
+                              [this, seq, error](Runner& s) { qce_tasklet_req_done(s, seq, error); });
+    return;
+  }
   m_kernel.schedule_work(r, "qce_req_done_work",
                          [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
+}
+
+// The pre-2024 done tasklet: the same work in softirq, under the queue's spinlock.
+void QceDevice::qce_tasklet_req_done(Runner& r, std::uint64_t seq, const std::string& error) {
+  r.charge(m_costs(cpu::Cost::qce_tasklet_req_done));
+  finish_request(r, seq, error);
 }
 
 // Completes the request `seq` (unless it was abandoned after a timeout) and starts the next.
 void QceDevice::qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error) {
   r.charge(m_costs(cpu::Cost::qce_req_done_work));
+  finish_request(r, seq, error);
+}
+
+void QceDevice::finish_request(Runner& r, std::uint64_t seq, const std::string& error) {
   if (seq != m_req_seq) return;
   QceAsyncRequest* req = m_req;
   m_req = nullptr;

@@ -1,7 +1,7 @@
 // The qce driver's core (drivers/crypto/qce/core.c) on the emulated CPU: probe, the ops table
 // (qce_ops[]: one entry per algorithm type, skcipher, ahash, aead), the one-deep request queue
 // (qce_handle_queue), handing a request to its type's async_req_handle, and the done path
-// (qce_async_request_done -> qce_req_done_work in a kworker). The register set-up lives in
+// (qce_async_request_done -> qce_req_done_work in a kworker, or qce_tasklet_req_done before 2024). The register set-up lives in
 // common.cpp, the DMA in dma.cpp and the algorithms in sha.cpp, skcipher.cpp and aead.cpp, as in the kernel; they are
 // members of QceDevice (struct qce_device) defined in those files.
 #pragma once
@@ -49,6 +49,9 @@ struct QceDriverConfig {
   bool rx_interrupt = true;
   bool poll = false;
   sc_core::sc_time poll_delay = sc_core::sc_time(1, sc_core::SC_US);
+  // Before the December 2024 refactor the done path was a tasklet (qce_tasklet_req_done, in
+  // softirq, which also starts the next request), not a kworker.
+  bool done_tasklet = false;
   // The kernel era's registered set and fallback rules (era 0: none), and what the software
   // fallback costs on this CPU.
   QceRules rules;
@@ -182,6 +185,8 @@ class QceDevice {
   void qce_handle_queue(Runner& r);
   void qce_handle_request(Runner& r, QceAsyncRequest& req);
   void qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error);
+  void qce_tasklet_req_done(Runner& r, std::uint64_t seq, const std::string& error);
+  void finish_request(Runner& r, std::uint64_t seq, const std::string& error);
   void on_channel_error(Runner& r, const std::string& why);
   void qce_request_timeout(Runner& k, std::uint64_t seq);
   void qce_dma_request(Runner& r);

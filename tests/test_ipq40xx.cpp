@@ -1,0 +1,165 @@
+// The second SoC: the IPQ40xx profile's wiring (its device tree: EE 1, pipes 2/3), its early-2020
+// driver (tasklet done path, every AES mode up to aes_sw_max_len to software) and its CPU path
+// (the NEON set: aes-neonbs in whole eight-block passes, aes-arm for CBC encryption,
+// sha256-neon), and a sweep's break-even per key size. Each through the CLI: one elaboration
+// per process.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/profile.h"
+#include "soc/device_tree.h"
+#include "tests/process.h"
+
+using nlohmann::json;
+namespace test = qcesim::test;
+
+namespace {
+
+const std::string kSrc = QCESIM_SOURCE_DIR;
+
+struct CliRun {
+  json variant;
+  std::string out, err;
+};
+
+// `qcesim run` of one variant of a repository scenario, its JSON result.
+CliRun run_variant(const std::string& scenario, const std::string& variant, const std::vector<std::string>& sets) {
+  const std::string dir = test::make_temp_dir("ipq");
+  std::vector<std::string> args = {"run", kSrc + "/scenarios/" + scenario, "--variant", variant, "--json", dir + "/r.json"};
+  for (const auto& s : sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  const test::ProcessResult r = test::run_qcesim(args, dir);
+  CliRun out;
+  out.out = r.out;
+  out.err = r.err;
+  if (r.exit_code == 0) out.variant = json::parse(test::slurp(dir + "/r.json"))["variants"][0];
+  test::remove_tree(dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return out;
+}
+
+// CPU seconds charged as `fn` in a run's profile.
+double fn_seconds(const json& v, const std::string& fn) {
+  double s = 0;
+  for (const json& p : v["profile"])
+    if (p["function"] == fn) s += p["cpu_s"].get<double>();
+  return s;
+}
+
+}  // namespace
+
+// Built from the device tree, the driver and published costs: nothing in it was fitted.
+TEST(Ipq40xx, ProfileIsSourcedAndUnfitted) {
+  const auto p = qcesim::model::Profile::load(kSrc + "/scenarios/ipq40xx.json");
+  for (const auto& [name, prm] : p.params()) EXPECT_NE(prm.provenance.rfind("calibrated:", 0), 0u) << name;
+  EXPECT_EQ(p.text("soc.dt"), "ipq4019");
+  EXPECT_EQ(p.text("cpu.crypto"), "neon");
+  EXPECT_FALSE(p.has("ce.core"));  // the Cortex-A7 has no Crypto Extensions
+  EXPECT_EQ(p.num("driver.era"), 2020);
+  EXPECT_EQ(p.text("iommu.mode"), "none");
+  EXPECT_DOUBLE_EQ(p.num("cpu.freq"), 0.716);
+  const auto& dt = qcesim::soc::device_tree("ipq4019");
+  EXPECT_EQ(dt.qce_base, 0x08e3a000u);
+  EXPECT_EQ(dt.bam_base, 0x08e04000u);
+  EXPECT_EQ(dt.bam_ee, 1u);
+  EXPECT_EQ(dt.rx_pipe, 2u);
+  EXPECT_EQ(dt.tx_pipe, 3u);
+  EXPECT_EQ(dt.bam_spi, 207u);
+  EXPECT_THROW(qcesim::soc::device_tree("ipq8074"), std::invalid_argument);
+}
+
+// cbc(aes) through QCE on EE 1's pipes 2 and 3: every output checked, one interrupt per request,
+// and the 2020 driver completes in its done tasklet (softirq), not a kworker.
+TEST(Ipq40xx, CbcThroughQceIsBitExactOnEe1Pipes2And3WithTheDoneTasklet) {
+  const CliRun r = run_variant("ipq40xx-cipher.json", "qce", {"workload.messages=6"});
+  const json& v = r.variant;
+  EXPECT_EQ(v["completed"], 6);
+  EXPECT_EQ(v["digest_mismatches"], 0);
+  EXPECT_EQ(v["software"], 0);
+  EXPECT_EQ(v["irqs"], 6);
+  EXPECT_GT(fn_seconds(v, "qce_tasklet_req_done"), 0);
+  EXPECT_EQ(fn_seconds(v, "qce_req_done_work"), 0);
+  EXPECT_EQ(v["kworker_s"], 0);
+  const test::ProcessResult e =
+      test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-cipher.json", "--variant", "qce", "--request", "2"}, kSrc);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("BAM pipe 2 (EE 1, consumer)"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("BAM pipe 3 (EE 1, producer)"), std::string::npos);
+  EXPECT_NE(e.out.find("softirq                   qce_tasklet_req_done"), std::string::npos);
+}
+
+// The 2020 rules send every AES mode up to aes_sw_max_len (512) to software; at 0 they do not.
+TEST(Ipq40xx, SmallRequestsOfEveryAesModeGoToTheNeonFallback) {
+  for (const char* alg : {"cbc(aes)", "ctr(aes)", "ecb(aes)"}) {
+    const CliRun r = run_variant("ipq40xx-cipher.json", "qce",
+                              {"workload.messages=4", "workload.message_bytes=256", std::string("workload.algorithm=") + alg});
+    EXPECT_EQ(r.variant["software"], 4) << alg;
+    EXPECT_EQ(r.variant["irqs"], 0) << alg;
+    EXPECT_EQ(r.variant["digest_mismatches"], 0) << alg;
+  }
+  const CliRun direct = run_variant("ipq40xx-cipher.json", "qce-no-sw-fallback", {"workload.messages=4", "workload.message_bytes=256"});
+  EXPECT_EQ(direct.variant["software"], 0);
+  EXPECT_EQ(direct.variant["irqs"], 4);
+}
+
+// aes-neonbs computes eight blocks per pass: 16 bytes cost what 128 do, 144 twice that, at the
+// profile's cycles per byte and clock; CBC encryption runs aes-arm block by block.
+TEST(Ipq40xx, NeonBitslicedCodeRunsWholeEightBlockPasses) {
+  const double hz = 0.716e9;
+  auto ctr = [](int bytes) {
+    const CliRun r = run_variant("ipq40xx-cipher.json", "cpu",
+                              {"workload.messages=3", "workload.algorithm=ctr(aes)", "workload.message_bytes=" + std::to_string(bytes)});
+    EXPECT_EQ(r.variant["digest_mismatches"], 0);
+    return fn_seconds(r.variant, "aesbs_ctr_encrypt") / 3;
+  };
+  const double c16 = ctr(16), c128 = ctr(128), c144 = ctr(144);
+  EXPECT_NEAR(c16, 128 * 36.3 / hz, 1e-12);
+  EXPECT_NEAR(c128, c16, 1e-12);
+  EXPECT_NEAR(c144, 2 * c16, 1e-12);
+  const CliRun cbc = run_variant("ipq40xx-cipher.json", "cpu", {"workload.messages=3", "workload.message_bytes=48"});
+  EXPECT_NEAR(fn_seconds(cbc.variant, "__aes_arm_encrypt") / 3, 48 * 28 / hz, 1e-12);
+  EXPECT_EQ(fn_seconds(cbc.variant, "kernel_neon_begin"), 0);  // scalar code: no NEON section
+  const CliRun dec = run_variant("ipq40xx-cipher.json", "cpu",
+                              {"workload.messages=3", "workload.message_bytes=48", "workload.direction=decrypt", "workload.key_bytes=32"});
+  EXPECT_NEAR(fn_seconds(dec.variant, "aesbs_cbc_decrypt") / 3, 128 * 58.9 / hz, 1e-12);
+}
+
+// The SHA-256 library on the A7 is sha256-neon; through QCE the digests are the engine's.
+TEST(Ipq40xx, Sha256RunsSha256NeonOnTheCpuAndQceBitExact) {
+  const CliRun cpu = run_variant("ipq40xx-sha256.json", "sha256-neon", {"workload.messages=4"});
+  EXPECT_EQ(cpu.variant["digest_mismatches"], 0);
+  const double blocks = (4096 + 9 + 63) / 64;
+  EXPECT_NEAR(fn_seconds(cpu.variant, "sha256_block_data_order_neon") / 4, blocks * 64 * 17 / 0.716e9, 1e-12);
+  EXPECT_EQ(fn_seconds(cpu.variant, "sha256_ce_transform"), 0);
+  const CliRun qce = run_variant("ipq40xx-sha256.json", "sha256-qce", {"workload.messages=4"});
+  EXPECT_EQ(qce.variant["completed"], 4);
+  EXPECT_EQ(qce.variant["digest_mismatches"], 0);
+}
+
+// A sweep over key size and message size: break-even along the last axis, once per key size.
+TEST(Ipq40xx, TcryptStudyBreaksEvenPerKeySize) {
+  const std::string dir = test::make_temp_dir("ipqsweep");
+  const test::ProcessResult r = test::run_qcesim(
+      {"sweep", kSrc + "/scenarios/study-ipq40xx-tcrypt-cbc.json", "--set", "workload.messages=8", "--out", dir + "/s"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json be = json::parse(test::slurp(dir + "/s.json"))["analysis"]["break_even"];
+  test::remove_tree(dir);
+  EXPECT_EQ(be["axis"], "workload.message_bytes");
+  ASSERT_EQ(be["groups"].size(), 2u);
+  EXPECT_EQ(be["groups"][0]["at"]["workload.key_bytes"], 16);
+  EXPECT_EQ(be["groups"][1]["at"]["workload.key_bytes"], 32);
+  double x[2];
+  for (std::size_t g = 0; g < 2; ++g) {
+    const json& e = be["groups"][g]["variants"]["qce-no-sw-fallback"]["us_per_request"];
+    ASSERT_TRUE(e["x"].is_number()) << e.dump();
+    x[g] = e["x"];
+    EXPECT_EQ(e["offload_wins"], "above");
+  }
+  EXPECT_LT(x[1], x[0]);  // AES-256's slower software crosses earlier
+  EXPECT_NE(r.out.find(" at workload.key_bytes = 32:"), std::string::npos);
+}
