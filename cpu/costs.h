@@ -42,12 +42,12 @@ namespace qcesim::cpu {
   X(writel, "writel",                                                                                                 \
     "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma "        \
     "(posted, no wait)")                                                                                              \
-  X(dma_map_sg, "dma_map_sg", "the dma-mapping call for a scatterlist: iommu_dma_map_sg's walk and bookkeeping")          \
+  X(dma_map_sg, "dma_map_sg", "the dma-mapping call for a scatterlist: iommu_dma_map_sg's (or dma-direct's) walk and bookkeeping") \
   X(alloc_iova_fast, "alloc_iova_fast", "takes an IOVA range for the mapping from the per-CPU rcache")                   \
   X(arm_lpae_map_pages, "arm_lpae_map_pages", "writes the IOMMU page-table entry of one page (per page mapped)")         \
   X(dcache_clean_poc, "dcache_clean_poc",                                                                             \
     "cleans one 64-byte cache line to the point of coherency before a non-coherent device reads it (per line; a wait)") \
-  X(dma_unmap_sg, "dma_unmap_sg", "the dma-mapping call that unmaps a scatterlist: iommu_dma_unmap_sg's bookkeeping")   \
+  X(dma_unmap_sg, "dma_unmap_sg", "the dma-mapping call that unmaps a scatterlist: iommu_dma_unmap_sg's (or dma-direct's) bookkeeping") \
   X(arm_lpae_unmap_pages, "arm_lpae_unmap_pages", "clears the IOMMU page-table entry of one page (per page unmapped)")   \
   X(arm_smmu_tlb_inv, "arm_smmu_tlb_inv_range_s1",                                                                    \
     "invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write (per page; a wait)")              \

@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstring>
 #include <random>
 
@@ -196,7 +197,9 @@ class QceCipherPath {
     ++m_res.issued;
     if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(id));
     if (m_route[s.msg].route == qce::Route::fallback) {  // qce_*_crypt hands it to the fallback tfm
-      const sc_time t0 = sc_core::sc_time_stamp();
+      // From when the task gets here (its charges so far may not have been synced yet).
+      auto t0 = std::make_shared<sc_time>();
+      m_e.task().when_done([t0](const sc_time& t) { *t0 = t; });
       const AlgName& a = m_w.algorithm;
       m_e.task().charge(m_e.kernel().costs()(a.kind == AlgKind::skcipher ? cpu::Cost::qce_skcipher_crypt : cpu::Cost::qce_aead_crypt));
       software_request(m_e, m_pool, s.msg, s.out.ptr + m_w.assoc_bytes, m_res);
@@ -204,7 +207,7 @@ class QceCipherPath {
       ++m_res.completed;
       ++m_finished;
       m_tick(m_finished);
-      m_e.task().when_done([&lat = m_lat, id, t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+      m_e.task().when_done([&lat = m_lat, id, t0](const sc_time& end) { record_latency(lat, id, *t0, end); });
       return;
     }
     s.busy = true;

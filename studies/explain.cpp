@@ -21,6 +21,16 @@ const std::map<std::string, std::string>& reasons() {
       {"wakeup_softirqd", "softirq work raised outside interrupt context goes to ksoftirqd"},
       {"sha256_ce_transform", "the ARMv8 Crypto Extensions block loop (SHA256H/H2/SU0/SU1), one buffer"},
       {"sha256_ce_finup2x", "the ARMv8 CE loop hashing two buffers interleaved"},
+      {"sha1_ce_transform", "the ARMv8 Crypto Extensions SHA-1 block loop"},
+      {"sha256_block_data_order_neon", "sha256-neon: the SHA-256 block loop on a core without crypto instructions (NEON message schedule, integer rounds)"},
+      {"sha1_transform_neon", "sha1-neon: the SHA-1 block loop with NEON"},
+      {"__aes_arm_encrypt", "aes-arm: scalar table-based AES, one block at a time (CBC encryption is serial, so the bit-sliced code cannot take it)"},
+      {"aesbs_ecb_encrypt", "aes-neonbs: bit-sliced AES with NEON, eight blocks per pass (fewer still cost a pass)"},
+      {"aesbs_ecb_decrypt", "aes-neonbs: bit-sliced AES decryption, eight blocks per pass"},
+      {"aesbs_cbc_decrypt", "aes-neonbs: CBC decryption, eight blocks in parallel per pass"},
+      {"aesbs_ctr_encrypt", "aes-neonbs: CTR, eight counter blocks per pass"},
+      {"aesbs_xts_encrypt", "aes-neonbs: XTS, eight blocks and their tweaks per pass"},
+      {"aesbs_xts_decrypt", "aes-neonbs: XTS decryption, eight blocks per pass"},
       {"qce_dma_error", "the driver handles a DMA error"},
       {"finish: result registers", "the engine's fixed end-of-operation time before the result registers and dump are ready (qce.finish)"},
   };
@@ -53,6 +63,7 @@ std::string why(const std::string& step, const std::string& kind) {
     return "the engine hashes the data block by block as BAM delivers it (pipelined with the bursts)";
   }
   if (kind == "request") return "from the caller's submission to the completion callback";
+  if (step.rfind("ce_aes_", 0) == 0) return "the ARMv8 Crypto Extensions AES loop (AESE/AESMC pairs: aes-ce-blk, aes-ce-ccm)";
   return "";
 }
 
