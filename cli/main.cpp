@@ -225,6 +225,10 @@ Command sweep_command(CLI::App& app) {
   sp->add_option("--y", sw->y, "Metric on the y axis, e.g. us_per_request, cpu_us_per_request, mb_per_s (default: plot.y)");
   sp->add_flag("--log-x", sw->log_x, "Logarithmic x axis");
   sp->add_flag("--log-y", sw->log_y, "Logarithmic y axis");
+  sp->add_option("--shard", sw->shards.shard, "I/N: run only the points p with p % N == I (a batch task)");
+  sp->add_option("--shard-out", sw->shards.shard_out, "Where --shard writes its runs");
+  sp->add_option("--merge", sw->shards.merge, "All N shard files: the sweep's outputs from them (the same command otherwise)")
+      ->expected(1, -1);
   return {sp, [sw] { return cli::run_sweep(*sw, std::cout, std::cerr); }};
 }
 

@@ -40,11 +40,12 @@ void apply_shard_options(const ShardCli& cli, studies::ShardOptions& out, nlohma
   }
 }
 
-void write_shard(const ShardCli& cli, const studies::ShardOptions& s, const nlohmann::json& doc, std::ostream& err) {
+void write_shard(const ShardCli& cli, const studies::ShardOptions& s, const nlohmann::json& doc, std::ostream& err,
+                 const char* what) {
   write_output("--shard-out", cli.shard_out, doc.dump() + "\n");
-  err << fmt::format("wrote shard {}/{} ({} points) to {}; the same command with --merge and all {} shard files gives "
+  err << fmt::format("wrote shard {}/{} ({} {}) to {}; the same command with --merge and all {} shard files gives "
                      "the result\n",
-                     s.index, s.count, doc.contains("results") ? doc["results"].size() : 0, cli.shard_out, s.count);
+                     s.index, s.count, doc.contains("results") ? doc["results"].size() : 0, what, cli.shard_out, s.count);
 }
 
 }  // namespace qcesim::cli

@@ -22,6 +22,7 @@ struct ShardCli {
 // where a shard's document lands.
 void apply_shard_options(const ShardCli& cli, studies::ShardOptions& out, nlohmann::json& doc);
 // After a shard run: writes its document to --shard-out and says so on `err`.
-void write_shard(const ShardCli& cli, const studies::ShardOptions& s, const nlohmann::json& doc, std::ostream& err);
+void write_shard(const ShardCli& cli, const studies::ShardOptions& s, const nlohmann::json& doc, std::ostream& err,
+                 const char* what = "points");
 
 }  // namespace qcesim::cli

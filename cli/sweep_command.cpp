@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <spdlog/fmt/fmt.h>
@@ -71,20 +72,24 @@ std::string describe_point(const studies::Sweep& s, const studies::SweepPoint& p
 
 // Runs every (point, variant) the journal does not have, each in its own process, recording
 // each as it ends, with progress on `err`. Returns how many failed.
-std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, unsigned jobs, std::ostream& err) {
+std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, unsigned jobs, std::ostream& err,
+                     const studies::ShardOptions& shard = {}) {
   struct Job {
     std::size_t point;
     std::string variant;
   };
-  const std::vector<studies::SweepPoint> points = s.points();
+  const std::vector<studies::SweepPoint> all = s.points();
+  std::vector<studies::SweepPoint> points;  // this process's: all, or its shard's
+  for (const auto& p : all)
+    if (shard.count == 0 || p.index % shard.count == shard.index) points.push_back(p);
   std::vector<Job> todo;
   for (const auto& p : points)
     for (const auto& v : s.variants)
       if (!journal.has(p.index, v)) todo.push_back({p.index, v});
   const std::size_t total = points.size() * s.variants.size(), done_before = journal.done().size();
-  err << fmt::format("qcesim sweep: {} ({} points x {} variants = {} runs{}){}\n", s.name, points.size(), s.variants.size(),
-                     total, done_before == 0 ? "" : fmt::format(", {} already done", done_before),
-                     s.timing_only ? ", timing only" : "");
+  err << fmt::format("qcesim sweep: {} ({} points x {} variants = {} runs{}{}){}\n", s.name, points.size(), s.variants.size(),
+                     total, shard.count ? fmt::format(" of shard {}/{}", shard.index, shard.count) : "",
+                     done_before == 0 ? "" : fmt::format(", {} already done", done_before), s.timing_only ? ", timing only" : "");
   err.flush();
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t finished = 0, failed = 0;
@@ -92,7 +97,7 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
   studies::fork_each(
       todo.size(), jobs,
       [&](std::size_t i) {
-        const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(points[todo[i].point]));
+        const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(all[todo[i].point]));
         return studies::run_variant(sc, sc.variant(todo[i].variant), s.timing_only, ahead).to_json();
       },
       [&](std::size_t i, const json& r) {
@@ -101,7 +106,7 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double eta = elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
         const std::string what = fmt::format("[{}/{}] {} {}", done_before + finished, total,
-                                             describe_point(s, points[job.point]), job.variant);
+                                             describe_point(s, all[job.point]), job.variant);
         if (r.contains("error")) {
           ++failed;
           err << fmt::format("{}: failed: {}\n", what, r["error"].get<std::string>());
@@ -175,12 +180,42 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   std::vector<std::string> axis_paths;
   for (const auto& a : s.axes) axis_paths.push_back(a.path);
   const PlotSpec plot = plot_spec(opt, s, axis_paths);
+  studies::ShardOptions shard;
+  json shard_doc;
+  apply_shard_options(opt.shards, shard, shard_doc);
+  if (shard.count) {
+    // One shard: its runs to --shard-out, resumable through a journal beside it.
+    if (!opt.plot.empty()) throw model::ConfigError("--plot", "", "no chart with --shard (the merge draws it)", opt.plot);
+    const std::string journal_file = opt.shards.shard_out + ".journal.jsonl";
+    if (check_output("--shard-out", journal_file) != OutputKind::replace)
+      throw model::ConfigError("--shard-out", "", "a regular file name (FILE and FILE.journal.jsonl)", journal_file);
+    studies::SweepJournal journal(journal_file, s, opt.fresh);
+    const std::size_t failed = run_jobs(s, journal, opt.jobs, err, shard);
+    if (failed) {
+      err << fmt::format("{} run(s) failed; {} keeps the finished ones: run the same command again to retry\n", failed,
+                         journal.file());
+      return 2;
+    }
+    shard_doc = studies::sweep_shard_document(s, shard.index, shard.count, journal.done());
+    write_shard(opt.shards, shard, shard_doc, err, "runs");
+    journal.remove();
+    return 0;
+  }
   const std::string prefix = opt.out.empty() ? s.name : opt.out;
   check_sweep_outputs(prefix);
-  studies::SweepJournal journal(prefix + ".journal.jsonl", s, opt.fresh);
-  const std::size_t failed = run_jobs(s, journal, opt.jobs, err);
+  const bool merged = !shard.merge.empty();
+  std::unique_ptr<studies::SweepJournal> journal;
+  std::size_t failed = 0;
+  std::map<std::string, json> done;
+  if (merged) {
+    done = studies::merge_sweep_shards(s, shard.merge, shard.merge_files);
+  } else {
+    journal = std::make_unique<studies::SweepJournal>(prefix + ".journal.jsonl", s, opt.fresh);
+    failed = run_jobs(s, *journal, opt.jobs, err);
+    done = journal->done();
+  }
 
-  const std::vector<json> rows = studies::sweep_rows(s, journal.done());
+  const std::vector<json> rows = studies::sweep_rows(s, done);
   const json analysis = studies::sweep_analysis(s, rows);
   write_output("--out", prefix + ".csv", studies::sweep_csv(s, rows));
   write_output("--out", prefix + ".json", studies::sweep_document(s, rows, analysis).dump(1) + "\n");
@@ -195,10 +230,10 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   err << fmt::format("wrote {}.csv and {}.json ({} of {} runs)\n", prefix, prefix, rows.size(), total);
   if (failed) {
     err << fmt::format("{} run(s) failed; {} keeps the finished ones: run the same command again to retry\n", failed,
-                       journal.file());
+                       journal->file());
     return 2;
   }
-  journal.remove();
+  if (journal) journal->remove();
   return 0;
 }
 

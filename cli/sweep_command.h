@@ -1,12 +1,15 @@
 // `qcesim sweep FILE.json`: every point of a sweep for every chosen variant, each in its own
 // forked process, up to --jobs at once, with progress on stderr; results as CSV and JSON, an
 // optional SVG chart, and the sweep's analysis (break-even sizes, LogCA). Finished runs go to a
-// journal as they end, so an interrupted sweep resumes where it stopped.
+// journal as they end, so an interrupted sweep resumes where it stopped. A sweep also splits into
+// shards for a batch engine (--shard, --merge), merged into the same outputs.
 #pragma once
 
 #include <iosfwd>
 #include <string>
 #include <vector>
+
+#include "cli/shard_options.h"
 
 namespace qcesim::cli {
 
@@ -19,6 +22,9 @@ struct SweepOptions {
   std::string plot;  // SVG file
   std::string x, y;
   bool log_x = false, log_y = false;
+  // --shard I/N --shard-out FILE: run the points p with p % N == I into FILE (resumable through
+  // FILE.journal.jsonl); --merge FILE...: the outputs of the whole sweep from all N files.
+  ShardCli shards;
 };
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err);

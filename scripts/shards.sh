@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Splits a qcesim uncertainty, --seeds or sensitivity run into N shards for a batch engine, then
-# merges them; the merged table is identical to the unsharded run's (docs/validation.md).
+# Splits a qcesim uncertainty, --seeds, sensitivity or sweep run into N shards for a batch engine,
+# then merges them; the merged table is identical to the unsharded run's (docs/validation.md,
+# docs/sweep.md).
 #
 #   scripts/shards.sh local N JOBS DIR -- QCESIM ARGS...   shards under xargs -P JOBS on this machine
 #   scripts/shards.sh slurm N DIR -- QCESIM ARGS...        a Slurm job array (one shard per task) and a

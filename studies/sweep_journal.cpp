@@ -1,6 +1,8 @@
 #include "studies/sweep_journal.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <spdlog/fmt/fmt.h>
 #include <stdexcept>
 
@@ -57,6 +59,62 @@ void SweepJournal::record(std::size_t point, const std::string& variant, const j
 void SweepJournal::remove() {
   m_out.close();
   std::filesystem::remove(m_file);
+}
+
+json sweep_shard_document(const Sweep& s, std::size_t index, std::size_t count, const std::map<std::string, json>& done) {
+  json doc = {{"key", s.key()}, {"kind", "sweep"}, {"sweep", s.name}, {"shard", index}, {"of", count}, {"results", json::object()}};
+  for (const auto& [id, result] : done) doc["results"][id] = result;
+  return doc;
+}
+
+std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector<json>& docs, const std::vector<std::string>& files) {
+  const std::string key = s.key();
+  const std::size_t points = s.points().size();
+  std::map<std::string, json> done;
+  std::set<std::size_t> shards;
+  std::size_t count = 0;
+  for (std::size_t f = 0; f < docs.size(); ++f) {
+    const std::string& file = files[f];
+    const json& doc = docs[f];
+    const bool has_key = doc.is_object() && doc.contains("key");
+    if (!has_key || !doc["key"].is_string() || doc["key"].get<std::string>() != key)
+      throw model::ConfigError(file, "/key", "a shard of this sweep definition (" + key + ": same file, --set and profile)",
+                               has_key ? model::describe_json(doc["key"]) : "none");
+    for (const char* k : {"shard", "of"})
+      if (!doc.contains(k) || !doc[k].is_number_unsigned())
+        throw model::ConfigError(file, std::string("/") + k, "a whole number", doc.contains(k) ? model::describe_json(doc[k]) : "nothing");
+    const auto of = doc["of"].get<std::size_t>(), index = doc["shard"].get<std::size_t>();
+    if (of == 0) throw model::ConfigError(file, "/of", "a shard count of at least 1", "0");
+    if (count == 0) count = of;
+    if (of != count || index >= of || !shards.insert(index).second)
+      throw model::ConfigError(file, "/shard", fmt::format("shard 0..{} of {}, each once", count - 1, count),
+                               fmt::format("{} of {}", index, of));
+    if (!doc.contains("results") || !doc["results"].is_object())
+      throw model::ConfigError(file, "/results", "the shard's runs", "none");
+    for (const auto& [id, result] : doc["results"].items()) {
+      // "point/variant", a point of this shard and a variant of the sweep, and a run's results.
+      const std::size_t slash = id.find('/');
+      std::size_t p = points;
+      if (slash != std::string::npos && slash > 0 && id.find_first_not_of("0123456789") == slash) {
+        try {
+          p = std::stoul(id.substr(0, slash));
+        } catch (const std::exception&) {
+          p = points;
+        }
+      }
+      const std::string variant = slash == std::string::npos ? "" : id.substr(slash + 1);
+      const bool known = std::find(s.variants.begin(), s.variants.end(), variant) != s.variants.end();
+      if (p >= points || p % count != index || !known || !result.is_object() || !result.contains("wall_s") ||
+          !result["wall_s"].is_number())
+        throw model::ConfigError(file, "/results",
+                                 fmt::format("runs named point/variant, a point of shard {} and a variant of the sweep, with their results", index),
+                                 model::quoted_input(id) + ": " + model::describe_json(result));
+      done[id] = result;
+    }
+  }
+  if (shards.size() != count)
+    throw model::ConfigError("--merge", "", fmt::format("all {} shard files", count), fmt::format("{}", shards.size()));
+  return done;
 }
 
 }  // namespace qcesim::studies

@@ -1,6 +1,8 @@
 // A sweep's journal: its first line names the definition it belongs to (Sweep::key), then one
 // line per finished run, written as the run ends, so an interrupted sweep resumes where it
-// stopped. A line cut short by an interruption is ignored (that run is redone).
+// stopped. A line cut short by an interruption is ignored (that run is redone). And a sweep's
+// shards (--shard I/N: the points p with p % N == I) as documents a batch engine's tasks write,
+// merged into the finished runs of the whole sweep.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "studies/sweep.h"
 
@@ -37,5 +40,14 @@ class SweepJournal {
   std::map<std::string, nlohmann::json> m_done;
   std::ofstream m_out;
 };
+
+// Shard `index` of `count`'s document: the definition's key, which shard, and its finished runs.
+nlohmann::json sweep_shard_document(const Sweep& s, std::size_t index, std::size_t count,
+                                    const std::map<std::string, nlohmann::json>& done);
+// The finished runs of every shard, checked: each document of this definition (its key), shards
+// 0..N-1 of one N each once, each run a point of its shard and one of the sweep's variants.
+// ConfigError naming the file and JSON path otherwise.
+std::map<std::string, nlohmann::json> merge_sweep_shards(const Sweep& s, const std::vector<nlohmann::json>& docs,
+                                                         const std::vector<std::string>& files);
 
 }  // namespace qcesim::studies

@@ -91,3 +91,17 @@ if ! cmp -s whole.txt "$tmp/out/result.txt"; then
   echo "the merged result differs from the unsharded run"; diff whole.txt "$tmp/out/result.txt" | head; exit 1
 fi
 echo "3 Slurm array tasks + merge job: identical to the unsharded run"
+# A sweep the same way: 2 array tasks and a merge job; its table is the unsharded sweep's.
+cp "$src/scenarios/study-message-size.json" "$tmp/work/"
+sweep=(sweep study-message-size.json --set workload.messages=20 --jobs 1 --out merged)
+"$bin" sweep study-message-size.json --set workload.messages=20 --jobs 1 --out whole > whole-sweep.txt 2>/dev/null
+"$src/scripts/shards.sh" slurm 2 "$tmp/sweep" -- "$bin" "${sweep[@]}"
+for _ in $(seq 1 480); do
+  [[ -z $(squeue -h -n qcesim-shard,qcesim-merge 2>/dev/null) ]] && break
+  sleep 0.5
+done
+if [[ ! -s $tmp/sweep/result.txt ]] || ! cmp -s whole-sweep.txt "$tmp/sweep/result.txt"; then
+  echo "the merged sweep differs from the unsharded one"; diff whole-sweep.txt "$tmp/sweep/result.txt" | head
+  cat "$tmp"/sweep/*.log 2>/dev/null | tail -20; exit 1
+fi
+echo "2 Slurm array tasks + merge job: the sweep's table identical to the unsharded sweep's"

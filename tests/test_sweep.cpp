@@ -9,6 +9,8 @@
 #include <fstream>
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/sweep_command.h"
 #include "model/config_error.h"
@@ -154,4 +156,87 @@ TEST(Sweep, ResumesFromTheJournalWithoutRedoingFinishedRuns) {
     j << json{{"key", "0000"}, {"sweep", "t"}}.dump() << "\n";
   }
   EXPECT_THROW(cli::run_sweep(opt, out, err), model::ConfigError);
+}
+
+namespace {
+
+// A CSV's lines without its host_seconds column (host time differs from run to run).
+std::string csv_without_host_time(const std::string& file) {
+  std::ifstream in(file);
+  std::string line, out;
+  int drop = -1;
+  bool header = true;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    if (header) {
+      for (std::size_t i = 0; i < cells.size(); ++i)
+        if (cells[i] == "host_seconds") drop = static_cast<int>(i);
+      header = false;
+    }
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      if (static_cast<int>(i) != drop) out += cells[i] + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+// Shards of a sweep (points p % N == I) merge into the outputs of the unsharded sweep; a missing,
+// repeated or foreign shard is refused before anything is written.
+TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
+  const std::string dir = temp_dir();
+  json def = base_sweep();
+  def["axes"][0]["values"] = {64, 1024, 4096};
+  const std::string file = write(dir, "s.json", def);
+  auto options = [&] {
+    cli::SweepOptions o;
+    o.file = file;
+    o.jobs = 2;
+    return o;
+  };
+  cli::SweepOptions whole = options();
+  whole.out = dir + "/whole";
+  std::ostringstream whole_out, err;
+  ASSERT_EQ(cli::run_sweep(whole, whole_out, err), 0) << err.str();
+  for (int i = 0; i < 2; ++i) {
+    cli::SweepOptions sh = options();
+    sh.shards.shard = std::to_string(i) + "/2";
+    sh.shards.shard_out = dir + "/shard-" + std::to_string(i) + ".json";
+    std::ostringstream out;
+    ASSERT_EQ(cli::run_sweep(sh, out, err), 0) << err.str();
+    EXPECT_TRUE(out.str().empty());  // a shard prints no table
+    EXPECT_FALSE(std::filesystem::exists(sh.shards.shard_out + ".journal.jsonl"));
+  }
+  EXPECT_EQ(json::parse(std::ifstream(dir + "/shard-0.json"))["results"].size(), 4u);  // points 0 and 2
+  EXPECT_EQ(json::parse(std::ifstream(dir + "/shard-1.json"))["results"].size(), 2u);
+  cli::SweepOptions merge = options();
+  merge.out = dir + "/merged";
+  merge.shards.merge = {dir + "/shard-0.json", dir + "/shard-1.json"};
+  std::ostringstream merged_out;
+  ASSERT_EQ(cli::run_sweep(merge, merged_out, err), 0) << err.str();
+  EXPECT_EQ(merged_out.str(), whole_out.str());
+  EXPECT_EQ(csv_without_host_time(dir + "/merged.csv"), csv_without_host_time(dir + "/whole.csv"));
+
+  auto merge_error = [&](const std::vector<std::string>& files, const std::vector<std::string>& sets) {
+    cli::SweepOptions m = options();
+    m.out = dir + "/bad";
+    m.shards.merge = files;
+    m.sets = sets;
+    std::ostringstream o, e;
+    try {
+      cli::run_sweep(m, o, e);
+    } catch (const model::ConfigError& x) {
+      EXPECT_FALSE(std::filesystem::exists(dir + "/bad.csv"));
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(merge_error({dir + "/shard-0.json"}, {}).find("expected all 2 shard files, found 1"), std::string::npos);
+  EXPECT_NE(merge_error({dir + "/shard-0.json", dir + "/shard-0.json"}, {}).find("each once"), std::string::npos);
+  EXPECT_NE(merge_error({dir + "/shard-0.json", dir + "/shard-1.json"}, {"workload.messages=10"}).find("at /key: expected a shard of this sweep definition"),
+            std::string::npos);
+  std::filesystem::remove_all(dir);
 }
