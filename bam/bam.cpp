@@ -337,13 +337,27 @@ void Bam::pipe_thread(unsigned p) {
     const bool cmd = (d.flags & DESC_FLAG_CMD) != 0;
     sc_core::sc_time t = m_cfg.desc_fetch * static_cast<double>(pp.run.size());
     pp.fetched_at = sc_core::sc_time_stamp();
+    // IOVA pages mapped since the last descriptor: the SMMU walks for each before the BAM's
+    // first access goes through (a new mapping has a new IOVA, so strict and lazy modes alike).
+    // Only Linux's pipes: another EE's buffers are mapped by its own world, not this kernel.
+    const bool linux_pipe = (pp.trust->value & 0x7u) == m_cfg.pipe_owner_ee;
+    const std::uint64_t walks =
+        m_fresh_pages && linux_pipe && m_cfg.iotlb_miss != SC_ZERO_TIME ? m_fresh_pages(!is_producer(pp)) : 0;
+    const sc_core::sc_time walk = m_cfg.iotlb_miss * static_cast<double>(walks);
+    if (walks) {
+      pp.stats.iotlb_misses += walks;
+      if (auto* tr = model::Tracer::active())
+        tr->span(trace_track(pp), fmt::format("{} SMMU page walk{}", walks, walks == 1 ? "" : "s"), pp.fetched_at,
+                 pp.fetched_at + walk, tr->request_for_ee(pp.trust->value & 0x7u), "iommu.tlb_miss each");
+    }
     if (cmd) {
       if (!m_cfg.exact_elements)
         for (const BamDescHw& e : pp.run) t += m_cfg.ce_exec * static_cast<double>(e.size / sizeof(BamCmdElement));
+      t += walk;
     } else {
       // A data descriptor's fetch overlaps the wait for the peripheral: the transfer starts at
       // fetched_at at the earliest, one SystemC wait fewer per descriptor.
-      pp.fetched_at += t;
+      pp.fetched_at += t + walk;
       t = SC_ZERO_TIME;
     }
     if (t != SC_ZERO_TIME) {

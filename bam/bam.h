@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <cstdint>
 #include <cstring>
@@ -66,13 +67,17 @@ struct BamConfig {
   // peripheral's register space [I]. SM8650: 0x01000000 | 0xdfa000 = QCE at 0x01dfa000.
   std::uint32_t ce_addr_base = 0x01000000;
   // The EE every pipe's P_TRUST_REG names at reset: the one whose pipes the boot firmware left
-  // to Linux (qcom,ee; a qcom,controlled-remotely BAM is set up before Linux runs) [I].
+  // to Linux (qcom,ee; a qcom,controlled-remotely BAM is set up before Linux runs) [I]. Its
+  // pipes' accesses go through the SMMU mappings Linux makes (set_iotlb_source).
   unsigned pipe_owner_ee = 0;
   std::uint32_t revision = 0x00a80000u | CMD_DESC_EN;  // [I] value; CMD_DESC_EN is what matters
   // Timing (all zero: the untimed functional emulator).
   sc_core::sc_time desc_fetch;  // fetching and decoding one descriptor from the ring
   sc_core::sc_time ce_exec;     // executing one command element (a register access on the bus)
   sc_core::sc_time burst;       // moving one 64-byte burst between memory and the peripheral
+  // A device-side IOTLB miss: the SMMU walks the page tables for an IOVA page the BAM touches
+  // for the first time since it was mapped (iommu.tlb_miss).
+  sc_core::sc_time iotlb_miss;
   // Every command element lands at its own time (fetch, then one ce_exec per element) instead
   // of a run of descriptors sharing one wait: slower to simulate, needed when another EE's
   // register writes may interleave with them.
@@ -93,6 +98,7 @@ struct BamPipeStats {
   std::uint64_t irq_events = 0;  // P_IRQ_STTS bits raised
   std::uint64_t injected_errors = 0, injected_drops = 0;  // faults.data_error, faults.drop
   sc_core::sc_time lock_wait;    // time with work pending while another EE held the lock
+  std::uint64_t iotlb_misses = 0;  // SMMU page walks this pipe waited for
 };
 
 class Bam : public sc_core::sc_module {
@@ -114,6 +120,10 @@ class Bam : public sc_core::sc_module {
   // The EE's interrupt line as the GIC samples it (the `irq` ports follow it a delta later).
   const model::IrqLine& irq_line(unsigned ee) const { return *m_lines.at(ee); }
   model::IrqLine& irq_line(unsigned ee) { return *m_lines.at(ee); }
+  // Where the IOVA pages mapped since the last call come from (the kernel's dma-mapping layer;
+  // the argument says the pages the device reads, else those it writes): each costs one walk
+  // before a consumer (producer) pipe's next descriptor touches memory. Without it, none.
+  void set_iotlb_source(std::function<std::uint64_t(bool)> fresh_pages) { m_fresh_pages = std::move(fresh_pages); }
 
  private:
   struct Pipe {
@@ -220,6 +230,7 @@ class Bam : public sc_core::sc_module {
   };
 
   BamConfig m_cfg;
+  std::function<std::uint64_t(bool)> m_fresh_pages;
   std::mt19937_64 m_fault_rng;  // faults only
   model::RegisterBank m_regs;
   std::vector<std::unique_ptr<Line>> m_lines;

@@ -60,7 +60,7 @@ void DmaIommu::cache_maintenance(Runner& r, const SgShape& sg, bool clean) {
   r.charge(times(m_costs, clean ? Cost::dcache_clean_poc : Cost::dcache_inval_poc, sg.lines));
 }
 
-void DmaIommu::map_sg(Runner& r, const SgShape& sg, DmaDir) {
+void DmaIommu::map_sg(Runner& r, const SgShape& sg, DmaDir dir) {
   ++m_stats.maps;
   r.charge(m_costs(Cost::dma_map_sg));
   cache_maintenance(r, sg, true);
@@ -68,6 +68,7 @@ void DmaIommu::map_sg(Runner& r, const SgShape& sg, DmaDir) {
   r.charge(m_costs(Cost::alloc_iova_fast));
   r.charge(times(m_costs, Cost::arm_lpae_map_pages, sg.pages));
   m_stats.pages_mapped += sg.pages;
+  m_fresh_pages[dir == DmaDir::from_device ? 1 : 0] += sg.pages;
 }
 
 void DmaIommu::unmap_sg(Runner& r, const SgShape& sg, DmaDir dir) {

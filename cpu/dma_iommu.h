@@ -10,13 +10,17 @@
 //  - lazy mode (flush queue): no invalidation per unmap; the IOVAs wait in a per-CPU queue that is
 //    flushed (one whole-context invalidation and sync) when it is full or its timeout has passed
 //    by the next unmap;
-//  - passthrough / no IOMMU (dma-direct): only the cache maintenance.
+//  - passthrough / no IOMMU (dma-direct): only the cache maintenance;
+//  - on the device side, every page of a new mapping is an IOTLB miss: the SMMU walks the tables
+//    on the BAM's first access to it (a consumer pipe takes the count of the pages the device
+//    reads, a producer pipe those it writes: take_fresh_pages).
 // iommu-dma gives every scatterlist entry its own IOVA granule(s): n command elements of 8 bytes
 // in one buffer cost n pages of mapping, n invalidations and one sync.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <systemc>
 
 #include "cpu/core.h"
@@ -62,6 +66,10 @@ class DmaIommu {
   void map_sg(Runner& r, const SgShape& sg, DmaDir dir);
   void unmap_sg(Runner& r, const SgShape& sg, DmaDir dir);
   const IommuConfig& config() const { return m_cfg; }
+  // The IOVA pages mapped since the last call (translated modes only): the device's IOTLB has
+  // none of them, so its first access to each walks the page tables (bam::BamConfig::iotlb_miss).
+  // `reads`: the pages the device reads (to_device, bidirectional), else those it writes.
+  std::uint64_t take_fresh_pages(bool reads) { return std::exchange(m_fresh_pages[reads ? 0 : 1], 0); }
   const DmaMapStats& stats() const { return m_stats; }
 
  private:
@@ -70,6 +78,7 @@ class DmaIommu {
   IommuConfig m_cfg;
   DmaMapStats m_stats;
   unsigned m_fq_used = 0;
+  std::uint64_t m_fresh_pages[2] = {0, 0};  // [device reads, device writes]
   sc_core::sc_time m_fq_since;  // when the oldest queued IOVA went in
 };
 

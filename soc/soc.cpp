@@ -33,6 +33,8 @@ Soc::Soc(sc_core::sc_module_name name, const SocConfig& c)
   bam.bus_socket.bind(bus.from_initiators);
   bam.peripheral.bind(qce);
   for (unsigned ee = 0; ee < c.bam.num_ees; ++ee) bam.irq[ee].bind(bam_irq[ee]);
+  // The BAM's accesses go through the SMMU the kernel's dma-mapping layer programs.
+  bam.set_iotlb_source([this](bool reads) { return kernel.dma().take_fresh_pages(reads); });
 }
 
 Emulator::Emulator(const EmulatorConfig& cfg) {

@@ -48,6 +48,9 @@ std::string why(const std::string& step, const std::string& kind) {
   if (kind == "bam" && step.rfind("waiting for EE", 0) == 0)
     return "another execution environment holds the BAM lock: this pipe fetches nothing until its UNLOCK";
   if (kind == "bam") {
+    if (step.find("SMMU page walk") != std::string::npos)
+      return "the SMMU walks the page tables for IOVA pages mapped for this request (an IOTLB miss on the BAM's first "
+             "access to each): the pipe waits";
     if (step.find("CMD") != std::string::npos)
       return "BAM executes command descriptors: each element is a register write into QCE (LOCK/UNLOCK keep other EEs out)";
     if (step.find("from QCE") != std::string::npos)

@@ -165,3 +165,23 @@ TEST(Ipq40xx, TcryptStudyBreaksEvenPerKeySize) {
   EXPECT_LT(x[1], x[0]);  // AES-256's slower software crosses earlier
   EXPECT_NE(r.out.find(" at workload.key_bytes = 32:"), std::string::npos);
 }
+
+// The BAM waits for the SMMU's walks of the pages mapped for each request: the locking series'
+// command elements (each its own IOVA page) cost a walk each; passthrough has none.
+TEST(Iotlb, TheBamWaitsForAWalkPerFreshlyMappedPage) {
+  auto lat = [](const std::string& mode, std::string* narration) {
+    const std::vector<std::string> sets = {"workload.messages=6", "iommu.mode=" + mode};
+    const CliRun r = run_variant("sm8650-seed.json", "sha256-qce-lock", sets);
+    const test::ProcessResult e = test::run_qcesim(
+        {"explain", kSrc + "/scenarios/sm8650-seed.json", "--variant", "sha256-qce-lock", "--set", "iommu.mode=" + mode}, kSrc);
+    EXPECT_EQ(e.exit_code, 0) << e.err;
+    *narration = e.out;
+    return r.variant["latency_us"]["p50"].get<double>();
+  };
+  std::string strict, passthrough;
+  const double with_walks = lat("strict", &strict), without = lat("passthrough", &passthrough);
+  EXPECT_NE(strict.find("24 SMMU page walks"), std::string::npos) << strict;
+  EXPECT_NE(strict.find("1 SMMU page walk "), std::string::npos);
+  EXPECT_EQ(passthrough.find("SMMU page walk"), std::string::npos);
+  EXPECT_GT(with_walks - without, 24 * 0.3);  // the walks, on top of the IOMMU's CPU work
+}

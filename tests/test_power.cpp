@@ -126,6 +126,29 @@ struct Duty {
 
 // menu-like choice: 40 us gaps (a request on the engine) keep the core in WFI, whose 1 us is
 // what an interrupt then waits; 20 ms gaps reach the DT's power-collapse states.
+// The device side: every page of a new mapping is an IOTLB miss for the BAM, the pages the device
+// reads for a consumer pipe and those it writes for a producer, in strict and lazy modes; none
+// without translation.
+TEST(DmaIommu, NewMappingsAreTheDevicesIotlbMisses) {
+  Profile p = sm8650();
+  for (const char* mode : {"strict", "lazy", "passthrough", "none"}) {
+    p.set_text("iommu.mode", mode, "t", "/");
+    const Costs k = costs_from_profile(p);
+    Core core("core0", 0);
+    Runner r(core, Ctx::task, "t");
+    DmaIommu dma(k, k.iommu);
+    SgShape ces;
+    for (unsigned i = 0; i < 5; ++i) ces.add(0x80002000 + 16 * i, 16);
+    dma.map_sg(r, ces, DmaDir::to_device);
+    dma.map_sg(r, one_buffer(0x80004000, 8192), DmaDir::bidirectional);
+    dma.map_sg(r, one_buffer(0x80008000, 128), DmaDir::from_device);
+    const bool translated = std::string(mode) == "strict" || std::string(mode) == "lazy";
+    EXPECT_EQ(dma.take_fresh_pages(true), translated ? 7u : 0u) << mode;
+    EXPECT_EQ(dma.take_fresh_pages(false), translated ? 1u : 0u) << mode;
+    EXPECT_EQ(dma.take_fresh_pages(true), 0u) << mode;  // taken once
+  }
+}
+
 TEST(Cpuidle, ShortGapsStayInWfiLongGapsGoDeeper) {
   const CpuPower p = costs_from_profile(sm8650()).power;
   ASSERT_EQ(p.idle_states.size(), 3u);
