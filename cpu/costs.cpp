@@ -59,11 +59,13 @@ Costs costs_from_profile(const model::Profile& p) {
                                fmt::format("the cost item {} (charged as {}; cpu/costs.h) with its time", key, c.label),
                                "nothing");
     const model::Param& prm = p.param(key);
+    // A share in a common factor (the profile checked it names a ratio parameter).
+    const double shared = prm.shared.empty() ? 1.0 : p.num(prm.shared);
     if (prm.unit == "cycles") {
-      k[c.id] = sc_core::sc_time(prm.value / (ipc * ghz), sc_core::SC_NS);
+      k[c.id] = sc_core::sc_time(prm.value * shared / (ipc * ghz), sc_core::SC_NS);
       k.scales[static_cast<unsigned>(c.id)] = true;
     } else if (model::Profile::unit_to_seconds(prm.unit) > 0) {
-      k[c.id] = p.time(key);
+      k[c.id] = p.time(key) * shared;
     } else {
       throw model::ConfigError(prm.origin_file, "/parameters/" + key + "/unit",
                                "cycles (CPU work on the reference core) or a time unit (a wait)",

@@ -113,6 +113,12 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
   if (pj.contains("doc") && !pj["doc"].is_string())
     throw ConfigError(file, path + "/doc", "a line of documentation", describe(pj["doc"]));
   prm.doc = pj.value("doc", "");
+  if (pj.contains("shared")) {
+    if (!pj["shared"].is_string() || !valid_name(pj["shared"].get<std::string>()) || name.rfind("cost.", 0) != 0)
+      throw ConfigError(file, path + "/shared", "on a cost item, the name of the ratio parameter it shares",
+                        describe(pj["shared"]));
+    prm.shared = pj["shared"];
+  }
   for (const std::string* t : {&prm.text, &prm.provenance, &prm.doc})
     if (!printable(*t)) throw ConfigError(file, path, "value, provenance and doc without control characters", quoted_input(*t));
   return prm;
@@ -131,6 +137,12 @@ Profile Profile::parse(const json& j, const std::string& file) {
   if (!j.contains("parameters") || !j["parameters"].is_object())
     throw ConfigError(file, "/parameters", "an object of parameters", j.contains("parameters") ? describe(j["parameters"]) : "nothing");
   for (const auto& [name, pj] : j["parameters"].items()) p.m_params[name] = parse_param(name, pj, file);
+  for (const auto& [name, prm] : p.m_params) {
+    if (prm.shared.empty()) continue;
+    auto it = p.m_params.find(prm.shared);
+    if (it == p.m_params.end() || it->second.unit != "ratio")
+      throw ConfigError(file, "/parameters/" + name + "/shared", "a ratio parameter of this profile", quoted_input(prm.shared));
+  }
   return p;
 }
 
@@ -185,7 +197,8 @@ std::string Profile::markdown(const std::function<std::string(const Param&)>& me
   for (const auto& [name, p] : m_params) {
     const std::string value = p.is_text() ? p.text : fmt::format("{:g}", p.value);
     const std::string range = p.is_text() ? "" : fmt::format("[{:g}, {:g}]", p.min, p.max);
-    const std::string interval = p.has_interval ? fmt::format("[{:g}, {:g}]", p.lo, p.hi) : p.is_text() ? "" : "fixed";
+    std::string interval = p.has_interval ? fmt::format("[{:g}, {:g}]", p.lo, p.hi) : p.is_text() ? "" : "fixed";
+    if (!p.shared.empty()) interval += fmt::format(" × `{}`", p.shared);
     std::string doc = meaning ? meaning(p) : "";
     if (doc.empty()) doc = p.doc;
     s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", name, value, p.unit, interval, range, p.provenance, doc);

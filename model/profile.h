@@ -30,6 +30,9 @@ struct Param {
   double lo = 0, hi = 0;
   bool has_interval = false;
   std::string provenance;  // "measured: ...", "derived: ...", "datasheet: ...", "estimate: ..."
+  // A cost item's share in a common uncertainty: the ratio parameter it is multiplied by (its
+  // error and the other sharers' move together when that factor is sampled); "" none.
+  std::string shared;
   std::string doc;
   // Where the value in force came from (the profile, a scenario's overrides, --set), for errors
   // that only a combination of parameters reveals.

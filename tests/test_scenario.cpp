@@ -143,6 +143,34 @@ TEST(CostItems, CyclesScaleWithTheClockAndTheCoreWaitsDoNot) {
   EXPECT_EQ(slow[cpu::Cost::arm_smmu_tlb_sync], base[cpu::Cost::arm_smmu_tlb_sync]);
 }
 
+// Items that share a factor move together with it, the others not at all; a share must name a
+// ratio parameter of the profile and sit on a cost item.
+TEST(CostItems, SharedItemsMoveWithTheirCommonFactor) {
+  const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";
+  Profile p = Profile::load(src);
+  EXPECT_EQ(p.param("cost.bam_start_dma").shared, "cpu.unsourced_scale");
+  EXPECT_EQ(p.param("cost.context_switch").shared, "");  // sourced: its own interval only
+  const cpu::Costs base = cpu::costs_from_profile(p);
+  p.set("cpu.unsourced_scale", 3, "t", "/");
+  const cpu::Costs scaled = cpu::costs_from_profile(p);
+  EXPECT_EQ(scaled[cpu::Cost::bam_start_dma], 3.0 * base[cpu::Cost::bam_start_dma]);
+  EXPECT_EQ(scaled[cpu::Cost::qce_skcipher_done], 3.0 * base[cpu::Cost::qce_skcipher_done]);
+  EXPECT_EQ(scaled[cpu::Cost::context_switch], base[cpu::Cost::context_switch]);
+  EXPECT_EQ(scaled[cpu::Cost::crypto_ahash_digest], base[cpu::Cost::crypto_ahash_digest]);  // fitted, not shared
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(src));
+  for (const auto& [where, share] : {std::pair<std::string, std::string>{"cost.bam_start_dma", "cpu.freq"},
+                                     {"cost.bam_start_dma", "cpu.no_such"}, {"qce.clock", "cpu.unsourced_scale"}}) {
+    nlohmann::json bad = j;
+    bad["parameters"][where]["shared"] = share;
+    try {
+      (void)Profile::parse(bad, "p.json");
+      ADD_FAILURE() << where << " " << share;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.path, "/parameters/" + where + "/shared") << e.what();
+    }
+  }
+}
+
 // A profile without an item, or with a cost key no item has, is refused naming the key.
 TEST(CostItems, AMissingOrUnknownItemIsAnErrorNamingIt) {
   const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";

@@ -160,8 +160,10 @@ TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
   const json& hard = j["variants"][0]["quantities"]["hardirq_s"];
   ASSERT_FALSE(hard.empty());
   const std::string top = hard[0]["parameter"];
+  // cpu.unsourced_scale: the shared factor on process_channel_irqs and the other unsourced items.
   const std::vector<std::string> hardirq_items = {"cost.process_channel_irqs", "cost.readl", "cost.irq_entry",
-                                                  "cost.irq_exit", "cost.tasklet_schedule", "cost.writel"};
+                                                  "cost.irq_exit", "cost.tasklet_schedule", "cost.writel",
+                                                  "cpu.unsourced_scale"};
   EXPECT_NE(std::find(hardirq_items.begin(), hardirq_items.end(), top), hardirq_items.end()) << top;
   // Parameters the hardirq path never charges have no effect on it; the ones it charges only
   // ever add to it, so every effect is positive (mu = mu*), whatever the values' digit counts.
