@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 #include <spdlog/fmt/fmt.h>
 #include <stdexcept>
 
 #include "model/config_error.h"
+#include "studies/shard_files.h"
 
 namespace qcesim::studies {
 
@@ -71,26 +71,12 @@ std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector
   const std::string key = s.key();
   const std::size_t points = s.points().size();
   std::map<std::string, json> done;
-  std::set<std::size_t> shards;
-  std::size_t count = 0;
+  ShardSet shards;
   for (std::size_t f = 0; f < docs.size(); ++f) {
     const std::string& file = files[f];
     const json& doc = docs[f];
-    const bool has_key = doc.is_object() && doc.contains("key");
-    if (!has_key || !doc["key"].is_string() || doc["key"].get<std::string>() != key)
-      throw model::ConfigError(file, "/key", "a shard of this sweep definition (" + key + ": same file, --set and profile)",
-                               has_key ? model::describe_json(doc["key"]) : "none");
-    for (const char* k : {"shard", "of"})
-      if (!doc.contains(k) || !doc[k].is_number_unsigned())
-        throw model::ConfigError(file, std::string("/") + k, "a whole number", doc.contains(k) ? model::describe_json(doc[k]) : "nothing");
-    const auto of = doc["of"].get<std::size_t>(), index = doc["shard"].get<std::size_t>();
-    if (of == 0) throw model::ConfigError(file, "/of", "a shard count of at least 1", "0");
-    if (count == 0) count = of;
-    if (of != count || index >= of || !shards.insert(index).second)
-      throw model::ConfigError(file, "/shard", fmt::format("shard 0..{} of {}, each once", count - 1, count),
-                               fmt::format("{} of {}", index, of));
-    if (!doc.contains("results") || !doc["results"].is_object())
-      throw model::ConfigError(file, "/results", "the shard's runs", "none");
+    const std::size_t index = check_shard_header(doc, file, "key", key, "this sweep definition (same file, --set and profile)", shards);
+    const std::size_t count = shards.count;
     for (const auto& [id, result] : doc["results"].items()) {
       // "point/variant", a point of this shard and a variant of the sweep, and a run's results.
       const std::size_t slash = id.find('/');
@@ -112,8 +98,7 @@ std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector
       done[id] = result;
     }
   }
-  if (shards.size() != count)
-    throw model::ConfigError("--merge", "", fmt::format("all {} shard files", count), fmt::format("{}", shards.size()));
+  shards.check_complete();
   return done;
 }
 

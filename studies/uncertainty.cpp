@@ -1,5 +1,7 @@
 #include "studies/uncertainty.h"
 
+#include "studies/shard_files.h"
+
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -106,27 +108,13 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
                                             std::size_t n_variants) {
   const auto& docs = spec.shard.merge;
   std::vector<std::vector<json>> out(n_points);
-  std::set<std::size_t> shards;
-  std::size_t count = 0;
+  ShardSet shards;
   for (std::size_t f = 0; f < docs.size(); ++f) {
     const std::string& file = spec.shard.merge_files[f];
     const json& doc = docs[f];
-    const bool has_fp = doc.is_object() && doc.contains("fingerprint");
-    if (!has_fp || !doc["fingerprint"].is_string() || doc["fingerprint"].get<std::string>() != fp)
-      throw model::ConfigError(file, "/fingerprint", "a shard of this command (" + fp + ": same scenario, --set, variants, seed and size)",
-                               has_fp ? model::describe_json(doc["fingerprint"]) : "none");
-    for (const char* key : {"shard", "of"})
-      if (!doc.contains(key) || !doc[key].is_number_unsigned())
-        throw model::ConfigError(file, std::string("/") + key, "a whole number",
-                                 doc.contains(key) ? model::describe_json(doc[key]) : "nothing");
-    const auto of = doc["of"].get<std::size_t>(), index = doc["shard"].get<std::size_t>();
-    if (of == 0) throw model::ConfigError(file, "/of", "a shard count of at least 1", "0");
-    if (count == 0) count = of;
-    if (of != count || index >= of || !shards.insert(index).second)
-      throw model::ConfigError(file, "/shard", fmt::format("shard 0..{} of {}, each once", count - 1, count),
-                               fmt::format("{} of {}", index, of));
-    if (!doc.contains("results") || !doc["results"].is_object())
-      throw model::ConfigError(file, "/results", "the shard's results", "none");
+    const std::size_t index = check_shard_header(doc, file, "fingerprint", fp,
+                                                 "this command (same scenario, --set, variants, seed and size)", shards);
+    const std::size_t count = shards.count;
     for (const auto& [key, runs] : doc["results"].items()) {
       std::size_t p = 0;
       try {
@@ -155,10 +143,10 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
       out[p] = runs.get<std::vector<json>>();
     }
   }
-  if (shards.size() != count) throw model::ConfigError("--merge", "", fmt::format("all {} shards", count), std::to_string(shards.size()));
+  shards.check_complete();
   for (std::size_t p = 0; p < n_points; ++p)
     if (out[p].size() != n_variants)
-      throw model::ConfigError("--merge", "", fmt::format("point {} in shard {}", p, p % count), "nothing");
+      throw model::ConfigError("--merge", "", fmt::format("point {} in shard {}", p, p % shards.count), "nothing");
   return out;
 }
 

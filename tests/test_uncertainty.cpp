@@ -238,7 +238,7 @@ TEST_F(UncertaintyCli, ShardsUnderXargsMergeToTheUnshardedResult) {
   two.insert(two.end(), {"--merge", "out/shard-0.json", "out/shard-1.json"});
   const auto missing = qcesim(two);
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("all 3 shards"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("all 3 shard files"), std::string::npos) << missing.err;
 
   // A shard file edited by someone else: its fields are checked before anything is read from them.
   json doc = json::parse(test::slurp(dir + "/out/shard-1.json"));
