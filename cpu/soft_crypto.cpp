@@ -22,8 +22,6 @@ CpuCrypto parse_cpu_crypto(const std::string& name) {
   throw std::invalid_argument("one of ce, neon");
 }
 
-const char* cpu_crypto_name(CpuCrypto c) { return c == CpuCrypto::ce ? "ce" : "neon"; }
-
 SoftCryptoConfig soft_crypto_config(const model::Profile& p) {
   SoftCryptoConfig c;
   c.crypto = model::parse_named(p.param("cpu.crypto"), "the kernel's arch crypto set", parse_cpu_crypto);

@@ -25,7 +25,6 @@ namespace qcesim::cpu {
 
 enum class CpuCrypto { ce, neon };
 CpuCrypto parse_cpu_crypto(const std::string& name);  // std::invalid_argument listing the choices
-const char* cpu_crypto_name(CpuCrypto c);
 
 // The NEON set's speeds, in the core's own cycles per byte (a CPU-bound loop: it follows the clock).
 struct NeonCycles {

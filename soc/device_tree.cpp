@@ -25,7 +25,7 @@ const DeviceTree& device_tree(const std::string& name) {
   for (const DeviceTree& d : table())
     if (d.name == name) return d;
   std::string names;
-  for (const DeviceTree& d : table()) names += (names.empty() ? "" : ", ") + d.name;
+  for (const std::string& n : device_tree_names()) names += (names.empty() ? "" : ", ") + n;
   throw std::invalid_argument("one of " + names);
 }
 
