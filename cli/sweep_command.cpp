@@ -121,6 +121,13 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
   return failed;
 }
 
+// Runs that failed stay out of the journal: says so and gives the exit status 2.
+int report_failed(std::size_t failed, const studies::SweepJournal& journal, std::ostream& err) {
+  err << fmt::format("{} run(s) failed; {} keeps the finished ones: run the same command again to retry\n", failed,
+                     journal.file());
+  return 2;
+}
+
 // A short table on stdout: the plotted metric and the per-request CPU split.
 void print_rows(const studies::Sweep& s, const std::vector<json>& rows, std::ostream& out) {
   out << fmt::format("{:<36} {:<20} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "point", "variant", "us/request", "CPU us/req",
@@ -191,11 +198,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
       throw model::ConfigError("--shard-out", "", "a regular file name (FILE and FILE.journal.jsonl)", journal_file);
     studies::SweepJournal journal(journal_file, s, opt.fresh);
     const std::size_t failed = run_jobs(s, journal, opt.jobs, err, shard);
-    if (failed) {
-      err << fmt::format("{} run(s) failed; {} keeps the finished ones: run the same command again to retry\n", failed,
-                         journal.file());
-      return 2;
-    }
+    if (failed) return report_failed(failed, journal, err);
     shard_doc = studies::sweep_shard_document(s, shard.index, shard.count, journal.done());
     write_shard(opt.shards, shard, shard_doc, err, "runs");
     journal.remove();
@@ -228,11 +231,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   }
   const std::size_t total = s.points().size() * s.variants.size();
   err << fmt::format("wrote {}.csv and {}.json ({} of {} runs)\n", prefix, prefix, rows.size(), total);
-  if (failed) {
-    err << fmt::format("{} run(s) failed; {} keeps the finished ones: run the same command again to retry\n", failed,
-                       journal->file());
-    return 2;
-  }
+  if (failed) return report_failed(failed, *journal, err);
   if (journal) journal->remove();
   return 0;
 }

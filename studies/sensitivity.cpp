@@ -114,16 +114,10 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
       for (std::size_t i = 0; i < k; ++i) {
         const auto& e = per_param[i];
         if (e.empty()) continue;
-        double abs_sum = 0, sum = 0;
-        for (double x : e) {
-          abs_sum += std::fabs(x);
-          sum += x;
-        }
-        const double mean = sum / static_cast<double>(e.size());
-        double var = 0;
-        for (double x : e) var += (x - mean) * (x - mean);
-        list.push_back({d.params[i].name, abs_sum / static_cast<double>(e.size()), mean,
-                        e.size() > 1 ? std::sqrt(var / static_cast<double>(e.size() - 1)) : 0.0});
+        double abs_sum = 0;
+        for (double x : e) abs_sum += std::fabs(x);
+        const MeanSd m = mean_sd(e);
+        list.push_back({d.params[i].name, abs_sum / static_cast<double>(e.size()), m.mean, m.sd});
       }
       std::stable_sort(list.begin(), list.end(), [](const Effect& a, const Effect& b) { return a.mu_star > b.mu_star; });
       by_q[q] = std::move(list);

@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "model/config_error.h"
+#include "studies/replay.h"
 
 namespace qcesim::studies {
 
@@ -31,6 +32,20 @@ std::size_t check_shard_header(const json& doc, const std::string& file, const s
   if (!doc.contains("results") || !doc["results"].is_object())
     throw model::ConfigError(file, "/results", "the shard's results", "none");
   return index;
+}
+
+std::string run_result_problem(const json& run, bool may_fail) {
+  try {
+    if (!run.is_object()) return "not an object";
+    if (run.contains("error")) {
+      if (!may_fail) return "a failed run";
+      return run["error"].is_string() ? "" : "an error that is not a string";
+    }
+    (void)VariantResult::from_json(run);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace qcesim::studies

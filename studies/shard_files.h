@@ -24,4 +24,8 @@ struct ShardSet {
 std::size_t check_shard_header(const nlohmann::json& doc, const std::string& file, const std::string& id_key,
                                const std::string& expect, const std::string& whose, ShardSet& shards);
 
+// What is wrong with one run's results in a shard file, "" when they read back as qcesim writes
+// them (VariantResult::to_json), or, with `may_fail`, are an {"error": text} of a failed run.
+std::string run_result_problem(const nlohmann::json& run, bool may_fail);
+
 }  // namespace qcesim::studies

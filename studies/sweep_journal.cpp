@@ -90,11 +90,14 @@ std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector
       }
       const std::string variant = slash == std::string::npos ? "" : id.substr(slash + 1);
       const bool known = std::find(s.variants.begin(), s.variants.end(), variant) != s.variants.end();
-      if (p >= points || p % count != index || !known || !result.is_object() || !result.contains("wall_s") ||
-          !result["wall_s"].is_number())
+      if (p >= points || p % count != index || !known)
         throw model::ConfigError(file, "/results",
-                                 fmt::format("runs named point/variant, a point of shard {} and a variant of the sweep, with their results", index),
-                                 model::quoted_input(id) + ": " + model::describe_json(result));
+                                 fmt::format("runs named point/variant, a point of shard {} and a variant of the sweep", index),
+                                 model::quoted_input(id));
+      // A finished run's results as qcesim writes them (a journal holds no failed runs).
+      if (const std::string why = run_result_problem(result, false); !why.empty())
+        throw model::ConfigError(file, "/results", "the run's results as qcesim writes them",
+                                 model::quoted_input(id) + ": " + model::quoted_input(why));
       done[id] = result;
     }
   }

@@ -1,7 +1,5 @@
 #include "studies/uncertainty.h"
 
-#include "studies/shard_files.h"
-
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -12,6 +10,7 @@
 #include "studies/processes.h"
 #include "studies/replay.h"
 #include "studies/scenario.h"
+#include "studies/shard_files.h"
 
 namespace qcesim::studies {
 
@@ -126,20 +125,9 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
         throw model::ConfigError(file, "/results/" + key, fmt::format("a point of shard {} with {} runs", index, n_variants),
                                  model::describe_json(runs));
       // Each run as qcesim writes it: an error text, or results that read back.
-      for (std::size_t v = 0; v < runs.size(); ++v) {
-        const json& run = runs[v];
-        try {
-          if (!run.is_object()) throw std::invalid_argument("not an object");
-          if (run.contains("error")) {
-            if (!run["error"].is_string()) throw std::invalid_argument("an error that is not a string");
-          } else {
-            (void)VariantResult::from_json(run);
-          }
-        } catch (const std::exception& e) {
-          throw model::ConfigError(file, fmt::format("/results/{}/{}", key, v), "a run's results as qcesim writes them",
-                                   e.what());
-        }
-      }
+      for (std::size_t v = 0; v < runs.size(); ++v)
+        if (const std::string why = run_result_problem(runs[v], true); !why.empty())
+          throw model::ConfigError(file, fmt::format("/results/{}/{}", key, v), "a run's results as qcesim writes them", why);
       out[p] = runs.get<std::vector<json>>();
     }
   }
@@ -281,6 +269,15 @@ json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
   return j;
 }
 
+MeanSd mean_sd(const std::vector<double>& x) {
+  double mean = 0;
+  for (double a : x) mean += a;
+  mean /= static_cast<double>(x.size());
+  double var = 0;
+  for (double a : x) var += (a - mean) * (a - mean);
+  return {mean, x.size() > 1 ? std::sqrt(var / static_cast<double>(x.size() - 1)) : 0.0};
+}
+
 double student_t975(std::size_t df) {
   static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
                              2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
@@ -335,13 +332,9 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
     std::map<std::string, SeedStats> stats;
     for (const auto& [k, heading] : seed_quantities()) {
       const auto& x = xs[k];
-      double mean = 0;
-      for (double a : x) mean += a;
-      mean /= static_cast<double>(x.size());
-      double var = 0;
-      for (double a : x) var += (a - mean) * (a - mean);
-      const double half = student_t975(x.size() - 1) * std::sqrt(var / static_cast<double>(x.size() - 1) / static_cast<double>(x.size()));
-      SeedStats st{mean, mean - half, mean + half, -1};
+      const MeanSd m = mean_sd(x);
+      const double half = student_t975(x.size() - 1) * m.sd / std::sqrt(static_cast<double>(x.size()));
+      SeedStats st{m.mean, m.mean - half, m.mean + half, -1};
       if (auto it = measured.find(k); it != measured.end()) st.measured = it->second;
       stats[k] = st;
     }

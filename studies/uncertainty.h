@@ -112,6 +112,11 @@ struct SeedsResult {
 // The quantities --seeds reports beyond band_quantities(): counts that vary from run to run.
 const std::vector<std::pair<std::string, std::string>>& seed_quantities();
 SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostream& progress);
+// The mean and the sample standard deviation (0 with fewer than two values) of a non-empty list.
+struct MeanSd {
+  double mean = 0, sd = 0;
+};
+MeanSd mean_sd(const std::vector<double>& x);
 // Student's t at 97.5 % for df degrees of freedom (a table for 1..30; beyond, the normal's 1.96).
 double student_t975(std::size_t df);
 std::string seeds_table(const SeedsResult& r);

@@ -238,5 +238,14 @@ TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
   EXPECT_NE(merge_error({dir + "/shard-0.json", dir + "/shard-0.json"}, {}).find("each once"), std::string::npos);
   EXPECT_NE(merge_error({dir + "/shard-0.json", dir + "/shard-1.json"}, {"workload.messages=10"}).find("at /key: expected a shard of this sweep definition"),
             std::string::npos);
+  // A run whose results do not read back (a number turned into a string) is refused, naming it.
+  json edited = json::parse(std::ifstream(dir + "/shard-1.json"));
+  const std::string first = edited["results"].begin().key();
+  edited["results"][first]["cpu_s"] = "fast";
+  std::ofstream(dir + "/shard-1-edited.json") << edited.dump();
+  const std::string bad_run = merge_error({dir + "/shard-0.json", dir + "/shard-1-edited.json"}, {});
+  EXPECT_NE(bad_run.find("shard-1-edited.json: at /results: expected the run's results as qcesim writes them, found \"" + first + "\""),
+            std::string::npos)
+      << bad_run;
   std::filesystem::remove_all(dir);
 }
