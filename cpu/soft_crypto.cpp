@@ -44,17 +44,7 @@ SoftCryptoConfig soft_crypto_config(const model::Profile& p) {
 }
 
 SoftCrypto::SoftCrypto(const SoftCryptoConfig& cfg) : m_cfg(cfg) {
-  if (cfg.crypto == CpuCrypto::neon) {
-    // Steady state per 16-byte block, for reports: the serial loops through aes-arm, the rest
-    // through the bit-sliced code.
-    const std::size_t keys[3] = {16, 24, 32};
-    for (int k = 0; k < 3; ++k) {
-      const double bs = 16 * neon_bs(keys[k], true), arm = 16 * neon_aes_arm(keys[k]);
-      m_aes[k][static_cast<int>(AesLoop::serial)] = arm;
-      m_aes[k][static_cast<int>(AesLoop::parallel)] = m_aes[k][static_cast<int>(AesLoop::ctr)] =
-          m_aes[k][static_cast<int>(AesLoop::xts)] = bs;
-      m_aes[k][static_cast<int>(AesLoop::ccm)] = bs + arm;
-    }
+  if (cfg.crypto == CpuCrypto::neon) {  // AES goes by neon.* per byte (neon_skcipher); SHA per block
     m_sha_block[0] = 64 * cfg.neon.sha1;
     m_sha_block[1] = m_sha_block2 = 64 * cfg.neon.sha256;
     return;
@@ -116,7 +106,6 @@ void SoftCrypto::neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, s
   r.charge(costs(Cost::kernel_neon_end));
 }
 
-double SoftCrypto::aes_cycles_per_block(std::size_t key_bytes, int loop) const { return m_aes[key_index(key_bytes)][loop]; }
 
 void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMode mode, std::size_t key_bytes, bool encrypt,
                           std::uint64_t bytes) const {

@@ -61,11 +61,6 @@ class SoftCrypto {
   // hash; with the ce set and n = 2, interleaved as sha256_ce_finup2x).
   void hash(Runner& r, const Costs& costs, HashAlg alg, std::uint64_t blocks, unsigned n) const;
 
-  // Cycles per 16-byte block of an AES loop (an AesLoop), for reports and tests; with the neon
-  // set, the steady state of its implementation.
-  double aes_cycles_per_block(std::size_t key_bytes, int loop) const;
-  const SoftCryptoConfig& config() const { return m_cfg; }
-
  private:
   // The neon set's skcipher: which implementation runs and what it costs.
   void neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt, std::uint64_t bytes) const;
@@ -76,8 +71,8 @@ class SoftCrypto {
   Charge cycles(const char* fn, double n) const { return cycles_charge(fn, n, m_cfg.hz); }
 
   SoftCryptoConfig m_cfg;
-  double m_aes[3][5] = {};  // [AES-128, -192, -256][AesLoop]
-  double m_sha_block[2] = {};  // SHA-1 (taken as SHA-256's), SHA-256 cycles per 64-byte block
+  double m_aes[3][5] = {};  // [AES-128, -192, -256][AesLoop], the ce set's loops
+  double m_sha_block[2] = {};  // SHA-1, SHA-256 cycles per 64-byte block (ce: SHA-256's loop stands in for SHA-1)
   double m_sha_block2 = 0;     // SHA-256 CE per block and message, two messages interleaved
 };
 

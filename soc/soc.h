@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <string>
 #include <systemc>
 
 #include "bam/bam.h"
@@ -43,7 +42,6 @@ struct SocConfig {
   qce::QceConfig qce;
   unsigned linux_ee = 0;  // qcom,ee
   unsigned rx_pipe = 4, tx_pipe = 5;  // the qce node's dmas
-  std::string dt = "sm8650";
   unsigned num_cores = 1;
   cpu::Costs costs;       // all zero: the untimed functional emulator
 };

@@ -8,7 +8,6 @@ using namespace model;
 SocConfig soc_config(const Profile& p) {
   SocConfig s;
   const DeviceTree& dt = parse_named(p.param("soc.dt"), "a SoC of the device-tree table", device_tree);
-  s.dt = dt.name;
   s.map.qce_base = dt.qce_base;
   s.map.qce_size = dt.qce_size;
   s.map.bam_base = dt.bam_base;

@@ -189,13 +189,10 @@ class CpuHash {
       : m_task(e.task()), m_costs(e.kernel().costs()), m_soft(e.qce().soft()), m_w(w), m_pool(pool), m_res(res),
         m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64) {}
 
-  void hash(std::uint64_t first, unsigned n, unsigned interleave) {
+  // n: 1, or 2 for one sha256_ce_finup2x call (the variant's ce_interleave).
+  void hash(std::uint64_t first, unsigned n) {
     m_task.charge(m_costs(cpu::Cost::sha256_lib_call));
-    if (interleave == 2) {
-      m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, n);
-    } else {
-      for (unsigned k = 0; k < n; ++k) m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, 1);
-    }
+    m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, n);
     if (m_pool.refs.empty()) return;
     for (unsigned k = 0; k < n; ++k) {
       const std::size_t m = (first + k) % m_pool.size();
@@ -224,7 +221,7 @@ void run_ce_path(Emulator& e, const Variant& v, const Workload& w, CpuHash& cpu_
     const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
     const sc_time t0 = sc_core::sc_time_stamp();
     if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
-    cpu_hash.hash(i, n, v.ce_interleave);
+    cpu_hash.hash(i, n);
     res.issued += n;
     res.completed += n;
     task.sync();
@@ -339,7 +336,7 @@ class QcePath {
   // A failed request the caller hashes again on the CPU: its latency ends when that is done.
   void fall_back(Slot& s) {
     if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(s.id));
-    m_cpu_hash.hash(s.id, 1, 1);
+    m_cpu_hash.hash(s.id, 1);
     m_task.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
     s.fallback = s.busy = false;
     ++m_res.fallback;

@@ -530,7 +530,7 @@ json break_even(const Sweep& s, const std::vector<json>& rows) {
   json out = {{"host", s.analysis.at("break_even")["host"]}, {"axis", x_path}, {"groups", json::array()}};
   for (const auto& [at, grows] : groups) {
     std::vector<std::string> sets;
-    for (const auto& [path, v] : at.items()) sets.push_back(path + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
+    for (const auto& [path, v] : at.items()) sets.push_back(path + "=" + json_text(v));
     json g = break_even_along(s, grows, x_path, sets);
     g.erase("host");
     g.erase("axis");
