@@ -121,6 +121,37 @@ void Bam::build_registers() {
 
 unsigned Bam::pipe_ee(unsigned pipe) const { return m_pipes.at(pipe).trust->value & 0x7u; }
 
+void Bam::fingerprint(model::StateHash& h) const {
+  for (const Pipe& pp : m_pipes) {
+    h.add(std::uint64_t{pp.ctrl->value});
+    h.add(std::uint64_t{pp.irq_stts->value});
+    h.add(std::uint64_t{pp.irq_en->value});
+    h.add(std::uint64_t{pp.trust->value});
+    const std::uint32_t rs = ring_size(pp);
+    h.add(std::uint64_t{rs ? (pp.write_off + rs - pp.read_off) % rs : pp.write_off});
+    h.add(std::uint64_t{static_cast<unsigned>(pp.error)});
+    h.add(pp.waiting_work);
+    if (!pp.waiting_work) {  // a run in progress; an idle pipe sets these afresh at its next fetch
+      h.add_at(pp.fetched_at);
+      h.add(std::uint64_t{pp.run.size()});
+      h.add(pp.run_plain);
+      h.add(std::uint64_t{pp.ce_done});
+      h.add(pp.waiting_peripheral);
+      h.add(pp.waiting_lock);
+    }
+  }
+  h.add(m_lock.held);
+  if (m_lock.held) {
+    h.add(std::uint64_t{m_lock.ee});
+    h.add(std::uint64_t{m_lock.group});
+    h.add(std::uint64_t{m_lock.pipe});
+  }
+  for (const auto& l : m_lines) {
+    h.add(l->high);
+    if (l->delivery_due() >= h.now()) h.add_at(l->delivery_due());  // a delivery to come
+  }
+}
+
 void Bam::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) { m_regs.transport(trans); }
 
 unsigned int Bam::transport_dbg(tlm::tlm_generic_payload& trans) {

@@ -26,6 +26,7 @@
 #include "model/irq_line.h"
 #include "model/profile.h"
 #include "model/register_bank.h"
+#include "model/state_hash.h"
 
 namespace qcesim::bam {
 
@@ -124,6 +125,12 @@ class Bam : public sc_core::sc_module {
   // the argument says the pages the device reads, else those it writes): each costs one walk
   // before a consumer (producer) pipe's next descriptor touches memory. Without it, none.
   void set_iotlb_source(std::function<std::uint64_t(bool)> fresh_pages) { m_fresh_pages = std::move(fresh_pages); }
+
+  // What decides the BAM's next steps, relative to now (model/state_hash.h): per pipe its
+  // control bits, pending interrupts, the descriptors between its read offset and the doorbell
+  // (how many, not where in the ring: the position changes no timing), the run in progress and
+  // what it waits for; the lock and the EE lines.
+  void fingerprint(model::StateHash& h) const;
 
  private:
   struct Pipe {

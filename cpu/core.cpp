@@ -93,6 +93,14 @@ void Runner::sync() {
   } while (!m_core.finish(*this));
 }
 
+void Runner::fingerprint(model::StateHash& h) const {
+  h.add(m_active);
+  h.add_span(m_debt);
+  h.add_span(remaining());
+  h.add(std::uint64_t{m_marks.size()});
+  for (const auto& m : m_marks) h.add_span(m.first - m_executed);  // how much more work until each
+}
+
 void Runner::block() {
   if (m_core.m_owner != this) return;
   m_core.m_owner = nullptr;
@@ -272,6 +280,32 @@ bool Core::finish(Runner& r) {
   reschedule();
   update_idle();
   return true;
+}
+
+void Core::fingerprint(model::StateHash& h) const {
+  // The waiting runners in arrival order (reschedule() compares only their order).
+  std::vector<const Runner*> waiting(m_waiting.begin(), m_waiting.end());
+  std::sort(waiting.begin(), waiting.end(), [](const Runner* a, const Runner* b) { return a->m_seq < b->m_seq; });
+  h.add(std::uint64_t{waiting.size()});
+  for (const Runner* r : waiting) h.add(r);
+  h.add(m_owner);
+  h.add(m_current);
+  // How long an idle core has slept is left out: it decides nothing until something wakes the
+  // core (the idle predictor then records it, and that is in the state from then on), and a
+  // core nothing wakes (the second core of a one-task replay) would otherwise never repeat.
+  if (!m_idle) h.add_at(m_since);
+  h.add(m_complete_pending);
+  if (m_complete_pending) h.add_at(m_complete_at);
+  h.add(m_slow);
+  if (m_cv > 0) h.add(m_rng);  // a draw to come: never the same state twice
+  if (m_power.governor == Governor::schedutil) {
+    h.add(m_pelt.util());
+    // Only whether the rate limit has passed, and how far it is if not, decides the next update.
+    h.add_span(std::min(h.now() - m_gov_at, m_power.rate_limit));
+  }
+  h.add(m_idle);
+  if (m_idle) h.add(std::uint64_t{m_idle_state});
+  if (m_power.idle_states.size() > 1) m_idle_predictor.fingerprint(h);
 }
 
 std::map<std::pair<Ctx, std::string>, sc_time> Core::profile() const {

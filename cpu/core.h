@@ -18,9 +18,11 @@
 #include <map>
 #include <string>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "cpu/power.h"
+#include "model/state_hash.h"
 #include "model/trace.h"
 
 namespace qcesim::cpu {
@@ -101,6 +103,7 @@ class Runner {
     m_charged += cost;
     if (model::Tracer::active()) trace_charge(fn, cost);
     fn_time(fn) += cost;
+    note_charge(fn, cost);
   }
   void charge(const Charge& c);
   // Blocks until the core has executed everything charged so far (preempted as needed).
@@ -120,6 +123,8 @@ class Runner {
 
   Ctx ctx() const { return m_ctx; }
   const sc_core::sc_time& debt() const { return m_debt; }
+  // What decides this thread's future on the core: owed and charged work, its when_done marks.
+  void fingerprint(model::StateHash& h) const;
   Core& core() { return m_core; }
   const std::string& name() const { return m_name; }
 
@@ -127,6 +132,7 @@ class Runner {
   friend class Core;
   void trace_charge(const char* fn, const sc_core::sc_time& cost);
   sc_core::sc_time& fn_time(const char* fn);
+  inline void note_charge(const char* fn, const sc_core::sc_time& cost);
   Core& m_core;
   Ctx m_ctx;
   std::string m_name;
@@ -176,6 +182,13 @@ class Core : public sc_core::sc_module {
   const std::vector<std::uint64_t>& idle_entries() const { return m_idle_entries; }
   const CpuPower& power() const { return m_power; }
 
+  // The core's state relative to now (model/state_hash.h): who runs and waits, when the running
+  // work ends, the governors' state. Not its totals, which only grow.
+  void fingerprint(model::StateHash& h) const;
+  // A digest of the work charged on this core (function and amount, in order) since the last
+  // call: two stretches with equal digests ran the same items.
+  std::uint64_t take_charge_digest() { return std::exchange(m_charge_digest, 0); }
+
   // Service-time variation: every CPU charge drawn from a log-normal with mean 1 and this
   // coefficient of variation, from a generator seeded with `seed` (0 or cv 0: every charge at its
   // mean). Before the simulation starts; the same seed gives the same run.
@@ -217,7 +230,14 @@ class Core : public sc_core::sc_module {
   std::size_t m_idle_state = 0;
   IdlePredictor m_idle_predictor;
   std::vector<std::uint64_t> m_idle_entries;
+  std::uint64_t m_charge_digest = 0;
 };
+
+inline void Runner::note_charge(const char* fn, const sc_core::sc_time& cost) {
+  std::uint64_t& d = m_core.m_charge_digest;
+  d = (d ^ (reinterpret_cast<std::uintptr_t>(fn) + cost.value() + static_cast<std::uint64_t>(m_ctx))) * 0x9E3779B97F4A7C15ull;
+  d ^= d >> 32;
+}
 
 inline void Runner::charge(const Charge& c) {
   sc_core::sc_time t = c.scales && m_core.m_slow != 1.0 ? c.time * m_core.m_slow : c.time;

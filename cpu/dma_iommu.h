@@ -24,6 +24,7 @@
 #include <systemc>
 
 #include "cpu/core.h"
+#include "model/state_hash.h"
 
 namespace qcesim::model {
 class Profile;
@@ -71,6 +72,13 @@ class DmaIommu {
   // `reads`: the pages the device reads (to_device, bidirectional), else those it writes.
   std::uint64_t take_fresh_pages(bool reads) { return std::exchange(m_fresh_pages[reads ? 0 : 1], 0); }
   const DmaMapStats& stats() const { return m_stats; }
+  // The flush queue's fill and age, the pages not yet walked (model/state_hash.h).
+  void fingerprint(model::StateHash& h) const {
+    h.add(std::uint64_t{m_fq_used});
+    if (m_fq_used) h.add_at(m_fq_since);
+    h.add(m_fresh_pages[0]);
+    h.add(m_fresh_pages[1]);
+  }
 
  private:
   void cache_maintenance(Runner& r, const SgShape& sg, bool clean);

@@ -244,6 +244,32 @@ Runner& Kernel::spawn_task(unsigned cpu, const std::string& name, Fn body) {
   return *r;
 }
 
+void Kernel::fingerprint(model::StateHash& h) const {
+  auto queue = [&h](const std::deque<Deferred>& q) {
+    h.add(std::uint64_t{q.size()});
+    for (const Deferred& d : q) h.add(d.fn);
+  };
+  for (const auto& c : m_cpus) {
+    c->core->fingerprint(h);
+    for (const Runner* r : {c->hardirq.get(), c->softirq.get(), c->kworker.get(), c->ksoftirqd.get()}) r->fingerprint(h);
+    for (const Irq& irq : c->irqs) {
+      h.add(irq.line->level());
+      if (irq.line->delivery_due() >= h.now()) h.add_at(irq.line->delivery_due());  // a delivery to come
+    }
+    h.add(c->ksoftirqd_sleeping);
+    h.add(c->kworker_sleeping);
+    queue(c->softirq_queue);
+    queue(c->softirq_batch);
+    queue(c->work_queue);
+  }
+  for (const auto& t : m_tasks) t->fingerprint(h);
+  h.add(std::uint64_t{m_timers.size()});
+  for (const auto& t : m_timers) h.add_at(t.first);
+  // Not when m_timer_event fires: at or before the earliest deadline (a disarmed timer leaves
+  // it early), and a firing with nothing expired changes nothing.
+  m_dma.fingerprint(h);
+}
+
 void Completion::wait(Runner& task) {
   task.sync();
   if (!m_done) {

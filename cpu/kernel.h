@@ -57,6 +57,11 @@ class Kernel : public sc_core::sc_module {
 
   std::uint64_t hardirqs() const { return m_hardirqs; }
 
+  // The state that decides what the kernel does next, relative to now (model/state_hash.h):
+  // every core with its threads, the interrupt lines' levels, the softirq and work queues (by
+  // function), the armed timers, the dma-mapping layer.
+  void fingerprint(model::StateHash& h) const;
+
  private:
   friend class Completion;
   // Timers (completion timeouts, delayed work) share one SystemC event: a timed wait per request
@@ -119,6 +124,11 @@ class Completion {
   bool wait_for(Runner& task, const sc_core::sc_time& timeout);
   void complete(Runner& from);
   bool done() const { return m_done; }
+  void fingerprint(model::StateHash& h) const {
+    h.add(m_done);
+    h.add(m_sleeping);
+    h.add(m_timed_out);
+  }
 
  private:
   friend class Kernel;

@@ -5,6 +5,7 @@
 // chooses a state when the core goes idle. Nothing ticks.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -62,6 +63,13 @@ class IdlePredictor {
  public:
   void observe(const sc_core::sc_time& idle);
   std::size_t choose(const std::vector<IdleState>& states) const;
+  // The periods it remembers, newest first (what choose() and the next observe() depend on).
+  template <class H>
+  void fingerprint(H& h) const {
+    const std::size_t n = std::min(m_count, m_last.size());
+    h.add(std::uint64_t{n});
+    for (std::size_t k = 1; k <= n; ++k) h.add_span(m_last[(m_count - k) % m_last.size()]);
+  }
 
  private:
   std::array<sc_core::sc_time, 8> m_last{};

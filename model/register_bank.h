@@ -38,6 +38,10 @@ class RegisterBank {
     const std::size_t word = offset / 4;
     return offset % 4 == 0 && word < m_by_word.size() ? m_by_word[word] : nullptr;
   }
+  const Register* find(std::uint32_t offset) const {
+    const std::size_t word = offset / 4;
+    return offset % 4 == 0 && word < m_by_word.size() ? m_by_word[word] : nullptr;
+  }
   Register& at(std::uint32_t offset) {  // throws if absent (model-internal use)
     Register* r = find(offset);
     if (!r) missing(offset);

@@ -6,18 +6,23 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace qcesim::model {
 
 class LatencyStats {
  public:
   void add(double ns) {
+    if (m_tap) m_tap->push_back(ns);
     ++m_count;
     m_sum += ns;
     if (ns > m_max) m_max = ns;
     ++m_buckets[bucket(ns)];
   }
   std::uint64_t count() const { return m_count; }
+  // Every sample from now on is also appended to `tap` (null: none); the replay's fast-forward
+  // watches and repeats them.
+  void set_tap(std::vector<double>* tap) { m_tap = tap; }
   double mean() const { return m_count ? m_sum / static_cast<double>(m_count) : 0; }
   double max() const { return m_max; }
   // The smallest bucket value with at least q of the samples at or below it.
@@ -45,6 +50,7 @@ class LatencyStats {
   std::uint64_t m_count = 0;
   double m_sum = 0, m_max = 0;
   std::array<std::uint64_t, kBuckets> m_buckets{};
+  std::vector<double>* m_tap = nullptr;
 };
 
 }  // namespace qcesim::model

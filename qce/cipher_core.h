@@ -35,6 +35,10 @@ class CipherCore {
   // engine runs, else why it cannot run (SW_ERR).
   std::string latch(model::RegisterBank& regs, std::uint32_t seg_size);
   bool active() const { return m_active; }
+  std::size_t pending_bytes() const { return m_pending.size(); }
+  // The last operation's cipher as the registers set it (keys, mode, direction, data unit, its
+  // IV), null when it had none: a fast-forward runs skipped requests' bytes through it.
+  const CipherSpec* latched() const { return m_active ? &m_spec : nullptr; }
   // "AES-256-CBC encrypt" and the like, for the timeline.
   std::string name() const;
   // Why the engine stalls on the latched operation (it takes the data and never finishes until

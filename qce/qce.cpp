@@ -41,6 +41,29 @@ Qce::Qce(sc_core::sc_module_name name, const QceConfig& cfg)
 
 Qce::~Qce() = default;
 
+void Qce::fingerprint(model::StateHash& h) const {
+  h.add(std::uint64_t{static_cast<unsigned>(m_state)});
+  if (m_state != State::idle) {
+    h.add(m_op.dump);
+    h.add(std::uint64_t{m_op.seg_size});
+    h.add(std::uint64_t{m_op.received});
+    h.add(std::uint64_t{m_op.produced});
+    h.add(std::uint64_t{m_op.pipe_set});
+    h.add(m_op.din_error);
+    h.add(std::uint64_t{static_cast<unsigned>(m_op.fault)});
+    h.add(m_auth.active());
+    h.add(m_auth.hashed());
+    h.add(m_cipher.active());
+    h.add(std::uint64_t{m_cipher.pending_bytes()});
+    h.add_at(m_core_free_at);  // set afresh at GO
+  }
+  h.add(std::uint64_t{m_out.size() - m_out_pos});
+  h.add(m_out_ends_op);
+  h.add(std::uint64_t{m_dump_pos});
+  for (std::uint32_t off : {REG_STATUS, REG_STATUS2})
+    if (const model::Register* r = m_regs.find(off)) h.add(std::uint64_t{r->value});
+}
+
 void Qce::build_registers() {
   auto& r = m_regs;
   r.add("VERSION", REG_VERSION, m_cfg.version, Access::ro);

@@ -21,6 +21,7 @@
 #include "bam/bam_peripheral_if.h"
 #include "model/profile.h"
 #include "model/register_bank.h"
+#include "model/state_hash.h"
 #include "model/sha_core.h"
 #include "qce/auth_core.h"
 #include "qce/cipher_core.h"
@@ -89,6 +90,10 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   // Why the last operation set an error bit (empty if none).
   const std::string& last_error() const { return m_last_error; }
   bool busy() const { return m_state != State::idle; }
+  // The engine's state relative to now (model/state_hash.h): the operation in progress, what
+  // it has taken and still owes the producer pipe, when its core is free, the status register.
+  void fingerprint(model::StateHash& h) const;
+  const CipherSpec* latched_cipher() const { return m_cipher.latched(); }
   // Where a workload posts the buffers it will hand the engine next; null unless configured.
   HashAhead* hash_ahead() { return m_ahead.get(); }
 

@@ -91,6 +91,13 @@ class Emulator {
   qce::QceDevice& qce() { return *m_qce; }
   qce::TzAgent* tz() { return m_tz.get(); }
 
+  // The whole platform's state relative to now (model/state_hash.h) as far as it decides what
+  // happens next: the kernel and its cores, the BAM, the engine, both drivers, the interrupt
+  // signals. Each part adds the instants its pending work will happen at; not the simulator's
+  // next event, which may be a disarmed timer's that changes nothing. Not the data, the
+  // registers' contents or the totals, which change no timing.
+  void fingerprint(model::StateHash& h) const;
+
  private:
   std::unique_ptr<Soc> m_soc;
   std::unique_ptr<bam::BamDma> m_bam_dma;

@@ -111,6 +111,13 @@ struct CipherPool {
   }
 };
 
+// With real data, the software implementation's output for message m checked.
+void check_software(const CipherPool& pool, std::size_t m, std::uint8_t* out, VariantResult& res) {
+  if (pool.ref.empty()) return;
+  pool.software(m, out);
+  if (!std::equal(pool.ref[m].begin(), pool.ref[m].end(), out)) ++res.digest_mismatches;
+}
+
 // The software implementation in the caller's context: its CPU time (the kernel's choice on this
 // core) and, with real data, its output checked.
 void software_request(Emulator& e, const CipherPool& pool, std::size_t m, std::uint8_t* out, VariantResult& res) {
@@ -122,15 +129,19 @@ void software_request(Emulator& e, const CipherPool& pool, std::size_t m, std::u
     soft.skcipher(e.task(), e.kernel().costs(), a.cipher, a.mode, key_bytes, w.encrypt, pool.len[m]);
   else
     soft.aead(e.task(), e.kernel().costs(), a.ccm, a.cipher, a.hash, key_bytes, w.encrypt, w.assoc_bytes, pool.len[m]);
-  if (pool.ref.empty()) return;
-  pool.software(m, out);
-  if (!std::equal(pool.ref[m].begin(), pool.ref[m].end(), out)) ++res.digest_mismatches;
+  check_software(pool, m, out, res);
 }
 
 // The CPU path: one request at a time on the caller's core.
-void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res, const RequestTick& tick) {
+void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res, const RequestTick& tick,
+             FastForward& ff) {
   Bytes out(pool.w.message_bytes + pool.tag);
   for (std::uint64_t i = 0; i < pool.w.messages; ++i) {
+    if (const std::uint64_t skip = ff.at_boundary(i, pool.w.messages, i % pool.size())) {
+      for (std::uint64_t k = i; k < i + skip; ++k) check_software(pool, k % pool.size(), out.data(), res);
+      i += skip;
+      if (i >= pool.w.messages) break;
+    }
     tick(i);
     if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
     const sc_time t0 = sc_core::sc_time_stamp();
@@ -147,9 +158,9 @@ void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, Vari
 class QceCipherPath {
  public:
   QceCipherPath(Emulator& e, const EmulatorConfig& cfg, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res,
-                const RequestTick& tick)
-      : m_e(e), m_cfg(cfg), m_pool(pool), m_w(pool.w), m_lat(lat), m_res(res), m_tick(tick), m_slots(pool.w.queue_depth),
-        m_freed(e.kernel()) {
+                const RequestTick& tick, FastForward& ff)
+      : m_e(e), m_cfg(cfg), m_pool(pool), m_w(pool.w), m_lat(lat), m_res(res), m_tick(tick), m_ff(ff),
+        m_slots(pool.w.queue_depth), m_freed(e.kernel()) {
     for (Slot& s : m_slots) s.out = e.host().dma_alloc(m_w.assoc_bytes + m_w.message_bytes + m_pool.tag, 4096);
     const AlgName& a = m_w.algorithm;
     m_aead = qce::AeadAlg{a.ccm, a.cipher, a.hash};
@@ -169,6 +180,7 @@ class QceCipherPath {
 
   void run() {
     while (m_finished < m_w.messages) {
+      if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_w.messages, loop_state())) skip(n);
       for (Slot& s : m_slots)
         if (!s.busy && m_submitted < m_w.messages) submit(s);
       // Requests the fallback ran are finished already: wait only for the engine's.
@@ -189,6 +201,60 @@ class QceCipherPath {
     std::uint64_t id = 0;
     bool busy = false;
   };
+
+  // The loop's part of the state (studies/fast_forward.h): the next message's place in the
+  // pool, the requests in flight, each slot.
+  std::uint64_t loop_state() const {
+    model::StateHash h(sc_core::sc_time_stamp());
+    h.add(std::uint64_t{m_submitted % m_pool.size()});
+    h.add(m_submitted - m_finished);
+    for (const Slot& s : m_slots) {
+      h.add(s.busy);
+      if (!s.busy) continue;
+      h.add(m_submitted - s.id);
+      h.add_at(s.t0);
+    }
+    m_freed.fingerprint(h);
+    return h.value();
+  }
+
+  // A fast-forward skipped n requests (whole cycles: the pool's messages come round in the
+  // same order). With real data each one's output is computed and checked: an engine request's
+  // by the engine's cipher as its registers set it for the last operation (keys, mode,
+  // direction, data unit) from the request's IV; a software one's, and an AEAD's, by the
+  // software implementation's arithmetic.
+  void skip(std::uint64_t n) {
+    if (!m_pool.ref.empty()) {
+      Bytes out(m_w.message_bytes + m_pool.tag);
+      for (std::uint64_t id = m_submitted; id < m_submitted + n; ++id) {
+        const std::size_t m = id % m_pool.size();
+        if (m_route[m].route == qce::Route::fallback || m_w.algorithm.kind != AlgKind::skcipher) {
+          check_software(m_pool, m, out.data(), m_res);
+          continue;
+        }
+        engine_cipher(m, out.data());
+        if (!std::equal(m_pool.ref[m].begin(), m_pool.ref[m].end(), out.data())) ++m_res.digest_mismatches;
+      }
+    }
+    m_submitted += n;
+    m_finished += n;
+    for (Slot& s : m_slots)
+      if (s.busy) s.id += n;
+    m_tick(m_finished);
+  }
+
+  void engine_cipher(std::size_t m, std::uint8_t* out) {
+    const CipherSpec* latched = m_e.soc().qce.latched_cipher();
+    if (!latched) throw qce::QceError("fast-forward: the engine ran no cipher operation to repeat");
+    CipherSpec spec = *latched;
+    spec.iv = m_pool.iv[m];
+    if (!m_engine_stream || !m_engine_stream->same_keys(spec)) {
+      m_engine_stream = std::make_unique<CipherStream>(spec);
+    } else {
+      m_engine_stream->restart(spec.iv);
+    }
+    m_engine_stream->update(m_pool.in[m].ptr + m_w.assoc_bytes, out, m_pool.in_text(m));
+  }
 
   void submit(Slot& s) {
     const std::uint64_t id = m_submitted++;
@@ -269,6 +335,8 @@ class QceCipherPath {
   model::LatencyStats& m_lat;
   VariantResult& m_res;
   const RequestTick& m_tick;
+  FastForward& m_ff;
+  std::unique_ptr<CipherStream> m_engine_stream;  // fast-forward: the engine's cipher, keyed once
   std::vector<Slot> m_slots;
   cpu::Completion m_freed;
   qce::AeadAlg m_aead;
@@ -280,13 +348,13 @@ class QceCipherPath {
 }  // namespace
 
 void run_cipher_workload(Emulator& e, const Scenario& sc, const Variant& v, const EmulatorConfig& cfg, bool check,
-                         model::LatencyStats& lat, VariantResult& res, const RequestTick& tick) {
+                         model::LatencyStats& lat, VariantResult& res, const RequestTick& tick, FastForward& ff) {
   CipherPool pool(e, sc.workload, check);
   e.task().sync();
   if (v.engine == VariantEngine::ce) {
-    run_cpu(e, pool, lat, res, tick);
+    run_cpu(e, pool, lat, res, tick, ff);
   } else {
-    QceCipherPath(e, cfg, pool, lat, res, tick).run();
+    QceCipherPath(e, cfg, pool, lat, res, tick, ff).run();
   }
   for (const cpu::DmaBuf& b : pool.in) e.host().dma_free(b);
 }

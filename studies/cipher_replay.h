@@ -22,7 +22,8 @@ void record_latency(model::LatencyStats& lat, std::uint64_t id, const sc_core::s
 
 // Runs the workload inside the emulator's job; `check` computes real data and compares every
 // output with its reference (output mismatches are counted as digest_mismatches).
+// `ff` may skip whole cycles of the steady state (studies/fast_forward.h).
 void run_cipher_workload(Emulator& e, const Scenario& sc, const Variant& v, const EmulatorConfig& cfg, bool check,
-                         model::LatencyStats& lat, VariantResult& res, const RequestTick& tick);
+                         model::LatencyStats& lat, VariantResult& res, const RequestTick& tick, FastForward& ff);
 
 }  // namespace qcesim::studies

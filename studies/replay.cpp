@@ -16,6 +16,7 @@
 #include "model/stats.h"
 #include "model/trace.h"
 #include "studies/cipher_replay.h"
+#include "studies/fast_forward.h"
 
 namespace qcesim::studies {
 
@@ -23,30 +24,6 @@ using namespace model;
 
 using nlohmann::json;
 using sc_core::sc_time;
-
-namespace {
-
-
-struct Snapshot {
-  std::vector<cpu::CpuTimes> cores;
-  std::map<std::pair<cpu::Ctx, std::string>, sc_time> profile;
-  std::uint64_t irqs = 0, descriptors = 0;
-  sc_time at;
-};
-
-Snapshot snapshot(Emulator& e) {
-  Snapshot s;
-  for (unsigned c = 0; c < e.kernel().num_cores(); ++c) {
-    s.cores.push_back(e.kernel().core(c).times());
-    for (const auto& [k, t] : e.kernel().core(c).profile()) s.profile[k] += t;
-  }
-  s.irqs = e.kernel().hardirqs();
-  for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) s.descriptors += e.soc().bam.pipe_stats(p).descriptors;
-  s.at = sc_core::sc_time_stamp();
-  return s;
-}
-
-}  // namespace
 
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only) {
   EmulatorConfig c;
@@ -193,8 +170,12 @@ class CpuHash {
   void hash(std::uint64_t first, unsigned n) {
     m_task.charge(m_costs(cpu::Cost::sha256_lib_call));
     m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, n);
+    check(first, n);
+  }
+  // The digests alone (with real data), checked: also the requests a fast-forward skips.
+  void check(std::uint64_t first, std::uint64_t n) {
     if (m_pool.refs.empty()) return;
-    for (unsigned k = 0; k < n; ++k) {
+    for (std::uint64_t k = 0; k < n; ++k) {
       const std::size_t m = (first + k) % m_pool.size();
       cpu::CeSha h(m_w.alg);
       h.update(m_pool.msgs[m].ptr, m_w.message_bytes);
@@ -214,9 +195,14 @@ class CpuHash {
 
 // The CPU path: ce_interleave messages per call, each call's latency charged to its messages.
 void run_ce_path(Emulator& e, const Variant& v, const Workload& w, CpuHash& cpu_hash, LatencyStats& lat,
-                 VariantResult& res, ProgressTicker& ticker) {
+                 VariantResult& res, ProgressTicker& ticker, FastForward& ff, std::size_t pool) {
   cpu::Runner& task = e.task();
   for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
+    if (const std::uint64_t skip = ff.at_boundary(i, w.messages, i % pool)) {
+      cpu_hash.check(i, skip);
+      i += skip;
+      if (i >= w.messages) break;
+    }
     ticker.tick(i);
     const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
     const sc_time t0 = sc_core::sc_time_stamp();
@@ -234,9 +220,9 @@ void run_ce_path(Emulator& e, const Variant& v, const Workload& w, CpuHash& cpu_
 class QcePath {
  public:
   QcePath(Emulator& e, const Scenario& sc, const EmulatorConfig& cfg, MessagePool& pool, CpuHash& cpu_hash,
-          LatencyStats& lat, VariantResult& res, ProgressTicker& ticker)
+          LatencyStats& lat, VariantResult& res, ProgressTicker& ticker, FastForward& ff)
       : m_e(e), m_task(e.task()), m_sc(sc), m_w(sc.workload), m_cfg(cfg), m_pool(pool), m_cpu_hash(cpu_hash),
-        m_lat(lat), m_res(res), m_ticker(ticker), m_slots(sc.workload.queue_depth), m_freed(e.kernel()),
+        m_lat(lat), m_res(res), m_ticker(ticker), m_ff(ff), m_slots(sc.workload.queue_depth), m_freed(e.kernel()),
         // Failures are outcomes to count when another EE shares the engine or faults are
         // injected; otherwise a failure is a bug in the model and stops the run.
         m_failures_expected(e.tz() != nullptr || sc.faults.any()), m_iv(sha_initial_state(sc.workload.alg)) {
@@ -245,6 +231,7 @@ class QcePath {
 
   void run() {
     while (m_finished < m_w.messages) {
+      if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_w.messages, loop_state())) skip(n);
       for (Slot& s : m_slots)
         if (s.fallback) fall_back(s);
       for (Slot& s : m_slots)
@@ -278,6 +265,45 @@ class QcePath {
     // and its take, so the helper hashes it in place and the engine skips the compare.
     if (m_ahead)
       for (const cpu::DmaBuf& m : m_pool.msgs) m_frozen.protect(m.ptr, m_pool.alloc);  // else copied and compared
+  }
+
+  // The loop's part of the state (studies/fast_forward.h): the next message's place in the
+  // pool, the requests in flight and posted ahead, each slot.
+  std::uint64_t loop_state() const {
+    model::StateHash h(sc_core::sc_time_stamp());
+    h.add(std::uint64_t{m_submitted % m_pool.size()});
+    h.add(m_submitted - m_finished);
+    if (m_ahead) h.add(m_posted - m_submitted);
+    for (const Slot& s : m_slots) {
+      h.add(s.busy);
+      h.add(s.fallback);
+      if (!s.busy && !s.fallback) continue;
+      h.add(m_submitted - s.id);
+      h.add_at(s.t0);
+    }
+    m_freed.fingerprint(h);
+    return h.value();
+  }
+
+  // A fast-forward skipped n requests (whole cycles: the pool's messages come round in the
+  // same order): with real data each one's digest by the engine's arithmetic, from the
+  // request's IV (the driver's carry) as the engine compresses and pads it.
+  void skip(std::uint64_t n) {
+    if (!m_pool.refs.empty()) {
+      const std::size_t blocks = m_w.message_bytes / kShaBlockBytes, tail = m_w.message_bytes % kShaBlockBytes;
+      for (std::uint64_t id = m_submitted; id < m_submitted + n; ++id) {
+        const std::uint8_t* p = m_pool.msgs[id % m_pool.size()].ptr;
+        ShaState st = m_iv;
+        sha_compress(st, p, blocks);
+        if (sha_finish(st, p + blocks * kShaBlockBytes, tail) != m_pool.refs[id % m_pool.size()]) ++m_res.digest_mismatches;
+      }
+    }
+    m_submitted += n;
+    m_finished += n;
+    if (m_ahead) m_posted += n;
+    for (Slot& s : m_slots)
+      if (s.busy || s.fallback) s.id += n;
+    m_ticker.tick(m_finished);
   }
 
   void post_ahead() {
@@ -353,6 +379,7 @@ class QcePath {
   LatencyStats& m_lat;
   VariantResult& m_res;
   ProgressTicker& m_ticker;
+  FastForward& m_ff;
   std::vector<Slot> m_slots;
   cpu::Completion m_freed;
   bool m_failures_expected;
@@ -364,7 +391,7 @@ class QcePath {
 };
 
 // What the other EE, the injected faults and the helper did, after the run.
-void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, VariantResult& res) {
+void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, VariantResult& res, const Snapshot& end) {
   if (qce::TzAgent* tz = e.tz()) {
     const qce::TzStats t = tz->stats();
     res.tz = {{"lock", cfg.tz.lock}, {"jobs", t.jobs}, {"completed", t.completed}, {"digest_mismatches", t.digest_mismatches},
@@ -372,7 +399,7 @@ void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, 
     const auto& cfgd = e.qce().config();
     res.lock_wait_s = (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
   }
-  res.live_state_writes = e.soc().qce.stats().live_state_writes;
+  res.live_state_writes = end.live_state_writes;
   if (sc.faults.any()) {
     std::uint64_t errors = 0, drops = 0;
     for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) {
@@ -442,29 +469,40 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   res.name = v.name;
   res.measured = measured_for(v, sc.workload);
   res.timing_only = timing_only;
+  // Randomness (service-time variation, another EE, faults) and a timeline need every request.
+  const bool ff_allowed = (!prof.has("sim.fast_forward") || prof.num("sim.fast_forward") != 0) &&
+                          (cfg.soc.costs.cost_cv == 0 || cfg.soc.costs.seed == 0) && cfg.tz.rate_per_s == 0 &&
+                          !sc.faults.any();
   Snapshot s0, s1;
   emu.run([&](Emulator& e) {
     if (auto* tr = Tracer::active()) tr->set_own_ee(cfg.soc.linux_ee, cfg.driver.rx_pipe / 2);
+    const bool ff_on = ff_allowed && !Tracer::active();
     if (sc.workload.cipher()) {
       e.task().sync();
       s0 = snapshot(e);
-      run_cipher_workload(e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); });
+      FastForward ff(e, lat, res, ff_on);
+      run_cipher_workload(e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
       e.task().sync();
       s1 = snapshot(e);
+      ff.extend(s1);
+      res.fast_forward = ff.info();
       return;
     }
     MessagePool pool(e, sc.workload, !timing_only);
     e.task().sync();
     s0 = snapshot(e);
+    FastForward ff(e, lat, res, ff_on);
     CpuHash cpu_hash(e, sc.workload, pool, res);
     if (v.engine == VariantEngine::ce) {
-      run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker);
+      run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker, ff, pool.size());
     } else {
-      QcePath(e, sc, cfg, pool, cpu_hash, lat, res, ticker).run();
+      QcePath(e, sc, cfg, pool, cpu_hash, lat, res, ticker, ff).run();
     }
     e.task().sync();
     s1 = snapshot(e);
-    collect_extras(e, cfg, sc, res);
+    ff.extend(s1);
+    res.fast_forward = ff.info();
+    collect_extras(e, cfg, sc, res, s1);
   });
   fill_totals(res, s0, s1, lat, sc.workload, v.name);
   res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
@@ -496,6 +534,9 @@ json VariantResult::to_json() const {
   j["failed"] = failed;
   j["fallback"] = fallback;
   j["software"] = software;
+  if (fast_forward.skipped)
+    j["fast_forward"] = {{"skipped", fast_forward.skipped}, {"period", fast_forward.period},
+                         {"found_at", fast_forward.found_at}, {"period_s", fast_forward.period_s}};
   if (!faults.is_null()) j["faults"] = faults;
   j["failed_requests"] = failed_requests;
   j["live_state_writes"] = live_state_writes;
@@ -540,6 +581,10 @@ VariantResult VariantResult::from_json(const json& j) {
   r.failed = j.value("failed", std::uint64_t{0});
   r.fallback = j.value("fallback", std::uint64_t{0});
   r.software = j.value("software", std::uint64_t{0});
+  if (j.contains("fast_forward")) {
+    const json& f = j["fast_forward"];
+    r.fast_forward = {f.at("skipped"), f.at("period"), f.at("found_at"), f.at("period_s")};
+  }
   if (j.contains("faults")) r.faults = j["faults"];
   r.hash_ahead_hits = j.value("hash_ahead_hits", std::uint64_t{0});
   r.live_state_writes = j.value("live_state_writes", std::uint64_t{0});

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "studies/fast_forward.h"
 #include "studies/scenario.h"
 #include "soc/soc.h"
 
@@ -52,6 +53,8 @@ struct VariantResult {
   std::uint64_t live_state_writes = 0;
   nlohmann::json tz;  // null without another EE
   std::string race;
+  // The steady-state cycles repeated instead of simulated (studies/fast_forward.h).
+  FastForwardInfo fast_forward;
 
   nlohmann::json to_json() const;
   static VariantResult from_json(const nlohmann::json& j);

@@ -216,7 +216,7 @@ TEST_F(Hostile, AnUncommittedOutputLeavesNoTemporaryFile) {
 // Long enough to be interrupted: 3 variants x 4 million timing-only requests.
 std::vector<std::string> long_run(const std::string& scenario, const std::string& extra_file) {
   // --trace: each child streams its timeline into a temporary file from the start.
-  return {"run", scenario, "--timing-only", "--set", "workload.messages=4000000", "-j", "3",
+  return {"run", scenario, "--timing-only", "--set", "workload.messages=4000000", "--set", "sim.fast_forward=0", "-j", "3",
           "--json", extra_file, "--profile", "p.folded", "--trace", "t.json"};
 }
 
@@ -263,6 +263,7 @@ TEST_F(Hostile, AStoppedSweepResumes) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock"}},
+             {"set", {{"sim.fast_forward", 0}}},  // every request simulated: long enough to stop
              {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 3000000, 3000001}}}}}};
   const std::string file = dir + "/s.json";
   test::write_text(file, sw.dump());
@@ -290,6 +291,7 @@ TEST_F(Hostile, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock"}},
+             {"set", {{"sim.fast_forward", 0}}},  // every request simulated: long enough to kill
              {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 4000000, 7}}}}}};
   const std::string file = dir + "/s.json";
   test::write_text(file, sw.dump());

@@ -140,6 +140,15 @@ class QceDevice {
   // The software implementations the fallback tfms run (on the caller's CPU).
   const cpu::SoftCrypto& soft() const { return m_soft; }
   void count_fallback() { ++m_stats.fallbacks; }
+  // The driver's queue and request in flight, relative to now (model/state_hash.h).
+  void fingerprint(model::StateHash& h) const {
+    h.add(std::uint64_t{m_queue.size()});
+    h.add(m_req != nullptr);
+    h.add(std::uint64_t{m_ce_count});
+    h.add(std::uint64_t{m_ce_mapped.nents});
+    h.add(m_req_seq == m_failed_seq);
+    m_bam.fingerprint(h);
+  }
 
   // ---- What the algorithm files use (struct qce_device's helpers) ----------------------------
   // core.c: qce->async_req_done: the request in flight ended ("" or what went wrong).

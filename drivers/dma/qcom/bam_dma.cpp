@@ -141,6 +141,28 @@ BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
   return d;
 }
 
+void BamDma::fingerprint(model::StateHash& h) const {
+  h.add(m_tasklet_scheduled);
+  for (const BamChan& c : m_chans) {
+    h.add(c.initialized);
+    h.add(c.locked);
+    h.add(std::uint64_t{(c.tail + kRingSlots - c.head) % kRingSlots});
+    h.add(std::uint64_t{c.in_fifo});
+    for (const auto* q : {&c.issued, &c.active}) {
+      h.add(std::uint64_t{q->size()});
+      for (const BamDescPtr& d : *q) {
+        h.add(std::uint64_t{d->desc.size()});
+        h.add(std::uint64_t{d->loaded});
+      }
+    }
+    h.add(std::uint64_t{c.submitted.size()});
+    h.add(std::uint64_t{c.completed.size()});
+    h.add(std::uint64_t{c.completing.size()});
+    h.add(c.vchan_scheduled);
+    h.add(c.error.has_value());
+  }
+}
+
 // bam_start_dma: copy as many hardware descriptors as fit into the FIFO and ring the doorbell.
 void BamDma::start_dma(Runner& r, BamChan& c) {
   if (!c.initialized) init_hw(r, c);

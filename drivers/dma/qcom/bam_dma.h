@@ -146,6 +146,8 @@ class BamDma {
   void irq(Runner& r);
 
   const BamIrqStats& irq_stats() const { return m_irq_stats; }
+  // Every channel's queues and FIFO fill, relative to now (model/state_hash.h).
+  void fingerprint(model::StateHash& h) const;
 
  private:
   void init_hw(Runner& r, BamChan& c);

@@ -1,0 +1,189 @@
+#include "studies/fast_forward.h"
+
+#include <algorithm>
+
+#include "model/state_hash.h"
+#include "studies/replay.h"
+
+namespace qcesim::studies {
+
+using sc_core::sc_time;
+
+namespace {
+
+// The longest cycle looked for, in loop boundaries (requests, at queue depth 1): the window
+// keeps two of them and a bit.
+constexpr std::size_t kMaxCycle = 4096;
+constexpr std::size_t kWindow = 2 * kMaxCycle + 64;
+
+sc_time times(const sc_time& t, std::uint64_t n) { return sc_time::from_value(t.value() * n); }
+
+// The result's request counters a cycle adds to (the data checks are made per request).
+std::vector<std::uint64_t*> counters(VariantResult& r) {
+  return {&r.issued, &r.completed, &r.failed, &r.fallback, &r.software, &r.failed_requests};
+}
+std::vector<std::uint64_t> counter_values(VariantResult& r) {
+  std::vector<std::uint64_t> v;
+  for (const std::uint64_t* c : counters(r)) v.push_back(*c);
+  return v;
+}
+
+}  // namespace
+
+Snapshot snapshot(soc::Emulator& e) {
+  Snapshot s;
+  for (unsigned c = 0; c < e.kernel().num_cores(); ++c) {
+    s.cores.push_back(e.kernel().core(c).times());
+    for (const auto& [k, t] : e.kernel().core(c).profile()) s.profile[k] += t;
+  }
+  s.irqs = e.kernel().hardirqs();
+  for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) s.descriptors += e.soc().bam.pipe_stats(p).descriptors;
+  s.live_state_writes = e.soc().qce.stats().live_state_writes;
+  s.at = sc_core::sc_time_stamp();
+  return s;
+}
+
+FastForward::FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResult& res, bool enabled)
+    : m_e(e), m_lat(lat), m_res(res), m_phase(enabled ? Phase::searching : Phase::done) {
+  if (!enabled) return;
+  m_lat.set_tap(&m_tap);
+  m_last_at = sc_core::sc_time_stamp();
+  for (unsigned c = 0; c < e.kernel().num_cores(); ++c) {
+    m_last_times.push_back(e.kernel().core(c).times());
+    e.kernel().core(c).take_charge_digest();
+  }
+  m_last_irqs = e.kernel().hardirqs();
+}
+
+FastForward::~FastForward() { m_lat.set_tap(nullptr); }
+
+// The platform's state now and what the stretch since the last boundary did.
+std::uint64_t FastForward::digest(std::uint64_t loop_state) {
+  const sc_time now = sc_core::sc_time_stamp();
+  model::StateHash h(now);
+  m_e.fingerprint(h);
+  h.add(loop_state);
+  h.add_span(now - m_last_at);
+  m_last_at = now;
+  for (unsigned c = 0; c < m_e.kernel().num_cores(); ++c) {
+    cpu::Core& core = m_e.kernel().core(c);
+    h.add(core.take_charge_digest());
+    const cpu::CpuTimes t = core.times();
+    for (std::size_t x = 0; x < cpu::kNumCtx; ++x) h.add_span(t.ctx[x] - m_last_times[c].ctx[x]);
+    h.add_span(t.idle - m_last_times[c].idle);
+    m_last_times[c] = t;
+  }
+  h.add(m_e.kernel().hardirqs() - m_last_irqs);
+  m_last_irqs = m_e.kernel().hardirqs();
+  // The latencies recorded since: while confirming, the cycle's are kept (the skip repeats them).
+  const std::size_t from = m_phase == Phase::confirming ? m_tap_hashed : 0;
+  h.add(std::uint64_t{m_tap.size() - from});
+  for (std::size_t i = from; i < m_tap.size(); ++i) h.add(m_tap[i]);
+  if (m_phase == Phase::confirming) {
+    m_tap_hashed = m_tap.size();
+  } else {
+    m_tap.clear();
+  }
+  return h.value();
+}
+
+void FastForward::restart_search() {
+  m_phase = Phase::searching;
+  m_history.clear();
+  m_seen.clear();
+  m_tap.clear();
+  m_tap_hashed = 0;
+}
+
+std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t total, std::uint64_t loop_state) {
+  if (m_phase == Phase::done) return 0;
+  const std::uint64_t f = digest(loop_state);
+  const std::size_t i = m_history.size();
+  m_history.push_back(f);
+  if (m_phase == Phase::searching) {
+    auto it = m_seen.find(f);
+    if (it != m_seen.end()) {
+      // Seen at j: a candidate cycle of i - j boundaries, taken if the cycle before it was the
+      // same too, then confirmed over one more.
+      const std::size_t j = it->second, p = i - j;
+      bool twice = j + 1 >= p;
+      for (std::size_t k = 1; twice && k < p; ++k) twice = m_history[i - k] == m_history[j - k];
+      if (twice) {
+        m_phase = Phase::confirming;
+        m_cycle = p;
+        m_cycle_end = i + p;
+        m_start = snapshot(m_e);
+        m_start_submitted = submitted;
+        m_start_counters = counter_values(m_res);
+        m_tap.clear();
+        m_tap_hashed = 0;
+        return 0;
+      }
+    }
+    m_seen[f] = i;
+    if (m_history.size() >= kWindow) restart_search();
+    return 0;
+  }
+  // Confirming: every boundary as the same one a cycle earlier.
+  if (f != m_history[i - m_cycle]) {
+    restart_search();
+    return 0;
+  }
+  if (i < m_cycle_end) return 0;
+  const std::uint64_t per_cycle = submitted - m_start_submitted;
+  if (per_cycle == 0) {  // a cycle that issues nothing cannot be skipped by requests
+    restart_search();
+    return 0;
+  }
+  m_phase = Phase::done;
+  m_lat.set_tap(nullptr);
+  const std::uint64_t cycles = (total - submitted) / per_cycle;
+  if (cycles == 0) return 0;
+  // The skipped cycles: each the one just simulated.
+  const Snapshot end = snapshot(m_e);
+  m_skipped_cycles = cycles;
+  m_delta.at = end.at - m_start.at;
+  for (std::size_t c = 0; c < end.cores.size(); ++c) {
+    cpu::CpuTimes d;
+    for (std::size_t x = 0; x < cpu::kNumCtx; ++x) d.ctx[x] = end.cores[c].ctx[x] - m_start.cores[c].ctx[x];
+    d.idle = end.cores[c].idle - m_start.cores[c].idle;
+    m_delta.cores.push_back(d);
+  }
+  for (const auto& [key, t] : end.profile) {
+    auto it = m_start.profile.find(key);
+    const sc_time d = t - (it == m_start.profile.end() ? sc_core::SC_ZERO_TIME : it->second);
+    if (d != sc_core::SC_ZERO_TIME) m_delta.profile[key] = d;
+  }
+  m_delta.irqs = end.irqs - m_start.irqs;
+  m_delta.descriptors = end.descriptors - m_start.descriptors;
+  m_delta.live_state_writes = end.live_state_writes - m_start.live_state_writes;
+  // Latencies in the order the full run records them: the cycles' come before what follows.
+  for (std::uint64_t k = 0; k < cycles; ++k)
+    for (double ns : m_tap) m_lat.add(ns);
+  const std::vector<std::uint64_t*> now = counters(m_res);
+  for (std::size_t k = 0; k < now.size(); ++k) *now[k] += cycles * (*now[k] - m_start_counters[k]);
+  m_info.skipped = cycles * per_cycle;
+  m_info.period = per_cycle;
+  m_info.found_at = m_start_submitted;
+  m_info.period_s = m_delta.at.to_seconds();
+  m_history.clear();
+  m_seen.clear();
+  m_tap.clear();
+  return m_info.skipped;
+}
+
+void FastForward::extend(Snapshot& end) const {
+  if (m_skipped_cycles == 0) return;
+  const std::uint64_t n = m_skipped_cycles;
+  end.at += times(m_delta.at, n);
+  for (std::size_t c = 0; c < end.cores.size() && c < m_delta.cores.size(); ++c) {
+    for (std::size_t x = 0; x < cpu::kNumCtx; ++x) end.cores[c].ctx[x] += times(m_delta.cores[c].ctx[x], n);
+    end.cores[c].idle += times(m_delta.cores[c].idle, n);
+  }
+  for (const auto& [key, t] : m_delta.profile) end.profile[key] += times(t, n);
+  end.irqs += n * m_delta.irqs;
+  end.descriptors += n * m_delta.descriptors;
+  end.live_state_writes += n * m_delta.live_state_writes;
+}
+
+}  // namespace qcesim::studies

@@ -1,0 +1,98 @@
+// Fast-forward through a replay's steady state. A replay sends the same requests again and again
+// into a deterministic model, which settles after a few of them into a cycle: the platform's
+// state at the top of the workload loop repeats, shifted in time. Once it has repeated, every
+// further cycle is the one just simulated, so the replay simulates two cycles to be sure, skips
+// as many whole cycles as fit before the end (their time, CPU time per context and function,
+// interrupts, descriptors, counters and latencies added exactly), and simulates the rest, the
+// drain at the end included. The results are those of simulating every request (tests compare
+// the two on every shipped scenario); only the host time differs.
+//
+// "The state" is the digest of everything that decides what the platform does next
+// (soc::Emulator::fingerprint: the cores, their threads and governors, kernel queues and timers,
+// dma-mapping, the BAM's pipes and lock, the engine, both drivers; the workload loop's slots
+// and next message), taken with every time relative to now, together with what the last stretch
+// did (the CPU work charged on each core, item by item, the time per context, the latencies
+// recorded). Off (sim.fast_forward = 0) and never with a timeline, service-time variation,
+// another EE or injected faults, whose randomness or records need every request simulated.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/stats.h"
+#include "soc/soc.h"
+
+namespace qcesim::studies {
+
+struct VariantResult;
+
+// Totals over all cores at one instant (replay.cpp takes one before and one after the workload).
+struct Snapshot {
+  std::vector<cpu::CpuTimes> cores;
+  std::map<std::pair<cpu::Ctx, std::string>, sc_core::sc_time> profile;
+  std::uint64_t irqs = 0, descriptors = 0, live_state_writes = 0;
+  sc_core::sc_time at;
+};
+Snapshot snapshot(soc::Emulator& e);
+
+// What the fast-forward did, for the results (all zero when it did not skip).
+struct FastForwardInfo {
+  std::uint64_t skipped = 0;        // requests not simulated
+  std::uint64_t period = 0;         // requests per cycle
+  std::uint64_t found_at = 0;       // requests submitted when the cycle was first seen
+  double period_s = 0;              // simulated time per cycle
+};
+
+class FastForward {
+ public:
+  // `enabled` false: at_boundary() never skips (and costs nothing).
+  FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResult& res, bool enabled);
+  ~FastForward();
+  FastForward(const FastForward&) = delete;
+  FastForward& operator=(const FastForward&) = delete;
+
+  // At the top of the workload loop, on the task's thread: `submitted` of `total` requests
+  // issued so far; `loop_state` the loop's own digest (its slots, the next message's place in
+  // the pool). Returns how many requests to skip (whole cycles, 0 mostly): the caller then
+  // moves its counters on by that many and processes their data (with real data), and the
+  // skipped cycles' time, CPU, counters and latencies have been accounted here.
+  std::uint64_t at_boundary(std::uint64_t submitted, std::uint64_t total, std::uint64_t loop_state);
+
+  // The skipped cycles' share of the totals after the run: into the final snapshot (time, CPU
+  // per context and function, interrupts, descriptors, engine counters).
+  void extend(Snapshot& end) const;
+  const FastForwardInfo& info() const { return m_info; }
+
+ private:
+  enum class Phase { searching, confirming, done };
+  std::uint64_t digest(std::uint64_t loop_state);
+  void restart_search();
+
+  soc::Emulator& m_e;
+  model::LatencyStats& m_lat;
+  VariantResult& m_res;
+  Phase m_phase;
+  // Searching: the digest of every boundary in a window, and where each was last seen.
+  std::vector<std::uint64_t> m_history;
+  std::unordered_map<std::uint64_t, std::size_t> m_seen;
+  sc_core::sc_time m_last_at;
+  std::vector<cpu::CpuTimes> m_last_times;
+  std::uint64_t m_last_irqs = 0;
+  // Confirming: the cycle's length in boundaries, where it began, what it started from.
+  std::size_t m_cycle = 0, m_cycle_end = 0;
+  Snapshot m_start;
+  std::uint64_t m_start_submitted = 0;
+  std::vector<std::uint64_t> m_start_counters;
+  std::vector<double> m_tap;  // latencies recorded since the last boundary, or in the confirming cycle
+  std::size_t m_tap_hashed = 0;
+  // Done: the skipped cycles' totals.
+  std::uint64_t m_skipped_cycles = 0;
+  Snapshot m_delta;
+  FastForwardInfo m_info;
+};
+
+}  // namespace qcesim::studies

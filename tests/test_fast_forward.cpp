@@ -1,0 +1,127 @@
+// The replay's fast-forward (studies/fast_forward.h): a state digest relative to now, and on
+// every shipped scenario and on configurations that stress its state (governors, idle states,
+// lazy IOMMU flushes, queue depth, a second core, polling, size patterns, fallbacks, AEADs)
+// the same results with and without it, down to the last bit of every output but host time.
+#include <gtest/gtest.h>
+
+#include "model/state_hash.h"
+#include "studies/processes.h"
+#include "studies/replay.h"
+
+using namespace qcesim;
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+namespace {
+
+std::string scenario(const std::string& name) { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/" + name; }
+
+// A state with a pending instant and a duration, digested at `now`.
+std::uint64_t digest_at(const sc_time& now, const sc_time& pending, const sc_time& span) {
+  model::StateHash h(now);
+  h.add(std::uint64_t{7});
+  h.add_at(pending);
+  h.add_span(span);
+  return h.value();
+}
+
+}  // namespace
+
+TEST(StateHash, TheSameStateLaterHasTheSameDigest) {
+  const sc_time ten(10, SC_NS), five(5, SC_NS);
+  EXPECT_EQ(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five), digest_at(sc_time(900, SC_NS), sc_time(910, SC_NS), five));
+  // An instant as far in the past is another state; so is another duration.
+  EXPECT_NE(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five), digest_at(sc_time(100, SC_NS), sc_time(90, SC_NS), five));
+  EXPECT_NE(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five), digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), ten));
+  model::StateHash a(ten), b(ten);
+  a.add(std::uint64_t{1});
+  a.add(std::uint64_t{2});
+  b.add(std::uint64_t{2});
+  b.add(std::uint64_t{1});
+  EXPECT_NE(a.value(), b.value()) << "order matters";
+}
+
+namespace {
+
+struct Case {
+  const char* scenario;
+  const char* variant;
+  std::vector<std::string> sets;
+  bool skips;  // the configuration settles into a cycle within the run
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) {
+  os << c.scenario << " " << c.variant;
+  for (const auto& s : c.sets) os << " " << s;
+  return os;
+}
+
+class FastForwardEquivalence : public testing::TestWithParam<Case> {};
+
+}  // namespace
+
+// Two processes (one elaboration each): the replay with and without the fast-forward.
+TEST_P(FastForwardEquivalence, SameResultsAsSimulatingEveryRequest) {
+  const Case& c = GetParam();
+  std::vector<std::string> sets = c.sets;
+  const bool timing_only = std::find(sets.begin(), sets.end(), "real-data") == sets.end();
+  sets.erase(std::remove(sets.begin(), sets.end(), "real-data"), sets.end());
+  const auto raw = studies::fork_each(
+      2, 2,
+      [&](std::size_t i) {
+        std::vector<std::string> s = sets;
+        s.push_back(i == 0 ? "sim.fast_forward=1" : "sim.fast_forward=0");
+        const auto sc = studies::Scenario::load(scenario(c.scenario), s);
+        return studies::run_variant(sc, sc.variant(c.variant), timing_only).to_json();
+      },
+      [](std::size_t, const nlohmann::json&) {});
+  nlohmann::json ff = raw[0], full = raw[1];
+  ASSERT_TRUE(ff.contains("wall_s") && full.contains("wall_s")) << ff.dump() << full.dump();
+  ASSERT_FALSE(full.contains("fast_forward"));
+  if (c.skips) {
+    ASSERT_TRUE(ff.contains("fast_forward")) << "no cycle found";
+    EXPECT_GT(ff["fast_forward"]["skipped"].get<std::uint64_t>(), 0u);
+  } else {
+    EXPECT_FALSE(ff.contains("fast_forward")) << ff["fast_forward"].dump();
+  }
+  for (auto* j : {&ff, &full})
+    for (const char* k : {"host_seconds", "hash_ahead_hits", "fast_forward"}) j->erase(k);
+  EXPECT_EQ(ff.dump(1), full.dump(1));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ShippedScenarios, FastForwardEquivalence,
+    testing::Values(
+        Case{"sm8650-seed.json", "sha256-lib", {"workload.messages=700"}, true},
+        Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700"}, true},
+        Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=700", "real-data"}, true},
+        Case{"sm8650-p2-4k.json", "sha256-qce", {"workload.messages=700"}, true},
+        Case{"sm8650-regio.json", "qce-cmd-nolock", {"workload.messages=700"}, true},
+        Case{"sm8650-xts-4k.json", "xts-qce-lock", {"workload.messages=700", "real-data"}, true},
+        Case{"sm8650-xts-4k.json", "xts-cpu", {"workload.messages=700", "real-data"}, true},
+        Case{"sm8650-cipher.json", "qce-nolock", {"workload.messages=700", "real-data"}, true},
+        Case{"sm8650-cipher.json", "qce-lock", {"workload.messages=700"}, true},
+        Case{"sm8650-cipher.json", "cpu", {"workload.messages=700"}, true},
+        Case{"study-ipsec-mix.json", "esp-qce-lock", {"workload.messages=700", "real-data"}, true},
+        Case{"study-ipsec-mix.json", "esp-cpu", {"workload.messages=700"}, true},
+        Case{"ipq40xx-cipher.json", "qce", {"workload.messages=700", "real-data"}, true},
+        Case{"ipq40xx-sha256.json", "sha256-qce", {"workload.messages=700"}, true},
+        Case{"study-irq-coalescing-polling.json", "poll-1us", {"workload.messages=700"}, true},
+        Case{"study-irq-coalescing-polling.json", "series-lock-poll-1us", {"workload.messages=700"}, true}));
+
+INSTANTIATE_TEST_SUITE_P(
+    StressedState, FastForwardEquivalence,
+    testing::Values(
+        // Lazy IOMMU: the flush queue makes a cycle of 256 requests.
+        Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=1500", "iommu.mode=lazy"}, true},
+        // A second core takes the interrupt, three requests in flight.
+        Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=1200", "cpu.cores=2", "cpu.irq_cpu=1", "workload.queue_depth=3"}, true},
+        Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.cores=2", "cpu.irq_cpu=0"}, true},
+        Case{"sm8650-xts-4k.json", "xts-qce-nolock", {"workload.messages=900", "workload.queue_depth=16"}, true},
+        // Only the shallowest idle state, and the deep ones reachable (long idle periods).
+        Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpuidle.off=1"}, true},
+        Case{"sm8650-seed.json", "sha256-qce-nolock",
+             {"workload.messages=700", "workload.message_bytes=32768", "cpuidle.cpu_sleep.target_residency=100"}, true},
+        // schedutil's rate limit against the requests: no exact cycle, every request simulated.
+        Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.governor=schedutil"}, false},
+        Case{"sm8650-xts-4k.json", "xts-qce-lock", {"workload.messages=700", "cpu.governor=schedutil", "workload.queue_depth=4"}, false}));
