@@ -140,6 +140,7 @@ void Bam::fingerprint(model::StateHash& h) const {
       h.add(pp.waiting_lock);
     }
   }
+  for (const model::Register* r : m_srcs_msk) h.add(std::uint64_t{r->value});  // which pipes interrupt each EE
   h.add(m_lock.held);
   if (m_lock.held) {
     h.add(std::uint64_t{m_lock.ee});

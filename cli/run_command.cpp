@@ -200,6 +200,10 @@ void print_results(const std::vector<studies::VariantResult>& results, unsigned 
                        "descriptors, {} {} mismatches{}\n",
                        r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
                        r.bam_descriptors, r.digest_mismatches, outputs, r.timing_only ? " (timing only: not checked)" : "");
+    if (r.fast_forward.skipped)
+      out << fmt::format("  fast-forward: {} of the requests repeated, not simulated: a steady-state cycle of {} requests "
+                         "({:.3f} ms) found at request {} (same results as sim.fast_forward=0)\n",
+                         r.fast_forward.skipped, r.fast_forward.period, r.fast_forward.period_s * 1e3, r.fast_forward.found_at);
     if (r.software) out << fmt::format("  {} of the requests went to the driver's software fallback (its kernel era's rules)\n", r.software);
     if (!r.faults.is_null() || r.failed || r.fallback)
       out << fmt::format("  requests: {} issued = {} completed + {} failed + {} fallback{}\n", r.issued, r.completed, r.failed,

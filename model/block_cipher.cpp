@@ -205,8 +205,10 @@ bool CipherStream::same_keys(const CipherSpec& s) const {
          s.xts_key == m_spec.xts_key && s.data_unit_bytes == m_spec.data_unit_bytes;
 }
 
+// The unit's first tweak E(K2, i) is computed when a block needs it: a whole unit from its start
+// goes to OpenSSL's XTS, which makes its own.
 void CipherStream::xts_start_unit() {
-  m_tweak->blocks(m_iv.data(), m_t.data(), 1);
+  m_t_due = true;
   m_unit_done = 0;
 }
 
@@ -310,6 +312,10 @@ void CipherStream::xts_steal(const std::uint8_t* in, std::uint8_t* out, std::siz
 
 // n XTS blocks within one data unit: each XORed with its tweak, one ECB call, XORed again.
 void CipherStream::xts_blocks(const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+  if (m_t_due) {
+    m_tweak->blocks(m_iv.data(), m_t.data(), 1);
+    m_t_due = false;
+  }
   m_scratch.resize(n * 16);
   for (std::size_t k = 0; k < n; ++k) {
     std::memcpy(m_scratch.data() + 16 * k, m_t.data(), 16);

@@ -40,7 +40,7 @@ struct CipherPool {
   std::vector<Bytes> ref;  // the output after the associated data; empty in timing-only runs
   std::vector<std::uint32_t> len;  // each message's text (workload.size_mix: its size in the pattern)
   unsigned tag = 0;
-  mutable std::unique_ptr<CipherStream> stream;  // the CPU's skcipher, keyed once
+  mutable std::unique_ptr<CipherStream> stream;  // the CPU's skcipher, keyed once (the simulation's thread)
 
   std::uint32_t in_text(std::size_t m) const { return len[m] + (w.encrypt ? 0 : tag); }
   std::uint32_t out_text(std::size_t m) const { return len[m] + (w.encrypt ? tag : 0); }
@@ -95,14 +95,16 @@ struct CipherPool {
   }
 
   // What the software implementation computes for message m, into out (after its assoc).
-  void software(std::size_t m, std::uint8_t* out) const {
+  void software(std::size_t m, std::uint8_t* out) const { software(m, out, stream); }
+  // The same with the caller's stream (one per thread).
+  void software(std::size_t m, std::uint8_t* out, std::unique_ptr<CipherStream>& own) const {
     const AlgName& a = w.algorithm;
     const std::uint8_t* p = in[m].ptr;
     if (a.kind == AlgKind::skcipher) {
       const CipherSpec spec = skcipher_spec(a, key, iv[m], w.encrypt, len[m]);
-      if (!stream || !stream->same_keys(spec)) stream = std::make_unique<CipherStream>(spec);
-      stream->restart(iv[m]);  // the tfm's key schedule stays; each request has its IV
-      stream->update(p, out, in_text(m));
+      if (!own || !own->same_keys(spec)) own = std::make_unique<CipherStream>(spec);
+      own->restart(iv[m]);  // the tfm's key schedule stays; each request has its IV
+      own->update(p, out, in_text(m));
       return;
     }
     const Bytes assoc(p, p + w.assoc_bytes), text(p + w.assoc_bytes, p + w.assoc_bytes + in_text(m));
@@ -116,6 +118,20 @@ void check_software(const CipherPool& pool, std::size_t m, std::uint8_t* out, Va
   if (pool.ref.empty()) return;
   pool.software(m, out);
   if (!std::equal(pool.ref[m].begin(), pool.ref[m].end(), out)) ++res.digest_mismatches;
+}
+
+// Skipped requests from..from + count - 1 through the software implementation, on the calling
+// thread's own stream: how many outputs were wrong.
+std::uint64_t check_software_range(const CipherPool& pool, std::uint64_t from, std::uint64_t count) {
+  Bytes out(pool.w.message_bytes + pool.tag);
+  std::unique_ptr<CipherStream> stream;
+  std::uint64_t wrong = 0;
+  for (std::uint64_t id = from; id < from + count; ++id) {
+    const std::size_t m = id % pool.size();
+    pool.software(m, out.data(), stream);
+    wrong += !std::equal(pool.ref[m].begin(), pool.ref[m].end(), out.data());
+  }
+  return wrong;
 }
 
 // The software implementation in the caller's context: its CPU time (the kernel's choice on this
@@ -138,7 +154,9 @@ void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, Vari
   Bytes out(pool.w.message_bytes + pool.tag);
   for (std::uint64_t i = 0; i < pool.w.messages; ++i) {
     if (const std::uint64_t skip = ff.at_boundary(i, pool.w.messages, i % pool.size())) {
-      for (std::uint64_t k = i; k < i + skip; ++k) check_software(pool, k % pool.size(), out.data(), res);
+      if (!pool.ref.empty())
+        res.digest_mismatches +=
+            ff.check_skipped(i, skip, [&pool](std::uint64_t a, std::uint64_t k) { return check_software_range(pool, a, k); });
       i += skip;
       if (i >= pool.w.messages) break;
     }
@@ -225,16 +243,25 @@ class QceCipherPath {
   // software implementation's arithmetic.
   void skip(std::uint64_t n) {
     if (!m_pool.ref.empty()) {
-      Bytes out(m_w.message_bytes + m_pool.tag);
-      for (std::uint64_t id = m_submitted; id < m_submitted + n; ++id) {
-        const std::size_t m = id % m_pool.size();
-        if (m_route[m].route == qce::Route::fallback || m_w.algorithm.kind != AlgKind::skcipher) {
-          check_software(m_pool, m, out.data(), m_res);
-          continue;
+      const CipherSpec* latched = m_e.soc().qce.latched_cipher();
+      if (!latched && m_w.algorithm.kind == AlgKind::skcipher &&
+          std::any_of(m_route.begin(), m_route.end(), [](const qce::RouteDecision& d) { return d.route != qce::Route::fallback; }))
+        throw qce::QceError("fast-forward: the engine ran no cipher operation to repeat");
+      m_res.digest_mismatches += m_ff.check_skipped(m_submitted, n, [&](std::uint64_t from, std::uint64_t count) {
+        Bytes out(m_w.message_bytes + m_pool.tag);
+        std::unique_ptr<CipherStream> engine, soft;
+        std::uint64_t wrong = 0;
+        for (std::uint64_t id = from; id < from + count; ++id) {
+          const std::size_t m = id % m_pool.size();
+          if (m_route[m].route == qce::Route::fallback || m_w.algorithm.kind != AlgKind::skcipher) {
+            m_pool.software(m, out.data(), soft);
+          } else {
+            engine_cipher(*latched, m, out.data(), engine);
+          }
+          wrong += !std::equal(m_pool.ref[m].begin(), m_pool.ref[m].end(), out.data());
         }
-        engine_cipher(m, out.data());
-        if (!std::equal(m_pool.ref[m].begin(), m_pool.ref[m].end(), out.data())) ++m_res.digest_mismatches;
-      }
+        return wrong;
+      });
     }
     m_submitted += n;
     m_finished += n;
@@ -243,17 +270,17 @@ class QceCipherPath {
     m_tick(m_finished);
   }
 
-  void engine_cipher(std::size_t m, std::uint8_t* out) {
-    const CipherSpec* latched = m_e.soc().qce.latched_cipher();
-    if (!latched) throw qce::QceError("fast-forward: the engine ran no cipher operation to repeat");
-    CipherSpec spec = *latched;
+  // Message m through the engine's cipher as latched, from the message's IV, on `stream`.
+  void engine_cipher(const CipherSpec& latched, std::size_t m, std::uint8_t* out, std::unique_ptr<CipherStream>& stream) const {
+    CipherSpec spec = latched;
     spec.iv = m_pool.iv[m];
-    if (!m_engine_stream || !m_engine_stream->same_keys(spec)) {
-      m_engine_stream = std::make_unique<CipherStream>(spec);
+    if (m_w.algorithm.mode == CipherMode::xts) spec.data_unit_bytes = m_pool.len[m];  // ENCR_XTS_DU_SIZE = cryptlen
+    if (!stream || !stream->same_keys(spec)) {
+      stream = std::make_unique<CipherStream>(spec);
     } else {
-      m_engine_stream->restart(spec.iv);
+      stream->restart(spec.iv);
     }
-    m_engine_stream->update(m_pool.in[m].ptr + m_w.assoc_bytes, out, m_pool.in_text(m));
+    stream->update(m_pool.in[m].ptr + m_w.assoc_bytes, out, m_pool.in_text(m));
   }
 
   void submit(Slot& s) {
@@ -336,7 +363,6 @@ class QceCipherPath {
   VariantResult& m_res;
   const RequestTick& m_tick;
   FastForward& m_ff;
-  std::unique_ptr<CipherStream> m_engine_stream;  // fast-forward: the engine's cipher, keyed once
   std::vector<Slot> m_slots;
   cpu::Completion m_freed;
   qce::AeadAlg m_aead;

@@ -1,6 +1,8 @@
 #include "studies/fast_forward.h"
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 
 #include "model/state_hash.h"
 #include "studies/replay.h"
@@ -43,8 +45,8 @@ Snapshot snapshot(soc::Emulator& e) {
   return s;
 }
 
-FastForward::FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResult& res, bool enabled)
-    : m_e(e), m_lat(lat), m_res(res), m_phase(enabled ? Phase::searching : Phase::done) {
+FastForward::FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResult& res, bool enabled, bool spare_core)
+    : m_e(e), m_spare_core(spare_core), m_lat(lat), m_res(res), m_phase(enabled ? Phase::searching : Phase::done) {
   if (!enabled) return;
   m_lat.set_tap(&m_tap);
   m_last_at = sc_core::sc_time_stamp();
@@ -170,6 +172,30 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   m_seen.clear();
   m_tap.clear();
   return m_info.skipped;
+}
+
+std::uint64_t FastForward::check_in_halves(std::uint64_t first, std::uint64_t n, bool helper_thread, const CheckOutputs& check) {
+  if (!helper_thread || n < 128) return check(first, n);
+  const std::uint64_t half = n / 2;
+  std::uint64_t second = 0;
+  std::exception_ptr failure;
+  std::thread helper([&] {
+    try {
+      second = check(first + half, n - half);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  std::uint64_t wrong = 0;
+  try {
+    wrong = check(first, half);
+  } catch (...) {
+    helper.join();
+    throw;
+  }
+  helper.join();
+  if (failure) std::rethrow_exception(failure);
+  return wrong + second;
 }
 
 void FastForward::extend(Snapshot& end) const {

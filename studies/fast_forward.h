@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -49,8 +50,9 @@ struct FastForwardInfo {
 
 class FastForward {
  public:
-  // `enabled` false: at_boundary() never skips (and costs nothing).
-  FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResult& res, bool enabled);
+  // `enabled` false: at_boundary() never skips (and costs nothing). `spare_core`: the host has a
+  // core for a helper thread (check_skipped).
+  FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResult& res, bool enabled, bool spare_core = false);
   ~FastForward();
   FastForward(const FastForward&) = delete;
   FastForward& operator=(const FastForward&) = delete;
@@ -61,6 +63,15 @@ class FastForward {
   // moves its counters on by that many and processes their data (with real data), and the
   // skipped cycles' time, CPU, counters and latencies have been accounted here.
   std::uint64_t at_boundary(std::uint64_t submitted, std::uint64_t total, std::uint64_t loop_state);
+
+  // The skipped requests' data, first .. first + n - 1: `check(from, count)` computes and checks
+  // that many outputs and returns how many were wrong; with a spare core, a helper thread takes
+  // the second half (check must then be callable from two threads at once). The sum.
+  using CheckOutputs = std::function<std::uint64_t(std::uint64_t from, std::uint64_t count)>;
+  std::uint64_t check_skipped(std::uint64_t first, std::uint64_t n, const CheckOutputs& check) const {
+    return check_in_halves(first, n, m_spare_core, check);
+  }
+  static std::uint64_t check_in_halves(std::uint64_t first, std::uint64_t n, bool helper, const CheckOutputs& check);
 
   // The skipped cycles' share of the totals after the run: into the final snapshot (time, CPU
   // per context and function, interrupts, descriptors, engine counters).
@@ -73,6 +84,7 @@ class FastForward {
   void restart_search();
 
   soc::Emulator& m_e;
+  bool m_spare_core;
   model::LatencyStats& m_lat;
   VariantResult& m_res;
   Phase m_phase;

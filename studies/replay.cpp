@@ -170,17 +170,20 @@ class CpuHash {
   void hash(std::uint64_t first, unsigned n) {
     m_task.charge(m_costs(cpu::Cost::sha256_lib_call));
     m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, n);
-    check(first, n);
+    m_res.digest_mismatches += check(first, n);
   }
-  // The digests alone (with real data), checked: also the requests a fast-forward skips.
-  void check(std::uint64_t first, std::uint64_t n) {
-    if (m_pool.refs.empty()) return;
+  // The digests alone (with real data), checked: also the requests a fast-forward skips (from
+  // two threads at once then). Returns the wrong ones.
+  std::uint64_t check(std::uint64_t first, std::uint64_t n) const {
+    std::uint64_t wrong = 0;
+    if (m_pool.refs.empty()) return wrong;
     for (std::uint64_t k = 0; k < n; ++k) {
       const std::size_t m = (first + k) % m_pool.size();
       cpu::CeSha h(m_w.alg);
       h.update(m_pool.msgs[m].ptr, m_w.message_bytes);
-      if (h.final() != m_pool.refs[m]) ++m_res.digest_mismatches;
+      wrong += h.final() != m_pool.refs[m];
     }
+    return wrong;
   }
 
  private:
@@ -199,7 +202,7 @@ void run_ce_path(Emulator& e, const Variant& v, const Workload& w, CpuHash& cpu_
   cpu::Runner& task = e.task();
   for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
     if (const std::uint64_t skip = ff.at_boundary(i, w.messages, i % pool)) {
-      cpu_hash.check(i, skip);
+      res.digest_mismatches += ff.check_skipped(i, skip, [&](std::uint64_t a, std::uint64_t k) { return cpu_hash.check(a, k); });
       i += skip;
       if (i >= w.messages) break;
     }
@@ -291,12 +294,16 @@ class QcePath {
   void skip(std::uint64_t n) {
     if (!m_pool.refs.empty()) {
       const std::size_t blocks = m_w.message_bytes / kShaBlockBytes, tail = m_w.message_bytes % kShaBlockBytes;
-      for (std::uint64_t id = m_submitted; id < m_submitted + n; ++id) {
-        const std::uint8_t* p = m_pool.msgs[id % m_pool.size()].ptr;
-        ShaState st = m_iv;
-        sha_compress(st, p, blocks);
-        if (sha_finish(st, p + blocks * kShaBlockBytes, tail) != m_pool.refs[id % m_pool.size()]) ++m_res.digest_mismatches;
-      }
+      m_res.digest_mismatches += m_ff.check_skipped(m_submitted, n, [&](std::uint64_t from, std::uint64_t count) {
+        std::uint64_t wrong = 0;
+        for (std::uint64_t id = from; id < from + count; ++id) {
+          const std::uint8_t* p = m_pool.msgs[id % m_pool.size()].ptr;
+          ShaState st = m_iv;
+          sha_compress(st, p, blocks);
+          wrong += sha_finish(st, p + blocks * kShaBlockBytes, tail) != m_pool.refs[id % m_pool.size()];
+        }
+        return wrong;
+      });
     }
     m_submitted += n;
     m_finished += n;
@@ -480,7 +487,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     if (sc.workload.cipher()) {
       e.task().sync();
       s0 = snapshot(e);
-      FastForward ff(e, lat, res, ff_on);
+      FastForward ff(e, lat, res, ff_on, hash_ahead);
       run_cipher_workload(e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
       e.task().sync();
       s1 = snapshot(e);
@@ -491,7 +498,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     MessagePool pool(e, sc.workload, !timing_only);
     e.task().sync();
     s0 = snapshot(e);
-    FastForward ff(e, lat, res, ff_on);
+    FastForward ff(e, lat, res, ff_on, hash_ahead);
     CpuHash cpu_hash(e, sc.workload, pool, res);
     if (v.engine == VariantEngine::ce) {
       run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker, ff, pool.size());

@@ -81,8 +81,9 @@ struct ReplayProgress {
   std::function<void(std::uint64_t done, std::uint64_t total, double host_seconds)> report;
 };
 
-// hash_ahead: compress the next messages on a helper thread (needs a spare host core; the
-// results are identical either way, only the host time differs).
+// hash_ahead: the host has a spare core for a helper thread, which compresses the next messages
+// ahead, and takes half of the data checks of the requests a fast-forward skips (the results are
+// identical either way, only the host time differs).
 VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead = false,
                           const ReplayProgress* progress = nullptr);
 
