@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <exception>
+#include <stdexcept>
 #include <thread>
+
+#include <spdlog/fmt/fmt.h>
 
 #include "model/state_hash.h"
 #include "studies/replay.h"
@@ -143,6 +146,14 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   if (cycles == 0) return 0;
   // The skipped cycles: each the one just simulated.
   const Snapshot end = snapshot(m_e);
+  // SystemC counts time in 64 bits of its resolution (1 ps: 213 days); simulating every request
+  // would run out of it too.
+  const long double reach = static_cast<long double>(end.at.value()) +
+                            static_cast<long double>((end.at - m_start.at).value()) * static_cast<long double>(cycles + 1);
+  if (reach >= static_cast<long double>(sc_core::sc_max_time().value()))
+    throw std::runtime_error(fmt::format("the run would last about {:.3g} s of simulated time, more than SystemC's time "
+                                         "range ({:.3g} s at its resolution): fewer requests",
+                                         static_cast<double>(reach * 1e-12L), sc_core::sc_max_time().to_seconds()));
   m_skipped_cycles = cycles;
   m_delta.at = end.at - m_start.at;
   for (std::size_t c = 0; c < end.cores.size(); ++c) {

@@ -70,6 +70,21 @@ TEST(FastForwardChecks, TwoHalvesCheckEveryRequestOnce) {
   }
 }
 
+// A run whose repeated cycles would carry simulated time past SystemC's 64-bit range fails with
+// that said (simulating every request would run out of time too, after days of host time).
+TEST(FastForwardChecks, BeyondSystemCsTimeRangeIsAnError) {
+  const auto raw = studies::fork_each(
+      1, 1,
+      [](std::size_t) {
+        const auto sc = studies::Scenario::load(scenario("sm8650-seed.json"),
+                                                {"workload.messages=100000000000", "workload.message_bytes=1048576"});
+        return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), true).to_json();
+      },
+      [](std::size_t, const nlohmann::json&) {});
+  ASSERT_TRUE(raw[0].contains("error")) << raw[0].dump();
+  EXPECT_NE(raw[0]["error"].get<std::string>().find("more than SystemC's time range"), std::string::npos) << raw[0].dump();
+}
+
 namespace {
 
 struct Case {
