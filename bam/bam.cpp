@@ -123,12 +123,15 @@ unsigned Bam::pipe_ee(unsigned pipe) const { return m_pipes.at(pipe).trust->valu
 
 void Bam::fingerprint(model::StateHash& h) const {
   for (const Pipe& pp : m_pipes) {
+    const std::uint32_t rs = ring_size(pp);
+    const std::uint32_t pending = rs ? (pp.write_off + rs - pp.read_off) % rs : pp.write_off;
     h.add(std::uint64_t{pp.ctrl->value});
+    h.add(std::uint64_t{pending});
+    // A pipe nobody uses: nothing more to tell.
+    if (pp.ctrl->value == 0 && pp.irq_stts->value == 0 && pending == 0 && pp.waiting_work) continue;
     h.add(std::uint64_t{pp.irq_stts->value});
     h.add(std::uint64_t{pp.irq_en->value});
     h.add(std::uint64_t{pp.trust->value});
-    const std::uint32_t rs = ring_size(pp);
-    h.add(std::uint64_t{rs ? (pp.write_off + rs - pp.read_off) % rs : pp.write_off});
     h.add(std::uint64_t{static_cast<unsigned>(pp.error)});
     h.add(pp.waiting_work);
     if (!pp.waiting_work) {  // a run in progress; an idle pipe sets these afresh at its next fetch

@@ -15,9 +15,9 @@ class StateHash {
   explicit StateHash(const sc_core::sc_time& now) : m_now(now) {}
 
   void add(std::uint64_t v) {
-    // One splitmix-style round per word: order-sensitive and well mixed.
-    m_h ^= v + 0x9E3779B97F4A7C15ull + (m_h << 6) + (m_h >> 2);
-    m_h = (m_h ^ (m_h >> 31)) * 0xBF58476D1CE4E5B9ull;
+    // One multiply-xorshift round per word: order-sensitive and well enough mixed for equality.
+    m_h = (m_h ^ v) * 0xBF58476D1CE4E5B9ull;
+    m_h ^= m_h >> 29;
   }
   void add(bool b) { add(std::uint64_t{b ? 1u : 0u}); }
   void add(double d) {

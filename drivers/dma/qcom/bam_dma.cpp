@@ -145,6 +145,10 @@ void BamDma::fingerprint(model::StateHash& h) const {
   h.add(m_tasklet_scheduled);
   for (const BamChan& c : m_chans) {
     h.add(c.initialized);
+    const bool empty = c.issued.empty() && c.active.empty() && c.submitted.empty() && c.completed.empty() &&
+                       c.completing.empty() && !c.vchan_scheduled && !c.error;
+    h.add(empty);
+    if (!c.initialized && empty) continue;  // a channel with nothing started or queued
     h.add(c.locked);
     h.add(std::uint64_t{(c.tail + kRingSlots - c.head) % kRingSlots});
     h.add(std::uint64_t{c.in_fifo});
