@@ -93,6 +93,12 @@ void Runner::sync() {
   } while (!m_core.finish(*this));
 }
 
+void Runner::digest_charge(const char* fn, const sc_time& cost) {
+  std::uint64_t& d = m_core.m_charge_digest;
+  d = (d ^ (reinterpret_cast<std::uintptr_t>(fn) + cost.value() + static_cast<std::uint64_t>(m_ctx))) * 0x9E3779B97F4A7C15ull;
+  d ^= d >> 32;
+}
+
 void Runner::fingerprint(model::StateHash& h) const {
   h.add(m_active);
   h.add_span(m_debt);

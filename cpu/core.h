@@ -133,6 +133,7 @@ class Runner {
   void trace_charge(const char* fn, const sc_core::sc_time& cost);
   sc_core::sc_time& fn_time(const char* fn);
   inline void note_charge(const char* fn, const sc_core::sc_time& cost);
+  void digest_charge(const char* fn, const sc_core::sc_time& cost);
   Core& m_core;
   Ctx m_ctx;
   std::string m_name;
@@ -186,7 +187,9 @@ class Core : public sc_core::sc_module {
   // work ends, the governors' state. Not its totals, which only grow.
   void fingerprint(model::StateHash& h) const;
   // A digest of the work charged on this core (function and amount, in order) since the last
-  // call: two stretches with equal digests ran the same items.
+  // call: two stretches with equal digests ran the same items. Kept only while asked for
+  // (digest_charges(true)): it costs every charge a few instructions.
+  void digest_charges(bool on) { m_digest_charges = on; }
   std::uint64_t take_charge_digest() { return std::exchange(m_charge_digest, 0); }
 
   // Service-time variation: every CPU charge drawn from a log-normal with mean 1 and this
@@ -231,13 +234,14 @@ class Core : public sc_core::sc_module {
   IdlePredictor m_idle_predictor;
   std::vector<std::uint64_t> m_idle_entries;
   std::uint64_t m_charge_digest = 0;
+  bool m_digest_charges = false;
 };
 
+// A load and a branch inline; the digest out of line, so that charge() stays small enough to inline.
 inline void Runner::note_charge(const char* fn, const sc_core::sc_time& cost) {
-  std::uint64_t& d = m_core.m_charge_digest;
-  d = (d ^ (reinterpret_cast<std::uintptr_t>(fn) + cost.value() + static_cast<std::uint64_t>(m_ctx))) * 0x9E3779B97F4A7C15ull;
-  d ^= d >> 32;
+  if (m_core.m_digest_charges) digest_charge(fn, cost);
 }
+
 
 inline void Runner::charge(const Charge& c) {
   sc_core::sc_time t = c.scales && m_core.m_slow != 1.0 ? c.time * m_core.m_slow : c.time;

@@ -120,18 +120,24 @@ void check_software(const CipherPool& pool, std::size_t m, std::uint8_t* out, Va
   if (!std::equal(pool.ref[m].begin(), pool.ref[m].end(), out)) ++res.digest_mismatches;
 }
 
-// Skipped requests from..from + count - 1 through the software implementation, on the calling
-// thread's own stream: how many outputs were wrong.
-std::uint64_t check_software_range(const CipherPool& pool, std::uint64_t from, std::uint64_t count) {
+// Skipped requests from..from + count - 1 (with real data): each one's output computed by
+// compute(message, out) and compared with its reference; how many were wrong.
+template <class Compute>
+std::uint64_t count_wrong(const CipherPool& pool, std::uint64_t from, std::uint64_t count, Compute compute) {
   Bytes out(pool.w.message_bytes + pool.tag);
-  std::unique_ptr<CipherStream> stream;
   std::uint64_t wrong = 0;
   for (std::uint64_t id = from; id < from + count; ++id) {
     const std::size_t m = id % pool.size();
-    pool.software(m, out.data(), stream);
+    compute(m, out.data());
     wrong += !std::equal(pool.ref[m].begin(), pool.ref[m].end(), out.data());
   }
   return wrong;
+}
+
+// The same through the software implementation, on the calling thread's own stream.
+std::uint64_t check_software_range(const CipherPool& pool, std::uint64_t from, std::uint64_t count) {
+  std::unique_ptr<CipherStream> stream;
+  return count_wrong(pool, from, count, [&](std::size_t m, std::uint8_t* out) { pool.software(m, out, stream); });
 }
 
 // The software implementation in the caller's context: its CPU time (the kernel's choice on this
@@ -248,19 +254,14 @@ class QceCipherPath {
           std::any_of(m_route.begin(), m_route.end(), [](const qce::RouteDecision& d) { return d.route != qce::Route::fallback; }))
         throw qce::QceError("fast-forward: the engine ran no cipher operation to repeat");
       m_res.digest_mismatches += m_ff.check_skipped(m_submitted, n, [&](std::uint64_t from, std::uint64_t count) {
-        Bytes out(m_w.message_bytes + m_pool.tag);
-        std::unique_ptr<CipherStream> engine, soft;
-        std::uint64_t wrong = 0;
-        for (std::uint64_t id = from; id < from + count; ++id) {
-          const std::size_t m = id % m_pool.size();
+        std::unique_ptr<CipherStream> engine, soft;  // this thread's
+        return count_wrong(m_pool, from, count, [&](std::size_t m, std::uint8_t* out) {
           if (m_route[m].route == qce::Route::fallback || m_w.algorithm.kind != AlgKind::skcipher) {
-            m_pool.software(m, out.data(), soft);
+            m_pool.software(m, out, soft);
           } else {
-            engine_cipher(*latched, m, out.data(), engine);
+            engine_cipher(*latched, m, out, engine);
           }
-          wrong += !std::equal(m_pool.ref[m].begin(), m_pool.ref[m].end(), out.data());
-        }
-        return wrong;
+        });
       });
     }
     m_submitted += n;

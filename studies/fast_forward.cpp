@@ -55,12 +55,19 @@ FastForward::FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResu
   m_last_at = sc_core::sc_time_stamp();
   for (unsigned c = 0; c < e.kernel().num_cores(); ++c) {
     m_last_times.push_back(e.kernel().core(c).times());
-    e.kernel().core(c).take_charge_digest();
+    e.kernel().core(c).digest_charges(true);
   }
   m_last_irqs = e.kernel().hardirqs();
 }
 
-FastForward::~FastForward() { m_lat.set_tap(nullptr); }
+FastForward::~FastForward() { stop_watching(); }
+
+// Done: no more digests, so no latency tap and no charge digests either.
+void FastForward::stop_watching() {
+  m_phase = Phase::done;
+  m_lat.set_tap(nullptr);
+  for (unsigned c = 0; c < m_e.kernel().num_cores(); ++c) m_e.kernel().core(c).digest_charges(false);
+}
 
 // The platform's state now and what the stretch since the last boundary did.
 std::uint64_t FastForward::digest(std::uint64_t loop_state) {
@@ -140,8 +147,7 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
     restart_search();
     return 0;
   }
-  m_phase = Phase::done;
-  m_lat.set_tap(nullptr);
+  stop_watching();
   const std::uint64_t cycles = (total - submitted) / per_cycle;
   if (cycles == 0) return 0;
   // The skipped cycles: each the one just simulated.

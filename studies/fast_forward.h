@@ -82,6 +82,7 @@ class FastForward {
   enum class Phase { searching, confirming, done };
   std::uint64_t digest(std::uint64_t loop_state);
   void restart_search();
+  void stop_watching();
 
   soc::Emulator& m_e;
   bool m_spare_core;
