@@ -83,10 +83,21 @@ class FnTimes {
 // Work charged under a kernel function's name (cpu/costs.h builds these from the cost items).
 // `scales`: CPU-bound work, given at the core's maximum clock, that stretches when the governor
 // lowers the frequency; otherwise a wait (an uncached read's bus round trip) that does not.
+// A cost item (item >= 0) is timed by the charging core's own table (cpu/costs.h: an instruction
+// count at its IPC and clock, or a wait), `count` times; otherwise `time` is the charge.
 struct Charge {
   const char* fn;
   sc_core::sc_time time;
   bool scales = false;
+  int item = -1;
+  double count = 1;
+};
+
+// Per cost item (by index): one call's time on this core at its maximum clock, and whether it is
+// CPU-bound work that stretches when the clock drops.
+struct ItemTimes {
+  std::vector<sc_core::sc_time> time;
+  std::vector<bool> scales;
 };
 
 // A thread's seat on a core in one context.
@@ -164,6 +175,9 @@ class Core : public sc_core::sc_module {
   Core(sc_core::sc_module_name name, unsigned id);
 
   unsigned id() const { return m_id; }
+  // Whether anything has run here yet: the CPUs a workload never touches are left out of its
+  // idle time.
+  bool used() const { return m_seq > 0; }
   // Totals up to now (the running work counted up to the present instant).
   CpuTimes times() const;
   // CPU time per (context, function name).
@@ -173,6 +187,9 @@ class Core : public sc_core::sc_module {
 
   // The governors (cpu/power.h). Before the simulation starts.
   void set_power(const CpuPower& p);
+  // What each cost item takes on this core (cpu/costs.h's item_times). Before the simulation starts.
+  void set_item_times(ItemTimes t) { m_items = std::move(t); }
+  const ItemTimes& item_times() const { return m_items; }
   // How long an interrupt arriving now waits for the core to wake: the exit latency of the idle
   // state it sleeps in, zero when it is not idle.
   sc_core::sc_time idle_exit_latency() const;
@@ -235,6 +252,7 @@ class Core : public sc_core::sc_module {
   std::vector<std::uint64_t> m_idle_entries;
   std::uint64_t m_charge_digest = 0;
   bool m_digest_charges = false;
+  ItemTimes m_items;
 };
 
 // A load and a branch inline; the digest out of line, so that charge() stays small enough to inline.
@@ -244,7 +262,15 @@ inline void Runner::note_charge(const char* fn, const sc_core::sc_time& cost) {
 
 
 inline void Runner::charge(const Charge& c) {
-  sc_core::sc_time t = c.scales && m_core.m_slow != 1.0 ? c.time * m_core.m_slow : c.time;
+  sc_core::sc_time t = c.time;
+  bool scales = c.scales;
+  if (c.item >= 0) {
+    const auto i = static_cast<std::size_t>(c.item);
+    t = i < m_core.m_items.time.size() ? m_core.m_items.time[i] : sc_core::SC_ZERO_TIME;
+    if (c.count != 1.0) t = t * c.count;
+    scales = i < m_core.m_items.scales.size() && m_core.m_items.scales[i];
+  }
+  if (scales && m_core.m_slow != 1.0) t = t * m_core.m_slow;
   if (m_core.m_cv > 0 && t != sc_core::SC_ZERO_TIME) t = t * m_core.variation();
   charge(c.fn, t);
 }

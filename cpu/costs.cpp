@@ -51,24 +51,26 @@ Costs costs_from_profile(const model::Profile& p) {
                                model::quoted_input(name));
   }
   Costs k;
-  const double ghz = p.num("cpu.freq"), ipc = p.num("cpu.kernel_ipc");
+  k.cpus = cpus_from_profile(p);
+  k.task_cpu = task_cpu_from_profile(p);
   for (const CostItem& c : kCostItems) {
     const std::string key = cost_profile_key(c.id);
     if (!p.has(key))
       throw model::ConfigError(p.file(), "/parameters/" + key,
-                               fmt::format("the cost item {} (charged as {}; cpu/costs.h) with its time", key, c.label),
+                               fmt::format("the cost item {} (charged as {}; cpu/costs.h) with its cost", key, c.label),
                                "nothing");
     const model::Param& prm = p.param(key);
     // A share in a common factor (the profile checked it names a ratio parameter).
     const double shared = prm.shared.empty() ? 1.0 : p.num(prm.shared);
-    if (prm.unit == "cycles") {
-      k[c.id] = sc_core::sc_time(prm.value * shared / (ipc * ghz), sc_core::SC_NS);
-      k.scales[static_cast<unsigned>(c.id)] = true;
+    CostDef& d = k[c.id];
+    if (prm.unit == "instructions") {
+      d.work = true;
+      d.instructions = prm.value * shared;
     } else if (model::Profile::unit_to_seconds(prm.unit) > 0) {
-      k[c.id] = p.time(key) * shared;
+      d.wait = p.time(key) * shared;
     } else {
       throw model::ConfigError(prm.origin_file, "/parameters/" + key + "/unit",
-                               "cycles (CPU work on the reference core) or a time unit (a wait)",
+                               "instructions (CPU work, run at the core's IPC and clock) or a time unit (a wait)",
                                model::quoted_input(prm.unit));
     }
   }
@@ -79,6 +81,25 @@ Costs costs_from_profile(const model::Profile& p) {
   k.cost_cv = p.num("cpu.cost_cv");
   k.seed = static_cast<std::uint64_t>(p.num("sim.seed"));
   return k;
+}
+
+CpuPower core_power(const Costs& k, const CoreType& t) {
+  CpuPower p = k.power;
+  p.freq_max = t.freq_max;
+  p.freq_min = t.freq_min;
+  return p;
+}
+
+ItemTimes item_times(const Costs& k, const CoreType& t) {
+  ItemTimes it;
+  it.time.resize(kNumCosts);
+  it.scales.resize(kNumCosts);
+  for (const CostItem& c : kCostItems) {
+    const auto i = static_cast<std::size_t>(c.id);
+    it.time[i] = k.on(c.id, t);
+    it.scales[i] = k[c.id].work;
+  }
+  return it;
 }
 
 }  // namespace qcesim::cpu

@@ -14,8 +14,10 @@
 #include <cstddef>
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "cpu/core.h"
+#include "cpu/core_type.h"
 #include "cpu/dma_iommu.h"
 
 namespace qcesim::model {
@@ -132,32 +134,50 @@ const CostItem* cost_item_for_label(const std::string& label);
 // n times a per-item cost.
 inline sc_core::sc_time per(std::size_t n, const sc_core::sc_time& each) { return each * static_cast<double>(n); }
 
+// What one call of an item costs: CPU work (an instruction count, run at the charging core's
+// kernel IPC and clock, stretching when the governor lowers the clock) or a wait (a time that is
+// the same on every core: a bus round trip, an SMMU sync, cache maintenance to the point of
+// coherency).
+struct CostDef {
+  bool work = false;
+  double instructions = 0;  // work
+  sc_core::sc_time wait;    // a wait
+};
+
 struct Costs {
   using T = sc_core::sc_time;
-  std::array<T, kNumCosts> item{};  // indexed by Cost, at the core's maximum clock
-  // Per item: CPU-bound (given in cycles: stretches when the clock drops) or a wait (a time).
-  std::array<bool, kNumCosts> scales{};
+  std::array<CostDef, kNumCosts> def{};  // indexed by Cost
+  // The SoC's CPUs by number (cpu.cpus); empty: one core of zero cost (the untimed emulator).
+  std::vector<CoreType> cpus;
+  unsigned task_cpu = 0;  // where the benchmark task runs (cpu.task_cpu)
   // Timing the kernel model needs that is not CPU time of a function.
   T gic_latency;   // line to CPU exception
   T sync_quantum;  // a device read syncs the CPU only once this much time is owed (0: always)
-  CpuPower power;     // the cores' clock and idle states
+  CpuPower power;     // the governors and idle states (the clock comes from each core's type)
   IommuConfig iommu;  // the dma-mapping layer's mode
   double cost_cv = 0;          // service-time variation of every CPU charge (cpu.cost_cv)
   std::uint64_t seed = 0;      // sim.seed: 0 runs every charge at its mean
 
-  const T& operator[](Cost c) const { return item[static_cast<unsigned>(c)]; }
-  T& operator[](Cost c) { return item[static_cast<unsigned>(c)]; }
-  // What a charge site charges: the item under its kernel label.
-  Charge operator()(Cost c) const {
-    const auto i = static_cast<unsigned>(c);
-    return {cost_item(c).label, item[i], scales[i]};
+  const CostDef& operator[](Cost c) const { return def[static_cast<unsigned>(c)]; }
+  CostDef& operator[](Cost c) { return def[static_cast<unsigned>(c)]; }
+  // One call of item c on a core of type t at its maximum clock.
+  T on(Cost c, const CoreType& t) const {
+    const CostDef& d = (*this)[c];
+    return d.work ? T(t.ns(d.instructions), sc_core::SC_NS) : d.wait;
   }
+  // What a charge site charges: the item under its kernel label, timed by the core it runs on.
+  Charge operator()(Cost c) const { return {cost_item(c).label, T{}, false, static_cast<int>(c), 1.0}; }
   // The item charged under another label (a tasklet's dispatch under the tasklet's function).
-  Charge as(const char* fn, Cost c) const {
-    const auto i = static_cast<unsigned>(c);
-    return {fn, item[i], scales[i]};
-  }
+  Charge as(const char* fn, Cost c) const { return {fn, T{}, false, static_cast<int>(c), 1.0}; }
+  // n calls of item c.
+  Charge times(Cost c, double n) const { return {cost_item(c).label, T{}, false, static_cast<int>(c), n}; }
 };
+
+// Item c's time and whether it scales with the clock, per item, on a core of type t (the table a
+// Core resolves charges through).
+ItemTimes item_times(const Costs& k, const CoreType& t);
+// The governors and idle states with a core type's clock range.
+CpuPower core_power(const Costs& k, const CoreType& t);
 
 // CPU-bound work of `cycles` core cycles at the maximum clock (the CE and software crypto loops),
 // charged as `fn`; it stretches with the governor's frequency like the cycle-counted items.
@@ -168,9 +188,9 @@ std::string cost_param_doc(const std::string& param);
 
 // The cost items and the kernel timing from a profile: every item must be there ("cost.<field>")
 // and every "cost.*" key must be an item; ConfigError names the one that is not. An item in
-// cycles counts Cortex-X4 cycles (the reference core) and runs at cpu.freq scaled by
-// cpu.kernel_ipc (the core's kernel-code IPC against the X4); an item in a time unit is a wait
-// that neither scales with the core nor the clock (a bus round trip, an SMMU sync).
+// instructions is work that runs at the charging core's cpu.<type>.kernel_ipc and clock; an item
+// in a time unit is a wait that neither scales with the core nor the clock (a bus round trip, an
+// SMMU sync). The CPUs come from cpu.cpus, the task's from cpu.task_cpu.
 Costs costs_from_profile(const model::Profile& p);
 
 }  // namespace qcesim::cpu

@@ -46,11 +46,7 @@ void SgShape::add(std::uint64_t addr, std::uint64_t len, unsigned page_bytes, un
 }
 
 namespace {
-Charge times(const Costs& c, Cost item, std::uint64_t n) {
-  Charge one = c(item);
-  one.time = per(n, one.time);
-  return one;
-}
+Charge times(const Costs& c, Cost item, std::uint64_t n) { return c.times(item, static_cast<double>(n)); }
 }  // namespace
 
 // arch_sync_dma_for_device cleans for every direction; arch_sync_dma_for_cpu invalidates unless

@@ -10,13 +10,16 @@ using sc_core::SC_ZERO_TIME;
 
 SC_HAS_PROCESS(Kernel);
 
-Kernel::Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& costs)
-    : sc_core::sc_module(name), m_costs(costs) {
-  for (unsigned i = 0; i < num_cores; ++i) {
+Kernel::Kernel(sc_core::sc_module_name name, const Costs& costs) : sc_core::sc_module(name), m_costs(costs) {
+  // The untimed emulator has no CPU list: one core on which everything costs nothing.
+  const std::vector<CoreType> cpus = costs.cpus.empty() ? std::vector<CoreType>{CoreType{}} : costs.cpus;
+  for (unsigned i = 0; i < cpus.size(); ++i) {
     auto c = std::make_unique<Cpu>();
     const std::string n = "cpu" + std::to_string(i);
     c->core = std::make_unique<Core>(n.c_str(), i);
-    c->core->set_power(costs.power);
+    c->core->set_power(core_power(costs, cpus[i]));
+    c->core->set_item_times(item_times(costs, cpus[i]));
+    c->type = cpus[i];
     c->core->set_variation(costs.cost_cv, costs.seed);
     c->hardirq = std::make_unique<Runner>(*c->core, Ctx::hardirq, n + ".hardirq");
     c->softirq = std::make_unique<Runner>(*c->core, Ctx::softirq, n + ".softirq");

@@ -27,11 +27,13 @@ class Kernel : public sc_core::sc_module {
  public:
   using Fn = std::function<void(Runner&)>;
 
-  Kernel(sc_core::sc_module_name name, unsigned num_cores, const Costs& costs);
+  // One core per CPU of costs.cpus (one zero-cost core when it is empty).
+  Kernel(sc_core::sc_module_name name, const Costs& costs);
   ~Kernel() override;
 
   unsigned num_cores() const { return static_cast<unsigned>(m_cpus.size()); }
   Core& core(unsigned cpu);
+  const CoreType& core_type(unsigned cpu) const { return m_cpus.at(cpu)->type; }
   const Costs& costs() const { return m_costs; }
   Charge cost(Cost c) const { return m_costs(c); }
   // The dma-mapping layer the drivers map their buffers through.
@@ -87,6 +89,7 @@ class Kernel : public sc_core::sc_module {
   };
   struct Cpu {
     std::unique_ptr<Core> core;
+    CoreType type;
     std::unique_ptr<Runner> hardirq, softirq, kworker, ksoftirqd;
     std::vector<Irq> irqs;
     sc_core::sc_event irq_event, softirq_event, work_event, ksoftirqd_event;

@@ -20,9 +20,7 @@ const char* governor_name(Governor g) { return g == Governor::schedutil ? "sched
 
 CpuPower cpu_power_from_profile(const model::Profile& p) {
   CpuPower w;
-  w.freq_max = p.num("cpu.freq");
   w.governor = model::parse_named(p.param("cpu.governor"), "a cpufreq governor", parse_governor);
-  w.freq_min = std::min(p.num("cpu.freq_min"), w.freq_max);
   w.rate_limit = p.time("cpu.governor_rate_limit");
   // Every cpuidle.<state>.exit_latency with its target_residency, shallowest first.
   const std::string suffix = ".exit_latency";

@@ -32,14 +32,14 @@ struct IdleState {
 
 struct CpuPower {
   Governor governor = Governor::performance;
-  double freq_max = 0;  // GHz; the cost items' cycles are converted at this clock
+  double freq_max = 0;  // GHz; the core type's (cpu/core_type.h): work items are timed at this clock
   double freq_min = 0;  // GHz; schedutil's floor (the lowest OPP)
   sc_core::sc_time rate_limit;  // schedutil's rate_limit_us: at most one change per this long
   // Shallowest first; empty: an idle core takes an interrupt at once (the untimed emulator).
   std::vector<IdleState> idle_states;
 };
 
-// The governors from the profile: cpu.freq, cpu.governor, cpu.freq_min, cpu.governor_rate_limit
+// The governors from the profile: cpu.governor, cpu.governor_rate_limit
 // and the cpuidle.* states (cpuidle.off = 1 keeps only WFI, as booting with cpuidle.off=1 does).
 CpuPower cpu_power_from_profile(const model::Profile& p);
 Governor parse_governor(const std::string& name);  // std::invalid_argument if unknown

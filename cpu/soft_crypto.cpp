@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "cpu/ce_core.h"
+#include "cpu/core_type.h"
 
 namespace qcesim::cpu {
 
@@ -26,7 +27,7 @@ SoftCryptoConfig soft_crypto_config(const model::Profile& p) {
   SoftCryptoConfig c;
   c.crypto = model::parse_named(p.param("cpu.crypto"), "the kernel's arch crypto set", parse_cpu_crypto);
   if (c.crypto == CpuCrypto::ce) {
-    c.core = p.text("ce.core");
+    c.core = task_core_type(p).name;
   } else {
     c.neon.bs[0][0] = p.num("neon.aes128_bs_encrypt");
     c.neon.bs[0][1] = p.num("neon.aes128_bs_decrypt");
@@ -37,7 +38,7 @@ SoftCryptoConfig soft_crypto_config(const model::Profile& p) {
     c.neon.sha256 = p.num("neon.sha256");
     c.neon.sha1 = p.num("neon.sha1");
   }
-  c.hz = p.num("cpu.freq") * 1e9;
+  c.hz = task_core_type(p).freq_max * 1e9;
   c.des_cycles_per_byte = p.num("cpu.des_cycles_per_byte");
   c.tdes_cycles_per_byte = p.num("cpu.3des_cycles_per_byte");
   return c;

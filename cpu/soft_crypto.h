@@ -35,15 +35,15 @@ struct NeonCycles {
 
 struct SoftCryptoConfig {
   CpuCrypto crypto = CpuCrypto::ce;  // cpu.crypto
-  std::string core = "cortex-x4";    // ce.core (the ce set only)
+  std::string core = "cortex-x4";    // the task CPU's core type (its CE table: the ce set only)
   NeonCycles neon;                   // neon.* (the neon set only)
-  double hz = 3.3e9;                 // cpu.freq
+  double hz = 3.3e9;                 // the task CPU's maximum clock
   double des_cycles_per_byte = 25;   // cpu.des_cycles_per_byte
   double tdes_cycles_per_byte = 70;
 };
 
-// cpu.crypto, cpu.freq, cpu.des_cycles_per_byte, cpu.3des_cycles_per_byte, and ce.core (ce) or
-// neon.* (neon).
+// cpu.crypto, the task CPU's core type and clock (cpu.task_cpu, cpu.cpus), cpu.des_cycles_per_byte,
+// cpu.3des_cycles_per_byte, and neon.* (neon).
 SoftCryptoConfig soft_crypto_config(const model::Profile& p);
 
 class SoftCrypto {

@@ -15,7 +15,7 @@ using nlohmann::json;
 namespace {
 
 const std::set<std::string> kUnits = {"ns",     "us",    "ms",    "s",     "MHz",  "GHz",  "MB/s",
-                                      "cycles", "cycles/B", "count", "bytes", "year", "ratio", "name"};
+                                      "cycles", "cycles/B", "instructions", "count", "bytes", "year", "ratio", "name"};
 
 const auto& describe = describe_json;
 
@@ -103,7 +103,7 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
   Param prm;
   prm.name = name;
   if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
-    throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, count, bytes, year, ratio, name",
+    throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, instructions, count, bytes, year, ratio, name",
                       pj.contains("unit") ? describe(pj["unit"]) : "nothing");
   prm.unit = pj["unit"];
   parse_value(prm, pj, file, path);

@@ -34,7 +34,7 @@ def random_sets(rng, scenario):
     if rng.random() < 0.5:
         sets.append("workload.queue_depth=%d" % rng.choice([1, 2, 3, 5, 8]))
     if rng.random() < 0.4:
-        sets += ["cpu.cores=2", "cpu.irq_cpu=%d" % rng.choice([0, 1])]
+        sets += ["cpu.irq_cpu=%d" % rng.choice([0, 2, 7])]
     if rng.random() < 0.3:
         sets.append("iommu.mode=" + rng.choice(["strict", "lazy", "passthrough"]))
     if rng.random() < 0.3:

@@ -14,7 +14,7 @@ bool g_elaborated = false;
 Soc::Soc(sc_core::sc_module_name name, const SocConfig& c)
     : sc_core::sc_module(name),
       cfg(c),
-      kernel("kernel", c.num_cores, c.costs),
+      kernel("kernel", c.costs),
       dram("dram", c.map.dram_size),
       bus("bus"),
       bam("bam", c.bam),
@@ -72,7 +72,7 @@ void Emulator::run(const std::function<void(Emulator&)>& job) {
   m_ran = true;
   bool finished = false;
   std::exception_ptr failure;
-  m_task = &m_soc->kernel.spawn_task(0, "task", [&](cpu::Runner& r) {
+  m_task = &m_soc->kernel.spawn_task(m_soc->cfg.costs.task_cpu, "task", [&](cpu::Runner& r) {
     try {
       m_qce->probe(r);
       if (m_tz) m_tz->start();

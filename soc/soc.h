@@ -42,12 +42,11 @@ struct SocConfig {
   qce::QceConfig qce;
   unsigned linux_ee = 0;  // qcom,ee
   unsigned rx_pipe = 4, tx_pipe = 5;  // the qce node's dmas
-  unsigned num_cores = 1;
   cpu::Costs costs;       // all zero: the untimed functional emulator
 };
 
-// The SoC's blocks from a profile, each block reading its own parameters (soc.dt, cpu.cores, the
-// cost items, bam.*, qce.*).
+// The SoC's blocks from a profile, each block reading its own parameters (soc.dt, cpu.cpus and
+// the task's CPU, the cost items, bam.*, qce.*).
 SocConfig soc_config(const Profile& p);
 
 class Soc : public sc_core::sc_module {

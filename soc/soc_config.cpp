@@ -15,7 +15,6 @@ SocConfig soc_config(const Profile& p) {
   s.linux_ee = dt.bam_ee;
   s.rx_pipe = dt.rx_pipe;
   s.tx_pipe = dt.tx_pipe;
-  s.num_cores = static_cast<unsigned>(p.num("cpu.cores"));
   s.costs = cpu::costs_from_profile(p);
   s.bam = bam::bam_config(p);
   s.bam.ce_addr_base = dt.ce_addr_base;

@@ -39,6 +39,7 @@ Snapshot snapshot(soc::Emulator& e) {
   Snapshot s;
   for (unsigned c = 0; c < e.kernel().num_cores(); ++c) {
     s.cores.push_back(e.kernel().core(c).times());
+    s.used.push_back(e.kernel().core(c).used());
     for (const auto& [k, t] : e.kernel().core(c).profile()) s.profile[k] += t;
   }
   s.irqs = e.kernel().hardirqs();

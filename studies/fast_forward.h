@@ -34,6 +34,7 @@ struct VariantResult;
 // Totals over all cores at one instant (replay.cpp takes one before and one after the workload).
 struct Snapshot {
   std::vector<cpu::CpuTimes> cores;
+  std::vector<bool> used;  // per core: has anything run there (cpu::Core::used)
   std::map<std::pair<cpu::Ctx, std::string>, sc_core::sc_time> profile;
   std::uint64_t irqs = 0, descriptors = 0, live_state_writes = 0;
   sc_core::sc_time at;

@@ -9,6 +9,7 @@
 #include "bam/bam_hw.h"
 #include "cpu/ce_core.h"
 #include "cpu/ce_sha.h"
+#include "cpu/core_type.h"
 #include "drivers/crypto/qce/fallback.h"
 #include "drivers/crypto/qce/sha.h"
 #include "model/hash_ahead.h"
@@ -36,17 +37,12 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.poll = v.poll;
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
-  c.driver.irq_cpu = static_cast<unsigned>(p.num("cpu.irq_cpu"));
+  c.driver.irq_cpu = cpu::irq_cpu_from_profile(p);
   c.driver.rx_pipe = s.rx_pipe;
   c.driver.tx_pipe = s.tx_pipe;
   c.driver.rules = qce::qce_rules(p);
   c.driver.done_tasklet = c.driver.rules.era != 0 && c.driver.rules.era < 2024;
   c.driver.soft = cpu::soft_crypto_config(p);
-  if (c.driver.irq_cpu >= s.num_cores) {
-    const Param& irq = p.param("cpu.irq_cpu");
-    throw ConfigError(irq.origin_file, irq.origin_path, fmt::format("a core below cpu.cores ({})", s.num_cores),
-                      std::to_string(c.driver.irq_cpu));
-  }
   return c;
 }
 
@@ -65,11 +61,14 @@ void check_variant(const Scenario& sc, const Variant& v) {
   const Profile p = sc.profile_for(v);
   (void)emulator_config(p, v, false, sc.workload, sc.faults);
   if (cpu::soft_crypto_config(p).crypto == cpu::CpuCrypto::ce) {
-    const Param& core = p.param("ce.core");
+    // The task's core runs the CE loops: it needs a CE table.
+    const Param& task = p.param("cpu.task_cpu");
+    const std::string core = cpu::task_core_type(p).name;
     const auto names = cpu::ce_core_names();
-    if (std::find(names.begin(), names.end(), core.text) == names.end())
-      throw ConfigError(core.origin_file, core.origin_path, "a core of the CE tables: " + join_names(names),
-                        quoted_input(core.text));
+    if (std::find(names.begin(), names.end(), core) == names.end())
+      throw ConfigError(task.origin_file, task.origin_path,
+                        "a CPU whose core type has a CE table (" + join_names(names) + ") when cpu.crypto is ce",
+                        fmt::format("CPU {}, a {}", task.value, quoted_input(core)));
   }
   // The crypto API would not pick QCE for an algorithm its era's driver does not register.
   const qce::QceRules rules = qce::qce_rules(p);
@@ -420,7 +419,8 @@ void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, 
   if (HashAhead* ha = e.soc().qce.hash_ahead()) res.hash_ahead_hits = ha->stats().hits;
 }
 
-// Totals over all cores between the two snapshots, the latency statistics and the profile.
+// Totals over all cores between the two snapshots (idle time over the cores the workload used),
+// the latency statistics and the profile.
 void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, const LatencyStats& lat,
                  const Workload& w, const std::string& name) {
   res.wall_s = (s1.at - s0.at).to_seconds();
@@ -431,7 +431,7 @@ void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, con
     res.softirq_s += ctx(cpu::Ctx::softirq);
     res.ksoftirqd_s += ctx(cpu::Ctx::ksoftirqd);
     res.hardirq_s += ctx(cpu::Ctx::hardirq);
-    res.idle_s += (s1.cores[c].idle - s0.cores[c].idle).to_seconds();
+    if (s1.used[c]) res.idle_s += (s1.cores[c].idle - s0.cores[c].idle).to_seconds();
   }
   res.softirq_s += res.ksoftirqd_s;  // CONFIG_IRQ_TIME_ACCOUNTING counts ksoftirqd as softirq
   res.cpu_s = res.task_s + res.kworker_s + res.softirq_s + res.hardirq_s;

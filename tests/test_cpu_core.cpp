@@ -118,7 +118,7 @@ TEST(CpuCore, ProfileAttributesEveryChargeToItsFunction) {
 // preempt the task, which keeps the core until it sleeps) and its time counts as softirq.
 TEST(Kernel, SoftirqRaisedFromATaskRunsInKsoftirqd) {
   Costs costs;
-  Kernel k("kernel", 1, costs);
+  Kernel k("kernel", costs);
   sc_time work_done_at, task_done_at;
   k.spawn_task(0, "task", [&](Runner& r) {
     k.tasklet_schedule(r, "test_tasklet", [&](Runner& s) {
@@ -160,7 +160,8 @@ TEST(FnTimesTable, KeepsEveryNameAcrossGrowth) {
 // order in which the deadlines were armed.
 TEST(Kernel, CompletionTimeoutsExpireAtTheirOwnDeadlines) {
   Costs costs;
-  Kernel k("kernel", 2, costs);
+  costs.cpus.assign(2, CoreType{});  // two zero-cost cores
+  Kernel k("kernel", costs);
   Completion early(k), never(k), late(k);
   struct Seen {
     bool ok = true;

@@ -161,8 +161,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Lazy IOMMU: the flush queue makes a cycle of 256 requests.
         Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=1500", "iommu.mode=lazy"}, true},
         // A second core takes the interrupt, three requests in flight.
-        Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=1200", "cpu.cores=2", "cpu.irq_cpu=1", "workload.queue_depth=3"}, true},
-        Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.cores=2", "cpu.irq_cpu=0"}, true},
+        Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=1200", "cpu.irq_cpu=0", "workload.queue_depth=3"}, true},
+        Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.irq_cpu=7"}, true},
         Case{"sm8650-xts-4k.json", "xts-qce-nolock", {"workload.messages=900", "workload.queue_depth=16"}, true},
         // Only the shallowest idle state, and the deep ones reachable (long idle periods).
         Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpuidle.off=1"}, true},
@@ -172,5 +172,5 @@ INSTANTIATE_TEST_SUITE_P(
         // come round exactly (a cycle of 2240 found after 12735 here); not within 700.
         Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.governor=schedutil"}, false},
         Case{"sm8650-seed.json", "sha256-qce-nolock",
-             {"workload.messages=20000", "cpu.governor=schedutil", "cpu.cores=2", "cpu.irq_cpu=1"}, true},
+             {"workload.messages=20000", "cpu.governor=schedutil", "cpu.irq_cpu=0"}, true},
         Case{"sm8650-xts-4k.json", "xts-qce-lock", {"workload.messages=700", "cpu.governor=schedutil", "workload.queue_depth=4"}, false}));

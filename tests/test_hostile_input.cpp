@@ -398,12 +398,13 @@ struct Refusal {
 // Each of these exits 2 with this message before anything runs.
 TEST_F(Hostile, BadSetsAndOptionsAreNamedByTheOption) {
   const std::vector<Refusal> cases = {
-      {{"--set", "cpu.irq_cpu=3"}, "--set cpu.irq_cpu=3: at /overrides/cpu.irq_cpu: expected a core below cpu.cores (1), found 3"},
-      {{"--set", "ce.core=pentium"}, "--set ce.core=pentium: at /overrides/ce.core: expected a core of the CE tables: cortex-x4"},
+      {{"--set", "cpu.irq_cpu=9"}, "--set cpu.irq_cpu=9: at /overrides/cpu.irq_cpu: expected a CPU of cpu.cpus (0..7), found 9"},
+      {{"--set", "cpu.cpus=cortex-x4,pentium"}, "--set cpu.cpus=cortex-x4,pentium: at /overrides/cpu.cpus: expected core types the profile describes (cpu.<type>.freq, .freq_min and .kernel_ipc), found \"pentium\", with no cpu.pentium.freq in"},
+      {{"--set", "cpu.cpus=cortex-x4,,cortex-x4"}, "at /overrides/cpu.cpus: expected core types by CPU number, comma separated (each a name of letters, digits, - and _)"},
       {{"--set", "qce.clock=1e400"}, "--set qce.clock=1e400: expected a number a double can hold, found \"1e400\""},
       {{"--set", "workload.messages.x=1"}, "--set workload.messages.x=1: expected a path through objects and arrays, found "
                                            "the number 50000 at /workload/messages"},
-      {{"--set", "cpu.cores=1.5"}, "--set cpu.cores=1.5: at /overrides/cpu.cores: expected a whole number for cpu.cores"},
+      {{"--set", "cpu.task_cpu=1.5"}, "--set cpu.task_cpu=1.5: at /overrides/cpu.task_cpu: expected a whole number for cpu.task_cpu"},
       {{"--set", "workload..messages=3"}, "expected a path of non-empty keys joined by dots"},
       {{"--variant", "sha256-lib", "--variant", "sha256-lib"}, "--variant: expected each variant named once"},
       {{"--variant", "nope"}, "--variant: expected a variant named one of sha256-lib, sha256-qce-lock, sha256-qce-nolock"},

@@ -59,10 +59,10 @@ TEST(Ipq40xx, ProfileIsSourcedAndUnfitted) {
   for (const auto& [name, prm] : p.params()) EXPECT_NE(prm.provenance.rfind("calibrated:", 0), 0u) << name;
   EXPECT_EQ(p.text("soc.dt"), "ipq4019");
   EXPECT_EQ(p.text("cpu.crypto"), "neon");
-  EXPECT_FALSE(p.has("ce.core"));  // the Cortex-A7 has no Crypto Extensions
+  EXPECT_EQ(p.text("cpu.cpus"), "cortex-a7,cortex-a7,cortex-a7,cortex-a7");  // no Crypto Extensions
   EXPECT_EQ(p.num("driver.era"), 2020);
   EXPECT_EQ(p.text("iommu.mode"), "none");
-  EXPECT_DOUBLE_EQ(p.num("cpu.freq"), 0.716);
+  EXPECT_DOUBLE_EQ(p.num("cpu.cortex-a7.freq"), 0.716);
   const auto& dt = qcesim::soc::device_tree("ipq4019");
   EXPECT_EQ(dt.qce_base, 0x08e3a000u);
   EXPECT_EQ(dt.bam_base, 0x08e04000u);

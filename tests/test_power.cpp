@@ -30,6 +30,10 @@ SgShape one_buffer(std::uint64_t addr, std::uint64_t len) {
 
 double us_of(const sc_time& t) { return t.to_seconds() * 1e6; }
 
+// The task CPU's core, timing the cost items as the profile's CPU would.
+void on_task_cpu(Core& core, const Costs& k) { core.set_item_times(item_times(k, k.cpus.at(k.task_cpu))); }
+sc_time on_task_cpu(const Costs& k, Cost c) { return k.on(c, k.cpus.at(k.task_cpu)); }
+
 }  // namespace
 
 // The profile's items put together by the mechanism give back what the source measured as a
@@ -38,6 +42,7 @@ double us_of(const sc_time& t) { return t.to_seconds() * 1e6; }
 TEST(DmaIommu, Strict4KiBMapAndUnmapAddUpToTheMeasuredTotals) {
   const Costs k = costs_from_profile(sm8650());
   Core core("core0", 0);
+  on_task_cpu(core, k);
   Runner r(core, Ctx::task, "t");
   DmaIommu dma(k, k.iommu);
   const SgShape page = one_buffer(0x80001000, 4096);
@@ -57,6 +62,7 @@ TEST(DmaIommu, Strict4KiBMapAndUnmapAddUpToTheMeasuredTotals) {
 TEST(DmaIommu, EveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
   const Costs k = costs_from_profile(sm8650());
   Core core("core0", 0);
+  on_task_cpu(core, k);
   Runner r(core, Ctx::softirq, "s");
   DmaIommu dma(k, k.iommu);
   SgShape ces;
@@ -64,8 +70,9 @@ TEST(DmaIommu, EveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
   EXPECT_EQ(ces.pages, 12u);
   EXPECT_EQ(ces.lines, 12u);
   dma.unmap_sg(r, ces, DmaDir::to_device);  // to the device only: no invalidation of the lines
-  const sc_time want = k[Cost::dma_unmap_sg] + 12.0 * (k[Cost::arm_lpae_unmap_pages] + k[Cost::arm_smmu_tlb_inv]) +
-                       k[Cost::arm_smmu_tlb_sync] + k[Cost::free_iova_fast];
+  auto t = [&k](Cost c) { return on_task_cpu(k, c); };
+  const sc_time want = t(Cost::dma_unmap_sg) + 12.0 * t(Cost::arm_lpae_unmap_pages) + 12.0 * t(Cost::arm_smmu_tlb_inv) +
+                       t(Cost::arm_smmu_tlb_sync) + t(Cost::free_iova_fast);
   EXPECT_EQ(r.debt(), want);
   EXPECT_EQ(dma.stats().tlb_invalidations, 12u);
   EXPECT_EQ(dma.stats().tlb_syncs, 1u);
@@ -78,6 +85,7 @@ TEST(DmaIommu, LazyFlushesOncePerQueuePassthroughAndCoherentSkipTheirParts) {
   p.set_text("iommu.mode", "lazy", "t", "/");
   const Costs lazy = costs_from_profile(p);
   Core core("core0", 0);
+  on_task_cpu(core, lazy);
   Runner r(core, Ctx::softirq, "s");
   DmaIommu dma(lazy, lazy.iommu);
   const SgShape page = one_buffer(0x80001000, 4096);
@@ -92,14 +100,14 @@ TEST(DmaIommu, LazyFlushesOncePerQueuePassthroughAndCoherentSkipTheirParts) {
   Runner r2(core, Ctx::task, "t2");
   DmaIommu direct(pt, pt.iommu);
   direct.map_sg(r2, page, DmaDir::to_device);
-  EXPECT_EQ(r2.debt(), pt[Cost::dma_map_sg] + 64.0 * pt[Cost::dcache_clean_poc]);
+  EXPECT_EQ(r2.debt(), on_task_cpu(pt, Cost::dma_map_sg) + on_task_cpu(pt, Cost::dcache_clean_poc) * 64.0);
 
   p.set("iommu.coherent", 1, "t", "/");
   const Costs coh = costs_from_profile(p);
   Runner r3(core, Ctx::task, "t3");
   DmaIommu coherent(coh, coh.iommu);
   coherent.map_sg(r3, page, DmaDir::to_device);
-  EXPECT_EQ(r3.debt(), coh[Cost::dma_map_sg]);
+  EXPECT_EQ(r3.debt(), on_task_cpu(coh, Cost::dma_map_sg));
 }
 
 namespace {
@@ -174,7 +182,8 @@ TEST(Cpuidle, LongGapsReachTheClusterStateAndCpuidleOffKeepsWfi) {
 TEST(Schedutil, BusyCoreRunsAtMaxIdleCoreAtMin) {
   Profile prof = sm8650();
   prof.set_text("cpu.governor", "schedutil", "t", "/");
-  const CpuPower p = costs_from_profile(prof).power;
+  const Costs k = costs_from_profile(prof);
+  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
   Duty busy;
   busy.run(p, sc_time(1, SC_MS), sc_core::SC_ZERO_TIME, 400);
   EXPECT_NEAR(busy.core.slowdown(), 1.0, 0.05);
@@ -184,7 +193,8 @@ TEST(Schedutil, BusyCoreRunsAtMaxIdleCoreAtMin) {
 TEST(Schedutil, NearlyIdleCoreSitsAtTheLowestFrequency) {
   Profile prof = sm8650();
   prof.set_text("cpu.governor", "schedutil", "t", "/");
-  const CpuPower p = costs_from_profile(prof).power;
+  const Costs k = costs_from_profile(prof);
+  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
   Duty idle;
   idle.run(p, sc_time(5, SC_US), sc_time(10, SC_MS), 30);
   EXPECT_DOUBLE_EQ(idle.core.slowdown(), p.freq_max / p.freq_min);

@@ -115,7 +115,7 @@ TEST(SeedReplay, HashAheadGivesIdenticalResults) {
 // delivers, the hardirq clears the tx pipe's status (one writel), and everything else is free.
 TEST(TimedRequest, MainlineLatencyIsTheHandDerivedSum) {
   soc::EmulatorConfig cfg;
-  cfg.soc.costs[cpu::Cost::writel] = sc_time(1, SC_US);
+  cfg.soc.costs[cpu::Cost::writel].wait = sc_time(1, SC_US);
   cfg.soc.costs.gic_latency = sc_time(0.5, SC_US);
   cfg.soc.bam.desc_fetch = sc_time(1, SC_US);
   cfg.soc.bam.burst = sc_time(0.1, SC_US);

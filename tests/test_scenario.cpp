@@ -109,38 +109,43 @@ TEST(Profile, EveryParameterHasUnitRangeProvenanceAndDoc) {
 TEST(CostItems, EveryItemHasALabelADocAndAProfileValue) {
   const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
   const cpu::Costs k = cpu::costs_from_profile(p);
-  const double ghz = p.num("cpu.freq") * p.num("cpu.kernel_ipc");
+  const cpu::CoreType& task = k.cpus.at(k.task_cpu);
+  const double ghz = task.freq_max * task.kernel_ipc;
   for (const cpu::CostItem& c : cpu::kCostItems) {
     EXPECT_NE(std::string(c.label), "") << c.field;
     EXPECT_GT(std::string(c.doc).size(), 10u) << c.field;
     const qcesim::model::Param& prm = p.param(cpu::cost_profile_key(c.id));
-    if (prm.unit == "cycles") {
-      EXPECT_EQ(k[c.id], sc_core::sc_time(prm.value / ghz, sc_core::SC_NS)) << c.field;
-      EXPECT_TRUE(k(c.id).scales) << c.field;
+    if (prm.unit == "instructions") {
+      EXPECT_TRUE(k[c.id].work) << c.field;
+      EXPECT_EQ(k.on(c.id, task), sc_core::sc_time(prm.value / ghz, sc_core::SC_NS)) << c.field;
     } else {
-      EXPECT_EQ(k[c.id], p.time(cpu::cost_profile_key(c.id))) << c.field;
-      EXPECT_FALSE(k(c.id).scales) << c.field;
+      EXPECT_FALSE(k[c.id].work) << c.field;
+      EXPECT_EQ(k.on(c.id, task), p.time(cpu::cost_profile_key(c.id))) << c.field;
     }
     EXPECT_EQ(k(c.id).fn, c.label);
   }
-  EXPECT_EQ(k[cpu::Cost::readl], sc_core::sc_time(300, sc_core::SC_NS));
+  EXPECT_EQ(k.on(cpu::Cost::readl, task), sc_core::sc_time(300, sc_core::SC_NS));
   EXPECT_EQ(std::string(k(cpu::Cost::context_switch).fn), "__schedule");
 }
 
-// Cycles travel: the same item on a core at half the clock, or with half the kernel IPC, takes
-// twice as long; a wait (an MMIO read's bus round trip, the SMMU's TLB sync) does not change.
-TEST(CostItems, CyclesScaleWithTheClockAndTheCoreWaitsDoNot) {
-  Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
-  const cpu::Costs base = cpu::costs_from_profile(p);
-  p.set("cpu.freq", p.num("cpu.freq") / 2, "t", "/");
-  const cpu::Costs slow = cpu::costs_from_profile(p);
-  p.set("cpu.freq", p.num("cpu.freq") * 2, "t", "/");
-  p.set("cpu.kernel_ipc", p.num("cpu.kernel_ipc") / 2, "t", "/");
-  const cpu::Costs narrow = cpu::costs_from_profile(p);
-  EXPECT_EQ(slow[cpu::Cost::context_switch], 2.0 * base[cpu::Cost::context_switch]);
-  EXPECT_EQ(narrow[cpu::Cost::context_switch], 2.0 * base[cpu::Cost::context_switch]);
-  EXPECT_EQ(slow[cpu::Cost::readl], base[cpu::Cost::readl]);
-  EXPECT_EQ(slow[cpu::Cost::arm_smmu_tlb_sync], base[cpu::Cost::arm_smmu_tlb_sync]);
+// Work travels: the same item on a core type at half the clock, or with half the kernel IPC,
+// takes twice as long; a wait (an MMIO read's bus round trip, the SMMU's TLB sync) is the same on
+// every core.
+TEST(CostItems, WorkScalesWithTheCoreAndWaitsDoNot) {
+  const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
+  const cpu::Costs k = cpu::costs_from_profile(p);
+  cpu::CoreType base = k.cpus.at(k.task_cpu), slow = base, narrow = base;
+  slow.freq_max /= 2;
+  narrow.kernel_ipc /= 2;
+  EXPECT_EQ(k.on(cpu::Cost::context_switch, slow), 2.0 * k.on(cpu::Cost::context_switch, base));
+  EXPECT_EQ(k.on(cpu::Cost::context_switch, narrow), 2.0 * k.on(cpu::Cost::context_switch, base));
+  EXPECT_EQ(k.on(cpu::Cost::readl, slow), k.on(cpu::Cost::readl, base));
+  EXPECT_EQ(k.on(cpu::Cost::arm_smmu_tlb_sync, narrow), k.on(cpu::Cost::arm_smmu_tlb_sync, base));
+  // Each CPU's type is the one cpu.cpus names, with that type's own clock.
+  ASSERT_EQ(k.cpus.size(), 8u);
+  EXPECT_EQ(k.cpus[0].name, "cortex-a520");
+  EXPECT_EQ(k.cpus[7].name, "cortex-x4");
+  EXPECT_DOUBLE_EQ(k.cpus[0].freq_max, p.num("cpu.cortex-a520.freq"));
 }
 
 // Items that share a factor move together with it, the others not at all; a share must name a
@@ -153,12 +158,13 @@ TEST(CostItems, SharedItemsMoveWithTheirCommonFactor) {
   const cpu::Costs base = cpu::costs_from_profile(p);
   p.set("cpu.unsourced_scale", 3, "t", "/");
   const cpu::Costs scaled = cpu::costs_from_profile(p);
-  EXPECT_EQ(scaled[cpu::Cost::bam_start_dma], 3.0 * base[cpu::Cost::bam_start_dma]);
-  EXPECT_EQ(scaled[cpu::Cost::qce_skcipher_done], 3.0 * base[cpu::Cost::qce_skcipher_done]);
-  EXPECT_EQ(scaled[cpu::Cost::context_switch], base[cpu::Cost::context_switch]);
-  EXPECT_EQ(scaled[cpu::Cost::crypto_ahash_digest], base[cpu::Cost::crypto_ahash_digest]);  // fitted, not shared
+  const auto n = [](const cpu::Costs& k, cpu::Cost c) { return k[c].instructions; };
+  EXPECT_DOUBLE_EQ(n(scaled, cpu::Cost::bam_start_dma), 3.0 * n(base, cpu::Cost::bam_start_dma));
+  EXPECT_DOUBLE_EQ(n(scaled, cpu::Cost::qce_skcipher_done), 3.0 * n(base, cpu::Cost::qce_skcipher_done));
+  EXPECT_DOUBLE_EQ(n(scaled, cpu::Cost::context_switch), n(base, cpu::Cost::context_switch));
+  EXPECT_DOUBLE_EQ(n(scaled, cpu::Cost::crypto_ahash_digest), n(base, cpu::Cost::crypto_ahash_digest));  // fitted, not shared
   nlohmann::json j = nlohmann::json::parse(std::ifstream(src));
-  for (const auto& [where, share] : {std::pair<std::string, std::string>{"cost.bam_start_dma", "cpu.freq"},
+  for (const auto& [where, share] : {std::pair<std::string, std::string>{"cost.bam_start_dma", "cpu.cortex-x4.freq"},
                                      {"cost.bam_start_dma", "cpu.no_such"}, {"qce.clock", "cpu.unsourced_scale"}}) {
     nlohmann::json bad = j;
     bad["parameters"][where]["shared"] = share;

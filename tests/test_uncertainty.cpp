@@ -62,7 +62,7 @@ TEST(Uncertainty, TheProfilesIntervalsAreWhatVaries) {
   bool tlb_sync = false, freq = false;
   for (const auto& u : ps) {
     tlb_sync = tlb_sync || u.name == "cost.arm_smmu_tlb_sync";
-    freq = freq || u.name == "cpu.freq";
+    freq = freq || u.name == "cpu.cortex-x4.freq";
     EXPECT_LT(u.lo, u.hi) << u.name;
   }
   EXPECT_TRUE(tlb_sync);
