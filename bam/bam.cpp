@@ -433,7 +433,9 @@ void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
                          : fmt::format("{} B {}", bytes, is_producer(pp) ? "from QCE" : "data to QCE");
   if (!flags.empty()) name += " " + flags;
   const std::string detail =
-      cmd ? fmt::format("descriptor fetch {} each, command elements {} each", m_cfg.desc_fetch.to_string(), m_cfg.ce_exec.to_string())
+      cmd ? fmt::format("descriptor fetch {} each, command elements {} each (element fetch {} + register write {})",
+                        m_cfg.desc_fetch.to_string(), m_cfg.ce_exec.to_string(), m_cfg.ce_fetch.to_string(),
+                        m_cfg.ce_write.to_string())
           : fmt::format("descriptor fetch {}, then 64-byte bursts at {} each", m_cfg.desc_fetch.to_string(), m_cfg.burst.to_string());
   tr.span(track, std::move(name), begin, sc_core::sc_time_stamp(), tr.request_for_ee(pp.trust->value & 0x7u), detail);
 }

@@ -73,8 +73,11 @@ struct BamConfig {
   unsigned pipe_owner_ee = 0;
   std::uint32_t revision = 0x00a80000u | CMD_DESC_EN;  // [I] value; CMD_DESC_EN is what matters
   // Timing (all zero: the untimed functional emulator).
-  sc_core::sc_time desc_fetch;  // fetching and decoding one descriptor from the ring
-  sc_core::sc_time ce_exec;     // executing one command element (a register access on the bus)
+  sc_core::sc_time desc_fetch;  // fetching and decoding one descriptor from the ring (a memory read)
+  // Executing one command element: reading the 16-byte element from memory (ce_fetch) and its
+  // register write into the peripheral over the config bus at the peripheral's clock (ce_write).
+  sc_core::sc_time ce_fetch, ce_write;
+  sc_core::sc_time ce_exec;     // ce_fetch + ce_write
   sc_core::sc_time burst;       // moving one 64-byte burst between memory and the peripheral
   // A device-side IOTLB miss: the SMMU walks the page tables for an IOVA page the BAM touches
   // for the first time since it was mapped (iommu.tlb_miss).
@@ -86,8 +89,8 @@ struct BamConfig {
   BamFaults faults;
 };
 
-// The BAM's timing from a profile: bam.desc_fetch, bam.ce_exec, bam.bandwidth (the other
-// fields keep their defaults).
+// The BAM's timing from a profile: bam.desc_fetch, bam.ce_fetch, bam.ce_write_cycles at
+// qce.clock, bam.bandwidth, iommu.tlb_miss (the other fields keep their defaults).
 BamConfig bam_config(const model::Profile& p);
 
 struct BamPipeStats {

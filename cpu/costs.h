@@ -39,17 +39,28 @@ namespace qcesim::cpu {
   X(queue_work, "queue_work_on", "queues the request's completion on a workqueue (process context)")                 \
   X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread: the kworker, or the caller waiting for its digest")   \
   X(context_switch, "__schedule", "context switch into the thread that was woken")                                   \
+  X(sched_ttwu_pending, "sched_ttwu_pending",                                                                         \
+    "the woken task's CPU takes the waker's IPI and activates the task queued on its wake list")                      \
   /* Memory-mapped I/O and DMA mapping. */                                                                            \
   X(readl, "readl", "an MMIO register read (status, IRQ sources): the CPU waits for the device's answer")            \
   X(writel, "writel",                                                                                                 \
     "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma "        \
     "(posted, no wait)")                                                                                              \
   X(dma_map_sg, "dma_map_sg", "the dma-mapping call for a scatterlist: iommu_dma_map_sg's (or dma-direct's) walk and bookkeeping") \
+  X(dma_map_sg_entry, "dma_map_sg",                                                                                   \
+    "per scatterlist entry: the cache-sync, granule-alignment and finalise loops (charged as dma_map_sg)")            \
   X(alloc_iova_fast, "alloc_iova_fast", "takes an IOVA range for the mapping from the per-CPU rcache")                   \
-  X(arm_lpae_map_pages, "arm_lpae_map_pages", "writes the IOMMU page-table entry of one page (per page mapped)")         \
+  X(arm_lpae_map_pages, "arm_lpae_map_pages",                                                                         \
+    "one io-pgtable map call: walks the IOMMU page table to the leaf (per physically contiguous run: every small "    \
+    "scatterlist entry is its own)")                                                                                  \
+  X(arm_lpae_init_pte, "__arm_lpae_init_pte", "writes one page's entry in the IOMMU page table (per page mapped)")     \
   X(dcache_clean_poc, "dcache_clean_poc",                                                                             \
     "cleans one 64-byte cache line to the point of coherency before a non-coherent device reads it (per line; a wait)") \
+  X(dsb_poc, "dsb",                                                                                                   \
+    "the barrier that ends a cache-maintenance call: waits until its lines have reached the point of coherency (per " \
+    "call: per scatterlist entry, per page-table update when the SMMU's walker is not coherent; a wait)")             \
   X(dma_unmap_sg, "dma_unmap_sg", "the dma-mapping call that unmaps a scatterlist: iommu_dma_unmap_sg's (or dma-direct's) bookkeeping") \
+  X(dma_unmap_sg_entry, "dma_unmap_sg", "per scatterlist entry: the cache-sync loop (charged as dma_unmap_sg)")       \
   X(arm_lpae_unmap_pages, "arm_lpae_unmap_pages", "clears the IOMMU page-table entry of one page (per page unmapped)")   \
   X(arm_smmu_tlb_inv, "arm_smmu_tlb_inv_range_s1",                                                                    \
     "invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write (per page; a wait)")              \

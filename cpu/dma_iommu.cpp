@@ -31,6 +31,7 @@ IommuConfig iommu_config_from_profile(const model::Profile& p) {
   IommuConfig c;
   c.mode = model::parse_named(p.param("iommu.mode"), "an IOMMU mode", parse_iommu_mode);
   c.coherent = p.num("iommu.coherent") != 0;
+  c.coherent_walk = p.num("iommu.coherent_walk") != 0;
   c.fq_size = static_cast<unsigned>(p.num("iommu.fq_size"));
   c.fq_timeout = p.time("iommu.fq_timeout");
   return c;
@@ -50,19 +51,31 @@ Charge times(const Costs& c, Cost item, std::uint64_t n) { return c.times(item, 
 }  // namespace
 
 // arch_sync_dma_for_device cleans for every direction; arch_sync_dma_for_cpu invalidates unless
-// the buffer only went to the device.
+// the buffer only went to the device. Both run per entry, each ending in a DSB.
 void DmaIommu::cache_maintenance(Runner& r, const SgShape& sg, bool clean) {
   if (m_cfg.coherent) return;
   r.charge(times(m_costs, clean ? Cost::dcache_clean_poc : Cost::dcache_inval_poc, sg.lines));
+  r.charge(times(m_costs, Cost::dsb_poc, sg.nents));
+  m_stats.dsbs += sg.nents;
 }
 
 void DmaIommu::map_sg(Runner& r, const SgShape& sg, DmaDir dir) {
   ++m_stats.maps;
   r.charge(m_costs(Cost::dma_map_sg));
+  r.charge(times(m_costs, Cost::dma_map_sg_entry, sg.nents));
   cache_maintenance(r, sg, true);
-  if (m_cfg.mode == IommuMode::passthrough || m_cfg.mode == IommuMode::none) return;
+  if (!translated()) return;
   r.charge(m_costs(Cost::alloc_iova_fast));
-  r.charge(times(m_costs, Cost::arm_lpae_map_pages, sg.pages));
+  // One io-pgtable call per entry (each padded to its own granules), a PTE per page.
+  r.charge(times(m_costs, Cost::arm_lpae_map_pages, sg.nents));
+  r.charge(times(m_costs, Cost::arm_lpae_init_pte, sg.pages));
+  if (!m_cfg.coherent_walk) {
+    // __arm_lpae_sync_pte: the new entries' line cleaned for the walker, per call.
+    r.charge(times(m_costs, Cost::dcache_clean_poc, sg.nents));
+    r.charge(times(m_costs, Cost::dsb_poc, sg.nents));
+    m_stats.dsbs += sg.nents;
+  }
+  m_stats.map_calls += sg.nents;
   m_stats.pages_mapped += sg.pages;
   m_fresh_pages[dir == DmaDir::from_device ? 1 : 0] += sg.pages;
 }
@@ -70,8 +83,9 @@ void DmaIommu::map_sg(Runner& r, const SgShape& sg, DmaDir dir) {
 void DmaIommu::unmap_sg(Runner& r, const SgShape& sg, DmaDir dir) {
   ++m_stats.unmaps;
   r.charge(m_costs(Cost::dma_unmap_sg));
+  r.charge(times(m_costs, Cost::dma_unmap_sg_entry, sg.nents));
   if (dir != DmaDir::to_device) cache_maintenance(r, sg, false);
-  if (m_cfg.mode == IommuMode::passthrough || m_cfg.mode == IommuMode::none) return;
+  if (!translated()) return;
   r.charge(times(m_costs, Cost::arm_lpae_unmap_pages, sg.pages));
   if (m_cfg.mode == IommuMode::strict) {
     r.charge(times(m_costs, Cost::arm_smmu_tlb_inv, sg.pages));

@@ -1,12 +1,19 @@
 // The dma-mapping layer as the CPU pays for it (kernel/dma/mapping.c over drivers/iommu/dma-iommu.c
-// and arm-smmu's io-pgtable), item by item, so that its cost follows the buffer's shape and the
-// IOMMU mode instead of a lump sum per call:
-//  - map: the call, an IOVA range from the per-CPU rcache (alloc_iova_fast), one page-table
-//    write per IOVA page (arm_lpae_map_pages), and for a non-coherent device a clean to the point
-//    of coherency of every cache line of the buffer (dcache_clean_poc);
-//  - unmap: the call, the page-table clears (arm_lpae_unmap_pages), then in strict mode one TLB
-//    invalidation per page (arm-smmu v2's TLBIVA register writes) and one TLB sync per call, the
-//    IOVA freed; a non-coherent device's buffer is invalidated unless it only went to the device;
+// and arm-smmu's io-pgtable), item by item, so that its cost follows the scatterlist's shape and
+// the IOMMU mode instead of a lump sum per call (iommu_dma_map_sg / iommu_dma_unmap_sg as
+// docs/reference/kernel-costs.md and docs/timing.md describe them):
+//  - map: the call, then per entry the cache-sync loop (a non-coherent device: every cache line
+//    of the entry cleaned to the point of coherency and one DSB that waits for them, since
+//    arch_sync_dma_for_device runs per segment), the alignment and finalise loops; one IOVA
+//    range for the whole list (alloc_iova_fast); every entry padded to whole IOVA granules, so
+//    entries never share an IOVA page, and iommu_map_sg makes one io-pgtable map call per
+//    physically contiguous run (each small entry is its own: n command elements of 16 bytes in
+//    one page cost n map calls and n page-table entries); where the SMMU's table walker is not
+//    coherent each call also cleans its PTE line and waits on a DSB;
+//  - unmap: the call and per entry the sync loop (an invalidation of each line the device
+//    wrote, with its DSB), one io-pgtable unmap over the whole IOVA range clearing each page's
+//    entry, then in strict mode one TLB invalidation per page (arm-smmu v2's TLBIVAL register
+//    write after a barrier) and one TLB sync per call, the IOVA freed;
 //  - lazy mode (flush queue): no invalidation per unmap; the IOVAs wait in a per-CPU queue that is
 //    flushed (one whole-context invalidation and sync) when it is full or its timeout has passed
 //    by the next unmap;
@@ -14,8 +21,6 @@
 //  - on the device side, every page of a new mapping is an IOTLB miss: the SMMU walks the tables
 //    on the BAM's first access to it (a consumer pipe takes the count of the pages the device
 //    reads, a producer pipe those it writes: take_fresh_pages).
-// iommu-dma gives every scatterlist entry its own IOVA granule(s): n command elements of 8 bytes
-// in one buffer cost n pages of mapping, n invalidations and one sync.
 #pragma once
 
 #include <cstdint>
@@ -42,15 +47,18 @@ const char* iommu_mode_name(IommuMode m);
 struct IommuConfig {
   IommuMode mode = IommuMode::strict;
   bool coherent = false;                 // dma-coherent in the DT: no cache maintenance
+  bool coherent_walk = true;             // the SMMU's dma-coherent: no PTE cleaning on map
   unsigned fq_size = 256;                // IOVA_DEFAULT_FQ_SIZE
   sc_core::sc_time fq_timeout;           // IOVA_DEFAULT_FQ_TIMEOUT
   unsigned page_bytes = 4096, line_bytes = 64;
 };
-// iommu.mode, iommu.coherent, iommu.fq_size, iommu.fq_timeout.
+// iommu.mode, iommu.coherent, iommu.coherent_walk, iommu.fq_size, iommu.fq_timeout.
 IommuConfig iommu_config_from_profile(const model::Profile& p);
 
-// What a scatterlist costs to map: its entries, the IOVA pages they take (each entry rounded out
-// to whole pages) and the cache lines they touch.
+// What a scatterlist costs to map: its entries (each its own cache-sync call and its own
+// io-pgtable map call: iommu-dma pads every entry to whole granules, so consecutive entries are
+// never one physically contiguous run unless each fills its pages), the IOVA pages they take
+// (each entry rounded out to whole pages) and the cache lines they touch.
 struct SgShape {
   std::size_t nents = 0;
   std::uint64_t pages = 0, lines = 0, bytes = 0;
@@ -58,7 +66,8 @@ struct SgShape {
 };
 
 struct DmaMapStats {
-  std::uint64_t maps = 0, unmaps = 0, pages_mapped = 0, tlb_invalidations = 0, tlb_syncs = 0, fq_flushes = 0;
+  std::uint64_t maps = 0, unmaps = 0, pages_mapped = 0, map_calls = 0, tlb_invalidations = 0, tlb_syncs = 0,
+                fq_flushes = 0, dsbs = 0;
 };
 
 class DmaIommu {
@@ -82,6 +91,7 @@ class DmaIommu {
 
  private:
   void cache_maintenance(Runner& r, const SgShape& sg, bool clean);
+  bool translated() const { return m_cfg.mode == IommuMode::strict || m_cfg.mode == IommuMode::lazy; }
   const Costs& m_costs;
   IommuConfig m_cfg;
   DmaMapStats m_stats;

@@ -2,6 +2,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "cpu/kernel.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace qcesim::cpu {
@@ -25,11 +26,13 @@ Kernel::Kernel(sc_core::sc_module_name name, const Costs& costs) : sc_core::sc_m
     c->softirq = std::make_unique<Runner>(*c->core, Ctx::softirq, n + ".softirq");
     c->kworker = std::make_unique<Runner>(*c->core, Ctx::kworker, "kworker/" + std::to_string(i));
     c->ksoftirqd = std::make_unique<Runner>(*c->core, Ctx::ksoftirqd, "ksoftirqd/" + std::to_string(i));
+    c->ipi = std::make_unique<Runner>(*c->core, Ctx::hardirq, n + ".ipi");
     m_cpus.push_back(std::move(c));
     sc_core::sc_spawn(sc_bind(&Kernel::hardirq_thread, this, i), (n + "_hardirq").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::softirq_thread, this, i), (n + "_softirq").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::kworker_thread, this, i), (n + "_kworker").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::ksoftirqd_thread, this, i), (n + "_ksoftirqd").c_str());
+    sc_core::sc_spawn(sc_bind(&Kernel::ipi_thread, this, i), (n + "_ipi").c_str());
   }
   SC_METHOD(on_timer);
   sensitive << m_timer_event;
@@ -127,6 +130,42 @@ void Kernel::hardirq_thread(unsigned cpu) {
 sc_core::sc_time Kernel::delivery_delay(const Cpu& c) const {
   const sc_core::sc_time d = m_costs.gic_latency + c.core->idle_exit_latency();
   return d != SC_ZERO_TIME ? d : sc_core::sc_get_time_resolution();
+}
+
+void Kernel::send_ipi(Runner& from, unsigned cpu, std::function<void()> wake) {
+  // The SGI goes out when the waker's CPU gets there (its charged work done, preemptions
+  // included); the send itself is part of its try_to_wake_up.
+  Cpu& c = *m_cpus.at(cpu);
+  from.when_done([this, &c, wake = std::move(wake)](const sc_core::sc_time& at) mutable {
+    // The mark may be reported at the next accounting point, after the instant it names.
+    const sc_core::sc_time due = std::max(at + delivery_delay(c), sc_core::sc_time_stamp());
+    c.ipis.push_back({due, std::move(wake)});
+    if (c.ipis.size() == 1) c.ipi_event.notify(due - sc_core::sc_time_stamp());
+  });
+}
+
+// The IPI handler: one IPI (with everything queued by then) per hardirq, as gic_handle_irq
+// takes one SGI per entry.
+void Kernel::ipi_thread(unsigned cpu) {
+  Cpu& c = *m_cpus[cpu];
+  Runner& r = *c.ipi;
+  for (;;) {
+    while (c.ipis.empty() || c.ipis.front().due > sc_core::sc_time_stamp()) {
+      if (c.ipis.empty()) {
+        sc_core::wait(c.ipi_event);
+      } else {
+        sc_core::wait(c.ipis.front().due - sc_core::sc_time_stamp());
+      }
+    }
+    ++m_ipis;
+    r.charge(m_costs(Cost::irq_entry));
+    r.charge(m_costs(Cost::sched_ttwu_pending));
+    r.charge(m_costs(Cost::irq_exit));
+    std::deque<Cpu::Ipi> batch;
+    batch.swap(c.ipis);
+    for (auto& i : batch) i.wake();
+    r.sync();
+  }
 }
 
 void Kernel::softirq_thread(unsigned cpu) {
@@ -259,6 +298,9 @@ void Kernel::fingerprint(model::StateHash& h) const {
       h.add(irq.line->level());
       if (irq.line->delivery_due() >= h.now()) h.add_at(irq.line->delivery_due());  // a delivery to come
     }
+    c->ipi->fingerprint(h);
+    h.add(std::uint64_t{c->ipis.size()});
+    for (const auto& i : c->ipis) h.add_at(i.due);
     h.add(c->ksoftirqd_sleeping);
     h.add(c->kworker_sleeping);
     queue(c->softirq_queue);
@@ -277,6 +319,7 @@ void Completion::wait(Runner& task) {
   task.sync();
   if (!m_done) {
     m_sleeping = true;
+    m_waiter = &task;
     task.block();
     sc_core::wait(m_event);
     m_sleeping = false;
@@ -290,8 +333,10 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
   if (!m_done) {
     m_sleeping = true;
     m_timed_out = false;
+    m_waiter = &task;
     task.block();
     const auto timer = m_kernel.arm_timer(sc_core::sc_time_stamp() + timeout, [this] {
+      if (m_waking) return;  // the wake-up's IPI is already on its way
       m_timed_out = true;
       m_event.notify();
     });
@@ -305,12 +350,23 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
   return true;
 }
 
+// try_to_wake_up: a sleeper on the waker's CPU is woken at once; one on another CPU is queued on
+// that CPU's wake list and woken by an IPI (ttwu_queue_wakelist), which its CPU takes in hardirq
+// context after the GIC's latency and its own wake-up from idle.
 void Completion::complete(Runner& from) {
   m_done = true;
-  if (m_sleeping) {
-    from.charge(m_kernel.cost(Cost::try_to_wake_up));
+  if (!m_sleeping || m_waking) return;
+  from.charge(m_kernel.cost(Cost::try_to_wake_up));
+  const unsigned cpu = m_waiter->core().id();
+  if (cpu == from.core().id()) {
     m_event.notify();
+    return;
   }
+  m_waking = true;
+  m_kernel.send_ipi(from, cpu, [this] {
+    m_waking = false;
+    m_event.notify();
+  });
 }
 
 }  // namespace qcesim::cpu

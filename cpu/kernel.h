@@ -58,6 +58,13 @@ class Kernel : public sc_core::sc_module {
   Runner& spawn_task(unsigned cpu, const std::string& name, Fn body);
 
   std::uint64_t hardirqs() const { return m_hardirqs; }
+  // Inter-processor interrupts taken (a wake-up of a task sleeping on another CPU).
+  std::uint64_t ipis() const { return m_ipis; }
+
+  // An IPI from `from` to `cpu` (a remote try_to_wake_up): after the GIC's latency, and the
+  // wake-up from the idle state the target sleeps in, its IPI handler runs in hardirq context
+  // (irq entry, sched_ttwu_pending, irq exit) and calls `wake`.
+  void send_ipi(Runner& from, unsigned cpu, std::function<void()> wake);
 
   // The state that decides what the kernel does next, relative to now (model/state_hash.h):
   // every core with its threads, the interrupt lines' levels, the softirq and work queues (by
@@ -91,6 +98,14 @@ class Kernel : public sc_core::sc_module {
     std::unique_ptr<Core> core;
     CoreType type;
     std::unique_ptr<Runner> hardirq, softirq, kworker, ksoftirqd;
+    // The IPI handler: a hardirq-level thread of its own (the core runs one hardirq at a time).
+    std::unique_ptr<Runner> ipi;
+    struct Ipi {
+      sc_core::sc_time due;
+      std::function<void()> wake;
+    };
+    std::deque<Ipi> ipis;
+    sc_core::sc_event ipi_event;
     std::vector<Irq> irqs;
     sc_core::sc_event irq_event, softirq_event, work_event, ksoftirqd_event;
     bool ksoftirqd_sleeping = true;
@@ -103,6 +118,8 @@ class Kernel : public sc_core::sc_module {
   void softirq_thread(unsigned cpu);
   void kworker_thread(unsigned cpu);
   void ksoftirqd_thread(unsigned cpu);
+  void ipi_thread(unsigned cpu);
+  std::uint64_t m_ipis = 0;
   void wake_ksoftirqd(Cpu& c, Runner& from);
   std::uint64_t m_ksoftirqd_wakeups = 0;
 
@@ -131,6 +148,7 @@ class Completion {
     h.add(m_done);
     h.add(m_sleeping);
     h.add(m_timed_out);
+    h.add(m_waking);
   }
 
  private:
@@ -139,6 +157,8 @@ class Completion {
   bool m_done = false;
   bool m_sleeping = false;
   bool m_timed_out = false;
+  bool m_waking = false;  // an IPI to the sleeper's CPU is on its way
+  Runner* m_waiter = nullptr;
   sc_core::sc_event m_event;
 };
 

@@ -221,3 +221,44 @@ TEST(CpuCore, WhenDoneReportsWhereTheCpuGetsWithoutASync) {
   EXPECT_EQ(mark_a, us(8));
   EXPECT_EQ(mark_b, us(9));
 }
+
+// A task sleeping on another CPU is woken by an IPI: the waker pays try_to_wake_up, the sleeper's
+// CPU takes the IPI after the GIC's latency and its wake-up from WFI, runs the handler in hardirq
+// context (irq entry, sched_ttwu_pending, irq exit), and only then does the task run. A waiter on
+// the waker's own CPU wakes at once, with no IPI.
+TEST(Kernel, ARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
+  Costs costs;
+  CoreType t;
+  t.freq_max = 1.0;  // 1 GHz at IPC 1: one instruction per ns
+  costs.cpus.assign(2, t);
+  costs[Cost::try_to_wake_up] = {true, 300, {}};
+  costs[Cost::irq_entry] = {true, 100, {}};
+  costs[Cost::sched_ttwu_pending] = {true, 200, {}};
+  costs[Cost::irq_exit] = {true, 100, {}};
+  costs[Cost::context_switch] = {true, 500, {}};
+  costs.gic_latency = us(0.5);
+  costs.power.idle_states = {{"wfi", us(1), us(1)}};
+  Kernel k("kernel", costs);
+  Completion remote(k), local(k);
+  sc_time remote_woke, local_woke;
+  k.spawn_task(1, "sleeper", [&](Runner& r) {
+    remote.wait(r);
+    r.sync();
+    remote_woke = sc_core::sc_time_stamp();
+    r.block();
+  });
+  k.spawn_task(0, "waker", [&](Runner& r) {
+    r.run("work", us(10));
+    remote.complete(r);  // try_to_wake_up: 0.3 us, then the IPI goes out
+    r.sync();
+    r.block();
+  });
+  sc_core::sc_start(us(50));
+  // Sent at 10.3 us; delivered 0.5 + 1 (WFI) later; 0.4 us of hardirq; then the switch (0.5).
+  EXPECT_EQ(remote_woke, us(10.3 + 0.5 + 1.0 + 0.4 + 0.5));
+  EXPECT_EQ(k.ipis(), 1u);
+  EXPECT_EQ(k.core(1).times().of(Ctx::hardirq), us(0.4));
+  EXPECT_EQ(k.core(0).times().of(Ctx::hardirq), us(0));
+  (void)local;
+  (void)local_woke;
+}
