@@ -127,6 +127,7 @@ void Bam::fingerprint(model::StateHash& h) const {
     const std::uint32_t pending = rs ? (pp.write_off + rs - pp.read_off) % rs : pp.write_off;
     h.add(std::uint64_t{pp.ctrl->value});
     h.add(std::uint64_t{pending});
+    h.add(pp.fresh);
     // A pipe nobody uses: nothing more to tell.
     if (pp.ctrl->value == 0 && pp.irq_stts->value == 0 && pending == 0 && pp.waiting_work) continue;
     h.add(std::uint64_t{pp.irq_stts->value});
@@ -376,8 +377,18 @@ void Bam::pipe_thread(unsigned p) {
     // first access goes through (a new mapping has a new IOVA, so strict and lazy modes alike).
     // Only Linux's pipes: another EE's buffers are mapped by its own world, not this kernel.
     const bool linux_pipe = (pp.trust->value & 0x7u) == m_cfg.pipe_owner_ee;
-    const std::uint64_t walks =
-        m_fresh_pages && linux_pipe && m_cfg.iotlb_miss != SC_ZERO_TIME ? m_fresh_pages(!is_producer(pp)) : 0;
+    if (m_fresh_pages && linux_pipe && m_cfg.iotlb_miss != SC_ZERO_TIME) pp.fresh += m_fresh_pages(!is_producer(pp));
+    // Each descriptor of the run walks the fresh pages it touches first: a command element's
+    // own page (the series maps each element on its own IOVA page), a data buffer's pages.
+    std::uint64_t walks = 0;
+    for (const BamDescHw& e : pp.run) {
+      if (pp.fresh == 0) break;
+      const std::uint64_t touched = (e.flags & DESC_FLAG_CMD) ? std::max<std::uint64_t>(1, e.size / sizeof(BamCmdElement))
+                                                              : std::max<std::uint64_t>(1, (e.size + 4095u) / 4096u);
+      const std::uint64_t w = std::min(pp.fresh, touched);
+      walks += w;
+      pp.fresh -= w;
+    }
     const sc_core::sc_time walk = m_cfg.iotlb_miss * static_cast<double>(walks);
     if (walks) {
       pp.stats.iotlb_misses += walks;

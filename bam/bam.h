@@ -159,6 +159,10 @@ class Bam : public sc_core::sc_module {
     bool waiting_peripheral = false;
     bool waiting_work = false;  // idle in pipe_thread until it is runnable
     bool waiting_lock = false;  // at a LOCK descriptor while another EE holds the lock
+    // IOVA pages mapped for this pipe's direction and not yet touched: each is walked by the
+    // SMMU when the descriptor that first reaches it runs (a command element's page when its
+    // descriptor executes, a data descriptor's pages before its bursts).
+    std::uint64_t fresh = 0;
     BamPipeStats stats;
   };
   struct Lock {

@@ -66,11 +66,15 @@ Costs costs_from_profile(const model::Profile& p) {
     if (prm.unit == "instructions") {
       d.work = true;
       d.instructions = prm.value * shared;
+    } else if (prm.unit == "cycles") {
+      d.work = true;  // stretches with the clock
+      d.cycles = prm.value * shared;
     } else if (model::Profile::unit_to_seconds(prm.unit) > 0) {
       d.wait = p.time(key) * shared;
     } else {
       throw model::ConfigError(prm.origin_file, "/parameters/" + key + "/unit",
-                               "instructions (CPU work, run at the core's IPC and clock) or a time unit (a wait)",
+                               "instructions (CPU work, run at the core's IPC and clock), cycles (serialising events, at "
+                               "the core's clock) or a time unit (a wait)",
                                model::quoted_input(prm.unit));
     }
   }

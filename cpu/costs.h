@@ -31,14 +31,23 @@ namespace qcesim::cpu {
   /* Interrupts, softirqs, workqueues, scheduling. */                                                                 \
   X(irq_entry, "gic_handle_irq",                                                                                      \
     "interrupt entry: the GIC delivered the BAM interrupt to this core; exception entry and dispatch")               \
+  X(irq_exception, "el1_interrupt",                                                                                   \
+    "the exception itself: vector entry, the GIC's acknowledge and EOI registers, barriers and the return "           \
+    "(serialising: core cycles, whatever the core's IPC)")                                                            \
   X(irq_exit, "irq_exit", "leaves hardirq context; pending softirqs run right after")                                \
   X(softirq_entry, "__do_softirq", "softirq processing on irq exit")                                                 \
   X(tasklet_action, "tasklet_action", "runs one tasklet or BH work item (dispatch only), charged as the item's function") \
   X(tasklet_schedule, "tasklet_schedule",                                                                             \
     "defers the completion to softirq (bam_dma's tasklet or BH work) to leave hardirq quickly")                      \
+  X(bh_queue_work, "queue_work_on", "queues a work item on a BH workqueue (system_bh_highpri_wq) from hardirq")      \
+  X(bh_work_dispatch, "bh_worker", "runs one BH workqueue item in softirq (dispatch only), charged as the item's function") \
   X(queue_work, "queue_work_on", "queues the request's completion on a workqueue (process context)")                 \
-  X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread: the kworker, or the caller waiting for its digest")   \
+  X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread on this CPU: the kworker, or a caller here")           \
+  X(try_to_wake_up_remote, "try_to_wake_up",                                                                          \
+    "wakes a thread sleeping on another CPU: queues it on that CPU's wake list and sends the IPI")                    \
   X(context_switch, "__schedule", "context switch into the thread that was woken")                                   \
+  X(context_switch_out, "__schedule", "the thread going to sleep switches this CPU to its idle task")                 \
+  X(process_one_work, "process_one_work", "the kworker takes one work item off its pool's list and runs it")          \
   X(sched_ttwu_pending, "sched_ttwu_pending",                                                                         \
     "the woken task's CPU takes the waker's IPI and activates the task queued on its wake list")                      \
   /* Memory-mapped I/O and DMA mapping. */                                                                            \
@@ -56,6 +65,8 @@ namespace qcesim::cpu {
   X(arm_lpae_init_pte, "__arm_lpae_init_pte", "writes one page's entry in the IOMMU page table (per page mapped)")     \
   X(dcache_clean_poc, "dcache_clean_poc",                                                                             \
     "cleans one 64-byte cache line to the point of coherency before a non-coherent device reads it (per line; a wait)") \
+  X(dsb_st, "dsb", "the barrier after a page-table update: waits until the new entries are visible to the SMMU's "    \
+    "coherent walker (per io-pgtable map call; a wait)")                                                              \
   X(dsb_poc, "dsb",                                                                                                   \
     "the barrier that ends a cache-maintenance call: waits until its lines have reached the point of coherency (per " \
     "call: per scatterlist entry, per page-table update when the SMMU's walker is not coherent; a wait)")             \
@@ -75,14 +86,24 @@ namespace qcesim::cpu {
   X(bam_prep_slave_sg, "bam_prep_slave_sg", "bam_dma turns the scatterlist into BAM hardware descriptors")           \
   X(bam_prep_per_desc, "bam_prep_slave_sg", "writing one BAM hardware descriptor (charged as bam_prep_slave_sg)")     \
   X(bam_start_dma, "bam_start_dma", "issue_pending: copies descriptors into the pipe's FIFO and rings the doorbell")  \
+  X(bam_start_dma_desc, "bam_start_dma",                                                                              \
+    "per transfer moved to the active list: list handling and the INT/EOT flag logic (charged as bam_start_dma)")     \
   X(bam_fifo_per_desc, "bam_start_dma",                                                                               \
     "copying one descriptor into the write-combined FIFO (charged as bam_start_dma)")                                 \
+  X(bam_dma_irq, "bam_dma_irq", "the BAM's interrupt handler, per interrupt: which pipes raised it, the deferred work") \
   X(process_channel_irqs, "process_channel_irqs",                                                                     \
-    "bam_dma_irq: reads which pipes raised it (IRQ_SRCS_EE) and clears their status")                                 \
+    "per pipe that raised the interrupt: its status cleared, its descriptor offset read, the list walked")           \
+  X(bam_retire_desc, "process_channel_irqs",                                                                          \
+    "per finished transfer: retired from the active list, its cookie completed (charged as process_channel_irqs)")   \
+  X(bam_channel_scan, "dma_tasklet",                                                                                  \
+    "bam_dma's deferred work after each interrupt: every channel's lock taken to look for work waiting for FIFO room") \
   X(vchan_complete, "vchan_complete", "virt-dma completes the finished descriptors and calls the client's callback") \
   X(bam_terminate_all, "bam_dma_terminate_all",                                                                       \
     "dmaengine_terminate_all on a channel: the driver stops its RX and TX channels")                                  \
   /* qce driver and crypto API. */                                                                                    \
+  X(caller_overhead, "caller",                                                                                       \
+    "the measured caller's time per request that no modelled kernel function accounts for (its harness is not "      \
+    "published); fitted to P1 on SM8650, zero where nothing was measured")                                           \
   X(crypto_ahash_digest, "crypto_ahash_digest",                                                                       \
     "the caller asks the crypto API for a digest; the API picks the qce ahash driver")                                \
   X(qce_handle_queue, "qce_handle_queue",                                                                             \
@@ -91,6 +112,8 @@ namespace qcesim::cpu {
     "the sha driver sets up the request: scatterlists and the result buffer")                                         \
   X(qce_write_ce, "qce_write",                                                                                        \
     "adds a register write to a command descriptor (the locking series moves register I/O to BAM)")                  \
+  X(qce_submit_cmd_desc, "qce_submit_cmd_desc",                                                                       \
+    "the locking series: attaches the lock metadata to the command transfer and submits it (its map and prep apart)") \
   X(qce_skcipher_crypt, "qce_skcipher_crypt",                                                                         \
     "the caller asks for an skcipher operation; the driver decides between the engine and the software fallback")    \
   X(qce_skcipher_async_req_handle, "qce_skcipher_async_req_handle",                                                   \
@@ -153,6 +176,9 @@ struct CostDef {
   bool work = false;
   double instructions = 0;  // work
   sc_core::sc_time wait;    // a wait
+  // Serialising events (exception entry and return, barriers, system registers): core cycles at
+  // the core's clock whatever its IPC; they stretch with the clock like work.
+  double cycles = 0;
 };
 
 struct Costs {
@@ -174,6 +200,7 @@ struct Costs {
   // One call of item c on a core of type t at its maximum clock.
   T on(Cost c, const CoreType& t) const {
     const CostDef& d = (*this)[c];
+    if (d.cycles > 0) return t.freq_max > 0 ? T(d.cycles / t.freq_max, sc_core::SC_NS) : T{};
     return d.work ? T(t.ns(d.instructions), sc_core::SC_NS) : d.wait;
   }
   // What a charge site charges: the item under its kernel label, timed by the core it runs on.

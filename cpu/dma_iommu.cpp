@@ -69,6 +69,7 @@ void DmaIommu::map_sg(Runner& r, const SgShape& sg, DmaDir dir) {
   // One io-pgtable call per entry (each padded to its own granules), a PTE per page.
   r.charge(times(m_costs, Cost::arm_lpae_map_pages, sg.nents));
   r.charge(times(m_costs, Cost::arm_lpae_init_pte, sg.pages));
+  r.charge(times(m_costs, Cost::dsb_st, sg.nents));  // the wmb() that ends each map call
   if (!m_cfg.coherent_walk) {
     // __arm_lpae_sync_pte: the new entries' line cleaned for the walker, per call.
     r.charge(times(m_costs, Cost::dcache_clean_poc, sg.nents));

@@ -114,6 +114,7 @@ void Kernel::hardirq_thread(unsigned cpu) {
     delivered = false;
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     ++m_hardirqs;
+    r.charge(m_costs(Cost::irq_exception));
     r.charge(m_costs(Cost::irq_entry));
     pending->handler(r);
     r.charge(m_costs(Cost::irq_exit));
@@ -158,6 +159,7 @@ void Kernel::ipi_thread(unsigned cpu) {
       }
     }
     ++m_ipis;
+    r.charge(m_costs(Cost::irq_exception));
     r.charge(m_costs(Cost::irq_entry));
     r.charge(m_costs(Cost::sched_ttwu_pending));
     r.charge(m_costs(Cost::irq_exit));
@@ -178,7 +180,9 @@ void Kernel::softirq_thread(unsigned cpu) {
       // Work ksoftirqd already owns is left to it.
       sc_core::wait(c.softirq_event);
     }
+    // The pass starts when the CPU gets there: after the hardirq that raised it has returned.
     r.charge(m_costs(Cost::softirq_entry));
+    r.sync();
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     for (int pass = 0; !c.softirq_queue.empty(); ++pass) {
       if (pass == kMaxRestart || sc_core::sc_time_stamp() + r.debt() - start > max_time) {
@@ -189,7 +193,8 @@ void Kernel::softirq_thread(unsigned cpu) {
       std::deque<Deferred>& batch = c.softirq_batch;
       batch.swap(c.softirq_queue);
       for (Deferred& d : batch) {
-        r.charge(m_costs.as(d.fn, Cost::tasklet_action));
+        r.charge(m_costs.as(d.fn, d.bh ? Cost::bh_work_dispatch : Cost::tasklet_action));
+        r.sync();  // what the item does to the devices happens when the CPU runs it
         d.work(r);
       }
       batch.clear();
@@ -217,9 +222,10 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
     while (!c.softirq_queue.empty()) {
       Deferred d = std::move(c.softirq_queue.front());
       c.softirq_queue.pop_front();
-      r.charge(m_costs.as(d.fn, Cost::tasklet_action));
+      r.charge(m_costs.as(d.fn, d.bh ? Cost::bh_work_dispatch : Cost::tasklet_action));
       d.work(r);
     }
+    if (c.softirq_queue.empty()) r.charge(m_costs(Cost::context_switch_out));
     r.sync();
     if (c.softirq_queue.empty()) {
       c.ksoftirqd_sleeping = true;
@@ -232,9 +238,12 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
 void Kernel::kworker_thread(unsigned cpu) {
   Cpu& c = *m_cpus[cpu];
   Runner& r = *c.kworker;
+  bool ran = false;
   for (;;) {
     if (c.work_queue.empty()) {
       c.kworker_sleeping = true;
+      if (ran) r.charge(m_costs(Cost::context_switch_out));  // not at boot: it starts asleep
+      ran = true;
       r.sync();
       r.block();
       // Re-check after every wake-up: an item queued while this thread was still syncing
@@ -245,15 +254,21 @@ void Kernel::kworker_thread(unsigned cpu) {
     c.kworker_sleeping = false;
     Deferred d = std::move(c.work_queue.front());
     c.work_queue.pop_front();
+    r.charge(m_costs.as(d.fn, Cost::process_one_work));
+    r.sync();
     d.work(r);
     r.sync();
   }
 }
 
-void Kernel::tasklet_schedule(Runner& from, const char* fn, Fn work) {
+void Kernel::tasklet_schedule(Runner& from, const char* fn, Fn work) { defer(from, fn, std::move(work), false); }
+
+void Kernel::queue_bh_work(Runner& from, const char* fn, Fn work) { defer(from, fn, std::move(work), true); }
+
+void Kernel::defer(Runner& from, const char* fn, Fn work, bool bh) {
   Cpu& c = *m_cpus.at(from.core().id());
-  from.charge(m_costs(Cost::tasklet_schedule));
-  c.softirq_queue.push_back({fn, std::move(work)});
+  from.charge(m_costs(bh ? Cost::bh_queue_work : Cost::tasklet_schedule));
+  c.softirq_queue.push_back({fn, std::move(work), bh});
   if (ctx_level(from.ctx()) == 0) {
     wake_ksoftirqd(c, from);  // raised outside interrupt context
   } else {
@@ -265,14 +280,14 @@ void Kernel::schedule_work(Runner& from, const char* fn, Fn work) {
   Cpu& c = *m_cpus.at(from.core().id());
   from.charge(m_costs(Cost::queue_work));
   if (c.kworker_sleeping && c.work_queue.empty()) from.charge(m_costs(Cost::try_to_wake_up));
-  c.work_queue.push_back({fn, std::move(work)});
+  c.work_queue.push_back({fn, std::move(work), false});
   c.work_event.notify();
 }
 
 void Kernel::schedule_delayed_work_on(unsigned cpu, const sc_core::sc_time& delay, const char* fn, Fn work) {
   Cpu& c = *m_cpus.at(cpu);
   arm_timer(sc_core::sc_time_stamp() + delay, [&c, fn, work = std::move(work)]() mutable {
-    c.work_queue.push_back({fn, std::move(work)});
+    c.work_queue.push_back({fn, std::move(work), false});
     c.work_event.notify();
   });
 }
@@ -289,7 +304,10 @@ Runner& Kernel::spawn_task(unsigned cpu, const std::string& name, Fn body) {
 void Kernel::fingerprint(model::StateHash& h) const {
   auto queue = [&h](const std::deque<Deferred>& q) {
     h.add(std::uint64_t{q.size()});
-    for (const Deferred& d : q) h.add(d.fn);
+    for (const Deferred& d : q) {
+      h.add(d.fn);
+      h.add(d.bh);
+    }
   };
   for (const auto& c : m_cpus) {
     c->core->fingerprint(h);
@@ -315,8 +333,17 @@ void Kernel::fingerprint(model::StateHash& h) const {
   m_dma.fingerprint(h);
 }
 
-void Completion::wait(Runner& task) {
+// The task going to sleep first switches its CPU to the idle task (__schedule); a completion
+// that comes meanwhile finds it still running and it does not sleep.
+void Completion::switch_out(Runner& task) {
   task.sync();
+  if (m_done) return;
+  task.charge(m_kernel.cost(Cost::context_switch_out));
+  task.sync();
+}
+
+void Completion::wait(Runner& task) {
+  switch_out(task);
   if (!m_done) {
     m_sleeping = true;
     m_waiter = &task;
@@ -329,7 +356,7 @@ void Completion::wait(Runner& task) {
 }
 
 bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
-  task.sync();
+  switch_out(task);
   if (!m_done) {
     m_sleeping = true;
     m_timed_out = false;
@@ -356,12 +383,13 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
 void Completion::complete(Runner& from) {
   m_done = true;
   if (!m_sleeping || m_waking) return;
-  from.charge(m_kernel.cost(Cost::try_to_wake_up));
   const unsigned cpu = m_waiter->core().id();
   if (cpu == from.core().id()) {
+    from.charge(m_kernel.cost(Cost::try_to_wake_up));
     m_event.notify();
     return;
   }
+  from.charge(m_kernel.cost(Cost::try_to_wake_up_remote));
   m_waking = true;
   m_kernel.send_ipi(from, cpu, [this] {
     m_waking = false;

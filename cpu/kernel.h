@@ -48,6 +48,9 @@ class Kernel : public sc_core::sc_module {
   // softirq pass that keeps being re-raised (10 restarts) or runs over 2 ms hands the rest to
   // ksoftirqd too.
   void tasklet_schedule(Runner& from, const char* fn, Fn work);
+  // The same for a BH workqueue item (queue_work on system_bh_highpri_wq): it runs in softirq
+  // like a tasklet, at a workqueue's queueing and dispatch cost.
+  void queue_bh_work(Runner& from, const char* fn, Fn work);
   // A work item for the kworker of the caller's core (schedule_work).
   void schedule_work(Runner& from, const char* fn, Fn work);
   // A work item for `cpu`'s kworker after `delay` (queue_delayed_work_on): a timer queues it, so
@@ -93,6 +96,7 @@ class Kernel : public sc_core::sc_module {
   struct Deferred {
     const char* fn;
     Fn work;
+    bool bh = false;  // a BH workqueue item (else a tasklet)
   };
   struct Cpu {
     std::unique_ptr<Core> core;
@@ -119,6 +123,7 @@ class Kernel : public sc_core::sc_module {
   void kworker_thread(unsigned cpu);
   void ksoftirqd_thread(unsigned cpu);
   void ipi_thread(unsigned cpu);
+  void defer(Runner& from, const char* fn, Fn work, bool bh);
   std::uint64_t m_ipis = 0;
   void wake_ksoftirqd(Cpu& c, Runner& from);
   std::uint64_t m_ksoftirqd_wakeups = 0;
@@ -153,6 +158,7 @@ class Completion {
 
  private:
   friend class Kernel;
+  void switch_out(Runner& task);
   Kernel& m_kernel;
   bool m_done = false;
   bool m_sleeping = false;

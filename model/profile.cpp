@@ -81,18 +81,19 @@ void parse_value(Param& prm, const json& pj, const std::string& file, const std:
   prm.has_interval = true;
 }
 
-// Where the value comes from: "measured:", "derived:", "datasheet:", "estimate:" or "calibrated:".
+// Where the value comes from: "measured:", "derived:", "datasheet:", "counted:" (an instruction
+// count read from the code path), "estimate:" or "calibrated:".
 void parse_provenance(Param& prm, const json& pj, const std::string& file, const std::string& path) {
   if (!pj.contains("provenance") || !pj["provenance"].is_string())
     throw ConfigError(file, path + "/provenance", "a string naming its source",
                       pj.contains("provenance") ? describe(pj["provenance"]) : "nothing");
   prm.provenance = pj["provenance"];
-  static const char* kinds[] = {"measured:", "derived:", "datasheet:", "estimate:", "calibrated:"};
+  static const char* kinds[] = {"measured:", "derived:", "datasheet:", "counted:", "estimate:", "calibrated:"};
   bool kind_ok = false;
   for (const char* k : kinds) kind_ok = kind_ok || prm.provenance.rfind(k, 0) == 0;
   if (!kind_ok)
     throw ConfigError(file, path + "/provenance",
-                      "a string starting with measured:, derived:, datasheet:, estimate: or calibrated:",
+                      "a string starting with measured:, derived:, datasheet:, counted:, estimate: or calibrated:",
                       describe(pj["provenance"]));
 }
 

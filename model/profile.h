@@ -29,7 +29,7 @@ struct Param {
   // parameter is held at its value (lo = hi = value).
   double lo = 0, hi = 0;
   bool has_interval = false;
-  std::string provenance;  // "measured: ...", "derived: ...", "datasheet: ...", "estimate: ..."
+  std::string provenance;  // "measured: ...", "derived: ...", "datasheet: ...", "counted: ...", "estimate: ..."
   // A cost item's share in a common uncertainty: the ratio parameter it is multiplied by (its
   // error and the other sharers' move together when that factor is sampled); "" none.
   std::string shared;

@@ -231,7 +231,7 @@ TEST(Kernel, ARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
   CoreType t;
   t.freq_max = 1.0;  // 1 GHz at IPC 1: one instruction per ns
   costs.cpus.assign(2, t);
-  costs[Cost::try_to_wake_up] = {true, 300, {}};
+  costs[Cost::try_to_wake_up_remote] = {true, 300, {}};
   costs[Cost::irq_entry] = {true, 100, {}};
   costs[Cost::sched_ttwu_pending] = {true, 200, {}};
   costs[Cost::irq_exit] = {true, 100, {}};

@@ -75,7 +75,7 @@ TEST(DmaIommu, EveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
   dma.map_sg(r, ces, DmaDir::to_device);
   const sc_time map_want = t(Cost::dma_map_sg) + 12.0 * t(Cost::dma_map_sg_entry) + 12.0 * t(Cost::dcache_clean_poc) +
                            12.0 * t(Cost::dsb_poc) + t(Cost::alloc_iova_fast) + 12.0 * t(Cost::arm_lpae_map_pages) +
-                           12.0 * t(Cost::arm_lpae_init_pte);
+                           12.0 * t(Cost::arm_lpae_init_pte) + 12.0 * t(Cost::dsb_st);
   EXPECT_EQ(r.debt(), map_want);
   EXPECT_EQ(dma.stats().map_calls, 12u);
   EXPECT_EQ(dma.stats().dsbs, 12u);

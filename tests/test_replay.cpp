@@ -31,28 +31,35 @@ void expect_within(const studies::VariantResult& r, const char* key, double sim,
   }
 }
 
-void expect_seed_match(const std::string& variant) {
+// Sourced mechanisms with 4 parameters fitted to P1 (docs/calibration.md): within 10 %, but for
+// the two numbers the model misses by mechanism, held at their documented errors (the locking
+// run's third interrupt: hardirq +43 %; mainline's hardirq -16 % and softirq -34 %) so a change shows.
+void expect_seed_match(const std::string& variant, double hardirq_error = 0, double softirq_error = 0) {
   const auto r = scaled_seed(variant);
   EXPECT_EQ(r.requests, 500u);
   EXPECT_EQ(r.digest_mismatches, 0u);
-  // Sourced mechanisms with 4 parameters fitted to P1 (docs/calibration.md): within 25 %.
-  expect_within(r, "wall_s", r.wall_s, 0.25);
-  expect_within(r, "cpu_s", r.cpu_s, 0.25);
-  expect_within(r, "hardirq_s", r.hardirq_s, 0.25);
-  expect_within(r, "softirq_s", r.softirq_s, 0.25);
-  // Accounting adds up: every context's time plus idle is the wall time on the one core.
-  EXPECT_NEAR(r.cpu_s + r.idle_s, r.wall_s, 1e-9);
+  expect_within(r, "wall_s", r.wall_s, 0.10);
+  expect_within(r, "cpu_s", r.cpu_s, 0.10);
+  expect_within(r, "hardirq_s", r.hardirq_s / (1 + hardirq_error), 0.10);
+  expect_within(r, "softirq_s", r.softirq_s / (1 + softirq_error), 0.10);
+  // Accounting adds up: every context's time plus idle is the wall time on each CPU the run
+  // used (the CPU path one, the engine's two: the task's X4 and the interrupt's A520).
+  const double cpus = std::round((r.cpu_s + r.idle_s) / r.wall_s);
+  EXPECT_EQ(cpus, variant == "sha256-lib" ? 1.0 : 2.0);
+  EXPECT_NEAR(r.cpu_s + r.idle_s, cpus * r.wall_s, 1e-9);
   EXPECT_NEAR(r.task_s + r.kworker_s + r.hardirq_s + r.softirq_s, r.cpu_s, 1e-12);
 }
 
 }  // namespace
 
 TEST(SeedReplay, Sha256Lib) { expect_seed_match("sha256-lib"); }
-TEST(SeedReplay, Sha256QceLock) { expect_seed_match("sha256-qce-lock"); }
-TEST(SeedReplay, Sha256QceNolock) { expect_seed_match("sha256-qce-nolock"); }
+TEST(SeedReplay, Sha256QceLock) { expect_seed_match("sha256-qce-lock", 0.43, 0); }
+TEST(SeedReplay, Sha256QceNolock) { expect_seed_match("sha256-qce-nolock", -0.16, -0.34); }
 
 // Per request: 1 + 1 hardware descriptors without locking, 24 + 1 with; the series adds one
-// pipe event, and in this profile's timing both flows take two hardirqs.
+// pipe event. Mainline takes two hardirqs (rx EOT, tx EOT); with the series the UNLOCK's INT
+// comes about 3 us after the tx EOT, after that interrupt's handler read IRQ_SRCS_EE, so it takes
+// a third (docs/calibration.md).
 TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=100"});
   const auto raw = studies::fork_each(
@@ -64,7 +71,7 @@ TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
   EXPECT_EQ(lock.bam_descriptors, 100u * 25u);
   EXPECT_EQ(nolock.bam_descriptors, 100u * 2u);
   EXPECT_EQ(nolock.irqs, 100u * 2u);
-  EXPECT_EQ(lock.irqs, 100u * 2u);
+  EXPECT_EQ(lock.irqs, 100u * 3u);
 }
 
 // Two runs of the same variant, each in its own process, give the same results.
@@ -156,9 +163,9 @@ TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
   const auto q1 = studies::VariantResult::from_json(raw[0]);
   const auto q2 = studies::VariantResult::from_json(raw[1]);
   EXPECT_LT(q2.wall_s, q1.wall_s * 0.97);
-  EXPECT_GT(q2.wall_s, q1.wall_s * 0.80);
-  EXPECT_NEAR(q2.cpu_s / q1.cpu_s, 1.0, 0.02);
-  EXPECT_GT(q2.lat_mean_us, q1.lat_mean_us * 1.5);  // each request also waits for the one before
+  EXPECT_GT(q2.wall_s, q1.wall_s * 0.60);  // the caller's share, about a quarter of a request, overlaps
+  EXPECT_NEAR(q2.cpu_s / q1.cpu_s, 1.0, 0.05);
+  EXPECT_GT(q2.lat_mean_us, q1.lat_mean_us * 1.3);  // each request also waits for the one before
 }
 
 // Another EE on the engine (scenarios/study-trustzone.json, shortened): without locking its
@@ -231,5 +238,5 @@ TEST(Measurements2025, P2QceAt4KiBWithin15Percent) {
                                         {"workload.messages=500"});
   const auto r = studies::run_variant(sc, sc.variant("sha256-qce"), true);
   EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.0, 0.15);
-  EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.02, 0.03);  // +2.1% at 5000 messages
+  EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.09, 0.03);  // +8.7% at 5000 messages
 }

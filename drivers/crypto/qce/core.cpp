@@ -46,6 +46,7 @@ void QceDevice::probe(Runner& r) {
 
 void QceDevice::enqueue(Runner& r, QceAsyncRequest& req) {
   // The caller's side of the request up to the driver.
+  r.charge(m_costs(cpu::Cost::caller_overhead));
   r.charge(m_costs(req.type == AlgType::ahash      ? cpu::Cost::crypto_ahash_digest
                    : req.type == AlgType::skcipher ? cpu::Cost::qce_skcipher_crypt
                                                    : cpu::Cost::qce_aead_crypt));

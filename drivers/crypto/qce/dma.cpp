@@ -82,7 +82,10 @@ void QceDevice::qce_submit_cmd_desc(Runner& r) {
     sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
   m_ce_mapped = dma::sg_shape({&sg});
   dma::dma_map_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
-  m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD));
+  bam::BamDescPtr d = m_bam.prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD);
+  // dmaengine_desc_attach_metadata (the scratchpad, under the channel's lock), dmaengine_submit.
+  r.charge(m_costs(cpu::Cost::qce_submit_cmd_desc));
+  m_bam.submit(*m_rx, std::move(d));
   m_ce_count = 0;
 }
 

@@ -200,6 +200,7 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
       c.tail = (c.tail + 1) % kRingSlots;
       r.charge(m_costs(cpu::Cost::bam_fifo_per_desc));
     }
+    r.charge(m_costs(cpu::Cost::bam_start_dma_desc));
     d->xfer_len = n;
     d->loaded += n;
     c.in_fifo += static_cast<std::uint32_t>(n);
@@ -242,6 +243,7 @@ void BamDma::fail_channel(Runner& r, BamChan& c, const std::string& why) {
 // bam_dma_irq -> process_channel_irqs, in hardirq context.
 void BamDma::irq(Runner& r) {
   ++m_irq_stats.hardirqs;
+  r.charge(m_costs(cpu::Cost::bam_dma_irq));
   const std::uint32_t srcs = m_host.readl(r, reg(BAM_IRQ_SRCS_EE(m_ee)));
   if (srcs & BAM_IRQ) {
     const std::uint32_t st = m_host.readl(r, reg(BAM_IRQ_STTS));
@@ -269,6 +271,7 @@ void BamDma::irq(Runner& r) {
       c.in_fifo -= static_cast<std::uint32_t>(d.xfer_len);
       BamDescPtr done = std::move(c.active.front());
       c.active.pop_front();
+      r.charge(m_costs(cpu::Cost::bam_retire_desc));
       if (done->lock || done->unlock) {
         // The series frees LOCK/UNLOCK descriptors right here, in hardirq context.
         if (done->unlock) c.locked = false;
@@ -289,8 +292,12 @@ void BamDma::irq(Runner& r) {
   }
   if ((srcs & P_IRQ) && !m_tasklet_scheduled) {
     m_tasklet_scheduled = true;
-    m_kernel.tasklet_schedule(r, m_bh_workqueue ? "bam_dma_work" : "dma_tasklet",
-                              [this](Runner& s) { dma_tasklet(s); });
+    // The series' 03/14 queues the same work on system_bh_highpri_wq instead of a tasklet.
+    if (m_bh_workqueue) {
+      m_kernel.queue_bh_work(r, "bam_dma_work", [this](Runner& s) { dma_tasklet(s); });
+    } else {
+      m_kernel.tasklet_schedule(r, "dma_tasklet", [this](Runner& s) { dma_tasklet(s); });
+    }
   }
 }
 
@@ -310,6 +317,7 @@ void BamDma::vchan_complete(Runner& r, BamChan& c) {
 // dma_tasklet: load more work where the FIFO has room.
 void BamDma::dma_tasklet(Runner& r) {
   m_tasklet_scheduled = false;
+  r.charge(m_costs.as(m_bh_workqueue ? "bam_dma_work" : "dma_tasklet", cpu::Cost::bam_channel_scan));
   for (BamChan& c : m_chans)
     if (c.initialized && !c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(r, c);
 }
