@@ -1,5 +1,6 @@
 #include "cpu/soft_crypto.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "cpu/ce_core.h"
@@ -28,6 +29,9 @@ SoftCryptoConfig soft_crypto_config(const model::Profile& p) {
   c.crypto = model::parse_named(p.param("cpu.crypto"), "the kernel's arch crypto set", parse_cpu_crypto);
   if (c.crypto == CpuCrypto::ce) {
     c.core = task_core_type(p).name;
+    c.sha256_latency = p.num("ce.sha256_latency");
+    c.aes_latency = p.num("ce.aes_latency");
+    c.stream_gbps = p.num("ce.stream_bandwidth") / 1000;  // MB/s
   } else {
     c.neon.bs[0][0] = p.num("neon.aes128_bs_encrypt");
     c.neon.bs[0][1] = p.num("neon.aes128_bs_decrypt");
@@ -50,14 +54,29 @@ SoftCrypto::SoftCrypto(const SoftCryptoConfig& cfg) : m_cfg(cfg) {
     m_sha_block[1] = m_sha_block2 = 64 * cfg.neon.sha256;
     return;
   }
-  // The loops' schedules, once (every request uses them).
-  const CeCoreTable& t = ce_core_table(cfg.core);
+  // The loops' schedules, once (every request uses them), at the profile's latencies: a
+  // fractional latency interpolates the schedules of the whole cycles either side.
+  const CeCoreTable& base = ce_core_table(cfg.core);
+  auto at = [&](double lat, auto set, auto cycles) {
+    if (lat <= 0) return cycles(base);
+    const double lo = std::floor(lat), f = lat - lo;
+    CeCoreTable a = base, b = base;
+    set(a, static_cast<unsigned>(lo));
+    set(b, static_cast<unsigned>(lo) + 1);
+    return f == 0 ? cycles(a) : (1 - f) * cycles(a) + f * cycles(b);
+  };
+  const auto set_sha = [](CeCoreTable& t, unsigned l) { t.lat_sha256h = t.lat_sha256h2 = l; };
+  const auto set_aes = [](CeCoreTable& t, unsigned l) { t.lat_aes = l; };
   const unsigned rounds[3] = {10, 12, 14};
   for (int k = 0; k < 3; ++k)
-    for (int l = 0; l < 5; ++l) m_aes[k][l] = aes_ce_cycles_per_block(t, rounds[k], static_cast<AesLoop>(l));
+    for (int l = 0; l < 5; ++l)
+      m_aes[k][l] = at(cfg.aes_latency, set_aes, [&](const CeCoreTable& t) {
+        return aes_ce_cycles_per_block(t, rounds[k], static_cast<AesLoop>(l));
+      });
   // SHA-1 CE has no model of its own: SHA-256's loop stands in for it [I].
-  m_sha_block[0] = m_sha_block[1] = sha256_ce_cycles_per_block(t, 1);
-  m_sha_block2 = sha256_ce_cycles_per_block(t, 2);
+  m_sha_block[0] = m_sha_block[1] =
+      at(cfg.sha256_latency, set_sha, [](const CeCoreTable& t) { return sha256_ce_cycles_per_block(t, 1); });
+  m_sha_block2 = at(cfg.sha256_latency, set_sha, [](const CeCoreTable& t) { return sha256_ce_cycles_per_block(t, 2); });
 }
 
 // AES-192 (12 rounds) between the two measured key sizes, by rounds.
@@ -87,6 +106,11 @@ void SoftCrypto::hash(Runner& r, const Costs& costs, HashAlg alg, std::uint64_t 
   }
   r.charge(costs(Cost::kernel_neon_begin));
   r.charge(cycles(fn, per_block * total));
+  // The message streamed in: only a memory slower than the loop would show (not on these cores).
+  if (m_cfg.crypto == CpuCrypto::ce && m_cfg.stream_gbps > 0 && m_cfg.hz > 0) {
+    const double loop_s = per_block * total / m_cfg.hz, stream_s = 64.0 * total / (m_cfg.stream_gbps * 1e9);
+    if (stream_s > loop_s) r.charge("memory_stall", sc_core::sc_time(stream_s - loop_s, sc_core::SC_SEC));
+  }
   r.charge(costs(Cost::kernel_neon_end));
 }
 

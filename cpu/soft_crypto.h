@@ -36,6 +36,12 @@ struct NeonCycles {
 struct SoftCryptoConfig {
   CpuCrypto crypto = CpuCrypto::ce;  // cpu.crypto
   std::string core = "cortex-x4";    // the task CPU's core type (its CE table: the ce set only)
+  // The ce set: the crypto instructions' latencies on that core (ce.sha256_latency for SHA256H/H2,
+  // ce.aes_latency for AESE/AESMC; 0 keeps the table's), fractional values interpolated between
+  // the schedules of the whole cycles either side; and the rate the core streams a message from
+  // its caches or DRAM (ce.stream_bandwidth in MB/s, kept in GB/s; 0: unbounded): a CE loop takes the longer of
+  // its instructions' schedule and the message's bytes at that rate.
+  double sha256_latency = 0, aes_latency = 0, stream_gbps = 0;
   NeonCycles neon;                   // neon.* (the neon set only)
   double hz = 3.3e9;                 // the task CPU's maximum clock
   double des_cycles_per_byte = 25;   // cpu.des_cycles_per_byte
