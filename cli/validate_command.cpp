@@ -1,6 +1,7 @@
 #include "cli/validate_command.h"
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <set>
 #include <ostream>
@@ -75,12 +76,20 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     }
     return std::vector<std::string>(names.begin(), names.end());
   };
+  // Rows grouped by SoC (the scenario's profile), each group with how many measurements its
+  // bands hold and how wide they are: the median p95/p05 ratio (a band ten times wide predicts
+  // nothing).
+  struct Row {
+    std::string line;
+    bool inside;
+    double width;
+  };
+  std::map<std::string, std::vector<Row>> by_soc;
   json rows = json::array();
-  std::string table = fmt::format("{:<16} {:<18} {:<10} {:>10} {:>10} {:>23} {:>8} {:>6}  {}\n", "scenario", "variant",
-                                  "quantity", "measured", "predicted", "90 % interval", "error", "inside", "sample");
   std::size_t inside = 0, total = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const studies::Scenario& sc = scenarios[i];
+    const std::string soc = sc.profile_for(sc.variants.front()).name();
     studies::UncertaintySpec spec;
     spec.scenario = files[i].path;
     spec.samples = opt.samples;
@@ -101,22 +110,43 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
         if (b.measured <= 0) continue;  // no measurement (or a CPU path's zero hardirq time)
         const double error = b.nominal / b.measured - 1;
         const bool in = b.measured >= b.p05 && b.measured <= b.p95;
+        const double width = b.p05 > 0 ? b.p95 / b.p05 : 0;
         inside += in;
         ++total;
-        table += fmt::format("{:<16} {:<18} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>+7.1f}% {:>6}  {}\n", sc.name, v.name, k,
-                             b.measured, b.nominal, fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), 100 * error,
-                             in ? "yes" : "no", sample);
-        rows.push_back({{"scenario", sc.name}, {"variant", v.name}, {"quantity", k}, {"measured", b.measured},
-                        {"predicted", b.nominal}, {"p05", b.p05}, {"p95", b.p95}, {"error", error}, {"inside", in},
-                        {"in_sample", !fitted.empty()}, {"fitted_from_it", fitted}});
+        by_soc[soc].push_back({fmt::format("{:<22} {:<20} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n",
+                                           sc.name, v.name, k, b.measured, b.nominal,
+                                           fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), width, 100 * error,
+                                           in ? "yes" : "no", sample),
+                               in, width});
+        rows.push_back({{"soc", soc}, {"scenario", sc.name}, {"variant", v.name}, {"quantity", k}, {"measured", b.measured},
+                        {"predicted", b.nominal}, {"p05", b.p05}, {"p95", b.p95}, {"band_ratio", width},
+                        {"error", error}, {"inside", in}, {"in_sample", !fitted.empty()}, {"fitted_from_it", fitted}});
       }
     }
+  }
+  std::string table;
+  json socs = json::object();
+  for (auto& [soc, list] : by_soc) {
+    std::vector<double> widths;
+    std::size_t in = 0;
+    for (const Row& row : list) {
+      widths.push_back(row.width);
+      in += row.inside;
+    }
+    std::sort(widths.begin(), widths.end());
+    const std::size_t n = widths.size();
+    const double median = n == 0 ? 0 : n % 2 ? widths[n / 2] : (widths[n / 2 - 1] + widths[n / 2]) / 2;
+    table += fmt::format("{}:\n{:<22} {:<20} {:<10} {:>10} {:>10} {:>23} {:>8} {:>8} {:>6}  {}\n", soc, "scenario", "variant",
+                         "quantity", "measured", "predicted", "90 % interval", "p95/p05", "error", "inside", "sample");
+    for (const Row& row : list) table += row.line;
+    table += fmt::format("{}: {} of {} inside the 90 % interval; median band p95/p05 {:.2f}\n\n", soc, in, n, median);
+    socs[soc] = {{"inside", in}, {"measured", n}, {"median_band_ratio", median}};
   }
   out << table << fmt::format("{} of {} measured numbers inside the 90 % interval ({} samples per run, seed {})\n", inside,
                               total, opt.samples, opt.seed);
   if (!opt.json_file.empty())
     write_output("--json", opt.json_file,
-                 json({{"samples", opt.samples}, {"seed", opt.seed}, {"rows", rows}}).dump(2) + "\n");
+                 json({{"samples", opt.samples}, {"seed", opt.seed}, {"socs", socs}, {"rows", rows}}).dump(2) + "\n");
   return 0;
 }
 
