@@ -32,6 +32,8 @@ const std::map<std::string, std::string>& reasons() {
       {"aesbs_xts_encrypt", "aes-neonbs: XTS, eight blocks and their tweaks per pass"},
       {"aesbs_xts_decrypt", "aes-neonbs: XTS decryption, eight blocks per pass"},
       {"qce_dma_error", "the driver handles a DMA error"},
+      {"bam_make_lock_desc", "allocates a LOCK or UNLOCK descriptor with its one command element (kzalloc_flex, GFP_NOWAIT), mapped next"},
+      {"bam_dma_free_lock_desc", "frees a finished LOCK or UNLOCK descriptor after unmapping its command element"},
       {"finish: result registers", "the engine's fixed end-of-operation time before the result registers and dump are ready (qce.finish)"},
   };
   return m;
@@ -41,7 +43,32 @@ std::string us(const sc_core::sc_time& t) { return fmt::format("{:.3f}", t.to_se
 
 }  // namespace
 
+std::string why_plain(const std::string& step, const std::string& kind);
+
+// Where a step of the locking series comes from: the v20 patch and the function (docs/reference/
+// v20-series.md); "" for mainline steps.
+std::string origin(const std::string& step, const std::string& kind) {
+  static const std::map<std::string, std::string> m = {
+      {"bam_make_lock_desc", "v20 06/14, bam_setup_pipe_lock in bam_start_dma"},
+      {"bam_dma_free_lock_desc", "v20 06/14, in process_channel_irqs or, via terminate_all, bam_dma_free_desc"},
+      {"qce_write", "v20 13/14, qce_write_dma -> qce_prep_dma_cmd_desc"},
+      {"qce_submit_cmd_desc", "v20 13/14 and 14/14"},
+      {"bam_dma_work", "v20 03/14, bam_dma_work on system_bh_highpri_wq"},
+      {"bh_worker", "v20 03/14"},
+  };
+  if (auto it = m.find(step); it != m.end()) return it->second;
+  if (kind == "bam" && step.find("LOCK") != std::string::npos) return "v20 06/14: LOCK prepended, UNLOCK appended by bam_start_dma";
+  if (kind == "bam" && step.find("CMD desc") != std::string::npos) return "v20 13/14: the register writes as command elements";
+  return "";
+}
+
 std::string why(const std::string& step, const std::string& kind) {
+  std::string w = why_plain(step, kind);
+  const std::string o = origin(step, kind);
+  return o.empty() ? w : w + " [" + o + "]";
+}
+
+std::string why_plain(const std::string& step, const std::string& kind) {
   if (const cpu::CostItem* c = cpu::cost_item_for_label(step)) return c->doc;
   const auto& m = reasons();
   if (auto it = m.find(step); it != m.end()) return it->second;
@@ -178,6 +205,31 @@ std::string hardware_accounting(const Tracer& tr, const RequestSpans& rs) {
   return out;
 }
 
+// Interrupts the request took (the BAM's, and the IPIs that woke the caller), and where the
+// series' LOCK and UNLOCK descriptors were freed: the race between the UNLOCK's completion and the
+// tx EOT decides both (docs/reference/v20-series.md).
+std::string interrupt_accounting(const Tracer& tr, const RequestSpans& rs) {
+  unsigned bam = 0, ipi = 0;
+  std::map<std::string, unsigned> freed;
+  for (const TraceSpan* s : rs.mine) {
+    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    if (t.kind != "cpu") continue;
+    if (s->name == "bam_dma_irq") ++bam;
+    if (s->name == "sched_ttwu_pending") ++ipi;
+    if (s->name == "bam_dma_free_lock_desc") ++freed[t.context];
+  }
+  std::string out = fmt::format("  interrupts {} from the BAM, {} IPI{} to wake the caller on its CPU\n", bam, ipi, ipi == 1 ? "" : "s");
+  if (!freed.empty()) {
+    std::string where;
+    for (const auto& [ctx, n] : freed) where += fmt::format("{}{} in {}", where.empty() ? "" : ", ", n, ctx);
+    out += fmt::format("        LOCK/UNLOCK freed: {}{}\n", where,
+                       freed.count("softirq") ? " (terminate_all found the UNLOCK still in the FIFO: pipe reset)"
+                       : bam >= 3          ? " (the UNLOCK's INT came after the tx EOT's handler read IRQ_SRCS_EE: an interrupt of its own)"
+                                           : "");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r) {
@@ -189,6 +241,7 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
   out += fmt::format("\naccounting for request {}:\n", request);
   out += cpu_accounting(tr, rs, r);
   out += wall_accounting(tr, rs, r);
+  out += interrupt_accounting(tr, rs);
   if (rs.request_span)
     out += fmt::format("  latency {} us from the caller's submission to the completion callback\n",
                        us(rs.request_span->end - rs.request_span->start));

@@ -123,7 +123,7 @@ cpu::SgShape ce_buf_shape(const cpu::DmaBuf& b) {
 // CMD|LOCK or CMD|UNLOCK, in its own kmalloc'ed and DMA-mapped buffer.
 BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
   BamDescPtr d = m_pool.get();
-  r.charge(m_costs(cpu::Cost::kmalloc));
+  r.charge(m_costs.as("bam_make_lock_desc", cpu::Cost::kmalloc));  // kzalloc_flex(GFP_NOWAIT)
   // The simulated kernel kmallocs and maps it; the simulator reuses buffers.
   if (m_ce_bufs.empty()) {
     d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
@@ -221,9 +221,12 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
 
 void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
   if (d.ce_buf) {
+    // The series' bam_dma_free_lock_desc (or bam_dma_free_desc when terminate_all finds it).
     dma::dma_unmap_sg(r, m_kernel.dma(), ce_buf_shape(d.ce_buf), dma::DmaDir::to_device);
     m_ce_bufs.push_back(d.ce_buf);
     d.ce_buf = {};
+    r.charge(m_costs.as("bam_dma_free_lock_desc", cpu::Cost::kfree));
+    return;
   }
   r.charge(m_costs(cpu::Cost::kfree));
 }
