@@ -230,6 +230,31 @@ std::string interrupt_accounting(const Tracer& tr, const RequestSpans& rs) {
   return out;
 }
 
+// The data path's rate per byte for this workload: the engine's cycles per block at its clock,
+// and the BAM's burst rate; the slower one sets the stream once a request is under way.
+std::string per_byte(const Scenario& sc, const Variant& v) {
+  if (v.engine != VariantEngine::qce) return "";
+  const model::Profile p = sc.profile_for(v);
+  const AlgName& a = sc.workload.algorithm;
+  std::string key;
+  double block = 16;
+  if (a.kind == AlgKind::hash) {
+    key = a.hash == HashAlg::sha1 ? "sha1" : "sha256";
+    block = 64;
+  } else if (a.cipher == CipherAlg::aes) {
+    const std::size_t k = sc.workload.key_bytes ? sc.workload.key_bytes : a.default_key_bytes();
+    key = (a.mode == CipherMode::xts ? k / 2 : k) > 16 ? "aes256" : "aes128";
+  } else {
+    key = a.cipher == CipherAlg::des ? "des" : "3des";
+    block = 8;
+  }
+  const double mhz = p.num("qce.clock"), cycles = p.num("qce.cycles_per_block_" + key), mbps = p.num("bam.bandwidth");
+  const double engine_ns = cycles / mhz * 1e3 / block, bam_ns = 1e3 / mbps;
+  return fmt::format("  per byte: engine {:.2f} ns ({} cycles per {:.0f}-byte {} block at qce.clock {} MHz), BAM {:.2f} ns "
+                     "(bam.bandwidth {} MB/s): the {} sets the stream\n",
+                     engine_ns, cycles, block, key, mhz, bam_ns, mbps, engine_ns >= bam_ns ? "engine" : "BAM");
+}
+
 }  // namespace
 
 std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r) {
@@ -246,6 +271,7 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
     out += fmt::format("  latency {} us from the caller's submission to the completion callback\n",
                        us(rs.request_span->end - rs.request_span->start));
   out += hardware_accounting(tr, rs);
+  out += per_byte(sc, v);
   return out;
 }
 
