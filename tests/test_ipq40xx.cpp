@@ -120,11 +120,11 @@ TEST(Ipq40xx, NeonBitslicedCodeRunsWholeEightBlockPasses) {
     return fn_seconds(r.variant, "aesbs_ctr_encrypt") / 3;
   };
   const double c16 = ctr(16), c128 = ctr(128), c144 = ctr(144);
-  EXPECT_NEAR(c16, 128 * 36.3 / hz, 1e-12);
-  EXPECT_NEAR(c128, c16, 1e-12);
-  EXPECT_NEAR(c144, 2 * c16, 1e-12);
+  EXPECT_NEAR(c16, 128 * 36.05 / hz, 1e-11);  // Adiantum's A7 figure, cycles per byte
+  EXPECT_NEAR(c128, c16, 1e-11);
+  EXPECT_NEAR(c144, 2 * c16, 1e-11);
   const CliRun cbc = run_variant("ipq40xx-cipher.json", "cpu", {"workload.messages=3", "workload.message_bytes=48"});
-  EXPECT_NEAR(fn_seconds(cbc.variant, "__aes_arm_encrypt") / 3, 48 * 28 / hz, 1e-12);
+  EXPECT_NEAR(fn_seconds(cbc.variant, "__aes_arm_encrypt") / 3, 48 * 45.0 / hz, 1e-11);
   EXPECT_EQ(fn_seconds(cbc.variant, "kernel_neon_begin"), 0);  // scalar code: no NEON section
   const CliRun dec = run_variant("ipq40xx-cipher.json", "cpu",
                               {"workload.messages=3", "workload.message_bytes=48", "workload.direction=decrypt", "workload.key_bytes=32"});
