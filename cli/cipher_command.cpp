@@ -57,7 +57,8 @@ std::string open_input(const std::string& name, Input& in) {
   in.fd = stdin_ ? 0 : ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
   if (in.fd < 0) return name + ": " + std::strerror(errno);
   struct stat st {};
-  if (::fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode)) {
+  // A regular file of size 0 may still have contents (/proc, /sys): read to its end as a pipe.
+  if (::fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     in.regular = true;
     in.size = static_cast<std::uint64_t>(st.st_size);
     return "";

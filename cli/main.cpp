@@ -2,7 +2,10 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -12,6 +15,7 @@
 #include "cli/flamegraph.h"
 #include "cli/hash_command.h"
 #include "cli/hex.h"
+#include "cli/numbers.h"
 #include "cli/run_command.h"
 #include "studies/stop_signals.h"
 #include "cli/calibrate_command.h"
@@ -37,8 +41,31 @@ int guarded(const std::string& command, const std::function<int()>& fn) {
   }
 }
 
+// What a command printed must have reached standard output: a full disk, a closed pipe or a
+// stream that cannot be written (/dev/full, a read-only descriptor) is an error naming the
+// stream, with a non-zero exit status, as coreutils' close_stdout makes it.
+int finish_stdout(const std::string& command, int rc) {
+  std::cout.flush();
+  const bool lost = !std::cout;
+  errno = 0;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  const int why = errno;
+  if (!lost && !flush_failed && !std::ferror(stdout)) return rc;
+  std::cerr << "qcesim" << (command.empty() ? "" : " " + command) << ": standard output: write failed"
+            << (why ? std::string(" (") + std::strerror(why) + ")" : std::string()) << "; the output is incomplete\n";
+  return rc == 0 ? 2 : rc;
+}
+
 // libsystemc prints its banner before sc_main runs, unless this is set by then.
 const int kQuietBanner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+
+// The documented ranges of the counts (docs/run.md "Numbers on the command line"): the largest
+// values' memory and time are measured by bench/limits.sh.
+constexpr std::uint64_t kMaxSamples = 10000;      // --uncertainty, --seeds, validate --samples
+constexpr std::uint64_t kMaxTrajectories = 500;   // sensitivity --trajectories
+const CLI::Validator kJobs = cli::whole_number(1, 256);
+const CLI::Validator kSeed = cli::whole_number(0, UINT64_MAX);
+const CLI::Validator kMessages = cli::whole_number(1, 1000000000);
 
 // A subcommand: its options are parsed into state that `run` reads.
 struct Command {
@@ -63,7 +90,7 @@ Command hash_command(CLI::App& app) {
       ->check(CLI::IsMember({"mmio", "bam"}))
       ->capture_default_str();
   h->add_option("--request-bytes", st->opt.request_bytes, "Bytes handed to the driver per update() call")
-      ->check(CLI::Range(64u, 64u << 20))
+      ->check(cli::whole_number(64, 64u << 20))
       ->capture_default_str();
   h->add_flag("--stats", st->opt.stats, "Print descriptor, interrupt and register counts on stderr");
   h->add_option("files", st->opt.files, "Files to hash; none or '-' reads standard input");
@@ -107,11 +134,13 @@ Command cipher_command(CLI::App& app) {
   c->add_option("--assoc", st->opt.assoc_hex, "AEAD: associated data in hex (authenticated, not encrypted, not output)");
   c->add_option("--assoc-file", st->opt.assoc_file, "AEAD: associated data from a file");
   c->add_option("--tag-bytes", st->opt.tag_bytes, "AEAD: tag length (ccm(aes) 4..16 even; authenc up to the digest; "
-                                                  "default the largest)");
+                                                  "default the largest)")
+      ->check(cli::whole_number(1, 64));
   c->add_option("--platform", st->opt.platform, "A platform profile (e.g. scenarios/sm8650.json): its kernel era's algorithms "
                                                 "and fallback rules apply, the fallback running on its CPU");
   c->add_option("--era", st->opt.era, "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026 (overrides the "
-                                      "platform's driver.era; aes_sw_max_len 512 without a platform)");
+                                      "platform's driver.era; aes_sw_max_len 512 without a platform)")
+      ->check(cli::whole_number(0, 9999));
   c->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; cpu: on the CPU")
       ->check(CLI::IsMember({"qce", "cpu"}))
       ->capture_default_str();
@@ -136,21 +165,25 @@ Command run_command(CLI::App& app) {
   cli::RunOptions& run = st->opt;
   auto* r = app.add_subcommand("run", "Replay a scenario's workload for each variant and compare with the measurement");
   r->add_option("scenario", run.scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
-  r->add_option("--jobs,-j", run.jobs, "Variants simulated at once, each in its own process (default: cores)");
+  r->add_option("--jobs,-j", run.jobs, "Variants simulated at once, each in its own process (default: cores)")->check(kJobs);
   r->add_option("--set", run.sets, "PATH=VALUE: change the scenario (workload.messages=500) or a profile parameter (qce.clock=200)");
   r->add_option("--variant", run.variants, "Run only this variant (repeatable)");
   r->add_option("--json", run.json_file, "Write the results as JSON to this file");
   r->add_flag("--timing-only", run.timing_only, "Skip the bytes: same timing, no digests computed or checked");
   r->add_option("--uncertainty", run.uncertainty,
-                "N: sample the profile's parameter intervals N times (timing only) and report each output with its 90 % interval");
-  r->add_option("--seed", run.seed, "Seed of the --uncertainty samples (the same seed gives the same samples)")->capture_default_str();
+                "N: sample the profile's parameter intervals N times (timing only) and report each output with its 90 % interval")
+      ->check(cli::whole_number(2, kMaxSamples));
+  r->add_option("--seed", run.seed, "Seed of the --uncertainty samples (the same seed gives the same samples)")
+      ->check(kSeed)
+      ->capture_default_str();
   r->add_option("--shard", run.shards.shard, "I/N: run only shard I of N of the --uncertainty/--seeds runs (a batch task)");
   r->add_option("--shard-out", run.shards.shard_out, "Where --shard writes its results");
   r->add_option("--merge", run.shards.merge, "All N shard files: analyse them as one run (the same command otherwise)")
       ->expected(1, -1);
   r->add_option("--seeds", run.seeds,
-                "N: run each variant N times with service-time variation (sim.seed 1..N) and report means with 95 % intervals");
-  r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->capture_default_str();
+                "N: run each variant N times with service-time variation (sim.seed 1..N) and report means with 95 % intervals")
+      ->check(cli::whole_number(2, kMaxSamples));
+  r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->check(cli::whole_number(0, 1000))->capture_default_str();
   r->add_option("--trace", run.trace_file, "Write a Chrome-trace/Perfetto JSON timeline (per variant when several)");
   r->add_option("--trace-requests", st->trace_requests, "A:B: the requests the timeline keeps (A to B-1)")->capture_default_str();
   r->add_option("--profile", run.profile_file, "Write folded stacks (context;function nanoseconds) for flame graphs");
@@ -169,10 +202,14 @@ Command calibrate_command(CLI::App& app) {
   c->add_option("scenario", cal->scenario, "Scenario JSON file with measured values per variant")->required();
   c->add_option("--fit", cal->fit, "Profile parameters to fit (comma separated or repeated)")->delimiter(',')->required();
   c->add_option("--set", cal->sets, "PATH=VALUE changes as for run");
-  c->add_option("--messages", cal->messages, "Messages per variant per evaluation")->capture_default_str();
-  c->add_option("--prior-factor", cal->prior_factor, "One prior standard deviation as a factor")->capture_default_str();
-  c->add_option("--iterations", cal->iterations, "Pattern-search sweeps at most")->capture_default_str();
-  c->add_option("--jobs,-j", cal->jobs, "Simulations at once (default: cores)");
+  c->add_option("--messages", cal->messages, "Messages per variant per evaluation")->check(kMessages)->capture_default_str();
+  c->add_option("--prior-factor", cal->prior_factor, "One prior standard deviation as a factor")
+      ->check(cli::real_number(1.001, 1e9))
+      ->capture_default_str();
+  c->add_option("--iterations", cal->iterations, "Pattern-search sweeps at most (0: evaluate the start only)")
+      ->check(cli::whole_number(0, 10000))
+      ->capture_default_str();
+  c->add_option("--jobs,-j", cal->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--write-profile", cal->write_profile, "Write the profile with the fitted values here");
   c->add_option("--report", cal->report, "Write the Markdown fit report here");
   c->add_flag("--underdetermined", cal->underdetermined,
@@ -185,10 +222,12 @@ Command validate_command(CLI::App& app) {
   auto* c = app.add_subcommand("validate",
                                "Run every scenario with measured values, with uncertainty, in one table: in and out of sample");
   c->add_option("dir", v->dir, "Folder of scenario files")->capture_default_str();
-  c->add_option("--samples", v->samples, "Samples of the parameter intervals per run")->capture_default_str();
-  c->add_option("--messages", v->messages, "Messages per run (at most the scenario's own)")->capture_default_str();
-  c->add_option("--seed", v->seed, "Seed of the samples")->capture_default_str();
-  c->add_option("--jobs,-j", v->jobs, "Simulations at once (default: cores)");
+  c->add_option("--samples", v->samples, "Samples of the parameter intervals per run")
+      ->check(cli::whole_number(2, kMaxSamples))
+      ->capture_default_str();
+  c->add_option("--messages", v->messages, "Messages per run (at most the scenario's own)")->check(kMessages)->capture_default_str();
+  c->add_option("--seed", v->seed, "Seed of the samples")->check(kSeed)->capture_default_str();
+  c->add_option("--jobs,-j", v->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--json", v->json_file, "Write the rows as JSON to this file");
   return {c, [v] { return cli::run_validate(*v, std::cout, std::cerr); }};
 }
@@ -200,10 +239,11 @@ Command sensitivity_command(CLI::App& app) {
   c->add_option("--set", o->sets, "PATH=VALUE changes as for run (workload.messages=5000 keeps it quick)");
   c->add_option("--variant", o->variants, "Only this variant (repeatable)");
   c->add_option("--trajectories", o->trajectories, "Morris trajectories (runs: trajectories x (parameters + 1) per variant)")
+      ->check(cli::whole_number(2, kMaxTrajectories))
       ->capture_default_str();
-  c->add_option("--top", o->top, "Parameters listed per output")->capture_default_str();
-  c->add_option("--seed", o->seed, "Seed of the trajectories")->capture_default_str();
-  c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)");
+  c->add_option("--top", o->top, "Parameters listed per output")->check(cli::whole_number(1, 1000))->capture_default_str();
+  c->add_option("--seed", o->seed, "Seed of the trajectories")->check(kSeed)->capture_default_str();
+  c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--json", o->json_file, "Write every parameter's mu* and sigma per output as JSON");
   c->add_option("--shard", o->shards.shard, "I/N: run only shard I of N of the runs (a batch task)");
   c->add_option("--shard-out", o->shards.shard_out, "Where --shard writes its results");
@@ -216,7 +256,7 @@ Command sweep_command(CLI::App& app) {
   auto sw = std::make_shared<cli::SweepOptions>();
   auto* sp = app.add_subcommand("sweep", "Run a scenario at every point of a sweep file; CSV, JSON and an optional SVG chart");
   sp->add_option("sweep", sw->file, "Sweep JSON file (e.g. scenarios/study-message-size.json)")->required();
-  sp->add_option("--jobs,-j", sw->jobs, "Runs at once, each in its own process (default: cores)");
+  sp->add_option("--jobs,-j", sw->jobs, "Runs at once, each in its own process (default: cores)")->check(kJobs);
   sp->add_option("--out,-o", sw->out, "Prefix of the output files PREFIX.csv and PREFIX.json (default: the sweep's name)");
   sp->add_flag("--fresh", sw->fresh, "Discard the journal of an interrupted run instead of resuming it");
   sp->add_option("--set", sw->sets, "PATH=VALUE applied at every point (as for run)");
@@ -229,6 +269,8 @@ Command sweep_command(CLI::App& app) {
   sp->add_option("--shard-out", sw->shards.shard_out, "Where --shard writes its runs");
   sp->add_option("--merge", sw->shards.merge, "All N shard files: the sweep's outputs from them (the same command otherwise)")
       ->expected(1, -1);
+  sp->add_flag("--partial", sw->partial,
+               "With --merge: accept missing runs (a lost shard's) and say in every output which are missing");
   return {sp, [sw] { return cli::run_sweep(*sw, std::cout, std::cerr); }};
 }
 
@@ -237,7 +279,9 @@ Command explain_command(CLI::App& app) {
   auto* xp = app.add_subcommand("explain", "Narrate one request step by step: every CPU and hardware step, its context, time and why");
   xp->add_option("scenario", ex->scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
   xp->add_option("--variant", ex->variant, "Variant to explain (default: the first QCE variant)");
-  xp->add_option("--request", ex->request, "Request number, from 0 (0 includes the driver's first-use set-up)")->capture_default_str();
+  xp->add_option("--request", ex->request, "Request number, from 0 (0 includes the driver's first-use set-up)")
+      ->check(cli::whole_number(0, 1000000000))
+      ->capture_default_str();
   xp->add_option("--set", ex->sets, "PATH=VALUE changes as for run");
   xp->add_flag("--timing-only", ex->timing_only, "Skip the bytes (same timing)");
   return {xp, [ex] { return cli::run_explain(*ex, std::cout, std::cerr); }};
@@ -290,13 +334,17 @@ int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   CLI::App app{"qcesim: Qualcomm Crypto Engine + BAM DMA virtual platform"};
   app.require_subcommand(1);
+  // A bad option names the program as every other error does.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return "qcesim: " + CLI::FailureMessage::simple(a, e);
+  });
   app.set_version_flag("--version", "qcesim 0.1.0");
   const Command commands[] = {hash_command(app),    cipher_command(app),     run_command(app),
                               calibrate_command(app), sweep_command(app),  explain_command(app),
                               flamegraph_command(app), profile_command(app), validate_command(app),
                               sensitivity_command(app)};
-  if (const int rc = parse(app, argc, argv); rc >= 0) return rc;
+  if (const int rc = parse(app, argc, argv); rc >= 0) return finish_stdout("", rc);
   for (const Command& c : commands)
-    if (c.app->parsed()) return guarded(c.app->get_name(), c.run);
-  return 0;
+    if (c.app->parsed()) return finish_stdout(c.app->get_name(), guarded(c.app->get_name(), c.run));
+  return finish_stdout("", 0);
 }

@@ -16,6 +16,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <thread>
 
+#include "cli/numbers.h"
 #include "cli/output_file.h"
 #include "studies/stop_signals.h"
 #include "studies/uncertainty.h"
@@ -35,17 +36,13 @@ std::string per_variant_file(const std::string& file, const std::string& variant
 bool parse_request_range(const std::string& text, std::int64_t& first, std::int64_t& last) {
   const auto colon = text.find(':');
   if (colon == std::string::npos) return false;
-  try {
-    const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
-    std::size_t used = 0;
-    first = a.empty() ? 0 : std::stoll(a, &used);
-    if (!a.empty() && used != a.size()) return false;
-    last = b.empty() ? INT64_MAX : std::stoll(b, &used);
-    if (!b.empty() && used != b.size()) return false;
-  } catch (const std::exception&) {
-    return false;
-  }
-  return first >= 0 && last > first;
+  const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+  std::uint64_t f = 0, l = static_cast<std::uint64_t>(INT64_MAX);
+  if (!a.empty() && !parse_whole(a, 0, static_cast<std::uint64_t>(INT64_MAX) - 1, f)) return false;
+  if (!b.empty() && !parse_whole(b, 1, static_cast<std::uint64_t>(INT64_MAX), l)) return false;
+  first = static_cast<std::int64_t>(f);
+  last = static_cast<std::int64_t>(l);
+  return last > first;
 }
 
 std::string folded_stacks(const studies::VariantResult& r) {

@@ -3,6 +3,7 @@
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
 
+#include "cli/numbers.h"
 #include "cli/output_file.h"
 #include "model/config_error.h"
 
@@ -12,18 +13,12 @@ void apply_shard_options(const ShardCli& cli, studies::ShardOptions& out, nlohma
   if (!cli.shard.empty() && !cli.merge.empty())
     throw model::ConfigError("--merge", "", "either --shard (run one shard) or --merge (analyse all)", "both");
   if (!cli.shard.empty()) {
+    // Exactly one slash between two whole numbers: "1/2/3" or "1/2x" is not a shard.
     const std::size_t slash = cli.shard.find('/');
-    std::size_t i = 0, n = 0;
-    bool ok = slash != std::string::npos && slash > 0 && slash + 1 < cli.shard.size() &&
-              cli.shard.find_first_not_of("0123456789/") == std::string::npos;
-    if (ok) {
-      try {
-        i = std::stoul(cli.shard.substr(0, slash));
-        n = std::stoul(cli.shard.substr(slash + 1));
-      } catch (const std::exception&) {
-        ok = false;
-      }
-    }
+    std::uint64_t i = 0, n = 0;
+    const bool ok = slash != std::string::npos && cli.shard.find('/', slash + 1) == std::string::npos &&
+                    parse_whole(cli.shard.substr(0, slash), 0, 99999, i) &&
+                    parse_whole(cli.shard.substr(slash + 1), 1, 100000, n);
     if (!ok || n == 0 || i >= n || n > 100000)
       throw model::ConfigError("--shard", "", "I/N with 0 <= I < N <= 100000 (e.g. 0/4)", model::quoted_input(cli.shard));
     if (cli.shard_out.empty()) throw model::ConfigError("--shard-out", "", "a file for the shard's results", "nothing");

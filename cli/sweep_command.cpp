@@ -210,8 +210,17 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   std::unique_ptr<studies::SweepJournal> journal;
   std::size_t failed = 0;
   std::map<std::string, json> done;
+  std::vector<std::string> missing;  // a partial merge's runs that no shard file had
+  const std::size_t total = s.points().size() * s.variants.size();
+  if (opt.partial && !merged) throw model::ConfigError("--partial", "", "--merge with it", "no --merge");
   if (merged) {
     done = studies::merge_sweep_shards(s, shard.merge, shard.merge_files);
+    for (std::size_t p = 0; p < s.points().size(); ++p)
+      for (const std::string& v : s.variants)
+        if (const std::string id = fmt::format("{}/{}", p, v); !done.count(id)) missing.push_back(id);
+    if (!missing.empty() && !opt.partial)
+      throw model::ConfigError("--merge", "", fmt::format("every run of the sweep ({}; --partial merges what is there and says so)", total),
+                               fmt::format("{} missing, the first {}", missing.size(), missing.front()));
   } else {
     journal = std::make_unique<studies::SweepJournal>(prefix + ".journal.jsonl", s, opt.fresh);
     failed = run_jobs(s, *journal, opt.jobs, err);
@@ -220,16 +229,29 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
 
   const std::vector<json> rows = studies::sweep_rows(s, done);
   const json analysis = studies::sweep_analysis(s, rows);
-  write_output("--out", prefix + ".csv", studies::sweep_csv(s, rows));
-  write_output("--out", prefix + ".json", studies::sweep_document(s, rows, analysis).dump(1) + "\n");
+  json doc = studies::sweep_document(s, rows, analysis);
+  std::string csv = studies::sweep_csv(s, rows);
+  PlotSpec chart = plot;
+  if (!missing.empty()) {
+    // Said where each output's reader will see it: a CSV comment line first, a JSON key, the
+    // table's first line, the chart's title.
+    std::string list;
+    for (const std::string& id : missing) list += (list.empty() ? "" : " ") + id;
+    const std::string note = fmt::format("partial merge: {} of {} runs missing", missing.size(), total);
+    csv = "# " + note + ": " + list + "\n" + csv;
+    doc["partial"] = {{"missing", missing}, {"runs", total}};
+    out << note << " (" << list << ")\n";
+    chart.title = (chart.title.empty() ? s.name : chart.title) + " (" + note + ")";
+  }
+  write_output("--out", prefix + ".csv", csv);
+  write_output("--out", prefix + ".json", doc.dump(1) + "\n");
   print_rows(s, rows, out);
   if (analysis.contains("break_even")) print_break_even(analysis["break_even"], out);
   out.flush();
   if (!plot.file.empty()) {
-    plot_svg(plot, axis_paths, s.variants, rows);
+    plot_svg(chart, axis_paths, s.variants, rows);
     err << "wrote " << plot.file << "\n";
   }
-  const std::size_t total = s.points().size() * s.variants.size();
   err << fmt::format("wrote {}.csv and {}.json ({} of {} runs)\n", prefix, prefix, rows.size(), total);
   if (failed) return report_failed(failed, *journal, err);
   if (journal) journal->remove();

@@ -25,6 +25,9 @@ struct SweepOptions {
   // --shard I/N --shard-out FILE: run the points p with p % N == I into FILE (resumable through
   // FILE.journal.jsonl); --merge FILE...: the outputs of the whole sweep from all N files.
   ShardCli shards;
+  // --partial with --merge: merge what the shard files hold although runs are missing; every
+  // output (table, CSV, JSON, chart) says which. Without it a missing run is an error.
+  bool partial = false;
 };
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err);

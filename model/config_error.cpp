@@ -85,6 +85,9 @@ JsonObject::JsonObject(const json& j, std::string in_file, std::string at_path, 
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
       throw ConfigError(m_file, path(k), "one of " + list, quoted_input(k));
   }
+  // A free-text note is never read by the model, but it is shown and copied into outputs: it
+  // follows the rule for every other text (no control characters), wherever it is allowed.
+  if (has("about")) (void)text("about", "");
 }
 
 void JsonObject::fail(const std::string& key, const std::string& expected) const {

@@ -1,5 +1,7 @@
 #include "studies/shard_files.h"
 
+#include <algorithm>
+#include <cmath>
 #include <spdlog/fmt/fmt.h>
 
 #include "model/config_error.h"
@@ -34,18 +36,58 @@ std::size_t check_shard_header(const json& doc, const std::string& file, const s
   return index;
 }
 
-std::string run_result_problem(const json& run, bool may_fail) {
+namespace {
+
+// What a run can produce: the numbers' kinds and ranges and the sums that hold in every run
+// (replay.cpp checks issued = completed + failed + fallback at the end of each).
+std::string range_problem(const json& run, const VariantResult& r, const std::string& expected_name) {
+  if (!expected_name.empty() && r.name != expected_name)
+    return fmt::format("the run of variant {}, found {}", model::quoted_input(expected_name), model::quoted_input(r.name));
+  for (const char* k : {"requests", "bytes", "irqs", "bam_descriptors", "digest_mismatches", "issued", "completed", "failed",
+                        "fallback", "software", "failed_requests"})
+    if (run.contains(k) && !run[k].is_number_unsigned())
+      return fmt::format("{}: a whole number, found {}", k, model::describe_json(run[k]));
+  const std::pair<const char*, double> times[] = {
+      {"wall_s", r.wall_s},       {"cpu_s", r.cpu_s},           {"hardirq_s", r.hardirq_s},       {"softirq_s", r.softirq_s},
+      {"task_s", r.task_s},       {"kworker_s", r.kworker_s},   {"idle_s", r.idle_s},             {"ksoftirqd_s", r.ksoftirqd_s},
+      {"lock_wait_s", r.lock_wait_s}, {"host_seconds", r.host_seconds}, {"latency_us/mean", r.lat_mean_us},
+      {"latency_us/p50", r.lat_p50_us}, {"latency_us/p99", r.lat_p99_us}, {"latency_us/max", r.lat_max_us}};
+  for (const auto& [k, v] : times)
+    if (!std::isfinite(v) || v < 0) return fmt::format("{}: a time of at least 0, found {}", k, v);
+  if (r.requests == 0) return "requests: at least 1, found 0";
+  if (r.wall_s <= 0) return fmt::format("wall_s: above 0 for {} requests, found {}", r.requests, r.wall_s);
+  const auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-9 + 1e-6 * std::max(std::fabs(a), std::fabs(b)); };
+  if (!near(r.cpu_s, r.task_s + r.kworker_s + r.softirq_s + r.hardirq_s))
+    return fmt::format("cpu_s = task_s + kworker_s + softirq_s + hardirq_s ({}), found {}",
+                       r.task_s + r.kworker_s + r.softirq_s + r.hardirq_s, r.cpu_s);
+  if (r.ksoftirqd_s > r.softirq_s * (1 + 1e-9)) return fmt::format("ksoftirqd_s at most softirq_s ({}), found {}", r.softirq_s, r.ksoftirqd_s);
+  if (r.issued != r.requests) return fmt::format("issued = requests ({}), found {}", r.requests, r.issued);
+  if (r.completed + r.failed + r.fallback != r.issued)
+    return fmt::format("issued = completed + failed + fallback ({} + {} + {}), found {}", r.completed, r.failed, r.fallback, r.issued);
+  if (r.software > r.completed) return fmt::format("software at most completed ({}), found {}", r.completed, r.software);
+  if (r.digest_mismatches > r.requests) return fmt::format("digest_mismatches at most requests ({}), found {}", r.requests, r.digest_mismatches);
+  const double tol = 1e-9 * std::max(1.0, r.lat_max_us);
+  if (r.lat_p50_us > r.lat_p99_us + tol || r.lat_p99_us > r.lat_max_us + tol || r.lat_mean_us > r.lat_max_us + tol)
+    return fmt::format("latency_us with p50 <= p99 <= max and mean <= max, found {} / {} / {} / mean {}", r.lat_p50_us,
+                       r.lat_p99_us, r.lat_max_us, r.lat_mean_us);
+  for (const auto& f : r.profile)
+    if (!std::isfinite(f.seconds) || f.seconds < 0) return fmt::format("profile: times of at least 0, found {}", f.seconds);
+  return "";
+}
+
+}  // namespace
+
+std::string run_result_problem(const json& run, bool may_fail, const std::string& expected_name) {
   try {
     if (!run.is_object()) return "not an object";
     if (run.contains("error")) {
       if (!may_fail) return "a failed run";
       return run["error"].is_string() ? "" : "an error that is not a string";
     }
-    (void)VariantResult::from_json(run);
+    return range_problem(run, VariantResult::from_json(run), expected_name);
   } catch (const std::exception& e) {
     return e.what();
   }
-  return "";
 }
 
 }  // namespace qcesim::studies

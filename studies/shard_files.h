@@ -25,7 +25,10 @@ std::size_t check_shard_header(const nlohmann::json& doc, const std::string& fil
                                const std::string& expect, const std::string& whose, ShardSet& shards);
 
 // What is wrong with one run's results in a shard file, "" when they read back as qcesim writes
-// them (VariantResult::to_json), or, with `may_fail`, are an {"error": text} of a failed run.
-std::string run_result_problem(const nlohmann::json& run, bool may_fail);
+// them (VariantResult::to_json) with numbers a run can produce (no negative time, at least one
+// request, issued = completed + failed + fallback, cpu_s the sum of its contexts, latency
+// quantiles in order) and, when given, the expected variant's name; or, with `may_fail`, an
+// {"error": text} of a failed run.
+std::string run_result_problem(const nlohmann::json& run, bool may_fail, const std::string& expected_name = "");
 
 }  // namespace qcesim::studies

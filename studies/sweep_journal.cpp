@@ -95,7 +95,7 @@ std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector
                                  fmt::format("runs named point/variant, a point of shard {} and a variant of the sweep", index),
                                  model::quoted_input(id));
       // A finished run's results as qcesim writes them (a journal holds no failed runs).
-      if (const std::string why = run_result_problem(result, false); !why.empty())
+      if (const std::string why = run_result_problem(result, false, variant); !why.empty())
         throw model::ConfigError(file, "/results", "the run's results as qcesim writes them",
                                  model::quoted_input(id) + ": " + model::quoted_input(why));
       done[id] = result;

@@ -104,7 +104,8 @@ std::string fingerprint(const UncertaintySpec& spec, const Design& d, const std:
 
 // The union of N shard documents, checked: the same design, every shard once, every point there.
 std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const std::string& fp, std::size_t n_points,
-                                            std::size_t n_variants) {
+                                            const std::vector<std::string>& variants) {
+  const std::size_t n_variants = variants.size();
   const auto& docs = spec.shard.merge;
   std::vector<std::vector<json>> out(n_points);
   ShardSet shards;
@@ -126,7 +127,7 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
                                  model::describe_json(runs));
       // Each run as qcesim writes it: an error text, or results that read back.
       for (std::size_t v = 0; v < runs.size(); ++v)
-        if (const std::string why = run_result_problem(runs[v], true); !why.empty())
+        if (const std::string why = run_result_problem(runs[v], true, variants[v]); !why.empty())
           throw model::ConfigError(file, fmt::format("/results/{}/{}", key, v), "a run's results as qcesim writes them", why);
       out[p] = runs.get<std::vector<json>>();
     }
@@ -145,7 +146,7 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
                                           const std::string& kind) {
   const std::size_t nv = d.variants.size();
   const std::string fp = fingerprint(spec, d, points, kind);
-  if (!spec.shard.merge.empty()) return merge_shards(spec, fp, points.size(), nv);
+  if (!spec.shard.merge.empty()) return merge_shards(spec, fp, points.size(), d.variants);
   // The points this process runs: all, or this shard's.
   std::vector<std::size_t> mine;
   for (std::size_t p = 0; p < points.size(); ++p)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,53 @@ ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   r.max_rss_kb = ru.ru_maxrss;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir, FailingStdout how) {
+  const std::string out = dir + "/.stdout-ro", err = dir + "/.stderr";
+  std::vector<std::string> argv_s = {QCESIM_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int pipe_fd[2] = {-1, -1};
+  if (how == FailingStdout::broken_pipe && pipe(pipe_fd) != 0) return {};
+  if (how == FailingStdout::read_only) close(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600));
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    int o = -1;
+    if (how == FailingStdout::read_only) {
+      o = open(out.c_str(), O_RDONLY);
+    } else {
+      close(pipe_fd[0]);  // no reader
+      o = pipe_fd[1];
+      signal(SIGPIPE, SIG_IGN);  // inherited through exec: writes fail with EPIPE instead of killing
+    }
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int in = open("/dev/null", O_RDONLY);
+    dup2(o, 1);
+    dup2(e, 2);
+    dup2(in, 0);
+    setpgid(0, 0);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  if (pipe_fd[0] >= 0) {
+    close(pipe_fd[0]);
+    close(pipe_fd[1]);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ProcessResult r;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   r.out = slurp(out);
   r.err = slurp(err);
   fs::remove(out);

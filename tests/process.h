@@ -23,6 +23,12 @@ struct ProcessResult {
 ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string& dir,
                          const std::function<void(pid_t)>& while_running = {});
 
+// Where the child's standard output goes when it should fail: a descriptor opened read-only
+// (every write fails with EBADF) or a pipe whose reader has gone (EPIPE, SIGPIPE ignored as a
+// shell script with `trap '' PIPE` would). Neither touches /dev.
+enum class FailingStdout { read_only, broken_pipe };
+ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir, FailingStdout how);
+
 // A fresh folder under /tmp, removed by the caller with remove_tree.
 std::string make_temp_dir(const char* tag);
 // A fresh folder holding the SM8650 profile (sm8650.json) and the seed scenario (seed.json), as a

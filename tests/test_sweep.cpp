@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -247,5 +248,51 @@ TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
   EXPECT_NE(bad_run.find("shard-1-edited.json: at /results: expected the run's results as qcesim writes them, found \"" + first + "\""),
             std::string::npos)
       << bad_run;
+  // Numbers a run cannot produce are refused as well, each naming what held and what was found.
+  const json good = json::parse(std::ifstream(dir + "/shard-1.json"));
+  auto tampered = [&](const std::function<void(json&)>& change) {
+    json t = good;
+    change(t["results"][first]);
+    std::ofstream(dir + "/shard-1-edited.json") << t.dump();
+    return merge_error({dir + "/shard-0.json", dir + "/shard-1-edited.json"}, {});
+  };
+  EXPECT_NE(tampered([](json& r) { r["wall_s"] = -1.0; }).find("wall_s: a time of at least 0, found -1"), std::string::npos);
+  EXPECT_NE(tampered([](json& r) { r["requests"] = 0; }).find("requests: at least 1, found 0"), std::string::npos);
+  EXPECT_NE(tampered([](json& r) { r["requests"] = -3; }).find("requests: a whole number, found the number -3"), std::string::npos)
+      << tampered([](json& r) { r["requests"] = -3; });
+  EXPECT_NE(tampered([](json& r) { r["completed"] = r["completed"].get<std::uint64_t>() - 1; })
+                .find("issued = completed + failed + fallback"),
+            std::string::npos);
+  EXPECT_NE(tampered([](json& r) { r["cpu_s"] = r["cpu_s"].get<double>() * 2; }).find("cpu_s = task_s + kworker_s"),
+            std::string::npos);
+  EXPECT_NE(tampered([](json& r) { r["name"] = "sha256-lib-renamed"; }).find("the run of variant"), std::string::npos);
+
+  // A run missing from the shard files (a lost task's) is an error; --partial merges what is
+  // there and says so in the table, the CSV, the JSON and the chart's title.
+  json lost = good;
+  lost["results"].erase(first);
+  std::ofstream(dir + "/shard-1-lost.json") << lost.dump();
+  const std::string missing = merge_error({dir + "/shard-0.json", dir + "/shard-1-lost.json"}, {});
+  EXPECT_NE(missing.find("--merge: expected every run of the sweep (6; --partial merges what is there and says so), found 1 "
+                         "missing, the first " + first),
+            std::string::npos)
+      << missing;
+  cli::SweepOptions part = options();
+  part.out = dir + "/part";
+  part.partial = true;
+  part.shards.merge = {dir + "/shard-0.json", dir + "/shard-1-lost.json"};
+  std::ostringstream part_out;
+  ASSERT_EQ(cli::run_sweep(part, part_out, err), 0) << err.str();
+  EXPECT_EQ(part_out.str().rfind("partial merge: 1 of 6 runs missing (" + first + ")\n", 0), 0u) << part_out.str();
+  std::ifstream csv(dir + "/part.csv");
+  std::string line1;
+  std::getline(csv, line1);
+  EXPECT_EQ(line1, "# partial merge: 1 of 6 runs missing: " + first);
+  const json pj = json::parse(std::ifstream(dir + "/part.json"));
+  EXPECT_EQ(pj["partial"]["missing"], json::array({first}));
+  EXPECT_EQ(pj["partial"]["runs"], 6);
+  cli::SweepOptions no_merge = options();
+  no_merge.partial = true;
+  EXPECT_THROW(cli::run_sweep(no_merge, part_out, err), model::ConfigError);
   std::filesystem::remove_all(dir);
 }
