@@ -177,11 +177,11 @@ json run_one(const studies::Scenario& sc, const studies::Variant& v, const RunOp
   if (!opt.trace_file.empty())
     trace = std::make_unique<TraceFile>(per_variant_file(opt.trace_file, v.name, several), opt, sc.name + " / " + v.name);
   studies::ReplayProgress progress;
-  progress.report = [&v](std::uint64_t done, std::uint64_t total, double s) {
-    const double eta = s / static_cast<double>(done) * static_cast<double>(total - done);
-    std::fprintf(stderr, "  %s: %llu/%llu requests (%.0f%%), %.0f s so far, about %.0f s to go\n", v.name.c_str(),
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                 100.0 * static_cast<double>(done) / static_cast<double>(total), s, eta);
+  progress.report = [&v](std::uint64_t done, std::uint64_t total, double s, double left, const char* phase) {
+    const std::string eta = left < 0 ? std::string("time left not known yet") : fmt::format("about {:.0f} s to go", left);
+    std::fprintf(stderr, "  %s: %llu/%llu %s (%.0f%%), %.0f s so far, %s\n", v.name.c_str(),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), phase,
+                 100.0 * static_cast<double>(done) / static_cast<double>(total), s, eta.c_str());
   };
   const studies::VariantResult r = studies::run_variant(sc, v, opt.timing_only, ahead, &progress);
   if (trace) trace->commit();

@@ -178,8 +178,9 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   m_delta.descriptors = end.descriptors - m_start.descriptors;
   m_delta.live_state_writes = end.live_state_writes - m_start.live_state_writes;
   // Latencies in the order the full run records them: the cycles' come before what follows.
-  for (std::uint64_t k = 0; k < cycles; ++k)
-    for (double ns : m_tap) m_lat.add(ns);
+  m_lat.repeat(m_tap, cycles, [&](std::uint64_t k) {
+    if (m_progress) m_progress(submitted + k * per_cycle, "requests");
+  });
   const std::vector<std::uint64_t*> now = counters(m_res);
   for (std::size_t k = 0; k < now.size(); ++k) *now[k] += cycles * (*now[k] - m_start_counters[k]);
   m_info.skipped = cycles * per_cycle;
@@ -190,6 +191,18 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   m_seen.clear();
   m_tap.clear();
   return m_info.skipped;
+}
+
+std::uint64_t FastForward::check_skipped(std::uint64_t first, std::uint64_t n, const CheckOutputs& check) const {
+  // In chunks, so that a long check (52 GB of skipped 1 MiB messages) reports its progress.
+  std::uint64_t wrong = 0;
+  for (std::uint64_t done = 0; done < n;) {
+    const std::uint64_t k = std::min(m_check_chunk, n - done);
+    wrong += check_in_halves(first + done, k, m_spare_core, check);
+    done += k;
+    if (m_progress) m_progress(first + done, "skipped requests' outputs checked");
+  }
+  return wrong;
 }
 
 std::uint64_t FastForward::check_in_halves(std::uint64_t first, std::uint64_t n, bool helper_thread, const CheckOutputs& check) {

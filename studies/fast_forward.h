@@ -16,6 +16,7 @@
 // another EE or injected faults, whose randomness or records need every request simulated.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -69,15 +70,23 @@ class FastForward {
   // that many outputs and returns how many were wrong; with a spare core, a helper thread takes
   // the second half (check must then be callable from two threads at once). The sum.
   using CheckOutputs = std::function<std::uint64_t(std::uint64_t from, std::uint64_t count)>;
-  std::uint64_t check_skipped(std::uint64_t first, std::uint64_t n, const CheckOutputs& check) const {
-    return check_in_halves(first, n, m_spare_core, check);
-  }
+  std::uint64_t check_skipped(std::uint64_t first, std::uint64_t n, const CheckOutputs& check) const;
   static std::uint64_t check_in_halves(std::uint64_t first, std::uint64_t n, bool helper, const CheckOutputs& check);
 
   // The skipped cycles' share of the totals after the run: into the final snapshot (time, CPU
   // per context and function, interrupts, descriptors, engine counters).
   void extend(Snapshot& end) const;
   const FastForwardInfo& info() const { return m_info; }
+
+  // Told how far a long skip is: `done` requests of the run accounted for, in `phase` ("requests"
+  // while the skipped cycles' latencies are added, "skipped requests' outputs checked" while
+  // their bytes are computed). Called often; the receiver decides when to print.
+  using Progress = std::function<void(std::uint64_t done, const char* phase)>;
+  // `request_bytes` sizes the chunks a check reports after (about 256 MiB, at least 128 requests).
+  void set_progress(Progress p, std::uint64_t request_bytes) {
+    m_progress = std::move(p);
+    m_check_chunk = std::max<std::uint64_t>(128, (256u << 20) / std::max<std::uint64_t>(1, request_bytes));
+  }
 
  private:
   enum class Phase { searching, confirming, done };
@@ -101,6 +110,8 @@ class FastForward {
   Snapshot m_start;
   std::uint64_t m_start_submitted = 0;
   std::vector<std::uint64_t> m_start_counters;
+  Progress m_progress;
+  std::uint64_t m_check_chunk = 4096;
   std::vector<double> m_tap;  // latencies recorded since the last boundary, or in the confirming cycle
   std::size_t m_tap_hashed = 0;
   // Done: the skipped cycles' totals.

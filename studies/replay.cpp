@@ -104,23 +104,37 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
 
 namespace {
 
-// Checks the host clock every 256 requests; reports when `every_s` has passed since the last.
+// Checks the host clock every 256 calls; reports when `every_s` has passed since the last, with
+// the time left estimated from the current phase's own rate (simulating requests, or checking
+// the bytes of the requests a fast-forward skipped: the two run at very different speeds).
 class ProgressTicker {
  public:
   ProgressTicker(const ReplayProgress* p, std::uint64_t total, std::chrono::steady_clock::time_point start)
-      : m_p(p && p->report ? p : nullptr), m_total(total), m_start(start), m_last(start) {}
-  void tick(std::uint64_t done) {
-    if (!m_p || (done & 255) != 0) return;
+      : m_p(p && p->report ? p : nullptr), m_total(total), m_start(start), m_last(start), m_phase_start(start) {}
+  void tick(std::uint64_t done, const char* phase = "requests") {
+    // The clock is read once per 256 requests of progress (a simulated request, a repeated
+    // cycle's worth, a chunk of checked ones: whatever each call brings).
+    if (!m_p || (done < m_next_read && std::strcmp(phase, m_phase) == 0)) return;
+    m_next_read = done + 256;
     const auto now = std::chrono::steady_clock::now();
+    if (std::strcmp(phase, m_phase) != 0) {  // a new phase: its rate starts here
+      m_phase = phase;
+      m_phase_start = now;
+      m_phase_done = done;
+    }
     if (std::chrono::duration<double>(now - m_last).count() < m_p->every_s) return;
     m_last = now;
-    m_p->report(done, m_total, std::chrono::duration<double>(now - m_start).count());
+    const double in_phase = std::chrono::duration<double>(now - m_phase_start).count();
+    const double rate = done > m_phase_done && in_phase > 0 ? static_cast<double>(done - m_phase_done) / in_phase : 0;
+    const double left = rate > 0 ? static_cast<double>(m_total - std::min(done, m_total)) / rate : -1;
+    m_p->report(std::min(done, m_total), m_total, std::chrono::duration<double>(now - m_start).count(), left, phase);
   }
 
  private:
   const ReplayProgress* m_p;
-  std::uint64_t m_total;
-  std::chrono::steady_clock::time_point m_start, m_last;
+  std::uint64_t m_total, m_next_read = 0, m_phase_done = 0;
+  std::chrono::steady_clock::time_point m_start, m_last, m_phase_start;
+  const char* m_phase = "requests";
 };
 
 }  // namespace
@@ -488,6 +502,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       e.task().sync();
       s0 = snapshot(e);
       FastForward ff(e, lat, res, ff_on, hash_ahead);
+      ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); }, sc.workload.message_bytes);
       run_cipher_workload(e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
       e.task().sync();
       s1 = snapshot(e);
@@ -499,6 +514,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     e.task().sync();
     s0 = snapshot(e);
     FastForward ff(e, lat, res, ff_on, hash_ahead);
+    ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); }, sc.workload.message_bytes);
     CpuHash cpu_hash(e, sc.workload, pool, res);
     if (v.engine == VariantEngine::ce) {
       run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker, ff, pool.size());

@@ -75,10 +75,13 @@ std::map<std::string, double> measured_for(const Variant& v, const Workload& w);
 // scenario's and the variant's overrides, the platform configuration, the CE core (ConfigError).
 void check_variant(const Scenario& sc, const Variant& v);
 
-// Told how far a long run is, about every `every_s` seconds of host time (for an ETA on stderr).
+// Told how far a long run is, about every `every_s` seconds of host time: `done` of `total`
+// requests in `phase` ("requests": simulated or repeated by the fast-forward; "skipped requests'
+// outputs checked": their bytes computed), the host seconds so far, and the seconds left at the
+// phase's rate (negative: not known yet).
 struct ReplayProgress {
   double every_s = 5;
-  std::function<void(std::uint64_t done, std::uint64_t total, double host_seconds)> report;
+  std::function<void(std::uint64_t done, std::uint64_t total, double host_seconds, double left_s, const char* phase)> report;
 };
 
 // hash_ahead: the host has a spare core for a helper thread, which compresses the next messages

@@ -1,6 +1,7 @@
 #include "studies/uncertainty.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <ostream>
 #include <set>
@@ -152,7 +153,10 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
   for (std::size_t p = 0; p < points.size(); ++p)
     if (spec.shard.count == 0 || p % spec.shard.count == spec.shard.index) mine.push_back(p);
   const std::size_t n = mine.size() * nv;
-  std::size_t done = 0, next_report = n / 10;
+  // Progress: each tenth of the runs, and at least every 5 s, with the time left at the rate so far.
+  std::size_t done = 0, next_report = std::max<std::size_t>(1, n / 10);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last = t0;
   const auto raw = fork_each(
       n, spec.jobs,
       [&](std::size_t k) {
@@ -163,10 +167,15 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
         return run_variant(sample, sample.variant(d.variants[k % nv]), true).to_json();
       },
       [&](std::size_t, const json&) {
-        if (++done >= next_report || done == n) {
-          progress << fmt::format("  {}/{} runs\n", done, n);
+        const auto now = std::chrono::steady_clock::now();
+        ++done;
+        if (done >= next_report || done == n || std::chrono::duration<double>(now - last).count() >= 5) {
+          const double s = std::chrono::duration<double>(now - t0).count();
+          progress << fmt::format("  {}/{} runs, {:.0f} s so far, about {:.0f} s to go\n", done, n, s,
+                                  s / static_cast<double>(done) * static_cast<double>(n - done));
           progress.flush();
-          next_report = done + n / 10;
+          next_report = done + std::max<std::size_t>(1, n / 10);
+          last = now;
         }
       });
   if (spec.shard.count) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "model/state_hash.h"
@@ -83,6 +84,47 @@ TEST(FastForwardChecks, BeyondSystemCsTimeRangeIsAnError) {
       [](std::size_t, const nlohmann::json&) {});
   ASSERT_TRUE(raw[0].contains("error")) << raw[0].dump();
   EXPECT_NE(raw[0]["error"].get<std::string>().find("more than SystemC's time range"), std::string::npos) << raw[0].dump();
+}
+
+// Progress tells the truth with the fast-forward on and off: the requests simulated or repeated,
+// then (real data, fast-forward on) the skipped requests' outputs being checked, each phase's
+// count rising to the total, with a time left once the phase has a rate (each phase's own).
+TEST(FastForwardChecks, ProgressCoversEveryPhaseUpToTheTotal) {
+  for (const char* ff : {"sim.fast_forward=1", "sim.fast_forward=0"}) {
+    const auto raw = studies::fork_each(
+        1, 1,
+        [ff](std::size_t) {
+          const auto sc = studies::Scenario::load(scenario("sm8650-seed.json"), {"workload.messages=3000", ff});
+          nlohmann::json seen = nlohmann::json::array();
+          studies::ReplayProgress p;
+          p.every_s = 0;  // every clock reading reports
+          p.report = [&seen](std::uint64_t done, std::uint64_t total, double s, double left, const char* phase) {
+            seen.push_back({{"done", done}, {"total", total}, {"s", s}, {"left", left}, {"phase", phase}});
+          };
+          (void)studies::run_variant(sc, sc.variant("sha256-qce-nolock"), false, false, &p);
+          return nlohmann::json{{"reports", seen}};
+        },
+        [](std::size_t, const nlohmann::json&) {});
+    ASSERT_FALSE(raw[0].contains("error")) << raw[0].dump();
+    const auto& reports = raw[0]["reports"];
+    ASSERT_GE(reports.size(), 3u) << ff;
+    std::map<std::string, std::uint64_t> last;
+    for (const auto& r : reports) {
+      const std::string phase = r["phase"];
+      EXPECT_EQ(r["total"], 3000u);
+      EXPECT_LE(r["done"].get<std::uint64_t>(), 3000u);
+      EXPECT_GE(r["done"].get<std::uint64_t>(), last[phase]) << phase << " went backwards";
+      last[phase] = r["done"];
+    }
+    // The clock is read every 256 requests, so each phase's last report is within 256 of its end.
+    EXPECT_GE(last["requests"], 3000u - 256u) << "the repeated cycles are reported up to the total";
+    if (std::string(ff) == "sim.fast_forward=1") {
+      EXPECT_GE(last["skipped requests' outputs checked"], 3000u - 256u) << reports.dump();
+    } else {
+      EXPECT_EQ(last.count("skipped requests' outputs checked"), 0u);
+    }
+    EXPECT_TRUE(std::any_of(reports.begin(), reports.end(), [](const auto& r) { return r["left"].template get<double>() >= 0; }));
+  }
 }
 
 namespace {
