@@ -181,10 +181,14 @@ void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, Vari
 // some to the software fallback, run at once in the caller's context.
 class QceCipherPath {
  public:
+  // `faults`: the scenario's injected faults. With any (or another EE on the engine) a failed
+  // request is counted and the run goes on, redone in software by the caller with cpu_fallback;
+  // without, the first failure stops the run (it would be a bug).
   QceCipherPath(Emulator& e, const EmulatorConfig& cfg, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res,
-                const RequestTick& tick, FastForward& ff)
+                const RequestTick& tick, FastForward& ff, const Faults& faults)
       : m_e(e), m_cfg(cfg), m_pool(pool), m_w(pool.w), m_lat(lat), m_res(res), m_tick(tick), m_ff(ff),
-        m_slots(pool.w.queue_depth), m_freed(e.kernel()) {
+        m_slots(pool.w.queue_depth), m_freed(e.kernel()), m_failures_expected(e.tz() != nullptr || faults.any()),
+        m_cpu_fallback(faults.cpu_fallback) {
     for (Slot& s : m_slots) s.out = e.host().dma_alloc(m_w.assoc_bytes + m_w.message_bytes + m_pool.tag, 4096);
     const AlgName& a = m_w.algorithm;
     m_aead = qce::AeadAlg{a.ccm, a.cipher, a.hash};
@@ -205,10 +209,12 @@ class QceCipherPath {
   void run() {
     while (m_finished < m_w.messages) {
       if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_w.messages, loop_state())) skip(n);
-      for (Slot& s : m_slots)
+      for (Slot& s : m_slots) {
+        if (s.fallback) fall_back(s);
         if (!s.busy && m_submitted < m_w.messages) submit(s);
+      }
       // Requests the fallback ran are finished already: wait only for the engine's.
-      const bool waiting = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy; });
+      const bool waiting = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy && !s.fallback; });
       if (waiting && !m_freed.wait_for(m_e.task(), m_cfg.driver.timeout))
         throw qce::QceError("a request did not complete within " + m_cfg.driver.timeout.to_string());
       if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
@@ -224,6 +230,7 @@ class QceCipherPath {
     std::size_t msg = 0;
     std::uint64_t id = 0;
     bool busy = false;
+    bool fallback = false;  // failed: the caller redoes it in software when it runs again
   };
 
   // The loop's part of the state (studies/fast_forward.h): the next message's place in the
@@ -234,6 +241,7 @@ class QceCipherPath {
     h.add(m_submitted - m_finished);
     for (const Slot& s : m_slots) {
       h.add(s.busy);
+      h.add(s.fallback);
       if (!s.busy) continue;
       h.add(m_submitted - s.id);
       h.add_at(s.t0);
@@ -341,8 +349,14 @@ class QceCipherPath {
   void complete(cpu::Runner& k, Slot& s, const std::string& err) {
     if (!err.empty()) {
       ++m_res.failed_requests;
+      if (!m_failures_expected && m_failure.empty()) m_failure = err;
+      if (m_res.race.empty()) m_res.race = err;
+      if (m_cpu_fallback) {
+        s.fallback = true;
+        m_freed.complete(k);
+        return;
+      }
       ++m_res.failed;
-      if (m_failure.empty()) m_failure = err;
     } else {
       ++m_res.completed;
       if (!m_pool.ref.empty() &&
@@ -354,6 +368,18 @@ class QceCipherPath {
     ++m_finished;
     m_tick(m_finished);
     m_freed.complete(k);
+  }
+
+  // A failed request the caller redoes with the software implementation (as a user of the
+  // crypto API would on -EIO): its latency ends when that is done; its output is checked.
+  void fall_back(Slot& s) {
+    if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(s.id));
+    software_request(m_e, m_pool, s.msg, s.out.ptr + m_w.assoc_bytes, m_res);
+    m_e.task().when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+    s.fallback = s.busy = false;
+    ++m_res.fallback;
+    ++m_finished;
+    m_tick(m_finished);
   }
 
   Emulator& m_e;
@@ -369,6 +395,7 @@ class QceCipherPath {
   qce::AeadAlg m_aead;
   std::vector<qce::RouteDecision> m_route;  // per pool message
   std::string m_failure;
+  bool m_failures_expected, m_cpu_fallback;
   std::uint64_t m_submitted = 0, m_finished = 0;
 };
 
@@ -381,7 +408,7 @@ void run_cipher_workload(Emulator& e, const Scenario& sc, const Variant& v, cons
   if (v.engine == VariantEngine::ce) {
     run_cpu(e, pool, lat, res, tick, ff);
   } else {
-    QceCipherPath(e, cfg, pool, lat, res, tick, ff).run();
+    QceCipherPath(e, cfg, pool, lat, res, tick, ff, sc.faults).run();
   }
   for (const cpu::DmaBuf& b : pool.in) e.host().dma_free(b);
 }

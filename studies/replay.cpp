@@ -508,6 +508,7 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       s1 = snapshot(e);
       ff.extend(s1);
       res.fast_forward = ff.info();
+      collect_extras(e, cfg, sc, res, s1);
       return;
     }
     MessagePool pool(e, sc.workload, !timing_only);

@@ -107,6 +107,46 @@ TEST_F(Faults, ACpuFallbackRedoesEveryFailedRequest) {
   }
 }
 
+// Cipher workloads (skcipher and AEAD) as hashes: each fault fails the request it hits and the
+// run goes on with every other output right; with cpu_fallback the caller redoes failed ones in
+// software, their outputs checked too.
+TEST_F(Faults, CipherRequestsFailAloneAndTheRunGoesOn) {
+  fs::copy_file(test::scenario_source("sm8650-cipher.json"), dir + "/cipher.json");
+  json cipher = json::parse(test::slurp(dir + "/cipher.json"));
+  cipher["profile"] = "sm8650.json";
+  struct Kind {
+    const char* key;
+    const char* counter;
+    bool times_out;
+  };
+  for (const char* alg : {"cbc(aes)", "ccm(aes)"}) {
+    json sc = cipher;
+    sc["workload"]["algorithm"] = alg;
+    sc["workload"]["messages"] = 600;
+    if (std::string(alg) == "ccm(aes)") sc["workload"]["assoc_bytes"] = 16;
+    for (const Kind& k : {Kind{"bam_data_error", "bam_data_errors", false}, Kind{"bam_descriptor_drop", "bam_descriptor_drops", true},
+                          Kind{"engine_axi_error", "engine_axi_errors", false}, Kind{"engine_hang", "engine_hangs", true}}) {
+      const auto res = run(sc, {{k.key, 0.05}}, {"--variant", "qce-nolock", "--variant", "qce-lock"});
+      ASSERT_EQ(res.size(), 2u) << alg << " " << k.key;
+      for (const auto& [name, v] : res) {
+        const std::uint64_t injected = v["faults"][k.counter];
+        EXPECT_GT(injected, 10u) << alg << " " << k.key << " " << name;
+        EXPECT_EQ(v["issued"], 600) << alg << " " << k.key << " " << name;
+        EXPECT_EQ(v["failed"], injected) << alg << " " << k.key << " " << name;
+        EXPECT_EQ(v["completed"].get<std::uint64_t>(), 600 - injected) << alg << " " << k.key << " " << name;
+        EXPECT_EQ(v["digest_mismatches"], 0) << alg << " " << k.key << " " << name;
+        EXPECT_EQ(v["faults"]["timeouts"], k.times_out ? injected : 0) << alg << " " << k.key << " " << name;
+      }
+    }
+    const auto redone = run(sc, {{"engine_axi_error", 0.05}, {"cpu_fallback", true}}, {"--variant", "qce-nolock"});
+    const json& v = redone.at("qce-nolock");
+    EXPECT_EQ(v["failed"], 0) << alg;
+    EXPECT_EQ(v["fallback"], v["faults"]["engine_axi_errors"]) << alg;
+    EXPECT_GT(v["fallback"], 10) << alg;
+    EXPECT_EQ(v["digest_mismatches"], 0) << alg;
+  }
+}
+
 TEST_F(Faults, SameSeedSameFaultsAnotherSeedOthers) {
   const auto a = run(seed, {{"engine_hang", 0.03}, {"seed", 5}}, kQce);
   const auto b = run(seed, {{"engine_hang", 0.03}, {"seed", 5}}, kQce);
