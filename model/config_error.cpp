@@ -1,5 +1,7 @@
 #include "model/config_error.h"
 
+#include <filesystem>
+
 #include <spdlog/fmt/fmt.h>
 #include <sys/stat.h>
 
@@ -173,6 +175,23 @@ bool valid_name(const std::string& s) {
     if (!ok) return false;
   }
   return true;
+}
+
+}  // namespace qcesim::model
+
+namespace qcesim::model {
+
+std::string beside(const std::string& file, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return name;
+  // /dev/stdin, /dev/fd/N, /proc/self/fd/N redirected from a file: that file's folder.
+  const std::string abs = fs::absolute(file, ec).lexically_normal().string();
+  if (abs.rfind("/dev/", 0) == 0 || abs.rfind("/proc/", 0) == 0) {
+    const fs::path real = fs::canonical(file, ec);
+    return ec ? name : (real.parent_path() / name).string();
+  }
+  return (fs::path(file).parent_path() / name).string();
 }
 
 }  // namespace qcesim::model

@@ -46,6 +46,10 @@ enum class InputKind { any, regular };
 nlohmann::json read_json_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any);
 // The two halves: the file's text (size checked), and that text parsed (nesting checked).
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any);
+// Where a file named inside `file` (a scenario's profile, a sweep's scenario) is looked up:
+// `name` beside `file` when that is a regular file; from the current folder when `file` is a
+// pipe or a device (`qcesim run /dev/stdin`, `<(...)`), which has no folder of its own.
+std::string beside(const std::string& file, const std::string& name);
 nlohmann::json parse_input_json(const std::string& text, const std::string& file);
 
 // One JSON object of an input: unknown keys are refused when it is made; each getter checks

@@ -13,7 +13,8 @@ PACKAGES=(
   libssl-dev openssl      # SHA block functions (host SHA instructions) and reference digests
   libbenchmark-dev
   coreutils               # sha256sum/sha1sum, used by the main job to cross-check output
-  time                    # /usr/bin/time for bench/hash_throughput.sh
+  time                    # /usr/bin/time for bench/hash_throughput.sh and bench/limits.sh
+  python3                 # scripts/doctest.py: the docs' commands run as tests
   gnuplot-nox             # qcesim sweep --plot: SVG charts
   clang libclang-rt-14-dev  # CI's sanitizer build and libFuzzer (scripts/ci-sanitize.sh)
   slurm-wlm munge         # a real single-node Slurm for the sharded-run test (tests/slurm_shards.sh)

@@ -218,7 +218,7 @@ Scenario parse(const json& j, const std::string& file) {
   sc.file = file;
   sc.document = j;
   sc.name = top.name("scenario", "a scenario name");
-  sc.profile_file = (std::filesystem::path(file).parent_path() / top.text("profile")).string();
+  sc.profile_file = model::beside(file, top.text("profile"));
   sc.workload = load_workload(j, file);
   sc.faults = load_faults(j, file);
   if (sc.faults.tz_lock_hold_us > 0 && sc.workload.tz.rate_per_s == 0)

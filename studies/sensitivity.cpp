@@ -32,9 +32,7 @@ double value_of(const std::string& set) { return std::stod(set.substr(set.find('
 
 }  // namespace
 
-std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainParam>& ps, std::size_t trajectories,
-                                                    std::uint64_t seed) {
-  std::vector<std::vector<std::string>> points;
+MorrisDesign::MorrisDesign(const std::vector<UncertainParam>& ps, std::size_t trajectories, std::uint64_t seed) : m_ps(ps) {
   std::uint64_t state = seed * 0xA24BAED4963EE407ull + 0x5851F42D4C957F2Dull;
   for (std::size_t t = 0; t < trajectories; ++t) {
     // Start at 0 or 1/3 (going up) or 2/3 or 1 (going down), per parameter.
@@ -50,18 +48,26 @@ std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainP
     std::vector<std::size_t> order(ps.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[model::splitmix64(state) % i]);
-    auto point = [&] {
-      std::vector<std::string> sets;
-      for (std::size_t i = 0; i < ps.size(); ++i) sets.push_back(set_of(ps[i], level[i]));
-      return sets;
-    };
-    points.push_back(point());
-    for (std::size_t i : order) {
-      level[i] += step[i];
-      points.push_back(point());
-    }
-    // The order is recoverable from the points: each differs from the last in one parameter.
+    m_start.push_back(std::move(level));
+    m_step.push_back(std::move(step));
+    m_order.push_back(std::move(order));
   }
+}
+
+std::vector<std::string> MorrisDesign::point(std::size_t p) const {
+  const std::size_t k = m_ps.size(), t = p / (k + 1), moves = p % (k + 1);
+  std::vector<double> level = m_start[t];
+  for (std::size_t m = 0; m < moves; ++m) level[m_order[t][m]] += m_step[t][m_order[t][m]];
+  std::vector<std::string> sets;
+  for (std::size_t i = 0; i < k; ++i) sets.push_back(set_of(m_ps[i], level[i]));
+  return sets;
+}
+
+std::vector<std::vector<std::string>> morris_points(const std::vector<UncertainParam>& ps, std::size_t trajectories,
+                                                    std::uint64_t seed) {
+  const MorrisDesign design(ps, trajectories, seed);
+  std::vector<std::vector<std::string>> points;
+  for (std::size_t p = 0; p < design.size(); ++p) points.push_back(design.point(p));
   return points;
 }
 
@@ -71,18 +77,19 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
   const Design d = design_for(spec.base);
   const std::size_t k = d.params.size();
   if (k == 0) throw model::ConfigError(spec.base.scenario, "", "parameters with an interval to vary", "none");
-  std::vector<std::vector<std::string>> points(1);  // point 0: nominal, for the relative effects
-  const auto design = morris_points(d.params, spec.trajectories, spec.base.seed);
-  points.insert(points.end(), design.begin(), design.end());
+  // Point 0: nominal, for the relative effects; point 1 + q: the design's point q.
+  const MorrisDesign design(d.params, spec.trajectories, spec.base.seed);
+  const std::size_t n_points = 1 + design.size();
+  const PointAt point_at = [&design](std::size_t p) { return p == 0 ? std::vector<std::string>{} : design.point(p - 1); };
   progress << fmt::format("qcesim sensitivity: {} ({} x {} B), {} parameters, {} trajectories, {} variant(s): {} runs\n",
                           d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, k, spec.trajectories,
-                          d.variants.size(), points.size() * d.variants.size());
+                          d.variants.size(), n_points * d.variants.size());
   progress.flush();
-  const auto raw = run_points(spec.base, d, points, progress, fmt::format("sensitivity {}", spec.trajectories));
+  const auto raw = run_points(spec.base, d, n_points, point_at, progress, fmt::format("sensitivity {}", spec.trajectories));
   SensitivityResult res;
   res.scenario = d.sc.name;
   res.params = k;
-  res.runs = points.size() * d.variants.size();
+  res.runs = n_points * d.variants.size();
   if (raw.empty()) return res;  // a shard
   for (std::size_t v = 0; v < d.variants.size(); ++v) {
     if (raw[0][v].contains("error"))
@@ -97,10 +104,11 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
         const json& b = raw[first + s + 1][v];
         if (a.contains("error") || b.contains("error")) continue;
         // The parameter that moved between the two points.
+        const std::vector<std::string> pa = design.point(t * (k + 1) + s), pb = design.point(t * (k + 1) + s + 1);
         std::size_t moved = 0;
-        while (moved < k && design[t * (k + 1) + s][moved] == design[t * (k + 1) + s + 1][moved]) ++moved;
+        while (moved < k && pa[moved] == pb[moved]) ++moved;
         if (moved == k) continue;  // a clipped or rounded step that changed nothing
-        const bool up = value_of(design[t * (k + 1) + s + 1][moved]) > value_of(design[t * (k + 1) + s][moved]);
+        const bool up = value_of(pb[moved]) > value_of(pa[moved]);
         const auto qa = quantities_of(VariantResult::from_json(a)), qb = quantities_of(VariantResult::from_json(b));
         for (const auto& [q, _] : band_quantities()) {
           const double scale = nominal.at(q) != 0 ? nominal.at(q) : 1.0;

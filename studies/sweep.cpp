@@ -215,7 +215,7 @@ Sweep Sweep::parse(const std::string& file) {
   s.document = j;
   s.name = top.name("sweep", "a sweep name (it names the output files)");
   s.about = top.text("about", "");
-  s.scenario_file = (std::filesystem::path(file).parent_path() / top.text("scenario")).string();
+  s.scenario_file = model::beside(file, top.text("scenario"));
   if (top.has("variants")) {
     const json& v = top.array("variants", true);
     for (std::size_t i = 0; i < v.size(); ++i) {

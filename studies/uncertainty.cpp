@@ -87,7 +87,7 @@ namespace {
 
 // FNV-1a over everything that decides the runs: the analysis, the scenario, --set, the variants
 // and every point's values.
-std::string fingerprint(const UncertaintySpec& spec, const Design& d, const std::vector<std::vector<std::string>>& points,
+std::string fingerprint(const UncertaintySpec& spec, const Design& d, std::size_t n_points, const PointAt& point_at,
                         const std::string& kind) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   auto add = [&h](const std::string& s) {
@@ -98,8 +98,8 @@ std::string fingerprint(const UncertaintySpec& spec, const Design& d, const std:
   add(d.sc.name);
   for (const auto& s : spec.sets) add(s);
   for (const auto& v : d.variants) add(v);
-  for (const auto& p : points)
-    for (const auto& s : p) add(s);
+  for (std::size_t p = 0; p < n_points; ++p)
+    for (const auto& s : point_at(p)) add(s);
   return fmt::format("{:016x}", h);
 }
 
@@ -142,29 +142,30 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
 
 }  // namespace
 
-std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Design& d,
-                                          const std::vector<std::vector<std::string>>& points, std::ostream& progress,
-                                          const std::string& kind) {
+std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Design& d, std::size_t n_points,
+                                          const PointAt& point_at, std::ostream& progress, const std::string& kind) {
   const std::size_t nv = d.variants.size();
-  const std::string fp = fingerprint(spec, d, points, kind);
-  if (!spec.shard.merge.empty()) return merge_shards(spec, fp, points.size(), d.variants);
+  const std::string fp = fingerprint(spec, d, n_points, point_at, kind);
+  if (!spec.shard.merge.empty()) return merge_shards(spec, fp, n_points, d.variants);
   // The points this process runs: all, or this shard's.
   std::vector<std::size_t> mine;
-  for (std::size_t p = 0; p < points.size(); ++p)
+  for (std::size_t p = 0; p < n_points; ++p)
     if (spec.shard.count == 0 || p % spec.shard.count == spec.shard.index) mine.push_back(p);
   const std::size_t n = mine.size() * nv;
   // Progress: each tenth of the runs, and at least every 5 s, with the time left at the rate so far.
   std::size_t done = 0, next_report = std::max<std::size_t>(1, n / 10);
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
-  const auto raw = fork_each(
+  auto raw = fork_each(
       n, spec.jobs,
       [&](std::size_t k) {
         std::vector<std::string> sets = spec.sets;
-        const auto& point = points[mine[k / nv]];
+        const auto point = point_at(mine[k / nv]);
         sets.insert(sets.end(), point.begin(), point.end());
         const Scenario sample = Scenario::load(spec.scenario, sets);
-        return run_variant(sample, sample.variant(d.variants[k % nv]), true).to_json();
+        json r = run_variant(sample, sample.variant(d.variants[k % nv]), true).to_json();
+        r["profile"] = json::array();  // per function: no analysis of many runs reads it (memory)
+        return r;
       },
       [&](std::size_t, const json&) {
         const auto now = std::chrono::steady_clock::now();
@@ -180,13 +181,13 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
       });
   if (spec.shard.count) {
     json doc = {{"fingerprint", fp}, {"kind", kind}, {"scenario", d.sc.name}, {"shard", spec.shard.index},
-                {"of", spec.shard.count}, {"points", points.size()}, {"results", json::object()}};
+                {"of", spec.shard.count}, {"points", n_points}, {"results", json::object()}};
     for (std::size_t k = 0; k < n; ++k) doc["results"][std::to_string(mine[k / nv])].push_back(raw[k]);
     if (spec.shard.written) *spec.shard.written = std::move(doc);
     return {};
   }
-  std::vector<std::vector<json>> out(points.size());
-  for (std::size_t k = 0; k < n; ++k) out[k / nv].push_back(raw[k]);
+  std::vector<std::vector<json>> out(n_points);
+  for (std::size_t k = 0; k < n; ++k) out[k / nv].push_back(std::move(raw[k]));
   return out;
 }
 
@@ -202,16 +203,19 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
   UncertaintyResult res;
   res.scenario = d.sc.name;
   res.params = d.params;
-  std::vector<std::vector<std::string>> points(1);  // point 0: the nominal profile
-  for (std::size_t i = 0; i < spec.samples; ++i) points.push_back(sample_sets(d.params, spec.seed, i));
+  // Point 0: the nominal profile; point i: sample i - 1.
+  const std::size_t n_points = spec.samples + 1;
+  const PointAt point_at = [&d, &spec](std::size_t p) {
+    return p == 0 ? std::vector<std::string>{} : sample_sets(d.params, spec.seed, p - 1);
+  };
   progress << fmt::format("qcesim: {} ({} x {} B), {} variant(s) x ({} samples + nominal) = {} runs, {} parameters "
                           "sampled, seed {}, timing only\n",
                           d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), spec.samples,
-                          points.size() * d.variants.size(), res.params.size(), spec.seed);
+                          n_points * d.variants.size(), res.params.size(), spec.seed);
   progress.flush();
-  const auto raw = run_points(spec, d, points, progress, "uncertainty");
+  const auto raw = run_points(spec, d, n_points, point_at, progress, "uncertainty");
   if (raw.empty()) return res;  // a shard: its document is the result
-  const std::size_t runs_per_variant = points.size();
+  const std::size_t runs_per_variant = n_points;
   std::vector<std::string> names = d.variants;
   for (std::size_t v = 0; v < names.size(); ++v) {
     VariantBands vb;
@@ -316,14 +320,13 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
   res.seeds = seeds;
   const model::Profile prof = d.sc.profile_for(d.sc.variant(d.variants.front()));
   res.cv = prof.num("cpu.cost_cv");
-  std::vector<std::vector<std::string>> points;
-  for (std::size_t k = 1; k <= seeds; ++k) points.push_back({fmt::format("sim.seed={}", k)});
+  const PointAt point_at = [](std::size_t p) { return std::vector<std::string>{fmt::format("sim.seed={}", p + 1)}; };
   progress << fmt::format("qcesim: {} ({} x {} B), {} variant(s) x {} seeds = {} runs, every CPU charge varying with "
                           "cv {:.2g}, timing only\n",
                           d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), seeds,
-                          points.size() * d.variants.size(), res.cv);
+                          seeds * d.variants.size(), res.cv);
   progress.flush();
-  const auto raw = run_points(spec, d, points, progress, "seeds");
+  const auto raw = run_points(spec, d, seeds, point_at, progress, "seeds");
   if (raw.empty()) return res;  // a shard
   for (std::size_t v = 0; v < d.variants.size(); ++v) {
     std::map<std::string, std::vector<double>> xs;

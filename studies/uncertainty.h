@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -81,9 +82,14 @@ Design design_for(const UncertaintySpec& spec);
 // Runs each point (--set strings on top of spec.sets) for every variant, timing only, one process
 // each: [point][variant] -> the run's JSON (or {"error": ...}). `kind` names the analysis (for the
 // shards' fingerprint). A shard run returns nothing (its document is in spec.shard.written).
-std::vector<std::vector<nlohmann::json>> run_points(const UncertaintySpec& spec, const Design& d,
-                                                    const std::vector<std::vector<std::string>>& points,
-                                                    std::ostream& progress, const std::string& kind);
+// The points are made on demand by `point_at(p)`, p < n_points (deterministic: the same p gives
+// the same sets), so that a design of 10000 samples or 500 trajectories is not held in memory as
+// text; the runs' results are kept without their per-function profile, which no analysis of many
+// runs reads.
+using PointAt = std::function<std::vector<std::string>(std::size_t)>;
+std::vector<std::vector<nlohmann::json>> run_points(const UncertaintySpec& spec, const Design& d, std::size_t n_points,
+                                                    const PointAt& point_at, std::ostream& progress,
+                                                    const std::string& kind);
 // The outputs of one run by quantity key.
 struct VariantResult;
 std::map<std::string, double> quantities_of(const VariantResult& r);
