@@ -16,18 +16,36 @@ namespace qcesim::test {
 
 namespace fs = std::filesystem;
 
-ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string& dir,
-                         const std::function<void(pid_t)>& while_running) {
+namespace {
+
+// Where the child's standard output goes.
+enum class Stdout { file, read_only, broken_pipe };
+
+// Runs the binary with args in `dir`, stdout as `how` says (a file the result reads back, a
+// descriptor opened read-only on it, or a pipe without a reader with SIGPIPE ignored), stderr to a
+// file, stdin from /dev/null, in its own process group.
+ProcessResult spawn(const std::vector<std::string>& args, const std::string& dir, Stdout how,
+                    const std::function<void(pid_t)>& while_running) {
   const std::string out = dir + "/.stdout", err = dir + "/.stderr";
   std::vector<std::string> argv_s = {QCESIM_BINARY};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  int pipe_fd[2] = {-1, -1};
+  if (how == Stdout::broken_pipe && pipe(pipe_fd) != 0) return {};
+  if (how == Stdout::read_only) close(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600));
   const pid_t pid = fork();
   if (pid == 0) {
     if (chdir(dir.c_str()) != 0) _exit(126);
-    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int o = -1;
+    if (how == Stdout::broken_pipe) {
+      close(pipe_fd[0]);  // no reader
+      o = pipe_fd[1];
+      signal(SIGPIPE, SIG_IGN);  // inherited through exec: writes fail with EPIPE instead of killing
+    } else {
+      o = how == Stdout::read_only ? open(out.c_str(), O_RDONLY) : open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    }
     const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int in = open("/dev/null", O_RDONLY);
     dup2(o, 1);
@@ -36,6 +54,10 @@ ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string
     setpgid(0, 0);  // its own group: a signal sent to it is not sent to the test
     execv(argv[0], argv.data());
     _exit(127);
+  }
+  if (pipe_fd[0] >= 0) {
+    close(pipe_fd[0]);
+    close(pipe_fd[1]);
   }
   if (while_running) while_running(pid);
   int status = 0;
@@ -53,51 +75,15 @@ ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string
   return r;
 }
 
+}  // namespace
+
+ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string& dir,
+                         const std::function<void(pid_t)>& while_running) {
+  return spawn(args, dir, Stdout::file, while_running);
+}
+
 ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir, FailingStdout how) {
-  const std::string out = dir + "/.stdout-ro", err = dir + "/.stderr";
-  std::vector<std::string> argv_s = {QCESIM_BINARY};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int pipe_fd[2] = {-1, -1};
-  if (how == FailingStdout::broken_pipe && pipe(pipe_fd) != 0) return {};
-  if (how == FailingStdout::read_only) close(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600));
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(dir.c_str()) != 0) _exit(126);
-    int o = -1;
-    if (how == FailingStdout::read_only) {
-      o = open(out.c_str(), O_RDONLY);
-    } else {
-      close(pipe_fd[0]);  // no reader
-      o = pipe_fd[1];
-      signal(SIGPIPE, SIG_IGN);  // inherited through exec: writes fail with EPIPE instead of killing
-    }
-    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int in = open("/dev/null", O_RDONLY);
-    dup2(o, 1);
-    dup2(e, 2);
-    dup2(in, 0);
-    setpgid(0, 0);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  if (pipe_fd[0] >= 0) {
-    close(pipe_fd[0]);
-    close(pipe_fd[1]);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ProcessResult r;
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  fs::remove(out);
-  fs::remove(err);
-  return r;
+  return spawn(args, dir, how == FailingStdout::read_only ? Stdout::read_only : Stdout::broken_pipe, {});
 }
 
 std::string make_temp_dir(const char* tag) {
