@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "cli/hex.h"
+#include "cli/output_file.h"
 #include "drivers/crypto/qce/skcipher.h"
 #include "model/byte_order.h"
 #include "model/config_error.h"
@@ -125,6 +126,8 @@ std::string setup(const CipherOptions& opt, studies::CipherSetup& s) {
   s.tag_bytes = opt.tag_bytes;
   if (s.tag_bytes && !s.aead) return "--tag-bytes: expected none for " + s.name + " (an skcipher), found " + std::to_string(s.tag_bytes);
   s.encrypt = !opt.decrypt;
+  s.forbid_weak_keys = opt.forbid_weak_keys;
+  if (!opt.iv_out.empty() && s.aead) return "--iv-out: expected none for " + s.name + " (an AEAD leaves no IV), found one";
   s.reg_io = opt.bam_reg_io ? qce::RegIo::bam : qce::RegIo::mmio;
   if (!opt.platform.empty()) {  // bad files and values are ConfigErrors (exit 2 naming the file)
     const model::Profile p = model::Profile::load(opt.platform);
@@ -156,6 +159,7 @@ int run_cipher(const CipherOptions& opt, std::ostream& out, std::ostream& err) {
     err << "qcesim cipher: " << e << "\n";
     return 2;
   }
+  if (!opt.iv_out.empty()) check_output("--iv-out", opt.iv_out);
   auto write = [&out](const std::uint8_t* p, std::size_t n) {
     out.write(reinterpret_cast<const char*>(p), static_cast<std::streamsize>(n));
     if (!out) throw std::runtime_error("standard output: write failed");
@@ -170,9 +174,11 @@ int run_cipher(const CipherOptions& opt, std::ostream& out, std::ostream& err) {
       at += k;
       return k;
     };
-    studies::skcipher_stream(s, opt.on_cpu, in.size, read, write);
+    const std::vector<std::uint8_t> iv = studies::skcipher_stream(s, opt.on_cpu, in.size, read, write);
     out.flush();
-    return out ? 0 : 2;
+    if (!out) return 2;
+    if (!opt.iv_out.empty()) write_output("--iv-out", opt.iv_out, to_hex(iv) + "\n");
+    return 0;
   }
   std::vector<std::uint8_t> data, result;
   if (const std::string e = read_whole(in, data); !e.empty()) {

@@ -23,6 +23,8 @@ struct CipherOptions {
   bool decrypt = false;
   bool on_cpu = false;         // --engine cpu
   bool bam_reg_io = false;     // --reg-io bam
+  bool forbid_weak_keys = false;  // --forbid-weak-keys: CRYPTO_TFM_REQ_FORBID_WEAK_KEYS
+  std::string iv_out;          // --iv-out FILE: the IV the request leaves, in hex
   std::string file;            // empty or "-": standard input
 };
 

@@ -148,6 +148,12 @@ Command cipher_command(CLI::App& app) {
                 "mmio: CPU register writes (mainline); bam: command descriptors with BAM LOCK/UNLOCK (locking series)")
       ->check(CLI::IsMember({"mmio", "bam"}))
       ->capture_default_str();
+  c->add_flag("--forbid-weak-keys", st->opt.forbid_weak_keys,
+              "Set CRYPTO_TFM_REQ_FORBID_WEAK_KEYS on the tfm: weak and semi-weak DES keys, 3DES with K1 = K2 or K2 = K3 "
+              "and (on the CPU, or the 2026 driver) XTS with equal halves are refused (-EINVAL)");
+  c->add_option("--iv-out", st->opt.iv_out,
+                "skciphers: write the IV the request leaves in req->iv (hex, one line) to this file, as a caller chaining "
+                "the next request would read it");
   c->add_option("file", st->opt.file, "Input file; none or '-' reads standard input");
   return {c, [st] {
             st->opt.on_cpu = st->engine == "cpu";

@@ -84,6 +84,10 @@ CipherSpec kernel_cipher_spec(CipherAlg alg, CipherMode mode, bool encrypt, cons
 // 3DES with two of its three keys equal.
 bool xts_halves_equal(const std::vector<std::uint8_t>& key);
 bool tdes_has_equal_keys(const std::vector<std::uint8_t>& key);
+// The 4 weak and 12 semi-weak DES keys, parity bits ignored (the 16 keys whose two key-schedule
+// halves are constant or alternating): the ones the kernel's des_expand_key reports -ENOKEY for,
+// which verify_skcipher_des_key refuses (-EINVAL) when the tfm forbids weak keys.
+bool des_key_is_weak(const std::uint8_t* key8);
 
 // "" when the spec can run, else what is wrong with it (key lengths, mode, data unit).
 std::string check_cipher_spec(const CipherSpec& s);

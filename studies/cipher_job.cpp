@@ -106,8 +106,16 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
     return fmt::format("--assoc, --tag-bytes and --auth-key: expected none for {} (an skcipher), found one", s.name);
   qce::SoftOnly soft;
   std::string why = qce::skcipher_key_check(s.alg, s.mode, s.key, &soft);
-  // AES-192 runs in a platform's fallback or on the CPU; equal XTS halves and 3DES keys on the CPU.
-  if ((soft == qce::SoftOnly::aes192 && (s.rules.era || !on_engine)) || (soft != qce::SoftOnly::none && !on_engine)) why.clear();
+  // A tfm that forbids weak keys refuses them first (verify_skcipher_des(3)_key; xts_verify_key on
+  // the CPU, and in the driver since 2026).
+  if (s.forbid_weak_keys && (s.mode != CipherMode::xts || !on_engine || s.rules.era >= 2026))
+    if (const std::string weak = qce::weak_key_check(s.alg, s.mode, s.key); !weak.empty())
+      return fmt::format("--key: expected {}, found a weak one", weak);
+  // AES-192 runs in a platform's fallback or on the CPU, equal XTS halves in a 2026 platform's
+  // fallback or on the CPU, 3DES with equal keys on the CPU.
+  if ((soft == qce::SoftOnly::aes192 && (s.rules.era || !on_engine)) ||
+      (soft == qce::SoftOnly::xts_equal_halves && s.rules.era >= 2026) || (soft != qce::SoftOnly::none && !on_engine))
+    why.clear();
   if (!why.empty()) return fmt::format("--key: expected {}, found {} bytes", why, s.key.size());
   const std::size_t ivsize = qce::skcipher_ivsize(s.alg, s.mode);
   if (s.iv.size() != ivsize)
@@ -171,7 +179,9 @@ std::vector<std::uint8_t> aead_on_engine(const CipherSetup& s, const std::vector
   return out;
 }
 
-void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read, const ChunkWriter& write) {
+std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read,
+                                          const ChunkWriter& write) {
+  const std::size_t ivsize = qce::skcipher_ivsize(s.alg, s.mode);
   const std::size_t step = s.mode == CipherMode::xts ? static_cast<std::size_t>(std::max<std::uint64_t>(total, 1)) : s.request_bytes;
   auto next = [&](std::uint8_t* p, std::uint64_t done) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(step, total - done));
@@ -187,11 +197,19 @@ void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, con
       write(buf.data(), n);
       done += n;
     }
-    return;
+    if (s.mode == CipherMode::xts) return s.iv;  // xts leaves req->iv as it was
+    std::array<std::uint8_t, 16> chained = stream.iv();
+    // crypto/ctr.c counts a partial last block too (crypto_inc after its keystream).
+    if (s.mode == CipherMode::ctr && total % ivsize != 0)
+      for (std::size_t i = ivsize; i-- > 0 && ++chained[i] == 0;) {
+      }
+    return std::vector<std::uint8_t>(chained.begin(), chained.begin() + static_cast<long>(ivsize));
   }
+  std::vector<std::uint8_t> iv_out;
   soc::Emulator emu(job_platform(s));
   emu.run([&](soc::Emulator& e) {
     qce::QceSkcipher tfm(e.qce(), e.task(), s.alg, s.mode);
+    tfm.forbid_weak_keys(s.forbid_weak_keys);
     if (const std::string why = tfm.setkey(s.key); !why.empty()) throw qce::QceError("setkey: expected " + why);
     const cpu::DmaBuf buf = e.host().dma_alloc(static_cast<std::size_t>(std::min<std::uint64_t>(step, std::max<std::uint64_t>(total, 1))), 4096);
     std::array<std::uint8_t, 16> iv{};
@@ -203,7 +221,9 @@ void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, con
       done += n;
     }
     e.host().dma_free(buf);
+    iv_out.assign(iv.begin(), iv.begin() + static_cast<long>(ivsize));
   });
+  return iv_out;
 }
 
 }  // namespace qcesim::studies

@@ -37,6 +37,7 @@ struct CipherSetup {
   qce::RegIo reg_io = qce::RegIo::mmio;
   std::uint32_t request_bytes = 1u << 20;  // skcipher bytes per engine request (a multiple of the block)
   qce::QceRules rules;                     // from a platform profile (era 0: none)
+  bool forbid_weak_keys = false;           // CRYPTO_TFM_REQ_FORBID_WEAK_KEYS on the tfm
   cpu::SoftCryptoConfig soft;
 };
 
@@ -66,6 +67,12 @@ std::vector<std::uint8_t> aead_on_cpu(const CipherSetup& s, const std::vector<st
 // files of any size in constant memory. check_cipher_job(s, total, ...) must have passed.
 using ChunkReader = std::function<std::size_t(std::uint8_t*, std::size_t)>;
 using ChunkWriter = std::function<void(const std::uint8_t*, std::size_t)>;
-void skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read, const ChunkWriter& write);
+// Returns the IV the requests leave in req->iv (ivsize bytes; none for ECB), as a caller chaining
+// the next request reads it: CBC the last ciphertext block, CTR the next counter (the kernel's
+// software CTR counts a partial last block; the engine's is its CNTR_IV after the operation), XTS
+// on the CPU the IV unchanged (the kernel's xts leaves req->iv), on the engine what the driver
+// copies back from the result dump.
+std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read,
+                                          const ChunkWriter& write);
 
 }  // namespace qcesim::studies

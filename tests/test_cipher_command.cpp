@@ -167,3 +167,103 @@ TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
   EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()), test::openssl_ccm_encrypt(key, nonce, {}, small, 16));
   std::filesystem::remove_all(dir);
 }
+
+// What the kernel's self-tests exercise at setkey (issue 23, part 9): the 2026 driver sends equal
+// XTS halves to its fallback (IEEE 1619 vector 1 has K1 = K2 = 0); a tfm that forbids weak keys
+// refuses weak and semi-weak DES keys, 3DES with K1 = K2 or K2 = K3, and equal XTS halves where
+// the kernel checks them (the CPU's xts, the 2026 driver), with -EINVAL; without the flag a weak
+// DES key encrypts as OpenSSL does.
+TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
+  const std::string dir = test::make_temp_dir("cipher-weak");
+  const std::vector<std::uint8_t> in(32, 0);
+  write_bytes(dir + "/in.bin", in);
+  const std::string zero_key(64, '0'), zero_iv(32, '0');  // XTS-AES-128: two 16-byte halves
+  // IEEE 1619-2007 annex B, vector 1 (OpenSSL's XTS refuses equal halves, so not from it).
+  const std::vector<std::uint8_t> ieee1619_v1 = {0x91, 0x7c, 0xf6, 0x9e, 0xbd, 0x68, 0xb2, 0xec, 0x9b, 0x9f, 0xe9,
+                                                 0xa3, 0xea, 0xdd, 0xa6, 0x92, 0xcd, 0x43, 0xd2, 0xf5, 0x95, 0x98,
+                                                 0xed, 0x85, 0x8c, 0x02, 0xc2, 0x65, 0x2f, 0xbf, 0x92, 0x2e};
+  // xts(aes) with a 32-byte all-zero key: both halves equal.
+  for (const std::vector<std::string>& where : {std::vector<std::string>{"--era", "2026"}, std::vector<std::string>{"--engine", "cpu"}}) {
+    std::vector<std::string> args = {"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "in.bin"};
+    args.insert(args.end(), where.begin(), where.end());
+    const auto r = test::run_qcesim(args, dir);
+    ASSERT_EQ(r.exit_code, 0) << where[0] << ": " << r.err;
+    EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()), ieee1619_v1) << where[0];
+    args.push_back("--forbid-weak-keys");
+    const auto w = test::run_qcesim(args, dir);
+    EXPECT_EQ(w.exit_code, 2) << where[0];
+    EXPECT_NE(w.err.find("two different XTS key halves (the tfm forbids weak keys: -EINVAL)"), std::string::npos) << w.err;
+  }
+  const auto era2024 = test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "--era", "2024", "in.bin"}, dir);
+  EXPECT_EQ(era2024.exit_code, 2);
+  EXPECT_NE(era2024.err.find("equal halves: -ENOKEY"), std::string::npos) << era2024.err;
+  // DES: the weak key 01..01 (which encrypts zeros to 8ca64de9c1b123a7) and a semi-weak one with
+  // its parity bits flipped (the schedule ignores them) are refused with the flag; without it they
+  // encrypt as OpenSSL does.
+  for (const char* key : {"0101010101010101", "1ee01fe00ef10ff0"}) {
+    const auto weak = test::run_qcesim({"cipher", "--alg", "ecb(des)", "--key", key, "--forbid-weak-keys", "in.bin"}, dir);
+    EXPECT_EQ(weak.exit_code, 2) << key;
+    EXPECT_NE(weak.err.find("neither weak nor semi-weak"), std::string::npos) << weak.err;
+    const auto plain = test::run_qcesim({"cipher", "--alg", "ecb(des)", "--key", key, "in.bin"}, dir);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    std::vector<std::uint8_t> k(8);
+    for (int i = 0; i < 8; ++i) k[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(std::stoi(std::string(key + 2 * i, 2), nullptr, 16));
+    // Single DES as 3DES with three equal keys (OpenSSL's DES itself is in its legacy provider).
+    std::vector<std::uint8_t> k3 = k;
+    k3.insert(k3.end(), k.begin(), k.end());
+    k3.insert(k3.end(), k.begin(), k.end());
+    EXPECT_EQ(std::vector<std::uint8_t>(plain.out.begin(), plain.out.end()), test::openssl_cipher(EVP_des_ede3_ecb(), true, k3, {}, in)) << key;
+  }
+  // A key one bit away from a weak one is not weak.
+  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ecb(des)", "--key", "0101010101010103", "--forbid-weak-keys", "in.bin"}, dir).exit_code, 0);
+  // 3DES: K1 = K2 refused by the flag on the CPU; K1 = K3 (allowed by the kernel's check) encrypts there.
+  const std::string k1 = "0123456789abcdef", k2 = "23456789abcdef01";
+  const auto k1k2 = test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k1 + k2, "--engine", "cpu", "--forbid-weak-keys", "in.bin"}, dir);
+  EXPECT_EQ(k1k2.exit_code, 2);
+  EXPECT_NE(k1k2.err.find("K1 != K2 and K2 != K3"), std::string::npos) << k1k2.err;
+  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k2 + k1, "--engine", "cpu", "--forbid-weak-keys", "in.bin"}, dir).exit_code, 0);
+  std::filesystem::remove_all(dir);
+}
+
+// --iv-out writes what the request leaves in req->iv: CBC the last ciphertext block, CTR the next
+// counter; feeding it to a second call continues the stream exactly (chained requests, as the
+// self-tests' iv_out and a caller splitting a message check). The CPU's CTR counts a partial last
+// block, as crypto/ctr.c does.
+TEST(CipherCommand, TheOutputIvChainsTheNextRequest) {
+  const std::string dir = test::make_temp_dir("cipher-ivout");
+  const auto data = test::random_bytes(4096, 77);
+  write_bytes(dir + "/all.bin", data);
+  write_bytes(dir + "/a.bin", std::vector<std::uint8_t>(data.begin(), data.begin() + 1024));
+  write_bytes(dir + "/b.bin", std::vector<std::uint8_t>(data.begin() + 1024, data.end()));
+  const auto key = test::random_bytes(16, 78);
+  const std::vector<std::uint8_t> iv = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xfe};
+  for (const char* alg : {"cbc(aes)", "ctr(aes)"}) {
+    const EVP_CIPHER* evp = std::string(alg) == "cbc(aes)" ? EVP_aes_128_cbc() : EVP_aes_128_ctr();
+    const auto want = test::openssl_cipher(evp, true, key, iv, data);
+    for (const char* engine : {"qce", "cpu"}) {
+      const auto first = test::run_qcesim({"cipher", "--alg", alg, "--engine", engine, "--key", hexs(key), "--iv", hexs(iv), "--iv-out", "iv.txt", "a.bin"}, dir);
+      ASSERT_EQ(first.exit_code, 0) << first.err;
+      std::string next = test::slurp(dir + "/iv.txt");
+      ASSERT_EQ(next.size(), 33u) << next;
+      next.pop_back();  // the newline
+      if (std::string(alg) == "cbc(aes)") {
+        EXPECT_EQ(next, hexs(std::vector<std::uint8_t>(want.begin() + 1024 - 16, want.begin() + 1024))) << engine;
+      } else {
+        EXPECT_EQ(next, "0000000000000000000000000000013e") << engine;  // 0xfe + 64 blocks
+      }
+      const auto second = test::run_qcesim({"cipher", "--alg", alg, "--engine", engine, "--key", hexs(key), "--iv", next, "b.bin"}, dir);
+      ASSERT_EQ(second.exit_code, 0) << second.err;
+      EXPECT_EQ(std::vector<std::uint8_t>(first.out.begin(), first.out.end()), std::vector<std::uint8_t>(want.begin(), want.begin() + 1024));
+      EXPECT_EQ(std::vector<std::uint8_t>(second.out.begin(), second.out.end()), std::vector<std::uint8_t>(want.begin() + 1024, want.end()))
+          << alg << " " << engine;
+    }
+  }
+  // 499 bytes of CTR on the CPU: 32 counter blocks, the last partial.
+  write_bytes(dir + "/p.bin", std::vector<std::uint8_t>(data.begin(), data.begin() + 499));
+  const auto p = test::run_qcesim({"cipher", "--alg", "ctr(aes)", "--engine", "cpu", "--key", hexs(key), "--iv", hexs(iv), "--iv-out", "iv.txt", "p.bin"}, dir);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(test::slurp(dir + "/iv.txt"), "0000000000000000000000000000011e\n");
+  // An AEAD leaves no IV.
+  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", "101112131415161718191a1b", "--iv-out", "iv.txt", "a.bin"}, dir).exit_code, 2);
+  std::filesystem::remove_all(dir);
+}

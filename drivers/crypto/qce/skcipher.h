@@ -44,6 +44,10 @@ std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode);  // 0 for ECB
 // `soft` (if given) says when the refusal is only the engine's (SoftOnly in fallback.h).
 std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key,
                                SoftOnly* soft = nullptr);
+// What a tfm with CRYPTO_TFM_REQ_FORBID_WEAK_KEYS refuses before the driver's own checks
+// (-EINVAL): a weak or semi-weak DES key (verify_skcipher_des_key), 3DES with K1 = K2 or K2 = K3
+// (verify_skcipher_des3_key), XTS with equal halves (xts_verify_key). "" or the reason.
+std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key);
 // qce_skcipher_crypt's length rule: ECB and CBC take whole blocks (-EINVAL). "" or what the
 // length should be ("a multiple of 16 bytes for cbc(aes)").
 std::string skcipher_length_check(CipherAlg alg, CipherMode mode, std::size_t len);
@@ -57,6 +61,8 @@ class QceSkcipher {
   // and equal XTS halves are refused with no kernel's rules (era 0: nothing falls back); with
   // them AES-192 (and since 2026 equal halves) is taken and goes to the fallback.
   std::string setkey(const std::vector<std::uint8_t>& key);
+  // crypto_skcipher_set_flags(tfm, CRYPTO_TFM_REQ_FORBID_WEAK_KEYS): setkey then refuses weak keys.
+  void forbid_weak_keys(bool on) { m_forbid_weak = on; }
   // One request over len bytes at src into dst (may be equal); iv in, next iv out. Throws
   // QceError when the driver or the engine fails; len 0 does nothing, as the driver does.
   void crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst, std::uint32_t len);
@@ -68,6 +74,7 @@ class QceSkcipher {
   Runner& m_task;
   CipherAlg m_alg;
   CipherMode m_mode;
+  bool m_forbid_weak = false;
   std::vector<std::uint8_t> m_key;
 };
 
