@@ -124,10 +124,10 @@ Command cipher_command(CLI::App& app) {
   auto st = std::make_shared<State>();
   auto* c = app.add_subcommand("cipher", "Encrypt or decrypt a file through the emulated engine, like openssl enc -nopad");
   c->add_option("--alg", st->opt.alg, "The kernel's name: ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), "
-                                      "ecb(des3_ede), cbc(des3_ede), ccm(aes), authenc(hmac(sha256),cbc(aes)), "
+                                      "ecb(des3_ede), cbc(des3_ede), ccm(aes), rfc4309(ccm(aes)), authenc(hmac(sha256),cbc(aes)), "
                                       "authenc(hmac(sha256|sha1),cbc(des|des3_ede))")->required();
   c->add_option("--key", st->opt.key_hex, "Key in hex (xts(aes): both keys, 32 or 64 bytes; authenc: the cipher's)")->required();
-  c->add_option("--iv", st->opt.iv_hex, "IV in hex (ivsize bytes; none for ECB; xts(aes): the tweak; ccm(aes): a 7..13-byte "
+  c->add_option("--iv", st->opt.iv_hex, "IV in hex (ivsize bytes; none for ECB; xts(aes): the tweak; rfc4309: 8 bytes; ccm(aes): a 7..13-byte "
                                         "nonce or the kernel's 16-byte IV)");
   c->add_flag("--decrypt,-d", st->opt.decrypt, "Decrypt instead of encrypt (AEADs: the input ends with the tag)");
   c->add_option("--auth-key", st->opt.auth_key_hex, "authenc: the HMAC key in hex (at most 64 bytes)");

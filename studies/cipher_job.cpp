@@ -25,7 +25,9 @@ constexpr std::size_t kCcmMaxOneDescriptor = 32760;
 // ccm(aes)'s 16-byte IV: as given, or built from a nonce of 7..13 bytes (L = 15 - nonce bytes).
 std::array<std::uint8_t, 16> aead_iv(const CipherSetup& s) {
   std::array<std::uint8_t, 16> iv{};
-  if (s.aead_alg.ccm && s.iv.size() >= 7 && s.iv.size() <= 13) {
+  if (s.aead_alg.rfc4309) {  // the request's 8-byte IV, as the driver receives it
+    std::copy(s.iv.begin(), s.iv.end(), iv.begin());
+  } else if (s.aead_alg.ccm && s.iv.size() >= 7 && s.iv.size() <= 13) {
     iv[0] = static_cast<std::uint8_t>(14 - s.iv.size());
     std::copy(s.iv.begin(), s.iv.end(), iv.begin() + 1);
   } else {
@@ -49,8 +51,11 @@ std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
     return fmt::format("{}: expected {}, found {} bytes", hmac ? "--auth-key" : "--key", why, hmac ? s.auth_key.size() : s.key.size());
   }
   if (!a.ccm && s.auth_key.empty()) return fmt::format("--auth-key: expected the HMAC key of {}, found none", a.name());
-  if (a.ccm && !s.auth_key.empty()) return "--auth-key: expected none for ccm(aes) (its MAC uses --key), found one";
-  if (a.ccm) {
+  if (a.ccm && !s.auth_key.empty()) return fmt::format("--auth-key: expected none for {} (its MAC uses --key), found one", a.name());
+  if (a.rfc4309) {
+    if (s.iv.size() != 8) return fmt::format("--iv: expected 8 bytes for rfc4309(ccm(aes)) (the salt ends --key), found {}", s.iv.size());
+    if (std::string w = qce::rfc4309_assoclen_check(s.assoc.size()); !w.empty()) return "--assoc: expected " + w;
+  } else if (a.ccm) {
     if (s.iv.size() != 16 && (s.iv.size() < 7 || s.iv.size() > 13))
       return fmt::format("--iv: expected a 7..13-byte nonce or the kernel's 16-byte IV for ccm(aes), found {} bytes", s.iv.size());
     if (std::string w = qce::ccm_iv_check(aead_iv(s)); !w.empty()) return "--iv: expected " + w;
@@ -98,7 +103,9 @@ bool parse_cipher_name(const std::string& name, CipherSetup& s) {
   return false;
 }
 
-std::string cipher_names() { return alg_name_list(AlgKind::skcipher) + ", " + alg_name_list(AlgKind::aead); }
+std::string cipher_names() {
+  return alg_name_list(AlgKind::skcipher) + ", " + alg_name_list(AlgKind::aead) + ", rfc4309(ccm(aes))";
+}
 
 std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine) {
   if (s.aead) return check_aead(s, n, on_engine);
@@ -137,6 +144,13 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
 
 std::vector<std::uint8_t> aead_on_cpu(const CipherSetup& s, const std::vector<std::uint8_t>& in) {
   const qce::AeadAlg& a = s.aead_alg;
+  if (a.rfc4309) {  // crypto/ccm.c's rfc4309 template over ccm(aes): salt || IV, the IV's copy skipped
+    const std::vector<std::uint8_t> key(s.key.begin(), s.key.end() - 3), ad(s.assoc.begin(), s.assoc.end() - 8);
+    auto out = aead_crypt(true, a.cipher, a.hash, s.encrypt, key, key, qce::rfc4309_ccm_iv(s.key.data() + key.size(), s.iv.data()),
+                          ad, in, tag_bytes(s));
+    if (!out) throw BadTag("the tag does not match");
+    return *out;
+  }
   auto out = aead_crypt(a.ccm, a.cipher, a.hash, s.encrypt, s.key, s.auth_key, aead_iv(s), s.assoc, in, tag_bytes(s));
   if (!out) throw BadTag("the tag does not match");
   return *out;

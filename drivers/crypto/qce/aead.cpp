@@ -211,11 +211,17 @@ void AeadOps::qce_aead_done(Runner& r, const bam::DmaResult& res) {
 std::unique_ptr<QceAlgoOps> make_aead_ops(QceDevice& qce) { return std::make_unique<AeadOps>(qce); }
 
 std::string AeadAlg::name() const {
+  if (rfc4309) return "rfc4309(ccm(aes))";
   if (ccm) return "ccm(aes)";
   return fmt::format("authenc(hmac({}),cbc({}))", hash_alg_name(hash), cipher_alg_name(cipher));
 }
 
 std::optional<AeadAlg> parse_aead_name(const std::string& name) {
+  if (name == "rfc4309(ccm(aes))") {
+    AeadAlg r;
+    r.rfc4309 = true;
+    return r;
+  }
   const auto a = parse_alg_name(name);
   if (!a || a->kind != AlgKind::aead) return std::nullopt;
   return AeadAlg{a->ccm, a->cipher, a->hash};
@@ -223,14 +229,16 @@ std::optional<AeadAlg> parse_aead_name(const std::string& name) {
 
 std::string aead_key_check(const AeadAlg& alg, const std::vector<std::uint8_t>& enc_key,
                            const std::vector<std::uint8_t>& auth_key, SoftOnly* soft) {
-  const std::size_t n = enc_key.size();
+  if (alg.rfc4309 && enc_key.size() < 3) return "an AES key of 16, 24 or 32 bytes followed by the 3-byte salt";
+  const std::size_t n = alg.rfc4309 ? enc_key.size() - 3 : enc_key.size();  // qce_aead_ccm_setkey strips the salt
   if (soft) *soft = SoftOnly::none;
   auto soft_only = [soft](SoftOnly why, const char* text) {
     if (soft) *soft = why;
     return std::string(text);
   };
   if (alg.cipher == CipherAlg::aes) {
-    if (n != 16 && n != 24 && n != 32) return "an AES key of 16, 24 or 32 bytes";
+    if (n != 16 && n != 24 && n != 32)
+      return alg.rfc4309 ? "an AES key of 16, 24 or 32 bytes followed by the 3-byte salt" : "an AES key of 16, 24 or 32 bytes";
     if (n == 24)
       return soft_only(SoftOnly::aes192, "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)");
   } else if (alg.cipher == CipherAlg::des) {
@@ -247,6 +255,7 @@ std::string aead_key_check(const AeadAlg& alg, const std::vector<std::uint8_t>& 
 }
 
 std::string aead_authsize_check(const AeadAlg& alg, unsigned authsize) {
+  if (alg.rfc4309 && authsize != 8 && authsize != 12 && authsize != 16) return "an rfc4309 tag of 8, 12 or 16 bytes";
   if (alg.ccm && (authsize < 4 || authsize > 16 || authsize % 2))
     return "a CCM tag of 4, 6, 8, 10, 12, 14 or 16 bytes";
   if (authsize > alg.maxauthsize()) return fmt::format("a tag of at most {} bytes for {}", alg.maxauthsize(), alg.name());
@@ -270,6 +279,22 @@ std::string ccm_iv_check(const std::array<std::uint8_t, 16>& iv) {
   return "";
 }
 
+std::array<std::uint8_t, 16> rfc4309_ccm_iv(const std::uint8_t* salt3, const std::uint8_t* iv8) {
+  std::array<std::uint8_t, 16> iv{};
+  iv[0] = 3;  // L' = L - 1: a 4-byte length field after the 11-byte nonce
+  std::copy(salt3, salt3 + 3, iv.begin() + 1);
+  std::copy(iv8, iv8 + 8, iv.begin() + 4);
+  return iv;
+}
+
+std::string rfc4309_assoclen_check(std::size_t assoclen) {
+  if (assoclen != 16 && assoclen != 20)
+    return fmt::format("16 or 20 bytes of associated data for rfc4309(ccm(aes)) (ESP's SPI and sequence number, "
+                       "then the 8-byte IV), found {}",
+                       assoclen);
+  return "";
+}
+
 QceAead::QceAead(QceDevice& dev, Runner& task, const AeadAlg& alg)
     : m_dev(dev), m_task(task), m_alg(alg), m_authsize(static_cast<unsigned>(alg.maxauthsize())) {}
 
@@ -279,7 +304,11 @@ std::string QceAead::setkey(const std::vector<std::uint8_t>& enc_key, const std:
   const std::string why = aead_key_check(m_alg, enc_key, auth_key, &soft);
   if (!why.empty() && !(soft != SoftOnly::none && m_dev.config().rules.era)) return why;  // AES-192, 3DES equal keys
   m_enc_key = enc_key;
-  m_auth_key = m_alg.ccm ? enc_key : auth_key;
+  if (m_alg.rfc4309) {  // the salt is the nonce's first 3 bytes, not key material
+    std::copy(enc_key.end() - 3, enc_key.end(), m_salt.begin());
+    m_enc_key.resize(enc_key.size() - 3);
+  }
+  m_auth_key = m_alg.ccm ? m_enc_key : auth_key;
   return "";
 }
 
@@ -289,15 +318,24 @@ std::string QceAead::setauthsize(unsigned authsize) {
   return why;
 }
 
-void QceAead::crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
+void QceAead::crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv_in, std::uint64_t src, std::uint64_t dst,
                     std::uint32_t assoclen, std::uint32_t len) {
   if (m_enc_key.empty()) throw QceError("no key set");
+  // rfc4309 (qce_aead_crypt): the request's assoclen ends with the IV's copy, which CCM skips;
+  // the CCM IV is built from the salt and the 8-byte IV (rctx->ccm_rfc4309_iv).
+  std::array<std::uint8_t, 16> iv = iv_in;
+  std::uint32_t ad = assoclen;
+  if (m_alg.rfc4309) {
+    if (const std::string why = rfc4309_assoclen_check(assoclen); !why.empty()) throw QceError("expected " + why + " (-EINVAL)");
+    iv = rfc4309_ccm_iv(m_salt.data(), iv_in.data());
+    ad = assoclen - 8;
+  }
   if (!encrypt && len < m_authsize) throw QceError(fmt::format("expected at least the {}-byte tag to decrypt, found {} bytes (-EINVAL)", m_authsize, len));
   const std::size_t text = encrypt ? len : len - m_authsize;
   const RouteDecision d = aead_route(m_dev.config().rules, m_alg, encrypt, m_enc_key, text);
   if (d.route != Route::engine) m_task.charge(m_dev.costs()(cpu::Cost::qce_aead_crypt));
   if (d.route == Route::einval) throw QceError(d.why + " (-EINVAL)");
-  if (d.route == Route::fallback) return fallback(encrypt, iv, src, dst, assoclen, len);
+  if (d.route == Route::fallback) return fallback(encrypt, iv, src, dst, assoclen, ad, len);
   if (const std::string why = aead_length_check(m_alg, encrypt, m_authsize, len); !why.empty())
     throw QceError(fmt::format("expected {}, found {} bytes", why, len));
   AeadRequest req;
@@ -307,30 +345,38 @@ void QceAead::crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::u
   req.auth_key = m_auth_key;
   req.authsize = m_authsize;
   req.iv = iv;
-  req.assoclen = assoclen;
+  req.assoclen = ad;
   req.cryptlen = len;
-  req.src = {{src, assoclen + len}};
-  req.dst = {{dst, assoclen + (encrypt ? len + m_authsize : len - m_authsize)}};
-  if (src == dst) req.src = req.dst = {{src, assoclen + len + (encrypt ? m_authsize : 0)}};  // one buffer, room for the tag
+  const std::uint32_t out_len = encrypt ? len + m_authsize : len - m_authsize;
+  if (ad == assoclen) {
+    req.src = {{src, assoclen + len}};
+    req.dst = {{dst, assoclen + out_len}};
+    if (src == dst) req.src = req.dst = {{src, assoclen + len + (encrypt ? m_authsize : 0)}};  // one buffer, room for the tag
+  } else {  // rfc4309: the associated data, then (past the IV's copy) the text
+    const std::uint32_t in_len = src == dst ? std::max(len, out_len) : len;
+    req.src = {{src, ad}, {src + assoclen, in_len}};
+    req.dst = {{dst, ad}, {dst + assoclen, src == dst ? in_len : out_len}};
+  }
   m_dev.run_sync(m_task, req);
 }
 
 // The fallback AEAD tfm in the caller's context: the kernel's software implementation (for
 // CCM aes-ce-ccm, for authenc the template over cbc and hmac) on this CPU.
 void QceAead::fallback(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
-                       std::uint32_t assoclen, std::uint32_t len) {
+                       std::uint32_t assoclen, std::uint32_t ad, std::uint32_t len) {
   m_dev.count_fallback();
   const std::uint32_t text = encrypt ? len : len - m_authsize;
-  m_dev.soft().aead(m_task, m_dev.costs(), m_alg.ccm, m_alg.cipher, m_alg.hash, m_enc_key.size(), encrypt, assoclen, text);
+  m_dev.soft().aead(m_task, m_dev.costs(), m_alg.ccm, m_alg.cipher, m_alg.hash, m_enc_key.size(), encrypt, ad, text);
   cpu::Host& host = m_dev.host();
   const std::uint8_t* in = host.dram_ptr(src, std::uint64_t{assoclen} + len);
-  const AeadBytes assoc(in, in + assoclen), body(in + assoclen, in + assoclen + len);
+  // The authenticated data: assoclen bytes (rfc4309: all but the IV's copy at their end).
+  const AeadBytes assoc(in, in + ad), body(in + assoclen, in + assoclen + len);
   if (const std::string why = m_alg.ccm ? ccm_iv_check(iv) : ""; !why.empty()) throw QceError(why + " (-EINVAL)");
   const std::optional<AeadBytes> out =
       aead_crypt(m_alg.ccm, m_alg.cipher, m_alg.hash, encrypt, m_enc_key, m_auth_key, iv, assoc, body, m_authsize);
   if (!out) throw QceBadMessage(kQceBadMessage);
   std::uint8_t* o = host.dram_ptr(dst, std::uint64_t{assoclen} + out->size());
-  if (dst != src) copy_bytes(o, assoc.data(), assoc.size());  // the software AEADs copy the associated data
+  if (dst != src) copy_bytes(o, in, assoclen);  // the software AEADs copy the associated data
   copy_bytes(o + assoclen, out->data(), out->size());
 }
 

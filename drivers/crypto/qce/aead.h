@@ -26,8 +26,12 @@ struct AeadAlg {
   bool ccm = true;
   CipherAlg cipher = CipherAlg::aes;  // authenc: aes, des or des3_ede, always CBC
   HashAlg hash = HashAlg::sha256;     // authenc's HMAC
-  std::string name() const;           // "ccm(aes)", "authenc(hmac(sha256),cbc(aes))"
-  std::size_t ivsize() const { return ccm ? 16 : cipher_block_bytes(cipher); }
+  // rfc4309(ccm(aes)) (IPsec ESP's CCM): the key ends with a 3-byte salt, the IV is 8 bytes, the
+  // nonce salt || IV (L = 4), assoclen 16 or 20 with the IV's copy as its last 8 bytes, which are
+  // not authenticated; tags of 8, 12 or 16 bytes.
+  bool rfc4309 = false;
+  std::string name() const;           // "ccm(aes)", "rfc4309(ccm(aes))", "authenc(hmac(sha256),cbc(aes))"
+  std::size_t ivsize() const { return rfc4309 ? 8 : ccm ? 16 : cipher_block_bytes(cipher); }
   std::size_t maxauthsize() const { return ccm ? 16 : digest_bytes(hash); }
 };
 // The kernel name of an AEAD this driver registers (any era), or nullopt.
@@ -71,6 +75,10 @@ std::string aead_authsize_check(const AeadAlg& alg, unsigned authsize);
 std::string aead_length_check(const AeadAlg& alg, bool encrypt, unsigned authsize, std::size_t len);
 // CCM's IV: byte 0 is L' = L - 1 with L (the length field's bytes) 2..8.
 std::string ccm_iv_check(const std::array<std::uint8_t, 16>& iv);
+// rfc4309's CCM IV: L' = 3, the key's 3-byte salt, the request's 8-byte IV, a zero counter.
+std::array<std::uint8_t, 16> rfc4309_ccm_iv(const std::uint8_t* salt3, const std::uint8_t* iv8);
+// rfc4309's assoclen rule (crypto_ipsec_check_assoclen): 16 or 20; "" or what it should be.
+std::string rfc4309_assoclen_check(std::size_t assoclen);
 
 // A tfm of one AEAD on the emulated engine, used from one task.
 class QceAead {
@@ -81,18 +89,21 @@ class QceAead {
   std::string setkey(const std::vector<std::uint8_t>& enc_key, const std::vector<std::uint8_t>& auth_key = {});
   std::string setauthsize(unsigned authsize);
   // One request: assoclen + len bytes at src (decrypting, len includes the tag) into dst (may
-  // equal src). Throws QceBadMessage when a tag does not match, QceError on other failures.
+  // equal src). rfc4309: iv holds the request's 8-byte IV in its first bytes. Throws
+  // QceBadMessage when a tag does not match, QceError on other failures.
   void crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
              std::uint32_t assoclen, std::uint32_t len);
 
  private:
+  // `ad`: the authenticated part of the assoclen bytes (rfc4309: assoclen - 8).
   void fallback(bool encrypt, const std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
-                std::uint32_t assoclen, std::uint32_t len);
+                std::uint32_t assoclen, std::uint32_t ad, std::uint32_t len);
 
   QceDevice& m_dev;
   Runner& m_task;
   AeadAlg m_alg;
-  std::vector<std::uint8_t> m_enc_key, m_auth_key;
+  std::vector<std::uint8_t> m_enc_key, m_auth_key;  // rfc4309: the AES key without its salt
+  std::array<std::uint8_t, 3> m_salt{};              // rfc4309: ctx->ccm4309_salt
   unsigned m_authsize;
 };
 

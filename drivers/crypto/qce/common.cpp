@@ -157,7 +157,8 @@ void QceDevice::qce_setup_regs_aead(Runner& r, const AeadRequest& req, const Aea
   qce_write(r, REG_CONFIG, qce_config_reg(false));
   const auto enckey = be_words(req.enc_key.data(), req.enc_key.size());
   qce_write_array(r, REG_ENCR_KEY0, enckey.data(), static_cast<unsigned>(enckey.size()));
-  const auto enciv = be_words(rctx.iv.data(), alg.ivsize());
+  // CCM (rfc4309 too: rctx->ivsize = AES_BLOCK_SIZE once its IV is built) loads the whole counter block.
+  const auto enciv = be_words(rctx.iv.data(), alg.ccm ? 16 : alg.ivsize());
   qce_write_array(r, REG_CNTR0_IV0, enciv.data(), static_cast<unsigned>(enciv.size()));
   if (alg.ccm) {  // A1 for the payload, A0 for the MAC, the full 128-bit counter
     qce_write(r, REG_CNTR3_IV3, enciv.back() + 1);
