@@ -15,19 +15,32 @@ using sc_core::SC_ZERO_TIME;
 
 const char* pipe_error_name(PipeError e) {
   switch (e) {
-    case PipeError::none: return "none";
-    case PipeError::ring_size_invalid: return "ring_size_invalid";
-    case PipeError::ring_address_invalid: return "ring_address_invalid";
-    case PipeError::doorbell_out_of_ring: return "doorbell_out_of_ring";
-    case PipeError::desc_size_zero: return "desc_size_zero";
-    case PipeError::desc_size_too_big: return "desc_size_too_big";
-    case PipeError::desc_address_invalid: return "desc_address_invalid";
-    case PipeError::axi_error: return "axi_error";
-    case PipeError::cmd_on_producer: return "cmd_on_producer";
-    case PipeError::cmd_size_invalid: return "cmd_size_invalid";
-    case PipeError::ce_address_unmapped: return "ce_address_unmapped";
-    case PipeError::ce_command_invalid: return "ce_command_invalid";
-    case PipeError::ce_read_dest_invalid: return "ce_read_dest_invalid";
+    case PipeError::none:
+      return "none";
+    case PipeError::ring_size_invalid:
+      return "ring_size_invalid";
+    case PipeError::ring_address_invalid:
+      return "ring_address_invalid";
+    case PipeError::doorbell_out_of_ring:
+      return "doorbell_out_of_ring";
+    case PipeError::desc_size_zero:
+      return "desc_size_zero";
+    case PipeError::desc_size_too_big:
+      return "desc_size_too_big";
+    case PipeError::desc_address_invalid:
+      return "desc_address_invalid";
+    case PipeError::axi_error:
+      return "axi_error";
+    case PipeError::cmd_on_producer:
+      return "cmd_on_producer";
+    case PipeError::cmd_size_invalid:
+      return "cmd_size_invalid";
+    case PipeError::ce_address_unmapped:
+      return "ce_address_unmapped";
+    case PipeError::ce_command_invalid:
+      return "ce_command_invalid";
+    case PipeError::ce_read_dest_invalid:
+      return "ce_read_dest_invalid";
   }
   return "?";
 }
@@ -54,8 +67,7 @@ Bam::Bam(sc_core::sc_module_name name, const BamConfig& cfg)
 
   for (unsigned p = 0; p < m_cfg.num_pipes; ++p) {
     m_pipes[p].index = p;
-    sc_core::sc_spawn(sc_bind(&Bam::pipe_thread, this, p),
-                      (std::string("pipe") + std::to_string(p)).c_str());
+    sc_core::sc_spawn(sc_bind(&Bam::pipe_thread, this, p), (std::string("pipe") + std::to_string(p)).c_str());
   }
 }
 
@@ -172,14 +184,14 @@ void Bam::on_doorbell(Pipe& pp, std::uint32_t value) {
   if (pp.error != PipeError::none) return;  // a failed pipe stays stopped until P_RST
   const std::uint32_t rs = ring_size(pp);
   if (rs < 16 || rs > BAM_DESC_FIFO_SIZE || rs % sizeof(BamDescHw) != 0) {
-    fail(pp, PipeError::ring_size_invalid, "P_FIFO_SIZES ring size " + std::to_string(rs) +
-                                               " bytes (expected 16..32768, a multiple of 8)");
+    fail(pp, PipeError::ring_size_invalid,
+         "P_FIFO_SIZES ring size " + std::to_string(rs) + " bytes (expected 16..32768, a multiple of 8)");
     return;
   }
   if (value >= rs || value % sizeof(BamDescHw) != 0) {
     fail(pp, PipeError::doorbell_out_of_ring,
-         "P_EVNT_REG offset " + std::to_string(value) + " outside a ring of " + std::to_string(rs) +
-             " bytes (" + std::to_string(rs / sizeof(BamDescHw) - 1) + " usable descriptors)");
+         "P_EVNT_REG offset " + std::to_string(value) + " outside a ring of " + std::to_string(rs) + " bytes (" +
+             std::to_string(rs / sizeof(BamDescHw) - 1) + " usable descriptors)");
     return;
   }
   pp.write_off = value;
@@ -326,9 +338,7 @@ bool Bam::mem_write(std::uint64_t addr, const void* src, std::uint64_t len) {
 // ---------------------------------------------------------------------------------------------
 // Pipe engine
 
-bool Bam::blocked_by_lock(const Pipe& pp) const {
-  return m_lock.held && m_lock.ee != (pp.trust->value & 0x7u);
-}
+bool Bam::blocked_by_lock(const Pipe& pp) const { return m_lock.held && m_lock.ee != (pp.trust->value & 0x7u); }
 
 bool Bam::pipe_has_work(const Pipe& pp) const {
   return pp.error == PipeError::none && (pp.ctrl->value & P_EN) && pp.read_off != pp.write_off;
@@ -350,7 +360,8 @@ void Bam::pipe_thread(unsigned p) {
         pp.stats.lock_wait += sc_core::sc_time_stamp() - since;
         if (auto* tr = model::Tracer::active())
           tr->span(trace_track(pp), fmt::format("waiting for EE {}'s lock", holder), since, sc_core::sc_time_stamp(),
-                   tr->request_for_ee(pp.trust->value & 0x7u), "another EE holds the BAM lock: this pipe fetches nothing");
+                   tr->request_for_ee(pp.trust->value & 0x7u),
+                   "another EE holds the BAM lock: this pipe fetches nothing");
       }
     }
     const std::uint64_t gen = pp.generation;
@@ -383,8 +394,9 @@ void Bam::pipe_thread(unsigned p) {
     std::uint64_t walks = 0;
     for (const BamDescHw& e : pp.run) {
       if (pp.fresh == 0) break;
-      const std::uint64_t touched = (e.flags & DESC_FLAG_CMD) ? std::max<std::uint64_t>(1, e.size / sizeof(BamCmdElement))
-                                                              : std::max<std::uint64_t>(1, (e.size + 4095u) / 4096u);
+      const std::uint64_t touched = (e.flags & DESC_FLAG_CMD)
+                                        ? std::max<std::uint64_t>(1, e.size / sizeof(BamCmdElement))
+                                        : std::max<std::uint64_t>(1, (e.size + 4095u) / 4096u);
       const std::uint64_t w = std::min(pp.fresh, touched);
       walks += w;
       pp.fresh -= w;
@@ -424,7 +436,8 @@ void Bam::pipe_thread(unsigned p) {
 
 int Bam::trace_track(const Pipe& pp) const {
   return model::Tracer::active()->track(
-      "BAM", fmt::format("pipe {} (EE {}, {})", pp.index, pp.trust->value & 0x7u, is_producer(pp) ? "producer" : "consumer"),
+      "BAM",
+      fmt::format("pipe {} (EE {}, {})", pp.index, pp.trust->value & 0x7u, is_producer(pp) ? "producer" : "consumer"),
       "bam");
 }
 
@@ -434,9 +447,13 @@ void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
   std::string flags;
   std::uint32_t bytes = 0, elements = 0;
   for (const BamDescHw& e : pp.run) {
-    for (const auto& [bit, name] : {std::pair{DESC_FLAG_LOCK, "LOCK"}, {DESC_FLAG_UNLOCK, "UNLOCK"}, {DESC_FLAG_NWD, "NWD"},
-                                    {DESC_FLAG_EOT, "EOT"}, {DESC_FLAG_INT, "INT"}})
-      if ((e.flags & bit) && flags.find(name) == std::string::npos) flags += std::string(flags.empty() ? "" : "+") + name;
+    for (const auto& [bit, name] : {std::pair{DESC_FLAG_LOCK, "LOCK"},
+                                    {DESC_FLAG_UNLOCK, "UNLOCK"},
+                                    {DESC_FLAG_NWD, "NWD"},
+                                    {DESC_FLAG_EOT, "EOT"},
+                                    {DESC_FLAG_INT, "INT"}})
+      if ((e.flags & bit) && flags.find(name) == std::string::npos)
+        flags += std::string(flags.empty() ? "" : "+") + name;
     bytes += e.size;
     elements += e.size / static_cast<std::uint32_t>(sizeof(BamCmdElement));
   }
@@ -447,7 +464,8 @@ void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
       cmd ? fmt::format("descriptor fetch {} each, command elements {} each (element fetch {} + register write {})",
                         m_cfg.desc_fetch.to_string(), m_cfg.ce_exec.to_string(), m_cfg.ce_fetch.to_string(),
                         m_cfg.ce_write.to_string())
-          : fmt::format("descriptor fetch {}, then 64-byte bursts at {} each", m_cfg.desc_fetch.to_string(), m_cfg.burst.to_string());
+          : fmt::format("descriptor fetch {}, then 64-byte bursts at {} each", m_cfg.desc_fetch.to_string(),
+                        m_cfg.burst.to_string());
   tr.span(track, std::move(name), begin, sc_core::sc_time_stamp(), tr.request_for_ee(pp.trust->value & 0x7u), detail);
 }
 
@@ -550,7 +568,8 @@ bool Bam::process_descriptor(Pipe& pp, const BamDescHw& d, std::uint64_t gen, bo
     return false;
   }
   if (cmd && d.size % sizeof(BamCmdElement) != 0) {
-    fail(pp, PipeError::cmd_size_invalid, where() + " command size " + std::to_string(d.size) + " not a multiple of 16");
+    fail(pp, PipeError::cmd_size_invalid,
+         where() + " command size " + std::to_string(d.size) + " not a multiple of 16");
     return false;
   }
 
@@ -610,7 +629,8 @@ bool Bam::inject_fault(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
   if (u < m_cfg.faults.data_error) {
     ++pp.stats.injected_errors;
     fail(pp, PipeError::axi_error,
-         fmt::format("descriptor {}: bus error reading {} bytes at 0x{:x} (injected)", pp.read_off / BAM_DESC_BYTES, d.size, d.addr));
+         fmt::format("descriptor {}: bus error reading {} bytes at 0x{:x} (injected)", pp.read_off / BAM_DESC_BYTES,
+                     d.size, d.addr));
     return false;
   }
   if (u < m_cfg.faults.data_error + m_cfg.faults.drop) {
@@ -655,23 +675,27 @@ bool Bam::run_command_elements(Pipe& pp, const BamDescHw& d, bool prepaid) {
       if (ce.mask != 0xFFFFFFFFu) {
         std::uint32_t old = 0;
         if (!bus_access(tlm::TLM_READ_COMMAND, target, reinterpret_cast<std::uint8_t*>(&old), 4)) {
-          fail(pp, PipeError::ce_address_unmapped, fmt::format("command element {} reads 0x{:x}: nothing there", i, target));
+          fail(pp, PipeError::ce_address_unmapped,
+               fmt::format("command element {} reads 0x{:x}: nothing there", i, target));
           return false;
         }
         value = (old & ~ce.mask) | (ce.data & ce.mask);
       }
       if (!bus_access(tlm::TLM_WRITE_COMMAND, target, reinterpret_cast<std::uint8_t*>(&value), 4)) {
-        fail(pp, PipeError::ce_address_unmapped, fmt::format("command element {} writes 0x{:x}: nothing there", i, target));
+        fail(pp, PipeError::ce_address_unmapped,
+             fmt::format("command element {} writes 0x{:x}: nothing there", i, target));
         return false;
       }
     } else if (cmd == BAM_READ_COMMAND) {
       std::uint32_t value = 0;
       if (!bus_access(tlm::TLM_READ_COMMAND, target, reinterpret_cast<std::uint8_t*>(&value), 4)) {
-        fail(pp, PipeError::ce_address_unmapped, fmt::format("command element {} reads 0x{:x}: nothing there", i, target));
+        fail(pp, PipeError::ce_address_unmapped,
+             fmt::format("command element {} reads 0x{:x}: nothing there", i, target));
         return false;
       }
       if (!mem_write(ce.data, &value, 4)) {
-        fail(pp, PipeError::ce_read_dest_invalid, fmt::format("command element {} stores to 0x{:x}: outside memory", i, ce.data));
+        fail(pp, PipeError::ce_read_dest_invalid,
+             fmt::format("command element {} stores to 0x{:x}: outside memory", i, ce.data));
         return false;
       }
     } else {
@@ -721,8 +745,7 @@ bool Bam::consume_data(Pipe& pp, const BamDescHw& d, std::uint64_t gen) {
   return true;
 }
 
-bool Bam::produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen,
-                       bool& peripheral_eot) {
+bool Bam::produce_data(Pipe& pp, const BamDescHw& d, std::uint32_t ring_slot, std::uint64_t gen, bool& peripheral_eot) {
   const std::uint32_t len = d.size;
   std::uint8_t* dst = dmi_ptr(d.addr, len, true);
   std::uint8_t burst[BAM_BURST_BYTES];

@@ -32,18 +32,18 @@ namespace qcesim::bam {
 
 enum class PipeError {
   none,
-  ring_size_invalid,      // P_FIFO_SIZES ring size 0, under 16, above 32768 or not a multiple of 8
-  ring_address_invalid,   // descriptor fetch from P_DESC_FIFO_ADDR failed (outside memory)
-  doorbell_out_of_ring,   // P_EVNT_REG offset beyond the ring or misaligned: more descriptors than it holds
-  desc_size_zero,         // zero-length descriptor (BAM does not do zero-length transfers)
-  desc_size_too_big,      // descriptor size above 32760 bytes (BAM_FIFO_SIZE)
-  desc_address_invalid,   // data buffer outside memory
-  cmd_on_producer,        // command descriptor on a producer pipe
-  cmd_size_invalid,       // command descriptor size not a multiple of 16
-  ce_address_unmapped,    // command element addresses nothing on the bus
-  ce_command_invalid,     // command element with a command other than read/write
-  ce_read_dest_invalid,   // command element read result could not be stored
-  axi_error,              // a bus error on a data transfer (fault injection: an SMMU fault or a slave error)
+  ring_size_invalid,     // P_FIFO_SIZES ring size 0, under 16, above 32768 or not a multiple of 8
+  ring_address_invalid,  // descriptor fetch from P_DESC_FIFO_ADDR failed (outside memory)
+  doorbell_out_of_ring,  // P_EVNT_REG offset beyond the ring or misaligned: more descriptors than it holds
+  desc_size_zero,        // zero-length descriptor (BAM does not do zero-length transfers)
+  desc_size_too_big,     // descriptor size above 32760 bytes (BAM_FIFO_SIZE)
+  desc_address_invalid,  // data buffer outside memory
+  cmd_on_producer,       // command descriptor on a producer pipe
+  cmd_size_invalid,      // command descriptor size not a multiple of 16
+  ce_address_unmapped,   // command element addresses nothing on the bus
+  ce_command_invalid,    // command element with a command other than read/write
+  ce_read_dest_invalid,  // command element read result could not be stored
+  axi_error,             // a bus error on a data transfer (fault injection: an SMMU fault or a slave error)
 };
 
 const char* pipe_error_name(PipeError e);
@@ -77,8 +77,8 @@ struct BamConfig {
   // Executing one command element: reading the 16-byte element from memory (ce_fetch) and its
   // register write into the peripheral over the config bus at the peripheral's clock (ce_write).
   sc_core::sc_time ce_fetch, ce_write;
-  sc_core::sc_time ce_exec;     // ce_fetch + ce_write
-  sc_core::sc_time burst;       // moving one 64-byte burst between memory and the peripheral
+  sc_core::sc_time ce_exec;  // ce_fetch + ce_write
+  sc_core::sc_time burst;    // moving one 64-byte burst between memory and the peripheral
   // A device-side IOTLB miss: the SMMU walks the page tables for an IOVA page the BAM touches
   // for the first time since it was mapped (iommu.tlb_miss).
   sc_core::sc_time iotlb_miss;
@@ -99,18 +99,18 @@ struct BamPipeStats {
   std::uint64_t command_elements = 0;
   std::uint64_t bytes = 0;
   std::uint64_t bursts = 0;
-  std::uint64_t irq_events = 0;  // P_IRQ_STTS bits raised
+  std::uint64_t irq_events = 0;                           // P_IRQ_STTS bits raised
   std::uint64_t injected_errors = 0, injected_drops = 0;  // faults.data_error, faults.drop
-  sc_core::sc_time lock_wait;    // time with work pending while another EE held the lock
-  std::uint64_t iotlb_misses = 0;  // SMMU page walks this pipe waited for
+  sc_core::sc_time lock_wait;                             // time with work pending while another EE held the lock
+  std::uint64_t iotlb_misses = 0;                         // SMMU page walks this pipe waited for
 };
 
 class Bam : public sc_core::sc_module {
  public:
-  tlm_utils::simple_target_socket<Bam> regs_socket;     // register window
-  tlm_utils::simple_initiator_socket<Bam> bus_socket;   // descriptors, data, command elements
+  tlm_utils::simple_target_socket<Bam> regs_socket;    // register window
+  tlm_utils::simple_initiator_socket<Bam> bus_socket;  // descriptors, data, command elements
   sc_core::sc_port<BamPeripheralIf> peripheral;
-  sc_core::sc_vector<sc_core::sc_out<bool>> irq;        // one level-high line per EE
+  sc_core::sc_vector<sc_core::sc_out<bool>> irq;  // one level-high line per EE
 
   Bam(sc_core::sc_module_name name, const BamConfig& cfg);
 
@@ -155,7 +155,7 @@ class Bam : public sc_core::sc_module {
     std::vector<BamDescHw> run;    // descriptors handled with one wait (see command_run)
     bool run_plain = false;        // run holds only plain command descriptors
     std::size_t ce_done = 0;       // leading elements of the run already executed (burst writes)
-    sc_core::sc_event kick;  // doorbell, reset, lock change, or the peripheral's state (when waiting on it)
+    sc_core::sc_event kick;        // doorbell, reset, lock change, or the peripheral's state (when waiting on it)
     bool waiting_peripheral = false;
     bool waiting_work = false;  // idle in pipe_thread until it is runnable
     bool waiting_lock = false;  // at a LOCK descriptor while another EE holds the lock
@@ -178,7 +178,7 @@ class Bam : public sc_core::sc_module {
 
   void pipe_thread(unsigned p);
   bool pipe_has_work(const Pipe& pp) const;  // enabled, not failed, descriptors to fetch
-  bool pipe_runnable(const Pipe& pp) const;   // and not held off by another EE's lock
+  bool pipe_runnable(const Pipe& pp) const;  // and not held off by another EE's lock
   bool blocked_by_lock(const Pipe& pp) const;
   bool is_producer(const Pipe& pp) const { return (pp.ctrl->value & P_DIRECTION) != 0; }
   std::uint32_t ring_size(const Pipe& pp) const { return pp.fifo_sizes->value & 0xFFFFu; }

@@ -75,7 +75,7 @@ constexpr std::uint16_t DESC_FLAG_UNLOCK = 0x0200;
 // struct bam_desc_hw: little-endian in memory.
 struct BamDescHw {
   std::uint32_t addr;
-  std::uint16_t size;   // bytes
+  std::uint16_t size;  // bytes
   std::uint16_t flags;
 };
 static_assert(sizeof(BamDescHw) == 8, "BAM descriptors are 8 bytes");
@@ -99,9 +99,9 @@ inline BamCmdElement bam_prep_ce(std::uint32_t addr, std::uint32_t cmd, std::uin
 }
 
 // Sizes the Linux driver uses.
-constexpr std::uint32_t BAM_DESC_FIFO_SIZE = 32 * 1024;                       // bytes per ring
+constexpr std::uint32_t BAM_DESC_FIFO_SIZE = 32 * 1024;                                // bytes per ring
 constexpr std::uint32_t MAX_DESCRIPTORS = BAM_DESC_FIFO_SIZE / sizeof(BamDescHw) - 1;  // 4095
-constexpr std::uint32_t BAM_FIFO_SIZE = 32 * 1024 - 8;                        // max bytes per descriptor
-constexpr std::uint32_t BAM_BURST_BYTES = 64;                                 // BAM<->CE block
+constexpr std::uint32_t BAM_FIFO_SIZE = 32 * 1024 - 8;                                 // max bytes per descriptor
+constexpr std::uint32_t BAM_BURST_BYTES = 64;                                          // BAM<->CE block
 
 }  // namespace qcesim::bam

@@ -17,7 +17,7 @@ struct CalibrateOptions {
   std::vector<std::string> sets;
   std::uint64_t messages = 200;  // per evaluation; measured values are scaled to it
   double prior_factor = 3.0;     // one prior standard deviation = a factor of 3
-  unsigned iterations = 60;  // pattern-search sweeps at most
+  unsigned iterations = 60;      // pattern-search sweeps at most
   unsigned jobs = 0;
   std::string write_profile;
   std::string report;

@@ -69,7 +69,8 @@ std::string open_input(const std::string& name, Input& in) {
     std::string why;
     const std::size_t n = read_fd(in.fd, buf, sizeof buf, why);
     if (!why.empty()) return in.name + ": " + why;
-    if (in.data.size() + n > kMaxInput) return "input: expected at most 64 MiB from a pipe (a file may be larger), found more";
+    if (in.data.size() + n > kMaxInput)
+      return "input: expected at most 64 MiB from a pipe (a file may be larger), found more";
     in.data.insert(in.data.end(), buf, buf + n);
     if (n < sizeof buf) break;
   }
@@ -85,7 +86,8 @@ std::string read_whole(Input& in, std::vector<std::uint8_t>& out) {
   }
   out.resize(static_cast<std::size_t>(in.size));
   std::string why;
-  if (read_fd(in.fd, out.data(), out.size(), why) != out.size()) return in.name + ": " + (why.empty() ? "shorter than its size" : why);
+  if (read_fd(in.fd, out.data(), out.size(), why) != out.size())
+    return in.name + ": " + (why.empty() ? "shorter than its size" : why);
   return "";
 }
 
@@ -115,19 +117,22 @@ std::string setup(const CipherOptions& opt, studies::CipherSetup& s) {
   auto key = parse_hex(opt.key_hex, &why);
   if (!key) return "--key: expected " + why;
   s.key = *key;
-  for (const auto& [name, text, out] : {std::tuple<const char*, const std::string&, std::vector<std::uint8_t>&>{"--iv", opt.iv_hex, s.iv},
-                                        {"--auth-key", opt.auth_key_hex, s.auth_key},
-                                        {"--assoc", opt.assoc_hex, s.assoc}})
+  for (const auto& [name, text, out] :
+       {std::tuple<const char*, const std::string&, std::vector<std::uint8_t>&>{"--iv", opt.iv_hex, s.iv},
+        {"--auth-key", opt.auth_key_hex, s.auth_key},
+        {"--assoc", opt.assoc_hex, s.assoc}})
     if (std::string e = hex_option(name, text, out); !e.empty()) return e;
   if (!opt.assoc_file.empty()) {
     if (!opt.assoc_hex.empty()) return "--assoc-file: expected it or --assoc, found both";
     if (std::string e = read_all(opt.assoc_file, s.assoc); !e.empty()) return "--assoc-file: " + e;
   }
   s.tag_bytes = opt.tag_bytes;
-  if (s.tag_bytes && !s.aead) return "--tag-bytes: expected none for " + s.name + " (an skcipher), found " + std::to_string(s.tag_bytes);
+  if (s.tag_bytes && !s.aead)
+    return "--tag-bytes: expected none for " + s.name + " (an skcipher), found " + std::to_string(s.tag_bytes);
   s.encrypt = !opt.decrypt;
   s.forbid_weak_keys = opt.forbid_weak_keys;
-  if (!opt.iv_out.empty() && s.aead) return "--iv-out: expected none for " + s.name + " (an AEAD leaves no IV), found one";
+  if (!opt.iv_out.empty() && s.aead)
+    return "--iv-out: expected none for " + s.name + " (an AEAD leaves no IV), found one";
   s.reg_io = opt.bam_reg_io ? qce::RegIo::bam : qce::RegIo::mmio;
   if (!opt.platform.empty()) {  // bad files and values are ConfigErrors (exit 2 naming the file)
     const model::Profile p = model::Profile::load(opt.platform);

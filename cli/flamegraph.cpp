@@ -26,12 +26,23 @@ std::string xml(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += model::is_control(c) ? ' ' : c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += model::is_control(c) ? ' ' : c;
     }
   }
   return out;
@@ -47,14 +58,16 @@ std::string colour(const std::string& name) {
 
 constexpr double kWidth = 1200, kFrameHeight = 17, kPad = 10, kTitleHeight = 40;
 
-void draw(const Frame& f, double x, int depth, int max_depth, double per_count, std::uint64_t all, const std::string& unit,
-          std::string& svg) {
+void draw(const Frame& f, double x, int depth, int max_depth, double per_count, std::uint64_t all,
+          const std::string& unit, std::string& svg) {
   const double w = static_cast<double>(f.total) * per_count;
   if (w < 0.1) return;
   const double y = kTitleHeight + (max_depth - depth) * kFrameHeight;
-  const std::string tip = fmt::format("{} ({} {}, {:.2f}%)", f.name, f.total, unit, 100.0 * static_cast<double>(f.total) / static_cast<double>(all));
-  svg += fmt::format("<g><title>{}</title><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" rx=\"2\"/>",
-                     xml(tip), x, y, w, kFrameHeight - 1, colour(f.name));
+  const std::string tip = fmt::format("{} ({} {}, {:.2f}%)", f.name, f.total, unit,
+                                      100.0 * static_cast<double>(f.total) / static_cast<double>(all));
+  svg += fmt::format(
+      "<g><title>{}</title><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" rx=\"2\"/>",
+      xml(tip), x, y, w, kFrameHeight - 1, colour(f.name));
   // As much of the name as fits, at about 7 px a character.
   const std::size_t fits = static_cast<std::size_t>(std::max(0.0, (w - 6) / 7));
   if (fits >= 3) {

@@ -22,7 +22,7 @@ struct HashOptions {
   qce::RegIo reg_io = qce::RegIo::mmio;
   std::uint32_t request_bytes = 1u << 20;  // bytes per update() call (engine request size)
   bool stats = false;
-  std::vector<std::string> files;          // empty: standard input
+  std::vector<std::string> files;  // empty: standard input
 };
 
 // Returns the process exit status: 0, or 2 if a file could not be read or the engine failed.

@@ -61,8 +61,8 @@ const int kQuietBanner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
 
 // The documented ranges of the counts (docs/run.md "Numbers on the command line"): the largest
 // values' memory and time are measured by bench/limits.sh.
-constexpr std::uint64_t kMaxSamples = 10000;      // --uncertainty, --seeds, validate --samples
-constexpr std::uint64_t kMaxTrajectories = 500;   // sensitivity --trajectories
+constexpr std::uint64_t kMaxSamples = 10000;     // --uncertainty, --seeds, validate --samples
+constexpr std::uint64_t kMaxTrajectories = 500;  // sensitivity --trajectories
 const CLI::Validator kJobs = cli::whole_number(1, 256);
 const CLI::Validator kSeed = cli::whole_number(0, UINT64_MAX);
 const CLI::Validator kMessages = cli::whole_number(1, 1000000000);
@@ -79,7 +79,8 @@ Command hash_command(CLI::App& app) {
     std::string engine = "qce", alg = "sha256", reg_io = "mmio", hmac_key;
   };
   auto st = std::make_shared<State>();
-  auto* h = app.add_subcommand("hash", "Print SHA-1/SHA-256 (or HMAC) checksums like sha256sum, computed by the emulated engine");
+  auto* h = app.add_subcommand(
+      "hash", "Print SHA-1/SHA-256 (or HMAC) checksums like sha256sum, computed by the emulated engine");
   h->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; ce: on the CPU (ARMv8 CE path)")
       ->check(CLI::IsMember({"qce", "ce"}))
       ->capture_default_str();
@@ -109,7 +110,8 @@ Command hash_command(CLI::App& app) {
               hash.hmac_key = std::move(*key);
             }
             if (hash.request_bytes % 64 != 0) {
-              std::cerr << "qcesim hash: --request-bytes: expected a multiple of 64, found " << hash.request_bytes << "\n";
+              std::cerr << "qcesim hash: --request-bytes: expected a multiple of 64, found " << hash.request_bytes
+                        << "\n";
               return 2;
             }
             return cli::run_hash(hash, std::cout, std::cerr);
@@ -122,24 +124,33 @@ Command cipher_command(CLI::App& app) {
     std::string engine = "qce", reg_io = "mmio";
   };
   auto st = std::make_shared<State>();
-  auto* c = app.add_subcommand("cipher", "Encrypt or decrypt a file through the emulated engine, like openssl enc -nopad");
-  c->add_option("--alg", st->opt.alg, "The kernel's name: ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), "
-                                      "ecb(des3_ede), cbc(des3_ede), ccm(aes), rfc4309(ccm(aes)), authenc(hmac(sha256),cbc(aes)), "
-                                      "authenc(hmac(sha256|sha1),cbc(des|des3_ede))")->required();
-  c->add_option("--key", st->opt.key_hex, "Key in hex (xts(aes): both keys, 32 or 64 bytes; authenc: the cipher's)")->required();
-  c->add_option("--iv", st->opt.iv_hex, "IV in hex (ivsize bytes; none for ECB; xts(aes): the tweak; rfc4309: 8 bytes; ccm(aes): a 7..13-byte "
-                                        "nonce or the kernel's 16-byte IV)");
+  auto* c =
+      app.add_subcommand("cipher", "Encrypt or decrypt a file through the emulated engine, like openssl enc -nopad");
+  c->add_option("--alg", st->opt.alg,
+                "The kernel's name: ecb(aes), cbc(aes), ctr(aes), xts(aes), ecb(des), cbc(des), "
+                "ecb(des3_ede), cbc(des3_ede), ccm(aes), rfc4309(ccm(aes)), authenc(hmac(sha256),cbc(aes)), "
+                "authenc(hmac(sha256|sha1),cbc(des|des3_ede))")
+      ->required();
+  c->add_option("--key", st->opt.key_hex, "Key in hex (xts(aes): both keys, 32 or 64 bytes; authenc: the cipher's)")
+      ->required();
+  c->add_option("--iv", st->opt.iv_hex,
+                "IV in hex (ivsize bytes; none for ECB; xts(aes): the tweak; rfc4309: 8 bytes; ccm(aes): a 7..13-byte "
+                "nonce or the kernel's 16-byte IV)");
   c->add_flag("--decrypt,-d", st->opt.decrypt, "Decrypt instead of encrypt (AEADs: the input ends with the tag)");
   c->add_option("--auth-key", st->opt.auth_key_hex, "authenc: the HMAC key in hex (at most 64 bytes)");
-  c->add_option("--assoc", st->opt.assoc_hex, "AEAD: associated data in hex (authenticated, not encrypted, not output)");
+  c->add_option("--assoc", st->opt.assoc_hex,
+                "AEAD: associated data in hex (authenticated, not encrypted, not output)");
   c->add_option("--assoc-file", st->opt.assoc_file, "AEAD: associated data from a file");
-  c->add_option("--tag-bytes", st->opt.tag_bytes, "AEAD: tag length (ccm(aes) 4..16 even; authenc up to the digest; "
-                                                  "default the largest)")
+  c->add_option("--tag-bytes", st->opt.tag_bytes,
+                "AEAD: tag length (ccm(aes) 4..16 even; authenc up to the digest; "
+                "default the largest)")
       ->check(cli::whole_number(1, 64));
-  c->add_option("--platform", st->opt.platform, "A platform profile (e.g. scenarios/sm8650.json): its kernel era's algorithms "
-                                                "and fallback rules apply, the fallback running on its CPU");
-  c->add_option("--era", st->opt.era, "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026 (overrides the "
-                                      "platform's driver.era; aes_sw_max_len 512 without a platform)")
+  c->add_option("--platform", st->opt.platform,
+                "A platform profile (e.g. scenarios/sm8650.json): its kernel era's algorithms "
+                "and fallback rules apply, the fallback running on its CPU");
+  c->add_option("--era", st->opt.era,
+                "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026 (overrides the "
+                "platform's driver.era; aes_sw_max_len 512 without a platform)")
       ->check(cli::whole_number(0, 9999));
   c->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; cpu: on the CPU")
       ->check(CLI::IsMember({"qce", "cpu"}))
@@ -148,12 +159,14 @@ Command cipher_command(CLI::App& app) {
                 "mmio: CPU register writes (mainline); bam: command descriptors with BAM LOCK/UNLOCK (locking series)")
       ->check(CLI::IsMember({"mmio", "bam"}))
       ->capture_default_str();
-  c->add_flag("--forbid-weak-keys", st->opt.forbid_weak_keys,
-              "Set CRYPTO_TFM_REQ_FORBID_WEAK_KEYS on the tfm: weak and semi-weak DES keys, 3DES with K1 = K2 or K2 = K3 "
-              "and (on the CPU, or the 2026 driver) XTS with equal halves are refused (-EINVAL)");
-  c->add_option("--iv-out", st->opt.iv_out,
-                "skciphers: write the IV the request leaves in req->iv (hex, one line) to this file, as a caller chaining "
-                "the next request would read it");
+  c->add_flag(
+      "--forbid-weak-keys", st->opt.forbid_weak_keys,
+      "Set CRYPTO_TFM_REQ_FORBID_WEAK_KEYS on the tfm: weak and semi-weak DES keys, 3DES with K1 = K2 or K2 = K3 "
+      "and (on the CPU, or the 2026 driver) XTS with equal halves are refused (-EINVAL)");
+  c->add_option(
+      "--iv-out", st->opt.iv_out,
+      "skciphers: write the IV the request leaves in req->iv (hex, one line) to this file, as a caller chaining "
+      "the next request would read it");
   c->add_option("file", st->opt.file, "Input file; none or '-' reads standard input");
   return {c, [st] {
             st->opt.on_cpu = st->engine == "cpu";
@@ -171,31 +184,40 @@ Command run_command(CLI::App& app) {
   cli::RunOptions& run = st->opt;
   auto* r = app.add_subcommand("run", "Replay a scenario's workload for each variant and compare with the measurement");
   r->add_option("scenario", run.scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
-  r->add_option("--jobs,-j", run.jobs, "Variants simulated at once, each in its own process (default: cores)")->check(kJobs);
-  r->add_option("--set", run.sets, "PATH=VALUE: change the scenario (workload.messages=500) or a profile parameter (qce.clock=200)");
+  r->add_option("--jobs,-j", run.jobs, "Variants simulated at once, each in its own process (default: cores)")
+      ->check(kJobs);
+  r->add_option("--set", run.sets,
+                "PATH=VALUE: change the scenario (workload.messages=500) or a profile parameter (qce.clock=200)");
   r->add_option("--variant", run.variants, "Run only this variant (repeatable)");
   r->add_option("--json", run.json_file, "Write the results as JSON to this file");
   r->add_flag("--timing-only", run.timing_only, "Skip the bytes: same timing, no digests computed or checked");
   r->add_option("--uncertainty", run.uncertainty,
-                "N: sample the profile's parameter intervals N times (timing only) and report each output with its 90 % interval")
+                "N: sample the profile's parameter intervals N times (timing only) and report each output with its 90 "
+                "% interval")
       ->check(cli::whole_number(2, kMaxSamples));
   r->add_option("--seed", run.seed, "Seed of the --uncertainty samples (the same seed gives the same samples)")
       ->check(kSeed)
       ->capture_default_str();
-  r->add_option("--shard", run.shards.shard, "I/N: run only shard I of N of the --uncertainty/--seeds runs (a batch task)");
+  r->add_option("--shard", run.shards.shard,
+                "I/N: run only shard I of N of the --uncertainty/--seeds runs (a batch task)");
   r->add_option("--shard-out", run.shards.shard_out, "Where --shard writes its results");
   r->add_option("--merge", run.shards.merge, "All N shard files: analyse them as one run (the same command otherwise)")
       ->expected(1, -1);
-  r->add_option("--seeds", run.seeds,
-                "N: run each variant N times with service-time variation (sim.seed 1..N) and report means with 95 % intervals")
+  r->add_option(
+       "--seeds", run.seeds,
+       "N: run each variant N times with service-time variation (sim.seed 1..N) and report means with 95 % intervals")
       ->check(cli::whole_number(2, kMaxSamples));
-  r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")->check(cli::whole_number(0, 1000))->capture_default_str();
+  r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")
+      ->check(cli::whole_number(0, 1000))
+      ->capture_default_str();
   r->add_option("--trace", run.trace_file, "Write a Chrome-trace/Perfetto JSON timeline (per variant when several)");
-  r->add_option("--trace-requests", st->trace_requests, "A:B: the requests the timeline keeps (A to B-1)")->capture_default_str();
+  r->add_option("--trace-requests", st->trace_requests, "A:B: the requests the timeline keeps (A to B-1)")
+      ->capture_default_str();
   r->add_option("--profile", run.profile_file, "Write folded stacks (context;function nanoseconds) for flame graphs");
   return {r, [st] {
             if (!cli::parse_request_range(st->trace_requests, st->opt.trace_first, st->opt.trace_last)) {
-              std::cerr << "qcesim run: --trace-requests: expected A:B with 0 <= A < B, found " << st->trace_requests << "\n";
+              std::cerr << "qcesim run: --trace-requests: expected A:B with 0 <= A < B, found " << st->trace_requests
+                        << "\n";
               return 2;
             }
             return cli::run_scenario(st->opt, std::cout, std::cerr);
@@ -206,9 +228,13 @@ Command calibrate_command(CLI::App& app) {
   auto cal = std::make_shared<cli::CalibrateOptions>();
   auto* c = app.add_subcommand("calibrate", "Fit profile parameters to a scenario's measured values");
   c->add_option("scenario", cal->scenario, "Scenario JSON file with measured values per variant")->required();
-  c->add_option("--fit", cal->fit, "Profile parameters to fit (comma separated or repeated)")->delimiter(',')->required();
+  c->add_option("--fit", cal->fit, "Profile parameters to fit (comma separated or repeated)")
+      ->delimiter(',')
+      ->required();
   c->add_option("--set", cal->sets, "PATH=VALUE changes as for run");
-  c->add_option("--messages", cal->messages, "Messages per variant per evaluation")->check(kMessages)->capture_default_str();
+  c->add_option("--messages", cal->messages, "Messages per variant per evaluation")
+      ->check(kMessages)
+      ->capture_default_str();
   c->add_option("--prior-factor", cal->prior_factor, "One prior standard deviation as a factor")
       ->check(cli::real_number(1.001, 1e9))
       ->capture_default_str();
@@ -225,13 +251,15 @@ Command calibrate_command(CLI::App& app) {
 
 Command validate_command(CLI::App& app) {
   auto v = std::make_shared<cli::ValidateOptions>();
-  auto* c = app.add_subcommand("validate",
-                               "Run every scenario with measured values, with uncertainty, in one table: in and out of sample");
+  auto* c = app.add_subcommand(
+      "validate", "Run every scenario with measured values, with uncertainty, in one table: in and out of sample");
   c->add_option("dir", v->dir, "Folder of scenario files")->capture_default_str();
   c->add_option("--samples", v->samples, "Samples of the parameter intervals per run")
       ->check(cli::whole_number(2, kMaxSamples))
       ->capture_default_str();
-  c->add_option("--messages", v->messages, "Messages per run (at most the scenario's own)")->check(kMessages)->capture_default_str();
+  c->add_option("--messages", v->messages, "Messages per run (at most the scenario's own)")
+      ->check(kMessages)
+      ->capture_default_str();
   c->add_option("--seed", v->seed, "Seed of the samples")->check(kSeed)->capture_default_str();
   c->add_option("--jobs,-j", v->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--json", v->json_file, "Write the rows as JSON to this file");
@@ -244,10 +272,13 @@ Command sensitivity_command(CLI::App& app) {
   c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
   c->add_option("--set", o->sets, "PATH=VALUE changes as for run (workload.messages=5000 keeps it quick)");
   c->add_option("--variant", o->variants, "Only this variant (repeatable)");
-  c->add_option("--trajectories", o->trajectories, "Morris trajectories (runs: trajectories x (parameters + 1) per variant)")
+  c->add_option("--trajectories", o->trajectories,
+                "Morris trajectories (runs: trajectories x (parameters + 1) per variant)")
       ->check(cli::whole_number(2, kMaxTrajectories))
       ->capture_default_str();
-  c->add_option("--top", o->top, "Parameters listed per output")->check(cli::whole_number(1, 1000))->capture_default_str();
+  c->add_option("--top", o->top, "Parameters listed per output")
+      ->check(cli::whole_number(1, 1000))
+      ->capture_default_str();
   c->add_option("--seed", o->seed, "Seed of the trajectories")->check(kSeed)->capture_default_str();
   c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--json", o->json_file, "Write every parameter's mu* and sigma per output as JSON");
@@ -260,20 +291,25 @@ Command sensitivity_command(CLI::App& app) {
 
 Command sweep_command(CLI::App& app) {
   auto sw = std::make_shared<cli::SweepOptions>();
-  auto* sp = app.add_subcommand("sweep", "Run a scenario at every point of a sweep file; CSV, JSON and an optional SVG chart");
+  auto* sp =
+      app.add_subcommand("sweep", "Run a scenario at every point of a sweep file; CSV, JSON and an optional SVG chart");
   sp->add_option("sweep", sw->file, "Sweep JSON file (e.g. scenarios/study-message-size.json)")->required();
   sp->add_option("--jobs,-j", sw->jobs, "Runs at once, each in its own process (default: cores)")->check(kJobs);
-  sp->add_option("--out,-o", sw->out, "Prefix of the output files PREFIX.csv and PREFIX.json (default: the sweep's name)");
+  sp->add_option("--out,-o", sw->out,
+                 "Prefix of the output files PREFIX.csv and PREFIX.json (default: the sweep's name)");
   sp->add_flag("--fresh", sw->fresh, "Discard the journal of an interrupted run instead of resuming it");
   sp->add_option("--set", sw->sets, "PATH=VALUE applied at every point (as for run)");
   sp->add_option("--plot", sw->plot, "Draw a metric against a swept value into this SVG file (gnuplot)");
-  sp->add_option("--x", sw->x, "Axis path on the chart's x axis (default: the sweep file's plot.x, else the first axis)");
-  sp->add_option("--y", sw->y, "Metric on the y axis, e.g. us_per_request, cpu_us_per_request, mb_per_s (default: plot.y)");
+  sp->add_option("--x", sw->x,
+                 "Axis path on the chart's x axis (default: the sweep file's plot.x, else the first axis)");
+  sp->add_option("--y", sw->y,
+                 "Metric on the y axis, e.g. us_per_request, cpu_us_per_request, mb_per_s (default: plot.y)");
   sp->add_flag("--log-x", sw->log_x, "Logarithmic x axis");
   sp->add_flag("--log-y", sw->log_y, "Logarithmic y axis");
   sp->add_option("--shard", sw->shards.shard, "I/N: run only the points p with p % N == I (a batch task)");
   sp->add_option("--shard-out", sw->shards.shard_out, "Where --shard writes its runs");
-  sp->add_option("--merge", sw->shards.merge, "All N shard files: the sweep's outputs from them (the same command otherwise)")
+  sp->add_option("--merge", sw->shards.merge,
+                 "All N shard files: the sweep's outputs from them (the same command otherwise)")
       ->expected(1, -1);
   sp->add_flag("--partial", sw->partial,
                "With --merge: accept missing runs (a lost shard's) and say in every output which are missing");
@@ -282,7 +318,8 @@ Command sweep_command(CLI::App& app) {
 
 Command explain_command(CLI::App& app) {
   auto ex = std::make_shared<cli::ExplainOptions>();
-  auto* xp = app.add_subcommand("explain", "Narrate one request step by step: every CPU and hardware step, its context, time and why");
+  auto* xp = app.add_subcommand(
+      "explain", "Narrate one request step by step: every CPU and hardware step, its context, time and why");
   xp->add_option("scenario", ex->scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
   xp->add_option("--variant", ex->variant, "Variant to explain (default: the first QCE variant)");
   xp->add_option("--request", ex->request, "Request number, from 0 (0 includes the driver's first-use set-up)")
@@ -296,7 +333,8 @@ Command explain_command(CLI::App& app) {
 Command flamegraph_command(CLI::App& app) {
   auto fg = std::make_shared<cli::FlamegraphOptions>();
   auto* fl = app.add_subcommand("flamegraph", "Draw folded stacks (run --profile) as an SVG flame graph");
-  fl->add_option("folded", fg->folded, "Folded-stacks file (context;function count per line), or - for stdin")->required();
+  fl->add_option("folded", fg->folded, "Folded-stacks file (context;function count per line), or - for stdin")
+      ->required();
   fl->add_option("--output,-o", fg->out, "SVG file to write (default: standard output)");
   fl->add_option("--title", fg->title, "Title above the graph")->capture_default_str();
   return {fl, [fg] { return cli::run_flamegraph(*fg, std::cout, std::cerr); }};
@@ -341,12 +379,11 @@ int sc_main(int argc, char* argv[]) {
   CLI::App app{"qcesim: Qualcomm Crypto Engine + BAM DMA virtual platform"};
   app.require_subcommand(1);
   // A bad option names the program as every other error does.
-  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
-    return "qcesim: " + CLI::FailureMessage::simple(a, e);
-  });
+  app.failure_message(
+      [](const CLI::App* a, const CLI::Error& e) { return "qcesim: " + CLI::FailureMessage::simple(a, e); });
   app.set_version_flag("--version", "qcesim 0.1.0");
-  const Command commands[] = {hash_command(app),    cipher_command(app),     run_command(app),
-                              calibrate_command(app), sweep_command(app),  explain_command(app),
+  const Command commands[] = {hash_command(app),       cipher_command(app),  run_command(app),
+                              calibrate_command(app),  sweep_command(app),   explain_command(app),
                               flamegraph_command(app), profile_command(app), validate_command(app),
                               sensitivity_command(app)};
   if (const int rc = parse(app, argc, argv); rc >= 0) return finish_stdout("", rc);

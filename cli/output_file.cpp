@@ -70,17 +70,16 @@ OutputKind classify(const std::string& option, const std::string& file) {
   if (stat(file.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (in_system_tree(file) && S_ISREG(st.st_mode))) {
       if (access(file.c_str(), W_OK) != 0)
-        throw model::ConfigError(option, "", kExpected, file + ": " + what_it_is(st) + " that cannot be written (" +
-                                                             std::strerror(errno) + ")");
+        throw model::ConfigError(
+            option, "", kExpected,
+            file + ": " + what_it_is(st) + " that cannot be written (" + std::strerror(errno) + ")");
       return OutputKind::write_through;
     }
     if (!S_ISREG(st.st_mode)) throw model::ConfigError(option, "", kExpected, file + ": " + what_it_is(st));
   } else {
     struct stat lst;
-    if (lstat(file.c_str(), &lst) == 0)
-      throw model::ConfigError(option, "", kExpected, file + ": a link to nothing");
-    if (errno != ENOENT)
-      throw model::ConfigError(option, "", kExpected, file + ": " + std::strerror(errno));
+    if (lstat(file.c_str(), &lst) == 0) throw model::ConfigError(option, "", kExpected, file + ": a link to nothing");
+    if (errno != ENOENT) throw model::ConfigError(option, "", kExpected, file + ": " + std::strerror(errno));
     if (in_system_tree(file))
       throw model::ConfigError(option, "", kExpected, file + ": a new name under /dev, /proc or /sys");
   }

@@ -49,8 +49,8 @@ bool value_less(const json& a, const json& b) {
 }
 
 struct Series {
-  std::size_t variant = 0;       // index into the legend's variant order
-  std::vector<json> others;      // the other axes' values (product sweeps)
+  std::size_t variant = 0;   // index into the legend's variant order
+  std::vector<json> others;  // the other axes' values (product sweeps)
   std::string label;
   std::vector<std::pair<double, double>> pts;  // x (value, or position for labelled x), y
 };
@@ -62,7 +62,8 @@ const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E6
 const int kPointTypes[] = {7, 5, 9, 11, 13, 15, 4, 6};
 
 std::string line_style(std::size_t k, std::size_t n) {
-  const double width = 1.5 + 2.0 * static_cast<double>(n - 1 - k) / static_cast<double>(std::max<std::size_t>(n - 1, 1));
+  const double width =
+      1.5 + 2.0 * static_cast<double>(n - 1 - k) / static_cast<double>(std::max<std::size_t>(n - 1, 1));
   return fmt::format("lc rgb '{}' dt {} lw {:.2f} pt {} ps 0.7", kColours[k % 8], 1 + k % 5, width, kPointTypes[k % 8]);
 }
 
@@ -90,8 +91,8 @@ int run_gnuplot(const std::filesystem::path& script, const std::filesystem::path
 
 }  // namespace
 
-void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, const std::vector<std::string>& variants,
-              const std::vector<json>& rows) {
+void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
+              const std::vector<std::string>& variants, const std::vector<json>& rows) {
   if (std::find(axis_paths.begin(), axis_paths.end(), spec.x) == axis_paths.end())
     throw std::invalid_argument("--x " + spec.x + ": not one of the sweep's axes");
   // Zipped axes: x is the point's position, labelled with every axis's value.
@@ -113,7 +114,8 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     const double y = m[spec.y];
     if (spec.log_y && y <= 0) continue;  // not drawable on a log axis
     Series key;
-    key.variant = static_cast<std::size_t>(std::find(variants.begin(), variants.end(), r["variant"].get<std::string>()) - variants.begin());
+    key.variant = static_cast<std::size_t>(
+        std::find(variants.begin(), variants.end(), r["variant"].get<std::string>()) - variants.begin());
     key.label = r["variant"];
     if (!spec.zip)
       for (const std::string& p : axis_paths)
@@ -180,8 +182,8 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
       }
       f << "\n\n";
       plots += fmt::format("{}{} index {} using {} with linespoints {} title {}", plots.empty() ? "" : ", \\\n  ",
-                           gnuplot_quoted(data.string()), k, numeric_x ? "1:2" : "1:2:xtic(3)", line_style(k, series.size()),
-                           gnuplot_quoted(series[k].label));
+                           gnuplot_quoted(data.string()), k, numeric_x ? "1:2" : "1:2:xtic(3)",
+                           line_style(k, series.size()), gnuplot_quoted(series[k].label));
     }
   }
   const std::string x_label = spec.x_label.empty() ? spec.x : spec.x_label;
@@ -195,9 +197,12 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, 
     std::size_t longest = 0;
     for (const Series& sr : series) longest = std::max(longest, sr.label.size());
     g << "set encoding utf8\nset grid\n"
-      << (longest > 28 ? "set key outside below center maxrows 4 noenhanced\n" : "set key outside right top noenhanced\n");
-    g << "set title " << gnuplot_quoted(spec.title.empty() ? y_label + " against " + x_label : spec.title) << " noenhanced\n";
-    g << "set xlabel " << gnuplot_quoted(x_label) << " noenhanced\nset ylabel " << gnuplot_quoted(y_label) << " noenhanced\n";
+      << (longest > 28 ? "set key outside below center maxrows 4 noenhanced\n"
+                       : "set key outside right top noenhanced\n");
+    g << "set title " << gnuplot_quoted(spec.title.empty() ? y_label + " against " + x_label : spec.title)
+      << " noenhanced\n";
+    g << "set xlabel " << gnuplot_quoted(x_label) << " noenhanced\nset ylabel " << gnuplot_quoted(y_label)
+      << " noenhanced\n";
     if (!numeric_x) g << "set xtics rotate by -30 noenhanced\nset offsets 0.3, 0.3, 0, 0\n";
     if (spec.log_x && numeric_x) g << "set logscale x 2\nset format x '%.0f'\n";
     if (spec.log_y) g << "set logscale y 10\n";

@@ -14,10 +14,10 @@
 namespace qcesim::cli {
 
 struct PlotSpec {
-  std::string file;   // .svg, or .png
-  std::string x, y;   // axis path, metric name
+  std::string file;  // .svg, or .png
+  std::string x, y;  // axis path, metric name
   bool log_x = false, log_y = false;
-  bool zip = false;   // the axes are paired point for point
+  bool zip = false;  // the axes are paired point for point
   std::string title;
   std::string x_label, y_label;  // in words with units (default: x and y)
 };
@@ -25,8 +25,8 @@ struct PlotSpec {
 // rows: {"values": {path: value}, "variant": name, "metrics": {...}} as the sweep writes them;
 // variants: the order of the legend. Writes the SVG through a temporary file; throws with
 // gnuplot's message when it fails.
-void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths, const std::vector<std::string>& variants,
-              const std::vector<nlohmann::json>& rows);
+void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
+              const std::vector<std::string>& variants, const std::vector<nlohmann::json>& rows);
 
 // s as a gnuplot single-quoted string: quotes doubled, control characters made spaces.
 std::string gnuplot_quoted(const std::string& s);

@@ -59,7 +59,8 @@ std::string cell(double sim, const std::map<std::string, double>& measured, cons
   if (it == measured.end()) return fmt::format("{:>7.3f} {:>6} {:>7}", sim, "-", "-");
   const double m = it->second;
   // A measured 0.00 is a rounded value: anything that rounds to it agrees.
-  const std::string err = m == 0 ? (std::fabs(sim) < 0.005 ? "ok" : "n/a") : fmt::format("{:+.1f}%", (sim - m) / m * 100);
+  const std::string err =
+      m == 0 ? (std::fabs(sim) < 0.005 ? "ok" : "n/a") : fmt::format("{:+.1f}%", (sim - m) / m * 100);
   return fmt::format("{:>7.3f} {:>6.3f} {:>7}", sim, m, err);
 }
 
@@ -69,8 +70,10 @@ std::string cell(double sim, const std::map<std::string, double>& measured, cons
 std::string fault_summary(const json& f) {
   std::string s;
   for (const auto& [key, words] : {std::pair<const char*, const char*>{"bam_data_errors", "BAM bus errors"},
-                                   {"bam_descriptor_drops", "dropped descriptors"}, {"engine_axi_errors", "engine AXI errors"},
-                                   {"engine_hangs", "engine hangs"}, {"timeouts", "watchdog timeouts"}})
+                                   {"bam_descriptor_drops", "dropped descriptors"},
+                                   {"engine_axi_errors", "engine AXI errors"},
+                                   {"engine_hangs", "engine hangs"},
+                                   {"timeouts", "watchdog timeouts"}})
     s += fmt::format("{}{} {}", s.empty() ? "" : ", ", f.value(key, 0), words);
   return s;
 }
@@ -80,13 +83,15 @@ std::string race_summary(const studies::VariantResult& r) {
   std::string s;
   if (!r.tz.is_null()) {
     const auto& t = r.tz;
-    s += fmt::format("  other EE (TrustZone): {} jobs, {} completed, {} wrong digests, {} engine errors, {} timed out; "
-                     "its pipes waited {:.3f} ms for Linux's lock\n",
-                     t.value("jobs", 0), t.value("completed", 0), t.value("digest_mismatches", 0), t.value("errors", 0),
-                     t.value("timeouts", 0), t.value("lock_wait_s", 0.0) * 1e3);
-    s += fmt::format("  Linux: {} wrong digests, {} failed requests; its pipes waited {:.3f} ms for the other EE's lock; "
-                     "{} AUTH_IV writes hit a running operation\n",
-                     r.digest_mismatches, r.failed_requests, r.lock_wait_s * 1e3, r.live_state_writes);
+    s += fmt::format(
+        "  other EE (TrustZone): {} jobs, {} completed, {} wrong digests, {} engine errors, {} timed out; "
+        "its pipes waited {:.3f} ms for Linux's lock\n",
+        t.value("jobs", 0), t.value("completed", 0), t.value("digest_mismatches", 0), t.value("errors", 0),
+        t.value("timeouts", 0), t.value("lock_wait_s", 0.0) * 1e3);
+    s += fmt::format(
+        "  Linux: {} wrong digests, {} failed requests; its pipes waited {:.3f} ms for the other EE's lock; "
+        "{} AUTH_IV writes hit a running operation\n",
+        r.digest_mismatches, r.failed_requests, r.lock_wait_s * 1e3, r.live_state_writes);
   }
   const bool locked = !r.tz.is_null() && r.tz.value("lock", false);
   if (!locked && (r.digest_mismatches || r.failed_requests || r.live_state_writes)) {
@@ -127,7 +132,8 @@ std::string format_table(const std::vector<studies::VariantResult>& results) {
 namespace {
 
 // The variants --variant names, each once, or all of them.
-std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc, const std::vector<std::string>& names) {
+std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc,
+                                                     const std::vector<std::string>& names) {
   std::vector<const studies::Variant*> chosen;
   if (names.empty()) {
     for (const auto& v : sc.variants) chosen.push_back(&v);
@@ -135,7 +141,8 @@ std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t k = 0; k < i; ++k)
-      if (names[k] == names[i]) throw model::ConfigError("--variant", "", "each variant named once", model::quoted_input(names[i]) + " twice");
+      if (names[k] == names[i])
+        throw model::ConfigError("--variant", "", "each variant named once", model::quoted_input(names[i]) + " twice");
     try {
       chosen.push_back(&sc.variant(names[i]));
     } catch (const model::ConfigError& e) {
@@ -175,36 +182,45 @@ struct TraceFile : model::TraceSink {
 json run_one(const studies::Scenario& sc, const studies::Variant& v, const RunOptions& opt, bool several, bool ahead) {
   std::unique_ptr<TraceFile> trace;
   if (!opt.trace_file.empty())
-    trace = std::make_unique<TraceFile>(per_variant_file(opt.trace_file, v.name, several), opt, sc.name + " / " + v.name);
+    trace =
+        std::make_unique<TraceFile>(per_variant_file(opt.trace_file, v.name, several), opt, sc.name + " / " + v.name);
   studies::ReplayProgress progress;
   progress.report = [&v](std::uint64_t done, std::uint64_t total, double s, double left, const char* phase) {
-    const std::string eta = left < 0 ? std::string("time left not known yet") : fmt::format("about {:.0f} s to go", left);
+    const std::string eta =
+        left < 0 ? std::string("time left not known yet") : fmt::format("about {:.0f} s to go", left);
     std::fprintf(stderr, "  %s: %llu/%llu %s (%.0f%%), %.0f s so far, %s\n", v.name.c_str(),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), phase,
                  100.0 * static_cast<double>(done) / static_cast<double>(total), s, eta.c_str());
   };
   const studies::VariantResult r = studies::run_variant(sc, v, opt.timing_only, ahead, &progress);
   if (trace) trace->commit();
-  if (!opt.profile_file.empty()) write_output("--profile", per_variant_file(opt.profile_file, v.name, several), folded_stacks(r));
+  if (!opt.profile_file.empty())
+    write_output("--profile", per_variant_file(opt.profile_file, v.name, several), folded_stacks(r));
   return r.to_json();
 }
 
 // `outputs`: what the checks compare ("digest" for hashes, "output" for ciphers).
-void print_results(const std::vector<studies::VariantResult>& results, unsigned top, const char* outputs, std::ostream& out) {
+void print_results(const std::vector<studies::VariantResult>& results, unsigned top, const char* outputs,
+                   std::ostream& out) {
   out << format_table(results);
   for (const auto& r : results) {
-    out << fmt::format("\n{}: {} requests, latency mean {:.1f} us, p50 {:.1f}, p99 {:.1f}, max {:.1f}; {} irqs, {} BAM "
-                       "descriptors, {} {} mismatches{}\n",
-                       r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs,
-                       r.bam_descriptors, r.digest_mismatches, outputs, r.timing_only ? " (timing only: not checked)" : "");
+    out << fmt::format(
+        "\n{}: {} requests, latency mean {:.1f} us, p50 {:.1f}, p99 {:.1f}, max {:.1f}; {} irqs, {} BAM "
+        "descriptors, {} {} mismatches{}\n",
+        r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs, r.bam_descriptors,
+        r.digest_mismatches, outputs, r.timing_only ? " (timing only: not checked)" : "");
     if (r.fast_forward.skipped)
-      out << fmt::format("  fast-forward: {} of the requests repeated, not simulated: a steady-state cycle of {} requests "
-                         "({:.3f} ms) found at request {} (same results as sim.fast_forward=0)\n",
-                         r.fast_forward.skipped, r.fast_forward.period, r.fast_forward.period_s * 1e3, r.fast_forward.found_at);
-    if (r.software) out << fmt::format("  {} of the requests went to the driver's software fallback (its kernel era's rules)\n", r.software);
+      out << fmt::format(
+          "  fast-forward: {} of the requests repeated, not simulated: a steady-state cycle of {} requests "
+          "({:.3f} ms) found at request {} (same results as sim.fast_forward=0)\n",
+          r.fast_forward.skipped, r.fast_forward.period, r.fast_forward.period_s * 1e3, r.fast_forward.found_at);
+    if (r.software)
+      out << fmt::format("  {} of the requests went to the driver's software fallback (its kernel era's rules)\n",
+                         r.software);
     if (!r.faults.is_null() || r.failed || r.fallback)
-      out << fmt::format("  requests: {} issued = {} completed + {} failed + {} fallback{}\n", r.issued, r.completed, r.failed,
-                         r.fallback, r.faults.is_null() ? "" : fmt::format("; injected {}", fault_summary(r.faults)));
+      out << fmt::format("  requests: {} issued = {} completed + {} failed + {} fallback{}\n", r.issued, r.completed,
+                         r.failed, r.fallback,
+                         r.faults.is_null() ? "" : fmt::format("; injected {}", fault_summary(r.faults)));
     if (!r.tz.is_null() || (r.failed_requests && r.faults.is_null())) out << race_summary(r);
     out << "  top CPU:";
     for (std::size_t k = 0; k < std::min<std::size_t>(top, r.profile.size()); ++k)
@@ -223,9 +239,9 @@ namespace {
 int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   for (const auto& [option, set] : {std::pair<const char*, bool>{"--trace", !opt.trace_file.empty()},
                                     std::pair<const char*, bool>{"--profile", !opt.profile_file.empty()}})
-    if (set) throw model::ConfigError(option, "", "no per-run output with --uncertainty or --seeds (many runs)", option);
-  if (opt.uncertainty && opt.seeds)
-    throw model::ConfigError("--seeds", "", "either --uncertainty or --seeds", "both");
+    if (set)
+      throw model::ConfigError(option, "", "no per-run output with --uncertainty or --seeds (many runs)", option);
+  if (opt.uncertainty && opt.seeds) throw model::ConfigError("--seeds", "", "either --uncertainty or --seeds", "both");
   if (!opt.json_file.empty()) check_output("--json", opt.json_file);
   studies::UncertaintySpec spec;
   spec.scenario = opt.scenario;
@@ -255,20 +271,21 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   if (opt.uncertainty || opt.seeds) return run_uncertainty(opt, out, err);
   if (!opt.shards.shard.empty() || !opt.shards.merge.empty() || !opt.shards.shard_out.empty())
-    throw model::ConfigError(opt.shards.merge.empty() ? "--shard" : "--merge", "", "--uncertainty N or --seeds N to split",
-                             "a plain run");
+    throw model::ConfigError(opt.shards.merge.empty() ? "--shard" : "--merge", "",
+                             "--uncertainty N or --seeds N to split", "a plain run");
   const studies::Scenario sc = studies::Scenario::load(opt.scenario, opt.sets);
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   check_outputs(opt, chosen);
   err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
-                     sc.workload.message_bytes, sc.workload.algorithm.name, sc.workload.queue_depth,
-                     chosen.size(), opt.timing_only ? ", timing only" : "");
+                     sc.workload.message_bytes, sc.workload.algorithm.name, sc.workload.queue_depth, chosen.size(),
+                     opt.timing_only ? ", timing only" : "");
   // Real bytes cost host time: SHA-256 at about 1.7 GB/s (host SHA instructions) per variant.
   const double gb = static_cast<double>(sc.workload.messages) * sc.workload.message_bytes / 1e9;
   if (!opt.timing_only && gb > 5)
-    err << fmt::format("qcesim run: {:.0f} GB of real data per variant: about {:.0f} s per variant on a host with SHA "
-                       "instructions (progress below; --timing-only gives the same timing without the bytes)\n",
-                       gb, gb / 1.7);
+    err << fmt::format(
+        "qcesim run: {:.0f} GB of real data per variant: about {:.0f} s per variant on a host with SHA "
+        "instructions (progress below; --timing-only gives the same timing without the bytes)\n",
+        gb, gb / 1.7);
   err.flush();
   std::size_t finished = 0;
   const bool ahead = studies::spare_core_per_run(chosen.size(), opt.jobs);
@@ -302,9 +319,11 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   }
   for (const auto& r : results) {
     if (!opt.trace_file.empty())
-      err << "wrote " << per_variant_file(opt.trace_file, r.name, chosen.size() > 1) << " (open it in ui.perfetto.dev)\n";
+      err << "wrote " << per_variant_file(opt.trace_file, r.name, chosen.size() > 1)
+          << " (open it in ui.perfetto.dev)\n";
     if (!opt.profile_file.empty())
-      err << "wrote " << per_variant_file(opt.profile_file, r.name, chosen.size() > 1) << " (build/release/qcesim flamegraph FILE -o graph.svg)\n";
+      err << "wrote " << per_variant_file(opt.profile_file, r.name, chosen.size() > 1)
+          << " (build/release/qcesim flamegraph FILE -o graph.svg)\n";
   }
   return status;
 }

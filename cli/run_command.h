@@ -21,14 +21,14 @@ struct RunOptions {
   unsigned jobs = 0;                  // 0: number of cores
   std::string json_file;
   bool timing_only = false;
-  unsigned top = 8;  // functions per variant in the CPU profile summary
-  std::string trace_file;          // Chrome-trace/Perfetto JSON (one per variant when several)
+  unsigned top = 8;                                // functions per variant in the CPU profile summary
+  std::string trace_file;                          // Chrome-trace/Perfetto JSON (one per variant when several)
   std::int64_t trace_first = 0, trace_last = 200;  // --trace-requests A:B
-  std::string profile_file;        // folded stacks (one per variant when several)
-  std::size_t uncertainty = 0;     // --uncertainty N: samples of the profile's intervals (0: none)
-  std::uint64_t seed = 1;          // --seed: the samples' generator
-  std::size_t seeds = 0;           // --seeds N: runs with service-time variation under seeds 1..N (0: none)
-  ShardCli shards;                 // --shard I/N, --shard-out, --merge (with --uncertainty or --seeds)
+  std::string profile_file;                        // folded stacks (one per variant when several)
+  std::size_t uncertainty = 0;                     // --uncertainty N: samples of the profile's intervals (0: none)
+  std::uint64_t seed = 1;                          // --seed: the samples' generator
+  std::size_t seeds = 0;  // --seeds N: runs with service-time variation under seeds 1..N (0: none)
+  ShardCli shards;        // --shard I/N, --shard-out, --merge (with --uncertainty or --seeds)
 };
 
 // FILE for one variant; with several, the variant's name goes before the extension

@@ -20,7 +20,8 @@ void apply_shard_options(const ShardCli& cli, studies::ShardOptions& out, nlohma
                     parse_whole(cli.shard.substr(0, slash), 0, 99999, i) &&
                     parse_whole(cli.shard.substr(slash + 1), 1, 100000, n);
     if (!ok || n == 0 || i >= n || n > 100000)
-      throw model::ConfigError("--shard", "", "I/N with 0 <= I < N <= 100000 (e.g. 0/4)", model::quoted_input(cli.shard));
+      throw model::ConfigError("--shard", "", "I/N with 0 <= I < N <= 100000 (e.g. 0/4)",
+                               model::quoted_input(cli.shard));
     if (cli.shard_out.empty()) throw model::ConfigError("--shard-out", "", "a file for the shard's results", "nothing");
     check_output("--shard-out", cli.shard_out);
     out.index = i;
@@ -38,9 +39,10 @@ void apply_shard_options(const ShardCli& cli, studies::ShardOptions& out, nlohma
 void write_shard(const ShardCli& cli, const studies::ShardOptions& s, const nlohmann::json& doc, std::ostream& err,
                  const char* what) {
   write_output("--shard-out", cli.shard_out, doc.dump() + "\n");
-  err << fmt::format("wrote shard {}/{} ({} {}) to {}; the same command with --merge and all {} shard files gives "
-                     "the result\n",
-                     s.index, s.count, doc.contains("results") ? doc["results"].size() : 0, what, cli.shard_out, s.count);
+  err << fmt::format(
+      "wrote shard {}/{} ({} {}) to {}; the same command with --merge and all {} shard files gives "
+      "the result\n",
+      s.index, s.count, doc.contains("results") ? doc["results"].size() : 0, what, cli.shard_out, s.count);
 }
 
 }  // namespace qcesim::cli

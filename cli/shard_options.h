@@ -13,9 +13,9 @@
 namespace qcesim::cli {
 
 struct ShardCli {
-  std::string shard;                     // "I/N"
-  std::string shard_out;                 // where shard I's document goes
-  std::vector<std::string> merge;        // all N documents
+  std::string shard;               // "I/N"
+  std::string shard_out;           // where shard I's document goes
+  std::vector<std::string> merge;  // all N documents
 };
 
 // Checks the options (ConfigError: exit 2 before any run) and fills the studies' side; `doc` is

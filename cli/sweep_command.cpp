@@ -40,17 +40,18 @@ PlotSpec plot_spec(const SweepOptions& opt, const studies::Sweep& s, const std::
   const model::Profile profile = sc.profile_for(sc.variants.front());
   plot.y_label = studies::sweep_metric_label(plot.y);
   if (s.zip && s.axes.size() > 1) {
-    for (const auto& a : s.axes) plot.x_label += (plot.x_label.empty() ? "" : " / ") + studies::sweep_axis_label(a.path, profile);
+    for (const auto& a : s.axes)
+      plot.x_label += (plot.x_label.empty() ? "" : " / ") + studies::sweep_axis_label(a.path, profile);
   } else {
     plot.x_label = studies::sweep_axis_label(plot.x, profile);
   }
   if (std::find(axis_paths.begin(), axis_paths.end(), plot.x) == axis_paths.end())
-    throw model::ConfigError(opt.x.empty() ? opt.file : "--x", opt.x.empty() ? "/plot/x" : "", "one of the sweep's axis paths",
-                             model::quoted_input(plot.x));
+    throw model::ConfigError(opt.x.empty() ? opt.file : "--x", opt.x.empty() ? "/plot/x" : "",
+                             "one of the sweep's axis paths", model::quoted_input(plot.x));
   const auto& names = studies::sweep_metric_names();
   if (std::find(names.begin(), names.end(), plot.y) == names.end())
-    throw model::ConfigError(opt.y.empty() ? opt.file : "--y", opt.y.empty() ? "/plot/y" : "", "a metric name (docs/sweep.md#metrics)",
-                             model::quoted_input(plot.y));
+    throw model::ConfigError(opt.y.empty() ? opt.file : "--y", opt.y.empty() ? "/plot/y" : "",
+                             "a metric name (docs/sweep.md#metrics)", model::quoted_input(plot.y));
   check_output("--plot", plot.file);
   return plot;
 }
@@ -61,12 +62,14 @@ namespace {
 void check_sweep_outputs(const std::string& prefix) {
   for (const std::string& f : {prefix + ".csv", prefix + ".json", prefix + ".journal.jsonl"})
     if (check_output("--out", f) != OutputKind::replace)
-      throw model::ConfigError("--out", "", "a prefix for regular files (PREFIX.csv, PREFIX.json, PREFIX.journal.jsonl)", f);
+      throw model::ConfigError("--out", "",
+                               "a prefix for regular files (PREFIX.csv, PREFIX.json, PREFIX.journal.jsonl)", f);
 }
 
 std::string describe_point(const studies::Sweep& s, const studies::SweepPoint& p) {
   std::string d;
-  for (std::size_t a = 0; a < s.axes.size(); ++a) d += fmt::format("{}{}={}", a ? " " : "", s.axes[a].path, model::json_text(p.values[a]));
+  for (std::size_t a = 0; a < s.axes.size(); ++a)
+    d += fmt::format("{}{}={}", a ? " " : "", s.axes[a].path, model::json_text(p.values[a]));
   return d;
 }
 
@@ -87,9 +90,10 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
     for (const auto& v : s.variants)
       if (!journal.has(p.index, v)) todo.push_back({p.index, v});
   const std::size_t total = points.size() * s.variants.size(), done_before = journal.done().size();
-  err << fmt::format("qcesim sweep: {} ({} points x {} variants = {} runs{}{}){}\n", s.name, points.size(), s.variants.size(),
-                     total, shard.count ? fmt::format(" of shard {}/{}", shard.index, shard.count) : "",
-                     done_before == 0 ? "" : fmt::format(", {} already done", done_before), s.timing_only ? ", timing only" : "");
+  err << fmt::format(
+      "qcesim sweep: {} ({} points x {} variants = {} runs{}{}){}\n", s.name, points.size(), s.variants.size(), total,
+      shard.count ? fmt::format(" of shard {}/{}", shard.index, shard.count) : "",
+      done_before == 0 ? "" : fmt::format(", {} already done", done_before), s.timing_only ? ", timing only" : "");
   err.flush();
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t finished = 0, failed = 0;
@@ -105,8 +109,8 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
         const Job& job = todo[i];
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double eta = elapsed / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
-        const std::string what = fmt::format("[{}/{}] {} {}", done_before + finished, total,
-                                             describe_point(s, all[job.point]), job.variant);
+        const std::string what =
+            fmt::format("[{}/{}] {} {}", done_before + finished, total, describe_point(s, all[job.point]), job.variant);
         if (r.contains("error")) {
           ++failed;
           err << fmt::format("{}: failed: {}\n", what, r["error"].get<std::string>());
@@ -130,22 +134,24 @@ int report_failed(std::size_t failed, const studies::SweepJournal& journal, std:
 
 // A short table on stdout: the plotted metric and the per-request CPU split.
 void print_rows(const studies::Sweep& s, const std::vector<json>& rows, std::ostream& out) {
-  out << fmt::format("{:<36} {:<20} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "point", "variant", "us/request", "CPU us/req",
-                     "hardirq", "softirq", "MB/s");
+  out << fmt::format("{:<36} {:<20} {:>12} {:>12} {:>10} {:>10} {:>10}\n", "point", "variant", "us/request",
+                     "CPU us/req", "hardirq", "softirq", "MB/s");
   for (const json& r : rows) {
     std::string pt;
     for (const auto& a : s.axes) pt += (pt.empty() ? "" : " ") + model::json_text(r["values"][a.path]);
     const json& m = r["metrics"];
-    out << fmt::format("{:<36} {:<20} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>10.1f}\n", pt, r["variant"].get<std::string>(),
-                       m.value("us_per_request", 0.0), m.value("cpu_us_per_request", 0.0),
-                       m.value("hardirq_us_per_request", 0.0), m.value("softirq_us_per_request", 0.0),
-                       m.value("mb_per_s", 0.0));
+    out << fmt::format("{:<36} {:<20} {:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>10.1f}\n", pt,
+                       r["variant"].get<std::string>(), m.value("us_per_request", 0.0),
+                       m.value("cpu_us_per_request", 0.0), m.value("hardirq_us_per_request", 0.0),
+                       m.value("softirq_us_per_request", 0.0), m.value("mb_per_s", 0.0));
   }
 }
 
 void print_logca(const std::string& v, const json& lc, std::ostream& out) {
   if (!lc.contains("A")) return;
-  auto size = [](const json& g) { return g.is_number() ? fmt::format("{:.0f} B", g.get<double>()) : std::string("none"); };
+  auto size = [](const json& g) {
+    return g.is_number() ? fmt::format("{:.0f} B", g.get<double>()) : std::string("none");
+  };
   out << fmt::format("  {:<20} LogCA: C {:.3f} ns/B, L {:.3f} ns/B, A {:.2f}, o {:.1f} us -> g1 {}, g_A/2 {}{}\n", v,
                      lc["C_ns_per_byte"].get<double>(), lc["L_ns_per_byte"].get<double>(), lc["A"].get<double>(),
                      lc["o_us"].get<double>(), size(lc["g1_bytes"]), size(lc["g_half_bytes"]),
@@ -192,7 +198,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   apply_shard_options(opt.shards, shard, shard_doc);
   if (shard.count) {
     // One shard: its runs to --shard-out, resumable through a journal beside it.
-    if (!opt.plot.empty()) throw model::ConfigError("--plot", "", "no chart with --shard (the merge draws it)", opt.plot);
+    if (!opt.plot.empty())
+      throw model::ConfigError("--plot", "", "no chart with --shard (the merge draws it)", opt.plot);
     const std::string journal_file = opt.shards.shard_out + ".journal.jsonl";
     if (check_output("--shard-out", journal_file) != OutputKind::replace)
       throw model::ConfigError("--shard-out", "", "a regular file name (FILE and FILE.journal.jsonl)", journal_file);
@@ -219,8 +226,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
       for (const std::string& v : s.variants)
         if (const std::string id = fmt::format("{}/{}", p, v); !done.count(id)) missing.push_back(id);
     if (!missing.empty() && !opt.partial)
-      throw model::ConfigError("--merge", "", fmt::format("every run of the sweep ({}; --partial merges what is there and says so)", total),
-                               fmt::format("{} missing, the first {}", missing.size(), missing.front()));
+      throw model::ConfigError(
+          "--merge", "", fmt::format("every run of the sweep ({}; --partial merges what is there and says so)", total),
+          fmt::format("{} missing, the first {}", missing.size(), missing.front()));
   } else {
     journal = std::make_unique<studies::SweepJournal>(prefix + ".journal.jsonl", s, opt.fresh);
     failed = run_jobs(s, *journal, opt.jobs, err);

@@ -113,14 +113,24 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
         const double width = b.p05 > 0 ? b.p95 / b.p05 : 0;
         inside += in;
         ++total;
-        by_soc[soc].push_back({fmt::format("{:<22} {:<20} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n",
-                                           sc.name, v.name, k, b.measured, b.nominal,
-                                           fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), width, 100 * error,
-                                           in ? "yes" : "no", sample),
-                               in, width});
-        rows.push_back({{"soc", soc}, {"scenario", sc.name}, {"variant", v.name}, {"quantity", k}, {"measured", b.measured},
-                        {"predicted", b.nominal}, {"p05", b.p05}, {"p95", b.p95}, {"band_ratio", width},
-                        {"error", error}, {"inside", in}, {"in_sample", !fitted.empty()}, {"fitted_from_it", fitted}});
+        by_soc[soc].push_back(
+            {fmt::format("{:<22} {:<20} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n", sc.name,
+                         v.name, k, b.measured, b.nominal, fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), width,
+                         100 * error, in ? "yes" : "no", sample),
+             in, width});
+        rows.push_back({{"soc", soc},
+                        {"scenario", sc.name},
+                        {"variant", v.name},
+                        {"quantity", k},
+                        {"measured", b.measured},
+                        {"predicted", b.nominal},
+                        {"p05", b.p05},
+                        {"p95", b.p95},
+                        {"band_ratio", width},
+                        {"error", error},
+                        {"inside", in},
+                        {"in_sample", !fitted.empty()},
+                        {"fitted_from_it", fitted}});
       }
     }
   }
@@ -136,14 +146,16 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     std::sort(widths.begin(), widths.end());
     const std::size_t n = widths.size();
     const double median = n == 0 ? 0 : n % 2 ? widths[n / 2] : (widths[n / 2 - 1] + widths[n / 2]) / 2;
-    table += fmt::format("{}:\n{:<22} {:<20} {:<10} {:>10} {:>10} {:>23} {:>8} {:>8} {:>6}  {}\n", soc, "scenario", "variant",
-                         "quantity", "measured", "predicted", "90 % interval", "p95/p05", "error", "inside", "sample");
+    table += fmt::format("{}:\n{:<22} {:<20} {:<10} {:>10} {:>10} {:>23} {:>8} {:>8} {:>6}  {}\n", soc, "scenario",
+                         "variant", "quantity", "measured", "predicted", "90 % interval", "p95/p05", "error", "inside",
+                         "sample");
     for (const Row& row : list) table += row.line;
     table += fmt::format("{}: {} of {} inside the 90 % interval; median band p95/p05 {:.2f}\n\n", soc, in, n, median);
     socs[soc] = {{"inside", in}, {"measured", n}, {"median_band_ratio", median}};
   }
-  out << table << fmt::format("{} of {} measured numbers inside the 90 % interval ({} samples per run, seed {})\n", inside,
-                              total, opt.samples, opt.seed);
+  out << table
+      << fmt::format("{} of {} measured numbers inside the 90 % interval ({} samples per run, seed {})\n", inside,
+                     total, opt.samples, opt.seed);
   if (!opt.json_file.empty())
     write_output("--json", opt.json_file,
                  json({{"samples", opt.samples}, {"seed", opt.seed}, {"socs", socs}, {"rows", rows}}).dump(2) + "\n");

@@ -13,7 +13,7 @@ enum class Op { load, simd, su0, su1, h, h2, aes };
 
 struct Insn {
   Op op;
-  int dst;                // register number, -1 none
+  int dst;                 // register number, -1 none
   std::array<int, 3> src;  // -1 unused
 };
 
@@ -26,14 +26,14 @@ void emit_block(std::vector<Insn>& out, int base) {
   out.push_back({Op::load, msg[0], {-1, -1, -1}});
   out.push_back({Op::load, msg[2], {-1, -1, -1}});
   for (int i = 0; i < 4; ++i) out.push_back({Op::simd, msg[i], {msg[i], -1, -1}});  // rev32
-  out.push_back({Op::simd, t[0], {msg[0], -1, -1}});                                  // add W+K
-  out.push_back({Op::simd, dg0, {dga, -1, -1}});                                      // mov
+  out.push_back({Op::simd, t[0], {msg[0], -1, -1}});                                // add W+K
+  out.push_back({Op::simd, dg0, {dga, -1, -1}});                                    // mov
   out.push_back({Op::simd, dg1, {dgb, -1, -1}});
   for (int g = 0; g < 16; ++g) {
     const int w = msg[g % 4], w1 = msg[(g + 1) % 4], w2 = msg[(g + 2) % 4], w3 = msg[(g + 3) % 4];
     const int tc = t[g % 2], tn = t[(g + 1) % 2];
     if (g < 12) out.push_back({Op::su0, w, {w, w1, -1}});
-    out.push_back({Op::simd, dg2, {dg0, -1, -1}});  // mov dg2, dg0
+    out.push_back({Op::simd, dg2, {dg0, -1, -1}});            // mov dg2, dg0
     if (g < 15) out.push_back({Op::simd, tn, {w1, -1, -1}});  // add next W+K
     out.push_back({Op::h, dg0, {dg0, dg1, tc}});
     out.push_back({Op::h2, dg1, {dg1, dg2, tc}});
@@ -45,7 +45,7 @@ void emit_block(std::vector<Insn>& out, int base) {
 
 // Greedy list scheduling; returns the cycle each instruction completes.
 std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) {
-  std::map<int, long> ready;  // register -> cycle its value is ready
+  std::map<int, long> ready;                      // register -> cycle its value is ready
   std::map<std::pair<int, long>, unsigned> busy;  // (pipe class, cycle) -> issued
   std::map<long, unsigned> issued;                // cycle -> instructions issued
   std::vector<long> done(prog.size());
@@ -71,13 +71,27 @@ std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) 
     last_issue = c;
     unsigned lat = t.lat_simd;
     switch (in.op) {
-      case Op::load: lat = t.lat_load; break;
-      case Op::simd: lat = t.lat_simd; break;
-      case Op::su0: lat = t.lat_sha256su0; break;
-      case Op::su1: lat = t.lat_sha256su1; break;
-      case Op::h: lat = t.lat_sha256h; break;
-      case Op::h2: lat = t.lat_sha256h2; break;
-      case Op::aes: lat = t.lat_aes; break;
+      case Op::load:
+        lat = t.lat_load;
+        break;
+      case Op::simd:
+        lat = t.lat_simd;
+        break;
+      case Op::su0:
+        lat = t.lat_sha256su0;
+        break;
+      case Op::su1:
+        lat = t.lat_sha256su1;
+        break;
+      case Op::h:
+        lat = t.lat_sha256h;
+        break;
+      case Op::h2:
+        lat = t.lat_sha256h2;
+        break;
+      case Op::aes:
+        lat = t.lat_aes;
+        break;
     }
     done[i] = c + lat;
     if (in.dst >= 0) ready[in.dst] = c + lat;
@@ -97,24 +111,28 @@ const CeCoreTable& ce_core_table(const std::string& core) {
   };
   static const std::map<std::string, CeCoreTable> tables = {
       {"cortex-x4",
-       with_aes({"cortex-x4", false, 10, 4, 4, 2, 2, 2, 6, 1, 4, 3, 4, 1,
-        "estimate: SHA256H/H2 4, SU0/SU1 2 cycles on one vector pipe (V0) as the Neoverse-V2 optimization guide "
-        "tables in the gem5 Grace model list them (darchr/novoverse grace_o3_cpu.py); X4 assumed the same "
-        "generation. 4 ASIMD pipes, 3 load pipes, 10-wide dispatch.", 0, 0, true, ""},
-                2, 4,
-                "estimate: AESE/AESD/AESMC/AESIMC 2 cycles on all four vector pipes (V0-V3), as the Neoverse-V2 "
-                "guide's tables in the gem5 Grace model list them (SimdAes, SimdAesMix); AESE+AESMC pairs fused, as "
-                "Arm's optimization guides since Cortex-A57 recommend [I]; X4 assumed the V2's generation.")},
+       with_aes(
+           {"cortex-x4", false, 10, 4, 4, 2, 2, 2, 6, 1, 4, 3, 4, 1,
+            "estimate: SHA256H/H2 4, SU0/SU1 2 cycles on one vector pipe (V0) as the Neoverse-V2 optimization guide "
+            "tables in the gem5 Grace model list them (darchr/novoverse grace_o3_cpu.py); X4 assumed the same "
+            "generation. 4 ASIMD pipes, 3 load pipes, 10-wide dispatch.",
+            0, 0, true, ""},
+           2, 4,
+           "estimate: AESE/AESD/AESMC/AESIMC 2 cycles on all four vector pipes (V0-V3), as the Neoverse-V2 "
+           "guide's tables in the gem5 Grace model list them (SimdAes, SimdAesMix); AESE+AESMC pairs fused, as "
+           "Arm's optimization guides since Cortex-A57 recommend [I]; X4 assumed the V2's generation.")},
       {"cortex-a720",
        with_aes({"cortex-a720", false, 5, 4, 4, 2, 2, 2, 6, 1, 2, 2, 4, 1,
-        "estimate: crypto latencies as the X4 table; 2 ASIMD pipes of which one does crypto, 2 load pipes, "
-        "5-wide dispatch (Cortex-A720 public overview).", 0, 0, true, ""},
+                 "estimate: crypto latencies as the X4 table; 2 ASIMD pipes of which one does crypto, 2 load pipes, "
+                 "5-wide dispatch (Cortex-A720 public overview).",
+                 0, 0, true, ""},
                 2, 2, "estimate: AES latency as the X4 table, on both ASIMD pipes, pairs fused [I].")},
       {"cortex-a520",
        with_aes({"cortex-a520", true, 3, 4, 4, 2, 2, 3, 4, 1, 2, 1, 6, 2,
-        "estimate: in-order issue, 3-wide; crypto in the vector datapath shared by two cores, held 2 cycles "
-        "per instruction, with the X4 table's latencies, ASIMD latency 3. Chosen so 2-way interleave gains "
-        "stay in the +8..25% measured on A55/A510 (linux-qce-bam.md section 5).", 0, 0, true, ""},
+                 "estimate: in-order issue, 3-wide; crypto in the vector datapath shared by two cores, held 2 cycles "
+                 "per instruction, with the X4 table's latencies, ASIMD latency 3. Chosen so 2-way interleave gains "
+                 "stay in the +8..25% measured on A55/A510 (linux-qce-bam.md section 5).",
+                 0, 0, true, ""},
                 3, 1,
                 "estimate: AES in the shared vector datapath, one pipe held 2 cycles per instruction (as the SHA "
                 "instructions), latency 3 (the ASIMD latency), pairs fused [I].")},
@@ -150,7 +168,8 @@ double sha256_ce_cycles_per_block(const CeCoreTable& t, unsigned interleave) {
   const std::vector<long> done = schedule(t, prog);
   auto end_of = [&](int b) {
     long m = 0;
-    for (std::size_t i = b ? block_end[static_cast<std::size_t>(b - 1)] : 0; i < block_end[static_cast<std::size_t>(b)]; ++i)
+    for (std::size_t i = b ? block_end[static_cast<std::size_t>(b - 1)] : 0; i < block_end[static_cast<std::size_t>(b)];
+         ++i)
       m = std::max(m, done[i]);
     return m;
   };
@@ -160,11 +179,16 @@ double sha256_ce_cycles_per_block(const CeCoreTable& t, unsigned interleave) {
 
 const char* aes_loop_name(AesLoop l) {
   switch (l) {
-    case AesLoop::serial: return "serial";
-    case AesLoop::parallel: return "parallel";
-    case AesLoop::ctr: return "ctr";
-    case AesLoop::xts: return "xts";
-    case AesLoop::ccm: return "ccm";
+    case AesLoop::serial:
+      return "serial";
+    case AesLoop::parallel:
+      return "parallel";
+    case AesLoop::ctr:
+      return "ctr";
+    case AesLoop::xts:
+      return "xts";
+    case AesLoop::ccm:
+      return "ccm";
   }
   return "?";
 }
@@ -175,7 +199,7 @@ namespace {
 // rounds - 1 AESE/AESMC pairs, the last AESE, the EOR with the last round key.
 void emit_aes_rounds(std::vector<Insn>& out, const CeCoreTable& t, unsigned rounds, int x) {
   for (unsigned r = 0; r + 1 < rounds; ++r) {
-    out.push_back({Op::aes, x, {x, -1, -1}});                   // AESE (or the fused pair)
+    out.push_back({Op::aes, x, {x, -1, -1}});                    // AESE (or the fused pair)
     if (!t.aes_fused) out.push_back({Op::aes, x, {x, -1, -1}});  // AESMC
   }
   out.push_back({Op::aes, x, {x, -1, -1}});
@@ -234,9 +258,9 @@ unsigned emit_aes_iteration(std::vector<Insn>& out, const CeCoreTable& t, unsign
   }
   emit_aes_rounds_x(out, t, rounds, xs);
   for (int x : xs) {
-    if (loop == AesLoop::ctr) out.push_back({Op::simd, x + 30, {x, -1, -1}});           // EOR keystream into the data
-    if (loop == AesLoop::xts) out.push_back({Op::simd, x, {x, kTweak, -1}});           // EOR with the tweak again
-    if (loop == AesLoop::parallel) out.push_back({Op::simd, x, {x, kPrev, -1}});        // CBC decryption's EOR
+    if (loop == AesLoop::ctr) out.push_back({Op::simd, x + 30, {x, -1, -1}});     // EOR keystream into the data
+    if (loop == AesLoop::xts) out.push_back({Op::simd, x, {x, kTweak, -1}});      // EOR with the tweak again
+    if (loop == AesLoop::parallel) out.push_back({Op::simd, x, {x, kPrev, -1}});  // CBC decryption's EOR
   }
   return 4;
 }
@@ -256,7 +280,8 @@ double aes_ce_cycles_per_block(const CeCoreTable& t, unsigned rounds, AesLoop lo
   const std::vector<long> done = schedule(t, prog);
   auto end_of = [&](int i) {
     long m = 0;
-    for (std::size_t k = i ? iter_end[static_cast<std::size_t>(i - 1)] : 0; k < iter_end[static_cast<std::size_t>(i)]; ++k)
+    for (std::size_t k = i ? iter_end[static_cast<std::size_t>(i - 1)] : 0; k < iter_end[static_cast<std::size_t>(i)];
+         ++k)
       m = std::max(m, done[k]);
     return m;
   };

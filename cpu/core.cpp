@@ -19,20 +19,28 @@ inline const sc_time& now() { return sc_core::sc_get_curr_simcontext()->time_sta
 
 const char* ctx_name(Ctx c) {
   switch (c) {
-    case Ctx::task: return "task";
-    case Ctx::kworker: return "kworker";
-    case Ctx::softirq: return "softirq";
-    case Ctx::hardirq: return "hardirq";
-    case Ctx::ksoftirqd: return "ksoftirqd";
+    case Ctx::task:
+      return "task";
+    case Ctx::kworker:
+      return "kworker";
+    case Ctx::softirq:
+      return "softirq";
+    case Ctx::hardirq:
+      return "hardirq";
+    case Ctx::ksoftirqd:
+      return "ksoftirqd";
   }
   return "?";
 }
 
 int ctx_level(Ctx c) {
   switch (c) {
-    case Ctx::hardirq: return 2;
-    case Ctx::softirq: return 1;
-    default: return 0;
+    case Ctx::hardirq:
+      return 2;
+    case Ctx::softirq:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -95,7 +103,8 @@ void Runner::sync() {
 
 void Runner::digest_charge(const char* fn, const sc_time& cost) {
   std::uint64_t& d = m_core.m_charge_digest;
-  d = (d ^ (reinterpret_cast<std::uintptr_t>(fn) + cost.value() + static_cast<std::uint64_t>(m_ctx))) * 0x9E3779B97F4A7C15ull;
+  d = (d ^ (reinterpret_cast<std::uintptr_t>(fn) + cost.value() + static_cast<std::uint64_t>(m_ctx))) *
+      0x9E3779B97F4A7C15ull;
   d ^= d >> 32;
 }
 
@@ -202,9 +211,9 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
   }
   if (r.m_trace_track < 0) {
     const std::string ctx = ctx_name(r.m_ctx);
-    const std::string label = r.m_ctx == Ctx::task ? "task: " + r.m_name
+    const std::string label = r.m_ctx == Ctx::task                                 ? "task: " + r.m_name
                               : r.m_ctx == Ctx::hardirq || r.m_ctx == Ctx::softirq ? ctx
-                                                                                  : r.m_name;
+                                                                                   : r.m_name;
     r.m_trace_track = tr->track("cpu" + std::to_string(m_id), label, "cpu", ctx);
   }
   while (elapsed != SC_ZERO_TIME && !r.m_trace_items.empty()) {
@@ -223,8 +232,8 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
     it.left -= take;
     if (it.left == SC_ZERO_TIME) {
       // Consecutive items of one function (a base cost and its per-entry part) make one span.
-      const bool joins = r.m_trace_items.size() > 1 && r.m_trace_items[1].fn == it.fn &&
-                         r.m_trace_items[1].request == it.request;
+      const bool joins =
+          r.m_trace_items.size() > 1 && r.m_trace_items[1].fn == it.fn && r.m_trace_items[1].request == it.request;
       if (!joins) {
         tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request);
         r.m_trace_open = false;

@@ -148,7 +148,7 @@ class Runner {
   Core& m_core;
   Ctx m_ctx;
   std::string m_name;
-  sc_core::sc_time m_debt;       // charged, not yet synced
+  sc_core::sc_time m_debt;  // charged, not yet synced
   bool m_active = false;
   std::uint64_t m_seq = 0;  // arrival order at its level
   // Timeline (only while a model::Tracer is installed): the charged items not yet run, each
@@ -231,7 +231,7 @@ class Core : public sc_core::sc_module {
   std::vector<Runner*> m_waiting;  // active runners
   Runner* m_owner = nullptr;       // the task-level thread holding the core between its syncs
   Runner* m_current = nullptr;
-  sc_core::sc_time m_since;  // when m_current last started running, or idle began
+  sc_core::sc_time m_since;         // when m_current last started running, or idle began
   bool m_complete_pending = false;  // m_current's m_done is armed for m_complete_at
   sc_core::sc_time m_complete_at;
   std::uint64_t m_seq = 0;
@@ -260,7 +260,6 @@ inline void Runner::note_charge(const char* fn, const sc_core::sc_time& cost) {
   if (m_core.m_digest_charges) digest_charge(fn, cost);
 }
 
-
 inline void Runner::charge(const Charge& c) {
   sc_core::sc_time t = c.time;
   bool scales = c.scales;
@@ -275,6 +274,8 @@ inline void Runner::charge(const Charge& c) {
   charge(c.fn, t);
 }
 
-inline sc_core::sc_time& Runner::fn_time(const char* fn) { return m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn]; }
+inline sc_core::sc_time& Runner::fn_time(const char* fn) {
+  return m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn];
+}
 
 }  // namespace qcesim::cpu

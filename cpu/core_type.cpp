@@ -13,12 +13,13 @@ std::vector<std::string> split_cpus(const model::Param& prm) {
   std::vector<std::string> names;
   std::string cur;
   auto bad = [&](const std::string& why) {
-    return model::ConfigError(prm.origin_file, prm.origin_path, "core types by CPU number, comma separated (" + why + ")",
-                              model::quoted_input(prm.text));
+    return model::ConfigError(prm.origin_file, prm.origin_path,
+                              "core types by CPU number, comma separated (" + why + ")", model::quoted_input(prm.text));
   };
   for (std::size_t i = 0; i <= prm.text.size(); ++i) {
     if (i == prm.text.size() || prm.text[i] == ',') {
-      if (cur.empty() || !model::valid_name(cur) || cur.find('.') != std::string::npos) throw bad("each a name of letters, digits, - and _");
+      if (cur.empty() || !model::valid_name(cur) || cur.find('.') != std::string::npos)
+        throw bad("each a name of letters, digits, - and _");
       names.push_back(cur);
       cur.clear();
     } else {

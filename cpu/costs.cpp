@@ -72,10 +72,11 @@ Costs costs_from_profile(const model::Profile& p) {
     } else if (model::Profile::unit_to_seconds(prm.unit) > 0) {
       d.wait = p.time(key) * shared;
     } else {
-      throw model::ConfigError(prm.origin_file, "/parameters/" + key + "/unit",
-                               "instructions (CPU work, run at the core's IPC and clock), cycles (serialising events, at "
-                               "the core's clock) or a time unit (a wait)",
-                               model::quoted_input(prm.unit));
+      throw model::ConfigError(
+          prm.origin_file, "/parameters/" + key + "/unit",
+          "instructions (CPU work, run at the core's IPC and clock), cycles (serialising events, at "
+          "the core's clock) or a time unit (a wait)",
+          model::quoted_input(prm.unit));
     }
   }
   k.gic_latency = p.time("gic.latency");

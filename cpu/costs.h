@@ -27,116 +27,125 @@ class Profile;
 namespace qcesim::cpu {
 
 // X(field, kernel function label, what it does)
-#define QCESIM_COST_ITEMS(X)                                                                                          \
-  /* Interrupts, softirqs, workqueues, scheduling. */                                                                 \
-  X(irq_entry, "gic_handle_irq",                                                                                      \
-    "interrupt entry: the GIC delivered the BAM interrupt to this core; exception entry and dispatch")               \
-  X(irq_exception, "el1_interrupt",                                                                                   \
-    "the exception itself: vector entry, the GIC's acknowledge and EOI registers, barriers and the return "           \
-    "(serialising: core cycles, whatever the core's IPC)")                                                            \
-  X(irq_exit, "irq_exit", "leaves hardirq context; pending softirqs run right after")                                \
-  X(softirq_entry, "__do_softirq", "softirq processing on irq exit")                                                 \
-  X(tasklet_action, "tasklet_action", "runs one tasklet or BH work item (dispatch only), charged as the item's function") \
-  X(tasklet_schedule, "tasklet_schedule",                                                                             \
-    "defers the completion to softirq (bam_dma's tasklet or BH work) to leave hardirq quickly")                      \
-  X(bh_queue_work, "queue_work_on", "queues a work item on a BH workqueue (system_bh_highpri_wq) from hardirq")      \
-  X(bh_work_dispatch, "bh_worker", "runs one BH workqueue item in softirq (dispatch only), charged as the item's function") \
-  X(queue_work, "queue_work_on", "queues the request's completion on a workqueue (process context)")                 \
-  X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread on this CPU: the kworker, or a caller here")           \
-  X(try_to_wake_up_remote, "try_to_wake_up",                                                                          \
-    "wakes a thread sleeping on another CPU: queues it on that CPU's wake list and sends the IPI")                    \
-  X(context_switch, "__schedule", "context switch into the thread that was woken")                                   \
-  X(context_switch_out, "__schedule", "the thread going to sleep switches this CPU to its idle task")                 \
-  X(process_one_work, "process_one_work", "the kworker takes one work item off its pool's list and runs it")          \
-  X(sched_ttwu_pending, "sched_ttwu_pending",                                                                         \
-    "the woken task's CPU takes the waker's IPI and activates the task queued on its wake list")                      \
-  /* Memory-mapped I/O and DMA mapping. */                                                                            \
-  X(readl, "readl", "an MMIO register read (status, IRQ sources): the CPU waits for the device's answer")            \
-  X(writel, "writel",                                                                                                 \
-    "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma "        \
-    "(posted, no wait)")                                                                                              \
-  X(dma_map_sg, "dma_map_sg", "the dma-mapping call for a scatterlist: iommu_dma_map_sg's (or dma-direct's) walk and bookkeeping") \
-  X(dma_map_sg_entry, "dma_map_sg",                                                                                   \
-    "per scatterlist entry: the cache-sync, granule-alignment and finalise loops (charged as dma_map_sg)")            \
-  X(alloc_iova_fast, "alloc_iova_fast", "takes an IOVA range for the mapping from the per-CPU rcache")                   \
-  X(arm_lpae_map_pages, "arm_lpae_map_pages",                                                                         \
-    "one io-pgtable map call: walks the IOMMU page table to the leaf (per physically contiguous run: every small "    \
-    "scatterlist entry is its own)")                                                                                  \
+#define QCESIM_COST_ITEMS(X)                                                                                           \
+  /* Interrupts, softirqs, workqueues, scheduling. */                                                                  \
+  X(irq_entry, "gic_handle_irq",                                                                                       \
+    "interrupt entry: the GIC delivered the BAM interrupt to this core; exception entry and dispatch")                 \
+  X(irq_exception, "el1_interrupt",                                                                                    \
+    "the exception itself: vector entry, the GIC's acknowledge and EOI registers, barriers and the return "            \
+    "(serialising: core cycles, whatever the core's IPC)")                                                             \
+  X(irq_exit, "irq_exit", "leaves hardirq context; pending softirqs run right after")                                  \
+  X(softirq_entry, "__do_softirq", "softirq processing on irq exit")                                                   \
+  X(tasklet_action, "tasklet_action",                                                                                  \
+    "runs one tasklet or BH work item (dispatch only), charged as the item's function")                                \
+  X(tasklet_schedule, "tasklet_schedule",                                                                              \
+    "defers the completion to softirq (bam_dma's tasklet or BH work) to leave hardirq quickly")                        \
+  X(bh_queue_work, "queue_work_on", "queues a work item on a BH workqueue (system_bh_highpri_wq) from hardirq")        \
+  X(bh_work_dispatch, "bh_worker",                                                                                     \
+    "runs one BH workqueue item in softirq (dispatch only), charged as the item's function")                           \
+  X(queue_work, "queue_work_on", "queues the request's completion on a workqueue (process context)")                   \
+  X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread on this CPU: the kworker, or a caller here")            \
+  X(try_to_wake_up_remote, "try_to_wake_up",                                                                           \
+    "wakes a thread sleeping on another CPU: queues it on that CPU's wake list and sends the IPI")                     \
+  X(context_switch, "__schedule", "context switch into the thread that was woken")                                     \
+  X(context_switch_out, "__schedule", "the thread going to sleep switches this CPU to its idle task")                  \
+  X(process_one_work, "process_one_work", "the kworker takes one work item off its pool's list and runs it")           \
+  X(sched_ttwu_pending, "sched_ttwu_pending",                                                                          \
+    "the woken task's CPU takes the waker's IPI and activates the task queued on its wake list")                       \
+  /* Memory-mapped I/O and DMA mapping. */                                                                             \
+  X(readl, "readl", "an MMIO register read (status, IRQ sources): the CPU waits for the device's answer")              \
+  X(writel, "writel",                                                                                                  \
+    "an MMIO register write from the CPU: QCE set-up and GO in mainline, doorbells and IRQ clears in bam_dma "         \
+    "(posted, no wait)")                                                                                               \
+  X(dma_map_sg, "dma_map_sg",                                                                                          \
+    "the dma-mapping call for a scatterlist: iommu_dma_map_sg's (or dma-direct's) walk and bookkeeping")               \
+  X(dma_map_sg_entry, "dma_map_sg",                                                                                    \
+    "per scatterlist entry: the cache-sync, granule-alignment and finalise loops (charged as dma_map_sg)")             \
+  X(alloc_iova_fast, "alloc_iova_fast", "takes an IOVA range for the mapping from the per-CPU rcache")                 \
+  X(arm_lpae_map_pages, "arm_lpae_map_pages",                                                                          \
+    "one io-pgtable map call: walks the IOMMU page table to the leaf (per physically contiguous run: every small "     \
+    "scatterlist entry is its own)")                                                                                   \
   X(arm_lpae_init_pte, "__arm_lpae_init_pte", "writes one page's entry in the IOMMU page table (per page mapped)")     \
-  X(dcache_clean_poc, "dcache_clean_poc",                                                                             \
-    "cleans one 64-byte cache line to the point of coherency before a non-coherent device reads it (per line; a wait)") \
-  X(dsb_st, "dsb", "the barrier after a page-table update: waits until the new entries are visible to the SMMU's "    \
-    "coherent walker (per io-pgtable map call; a wait)")                                                              \
-  X(dsb_poc, "dsb",                                                                                                   \
-    "the barrier that ends a cache-maintenance call: waits until its lines have reached the point of coherency (per " \
-    "call: per scatterlist entry, per page-table update when the SMMU's walker is not coherent; a wait)")             \
-  X(dma_unmap_sg, "dma_unmap_sg", "the dma-mapping call that unmaps a scatterlist: iommu_dma_unmap_sg's (or dma-direct's) bookkeeping") \
-  X(dma_unmap_sg_entry, "dma_unmap_sg", "per scatterlist entry: the cache-sync loop (charged as dma_unmap_sg)")       \
-  X(arm_lpae_unmap_pages, "arm_lpae_unmap_pages", "clears the IOMMU page-table entry of one page (per page unmapped)")   \
-  X(arm_smmu_tlb_inv, "arm_smmu_tlb_inv_range_s1",                                                                    \
-    "invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write (per page; a wait)")              \
-  X(arm_smmu_tlb_sync, "arm_smmu_tlb_sync_context",                                                                   \
-    "waits until the SMMU has finished the invalidations (once per unmap call in strict mode; a wait)")               \
-  X(dcache_inval_poc, "dcache_inval_poc",                                                                             \
+  X(dcache_clean_poc, "dcache_clean_poc",                                                                              \
+    "cleans one 64-byte cache line to the point of coherency before a non-coherent device reads it (per line; a "      \
+    "wait)")                                                                                                           \
+  X(dsb_st, "dsb",                                                                                                     \
+    "the barrier after a page-table update: waits until the new entries are visible to the SMMU's "                    \
+    "coherent walker (per io-pgtable map call; a wait)")                                                               \
+  X(dsb_poc, "dsb",                                                                                                    \
+    "the barrier that ends a cache-maintenance call: waits until its lines have reached the point of coherency (per "  \
+    "call: per scatterlist entry, per page-table update when the SMMU's walker is not coherent; a wait)")              \
+  X(dma_unmap_sg, "dma_unmap_sg",                                                                                      \
+    "the dma-mapping call that unmaps a scatterlist: iommu_dma_unmap_sg's (or dma-direct's) bookkeeping")              \
+  X(dma_unmap_sg_entry, "dma_unmap_sg", "per scatterlist entry: the cache-sync loop (charged as dma_unmap_sg)")        \
+  X(arm_lpae_unmap_pages, "arm_lpae_unmap_pages", "clears the IOMMU page-table entry of one page (per page unmapped)") \
+  X(arm_smmu_tlb_inv, "arm_smmu_tlb_inv_range_s1",                                                                     \
+    "invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write (per page; a wait)")                \
+  X(arm_smmu_tlb_sync, "arm_smmu_tlb_sync_context",                                                                    \
+    "waits until the SMMU has finished the invalidations (once per unmap call in strict mode; a wait)")                \
+  X(dcache_inval_poc, "dcache_inval_poc",                                                                              \
     "invalidates one cache line the device wrote so the CPU reads fresh data (per line; a wait)")                      \
-  X(free_iova_fast, "free_iova_fast", "returns the IOVA range to the per-CPU rcache")                                   \
-  X(kmalloc, "kmalloc", "allocates a dmaengine descriptor")                                                           \
-  X(kfree, "kfree", "frees a finished dmaengine descriptor")                                                          \
-  /* dmaengine / bam_dma. */                                                                                          \
-  X(bam_prep_slave_sg, "bam_prep_slave_sg", "bam_dma turns the scatterlist into BAM hardware descriptors")           \
-  X(bam_prep_per_desc, "bam_prep_slave_sg", "writing one BAM hardware descriptor (charged as bam_prep_slave_sg)")     \
-  X(bam_start_dma, "bam_start_dma", "issue_pending: copies descriptors into the pipe's FIFO and rings the doorbell")  \
-  X(bam_start_dma_desc, "bam_start_dma",                                                                              \
-    "per transfer moved to the active list: list handling and the INT/EOT flag logic (charged as bam_start_dma)")     \
-  X(bam_fifo_per_desc, "bam_start_dma",                                                                               \
-    "copying one descriptor into the write-combined FIFO (charged as bam_start_dma)")                                 \
-  X(bam_dma_irq, "bam_dma_irq", "the BAM's interrupt handler, per interrupt: which pipes raised it, the deferred work") \
-  X(process_channel_irqs, "process_channel_irqs",                                                                     \
-    "per pipe that raised the interrupt: its status cleared, its descriptor offset read, the list walked")           \
-  X(bam_retire_desc, "process_channel_irqs",                                                                          \
-    "per finished transfer: retired from the active list, its cookie completed (charged as process_channel_irqs)")   \
-  X(bam_channel_scan, "dma_tasklet",                                                                                  \
+  X(free_iova_fast, "free_iova_fast", "returns the IOVA range to the per-CPU rcache")                                  \
+  X(kmalloc, "kmalloc", "allocates a dmaengine descriptor")                                                            \
+  X(kfree, "kfree", "frees a finished dmaengine descriptor")                                                           \
+  /* dmaengine / bam_dma. */                                                                                           \
+  X(bam_prep_slave_sg, "bam_prep_slave_sg", "bam_dma turns the scatterlist into BAM hardware descriptors")             \
+  X(bam_prep_per_desc, "bam_prep_slave_sg", "writing one BAM hardware descriptor (charged as bam_prep_slave_sg)")      \
+  X(bam_start_dma, "bam_start_dma", "issue_pending: copies descriptors into the pipe's FIFO and rings the doorbell")   \
+  X(bam_start_dma_desc, "bam_start_dma",                                                                               \
+    "per transfer moved to the active list: list handling and the INT/EOT flag logic (charged as bam_start_dma)")      \
+  X(bam_fifo_per_desc, "bam_start_dma",                                                                                \
+    "copying one descriptor into the write-combined FIFO (charged as bam_start_dma)")                                  \
+  X(bam_dma_irq, "bam_dma_irq",                                                                                        \
+    "the BAM's interrupt handler, per interrupt: which pipes raised it, the deferred work")                            \
+  X(process_channel_irqs, "process_channel_irqs",                                                                      \
+    "per pipe that raised the interrupt: its status cleared, its descriptor offset read, the list walked")             \
+  X(bam_retire_desc, "process_channel_irqs",                                                                           \
+    "per finished transfer: retired from the active list, its cookie completed (charged as process_channel_irqs)")     \
+  X(bam_channel_scan, "dma_tasklet",                                                                                   \
     "bam_dma's deferred work after each interrupt: every channel's lock taken to look for work waiting for FIFO room") \
-  X(vchan_complete, "vchan_complete", "virt-dma completes the finished descriptors and calls the client's callback") \
-  X(bam_terminate_all, "bam_dma_terminate_all",                                                                       \
-    "dmaengine_terminate_all on a channel: the driver stops its RX and TX channels")                                  \
-  /* qce driver and crypto API. */                                                                                    \
-  X(caller_overhead, "caller",                                                                                       \
-    "the measured caller's time per request that no modelled kernel function accounts for (its harness is not "      \
-    "published); fitted to P1 on SM8650, zero where nothing was measured")                                           \
-  X(crypto_ahash_digest, "crypto_ahash_digest",                                                                       \
-    "the caller asks the crypto API for a digest; the API picks the qce ahash driver")                                \
-  X(qce_handle_queue, "qce_handle_queue",                                                                             \
-    "the qce core queues the request and starts it if the engine is free (one request in flight)")                   \
-  X(qce_ahash_async_req_handle, "qce_ahash_async_req_handle",                                                         \
-    "the sha driver sets up the request: scatterlists and the result buffer")                                         \
-  X(qce_write_ce, "qce_write",                                                                                        \
-    "adds a register write to a command descriptor (the locking series moves register I/O to BAM)")                  \
-  X(qce_submit_cmd_desc, "qce_submit_cmd_desc",                                                                       \
-    "the locking series: attaches the lock metadata to the command transfer and submits it (its map and prep apart)") \
-  X(qce_skcipher_crypt, "qce_skcipher_crypt",                                                                         \
-    "the caller asks for an skcipher operation; the driver decides between the engine and the software fallback")    \
-  X(qce_skcipher_async_req_handle, "qce_skcipher_async_req_handle",                                                   \
-    "the skcipher driver sets up the request: the destination table with the result buffer, mappings")               \
-  X(qce_skcipher_done, "qce_skcipher_done",                                                                           \
-    "the skcipher driver's DMA callback: unmaps, checks the status, copies the next IV out of the result dump")      \
-  X(qce_aead_crypt, "qce_aead_crypt",                                                                                 \
-    "the caller asks for an AEAD operation; the driver checks lengths and decides on the software fallback")         \
-  X(qce_aead_async_req_handle, "qce_aead_async_req_handle",                                                           \
-    "the aead driver sets up the request: CCM's B0 and formatted associated data, the tables, mappings")             \
-  X(qce_aead_done, "qce_aead_done",                                                                                   \
-    "the aead driver's DMA callback: unmaps, checks the status, writes or compares the tag")                         \
-  X(qce_ahash_done, "qce_ahash_done",                                                                                 \
-    "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status")                    \
-  X(qce_req_done_work, "qce_req_done_work",                                                                           \
-    "the qce core's work item: finishes the request and frees the engine for the next")                               \
-  X(qce_tasklet_req_done, "qce_tasklet_req_done",                                                                     \
-    "the pre-2024 qce core's done tasklet: completes the request and starts the next one from softirq")              \
+  X(vchan_complete, "vchan_complete", "virt-dma completes the finished descriptors and calls the client's callback")   \
+  X(bam_terminate_all, "bam_dma_terminate_all",                                                                        \
+    "dmaengine_terminate_all on a channel: the driver stops its RX and TX channels")                                   \
+  /* qce driver and crypto API. */                                                                                     \
+  X(caller_overhead, "caller",                                                                                         \
+    "the measured caller's time per request that no modelled kernel function accounts for (its harness is not "        \
+    "published); fitted to P1 on SM8650, zero where nothing was measured")                                             \
+  X(crypto_ahash_digest, "crypto_ahash_digest",                                                                        \
+    "the caller asks the crypto API for a digest; the API picks the qce ahash driver")                                 \
+  X(qce_handle_queue, "qce_handle_queue",                                                                              \
+    "the qce core queues the request and starts it if the engine is free (one request in flight)")                     \
+  X(qce_ahash_async_req_handle, "qce_ahash_async_req_handle",                                                          \
+    "the sha driver sets up the request: scatterlists and the result buffer")                                          \
+  X(qce_write_ce, "qce_write",                                                                                         \
+    "adds a register write to a command descriptor (the locking series moves register I/O to BAM)")                    \
+  X(qce_submit_cmd_desc, "qce_submit_cmd_desc",                                                                        \
+    "the locking series: attaches the lock metadata to the command transfer and submits it (its map and prep apart)")  \
+  X(qce_skcipher_crypt, "qce_skcipher_crypt",                                                                          \
+    "the caller asks for an skcipher operation; the driver decides between the engine and the software fallback")      \
+  X(qce_skcipher_async_req_handle, "qce_skcipher_async_req_handle",                                                    \
+    "the skcipher driver sets up the request: the destination table with the result buffer, mappings")                 \
+  X(qce_skcipher_done, "qce_skcipher_done",                                                                            \
+    "the skcipher driver's DMA callback: unmaps, checks the status, copies the next IV out of the result dump")        \
+  X(qce_aead_crypt, "qce_aead_crypt",                                                                                  \
+    "the caller asks for an AEAD operation; the driver checks lengths and decides on the software fallback")           \
+  X(qce_aead_async_req_handle, "qce_aead_async_req_handle",                                                            \
+    "the aead driver sets up the request: CCM's B0 and formatted associated data, the tables, mappings")               \
+  X(qce_aead_done, "qce_aead_done",                                                                                    \
+    "the aead driver's DMA callback: unmaps, checks the status, writes or compares the tag")                           \
+  X(qce_ahash_done, "qce_ahash_done",                                                                                  \
+    "the sha driver's DMA callback: reads the result dump, copies the digest, checks the status")                      \
+  X(qce_req_done_work, "qce_req_done_work",                                                                            \
+    "the qce core's work item: finishes the request and frees the engine for the next")                                \
+  X(qce_tasklet_req_done, "qce_tasklet_req_done",                                                                      \
+    "the pre-2024 qce core's done tasklet: completes the request and starts the next one from softirq")                \
   X(crypto_request_complete, "crypto_request_complete", "calls the caller's completion callback: the digest is ready") \
-  /* The CPU path: kernel-mode NEON around a CE hash. */                                                              \
-  X(kernel_neon_begin, "kernel_neon_begin", "saves the task's FP/SIMD state so the kernel may use NEON/Crypto Extensions") \
-  X(kernel_neon_end, "kernel_neon_end", "gives FP/SIMD back to the task")                                             \
-  X(sha256_lib_call, "sha256_lib_call", "the kernel's SHA-256 library entry: state set-up and final padding bookkeeping")
+  /* The CPU path: kernel-mode NEON around a CE hash. */                                                               \
+  X(kernel_neon_begin, "kernel_neon_begin",                                                                            \
+    "saves the task's FP/SIMD state so the kernel may use NEON/Crypto Extensions")                                     \
+  X(kernel_neon_end, "kernel_neon_end", "gives FP/SIMD back to the task")                                              \
+  X(sha256_lib_call, "sha256_lib_call",                                                                                \
+    "the kernel's SHA-256 library entry: state set-up and final padding bookkeeping")
 
 enum class Cost : unsigned {
 #define QCESIM_COST_ENUM(field, label, doc) field,
@@ -188,12 +197,12 @@ struct Costs {
   std::vector<CoreType> cpus;
   unsigned task_cpu = 0;  // where the benchmark task runs (cpu.task_cpu)
   // Timing the kernel model needs that is not CPU time of a function.
-  T gic_latency;   // line to CPU exception
-  T sync_quantum;  // a device read syncs the CPU only once this much time is owed (0: always)
-  CpuPower power;     // the governors and idle states (the clock comes from each core's type)
-  IommuConfig iommu;  // the dma-mapping layer's mode
-  double cost_cv = 0;          // service-time variation of every CPU charge (cpu.cost_cv)
-  std::uint64_t seed = 0;      // sim.seed: 0 runs every charge at its mean
+  T gic_latency;           // line to CPU exception
+  T sync_quantum;          // a device read syncs the CPU only once this much time is owed (0: always)
+  CpuPower power;          // the governors and idle states (the clock comes from each core's type)
+  IommuConfig iommu;       // the dma-mapping layer's mode
+  double cost_cv = 0;      // service-time variation of every CPU charge (cpu.cost_cv)
+  std::uint64_t seed = 0;  // sim.seed: 0 runs every charge at its mean
 
   const CostDef& operator[](Cost c) const { return def[static_cast<unsigned>(c)]; }
   CostDef& operator[](Cost c) { return def[static_cast<unsigned>(c)]; }

@@ -19,10 +19,14 @@ IommuMode parse_iommu_mode(const std::string& name) {
 
 const char* iommu_mode_name(IommuMode m) {
   switch (m) {
-    case IommuMode::strict: return "strict";
-    case IommuMode::lazy: return "lazy";
-    case IommuMode::passthrough: return "passthrough";
-    case IommuMode::none: return "none";
+    case IommuMode::strict:
+      return "strict";
+    case IommuMode::lazy:
+      return "lazy";
+    case IommuMode::passthrough:
+      return "passthrough";
+    case IommuMode::none:
+      return "none";
   }
   return "?";
 }

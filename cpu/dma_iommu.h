@@ -46,10 +46,10 @@ const char* iommu_mode_name(IommuMode m);
 
 struct IommuConfig {
   IommuMode mode = IommuMode::strict;
-  bool coherent = false;                 // dma-coherent in the DT: no cache maintenance
-  bool coherent_walk = true;             // the SMMU's dma-coherent: no PTE cleaning on map
-  unsigned fq_size = 256;                // IOVA_DEFAULT_FQ_SIZE
-  sc_core::sc_time fq_timeout;           // IOVA_DEFAULT_FQ_TIMEOUT
+  bool coherent = false;        // dma-coherent in the DT: no cache maintenance
+  bool coherent_walk = true;    // the SMMU's dma-coherent: no PTE cleaning on map
+  unsigned fq_size = 256;       // IOVA_DEFAULT_FQ_SIZE
+  sc_core::sc_time fq_timeout;  // IOVA_DEFAULT_FQ_TIMEOUT
   unsigned page_bytes = 4096, line_bytes = 64;
 };
 // iommu.mode, iommu.coherent, iommu.coherent_walk, iommu.fq_size, iommu.fq_timeout.
@@ -97,7 +97,7 @@ class DmaIommu {
   DmaMapStats m_stats;
   unsigned m_fq_used = 0;
   std::uint64_t m_fresh_pages[2] = {0, 0};  // [device reads, device writes]
-  sc_core::sc_time m_fq_since;  // when the oldest queued IOVA went in
+  sc_core::sc_time m_fq_since;              // when the oldest queued IOVA went in
 };
 
 }  // namespace qcesim::cpu

@@ -108,9 +108,9 @@ void Kernel::hardirq_thread(unsigned cpu) {
     // Delivered: the latency ran from the edge (a later edge may still be due). Found high at
     // EOI or with several lines: it runs from now.
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time delay = !delivered ? delivery_delay(c)
+    const sc_core::sc_time delay = !delivered                            ? delivery_delay(c)
                                    : pending->line->delivery_due() > now ? pending->line->delivery_due() - now
-                                                                          : SC_ZERO_TIME;
+                                                                         : SC_ZERO_TIME;
     delivered = false;
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     ++m_hardirqs;
@@ -173,8 +173,8 @@ void Kernel::ipi_thread(unsigned cpu) {
 void Kernel::softirq_thread(unsigned cpu) {
   Cpu& c = *m_cpus[cpu];
   Runner& r = *c.softirq;
-  constexpr int kMaxRestart = 10;                               // MAX_SOFTIRQ_RESTART
-  const sc_core::sc_time max_time(2, sc_core::SC_MS);           // MAX_SOFTIRQ_TIME
+  constexpr int kMaxRestart = 10;                      // MAX_SOFTIRQ_RESTART
+  const sc_core::sc_time max_time(2, sc_core::SC_MS);  // MAX_SOFTIRQ_TIME
   for (;;) {
     while (c.softirq_queue.empty() || !c.ksoftirqd_sleeping) {
       // Work ksoftirqd already owns is left to it.
@@ -311,7 +311,8 @@ void Kernel::fingerprint(model::StateHash& h) const {
   };
   for (const auto& c : m_cpus) {
     c->core->fingerprint(h);
-    for (const Runner* r : {c->hardirq.get(), c->softirq.get(), c->kworker.get(), c->ksoftirqd.get()}) r->fingerprint(h);
+    for (const Runner* r : {c->hardirq.get(), c->softirq.get(), c->kworker.get(), c->ksoftirqd.get()})
+      r->fingerprint(h);
     for (const Irq& irq : c->irqs) {
       h.add(irq.line->level());
       if (irq.line->delivery_due() >= h.now()) h.add_at(irq.line->delivery_due());  // a delivery to come

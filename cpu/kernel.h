@@ -132,7 +132,6 @@ class Kernel : public sc_core::sc_module {
   std::uint64_t ksoftirqd_wakeups() const { return m_ksoftirqd_wakeups; }
 
  private:
-
   Costs m_costs;
   DmaIommu m_dma{m_costs, m_costs.iommu};
   std::vector<std::unique_ptr<Cpu>> m_cpus;

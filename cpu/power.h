@@ -32,8 +32,8 @@ struct IdleState {
 
 struct CpuPower {
   Governor governor = Governor::performance;
-  double freq_max = 0;  // GHz; the core type's (cpu/core_type.h): work items are timed at this clock
-  double freq_min = 0;  // GHz; schedutil's floor (the lowest OPP)
+  double freq_max = 0;          // GHz; the core type's (cpu/core_type.h): work items are timed at this clock
+  double freq_min = 0;          // GHz; schedutil's floor (the lowest OPP)
   sc_core::sc_time rate_limit;  // schedutil's rate_limit_us: at most one change per this long
   // Shallowest first; empty: an idle core takes an interrupt at once (the untimed emulator).
   std::vector<IdleState> idle_states;

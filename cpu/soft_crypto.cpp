@@ -114,7 +114,8 @@ void SoftCrypto::hash(Runner& r, const Costs& costs, HashAlg alg, std::uint64_t 
   r.charge(costs(Cost::kernel_neon_end));
 }
 
-void SoftCrypto::neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt, std::uint64_t bytes) const {
+void SoftCrypto::neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt,
+                               std::uint64_t bytes) const {
   if (mode == CipherMode::cbc && encrypt) {
     // cbc-aes-neonbs hands CBC encryption (serial) to the cbc template over aes-arm: no NEON.
     r.charge(cycles("__aes_arm_encrypt", neon_aes_arm(key_bytes) * static_cast<double>((bytes + 15) / 16 * 16)));
@@ -131,12 +132,12 @@ void SoftCrypto::neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, s
   r.charge(costs(Cost::kernel_neon_end));
 }
 
-
-void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMode mode, std::size_t key_bytes, bool encrypt,
-                          std::uint64_t bytes) const {
+void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMode mode, std::size_t key_bytes,
+                          bool encrypt, std::uint64_t bytes) const {
   if (alg != CipherAlg::aes) {  // des_generic / des3_ede_generic: table-driven C, no NEON
     const double cpb = alg == CipherAlg::des ? m_cfg.des_cycles_per_byte : m_cfg.tdes_cycles_per_byte;
-    r.charge(cycles(alg == CipherAlg::des ? (encrypt ? "des_encrypt" : "des_decrypt") : (encrypt ? "des3_ede_encrypt" : "des3_ede_decrypt"),
+    r.charge(cycles(alg == CipherAlg::des ? (encrypt ? "des_encrypt" : "des_decrypt")
+                                          : (encrypt ? "des3_ede_encrypt" : "des3_ede_decrypt"),
                     cpb * static_cast<double>(bytes)));
     return;
   }
@@ -185,7 +186,7 @@ void SoftCrypto::aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, Ha
   }
   // crypto/authenc.c: the cipher (cbc) and the HMAC over assoc || ciphertext, one after the other.
   skcipher(r, costs, alg, CipherMode::cbc, key_bytes, encrypt, text);
-  const std::uint64_t inner = 64 + assoc + text;  // K0 ^ ipad, then the message
+  const std::uint64_t inner = 64 + assoc + text;             // K0 ^ ipad, then the message
   this->hash(r, costs, hash, (inner + 9 + 63) / 64 + 2, 1);  // + the outer hash's two blocks
 }
 

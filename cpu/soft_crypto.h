@@ -42,9 +42,9 @@ struct SoftCryptoConfig {
   // its caches or DRAM (ce.stream_bandwidth in MB/s, kept in GB/s; 0: unbounded): a CE loop takes the longer of
   // its instructions' schedule and the message's bytes at that rate.
   double sha256_latency = 0, aes_latency = 0, stream_gbps = 0;
-  NeonCycles neon;                   // neon.* (the neon set only)
-  double hz = 3.3e9;                 // the task CPU's maximum clock
-  double des_cycles_per_byte = 25;   // cpu.des_cycles_per_byte
+  NeonCycles neon;                  // neon.* (the neon set only)
+  double hz = 3.3e9;                // the task CPU's maximum clock
+  double des_cycles_per_byte = 25;  // cpu.des_cycles_per_byte
   double tdes_cycles_per_byte = 70;
 };
 
@@ -69,7 +69,8 @@ class SoftCrypto {
 
  private:
   // The neon set's skcipher: which implementation runs and what it costs.
-  void neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt, std::uint64_t bytes) const;
+  void neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt,
+                     std::uint64_t bytes) const;
   double neon_bs(std::size_t key_bytes, bool encrypt) const;
   double neon_aes_arm(std::size_t key_bytes) const;
 
@@ -77,7 +78,7 @@ class SoftCrypto {
   Charge cycles(const char* fn, double n) const { return cycles_charge(fn, n, m_cfg.hz); }
 
   SoftCryptoConfig m_cfg;
-  double m_aes[3][5] = {};  // [AES-128, -192, -256][AesLoop], the ce set's loops
+  double m_aes[3][5] = {};     // [AES-128, -192, -256][AesLoop], the ce set's loops
   double m_sha_block[2] = {};  // SHA-1, SHA-256 cycles per 64-byte block (ce: SHA-256's loop stands in for SHA-1)
   double m_sha_block2 = 0;     // SHA-256 CE per block and message, two messages interleaved
 };

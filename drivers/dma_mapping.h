@@ -24,6 +24,8 @@ inline cpu::SgShape sg_shape(std::initializer_list<const std::vector<bam::Scatte
 }
 
 inline void dma_map_sg(cpu::Runner& r, cpu::DmaIommu& d, const cpu::SgShape& sg, DmaDir dir) { d.map_sg(r, sg, dir); }
-inline void dma_unmap_sg(cpu::Runner& r, cpu::DmaIommu& d, const cpu::SgShape& sg, DmaDir dir) { d.unmap_sg(r, sg, dir); }
+inline void dma_unmap_sg(cpu::Runner& r, cpu::DmaIommu& d, const cpu::SgShape& sg, DmaDir dir) {
+  d.unmap_sg(r, sg, dir);
+}
 
 }  // namespace qcesim::dma

@@ -15,15 +15,15 @@ namespace qcesim::fuzz {
 
 namespace {
 
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
-constexpr std::uint32_t kWindow = 64 * 1024;   // memory an input may point at
-constexpr std::uint32_t kRingArea = 0x0000;    // a ring of 64 descriptors (0x200 bytes) per pipe
+constexpr std::uint32_t kWindow = 64 * 1024;  // memory an input may point at
+constexpr std::uint32_t kRingArea = 0x0000;   // a ring of 64 descriptors (0x200 bytes) per pipe
 constexpr std::uint32_t kRingBytes = 0x200;
-constexpr std::uint32_t kCeArea = 0x1000;      // 256 command elements of 16 bytes
-constexpr std::uint32_t kDataArea = 0x2000;    // 256 blocks of 16 bytes
+constexpr std::uint32_t kCeArea = 0x1000;    // 256 command elements of 16 bytes
+constexpr std::uint32_t kDataArea = 0x2000;  // 256 blocks of 16 bytes
 constexpr unsigned kPipes = 8;
 
 struct Device {
@@ -52,7 +52,8 @@ class Reader {
 // QCESIM_FUZZ_VERBOSE=1 prints every register read: what a seed program reached.
 void show(const char* block, std::uint64_t offset, std::uint32_t value) {
   static const bool verbose = std::getenv("QCESIM_FUZZ_VERBOSE") != nullptr;
-  if (verbose) std::fprintf(stderr, "read %s+0x%05llx = 0x%08x\n", block, static_cast<unsigned long long>(offset), value);
+  if (verbose)
+    std::fprintf(stderr, "read %s+0x%05llx = 0x%08x\n", block, static_cast<unsigned long long>(offset), value);
 }
 
 void reset(Device& d) {
@@ -85,10 +86,18 @@ void run_program(Device& d) {
     const unsigned op = in.u8() % 10;
     try {
       switch (op) {
-        case 0: access(map.bam_base, map.bam_size, true, "BAM"); break;
-        case 1: access(map.bam_base, map.bam_size, false, "BAM"); break;
-        case 2: access(map.qce_base, map.qce_size, true, "QCE"); break;
-        case 3: access(map.qce_base, map.qce_size, false, "QCE"); break;
+        case 0:
+          access(map.bam_base, map.bam_size, true, "BAM");
+          break;
+        case 1:
+          access(map.bam_base, map.bam_size, false, "BAM");
+          break;
+        case 2:
+          access(map.qce_base, map.qce_size, true, "QCE");
+          break;
+        case 3:
+          access(map.qce_base, map.qce_size, false, "QCE");
+          break;
         case 4: {
           const unsigned slot = in.u16() % (kPipes * kRingBytes / bam::BAM_DESC_BYTES);
           bam::BamDescHw desc{base + in.u16() % kWindow, in.u16(), in.u16()};
@@ -127,7 +136,9 @@ void run_program(Device& d) {
           h.writel(map.bam_base + bam::BAM_P_EVNT_REG(p), (in.u8() % 65) * bam::BAM_DESC_BYTES);
           break;
         }
-        case 9: sc_core::wait(sc_time(100.0 * (in.u8() + 1), SC_NS)); break;
+        case 9:
+          sc_core::wait(sc_time(100.0 * (in.u8() + 1), SC_NS));
+          break;
       }
     } catch (const cpu::BusFault&) {
       // A missing register answers with a bus error, as the interconnect would.
@@ -145,15 +156,17 @@ void device_elaborate() {
   g_dev = &dev;
   soc::SocConfig cfg;
   dev.soc = std::make_unique<soc::Soc>("soc", cfg);
-  sc_core::sc_spawn([] {
-    g_dev->window = g_dev->soc->host.dma_alloc(kWindow, 4096);  // the bus grants DMI once running
-    for (;;) {
-      sc_core::wait(g_dev->go);
-      reset(*g_dev);
-      run_program(*g_dev);
-      sc_core::sc_pause();
-    }
-  }, "fuzz_program");
+  sc_core::sc_spawn(
+      [] {
+        g_dev->window = g_dev->soc->host.dma_alloc(kWindow, 4096);  // the bus grants DMI once running
+        for (;;) {
+          sc_core::wait(g_dev->go);
+          reset(*g_dev);
+          run_program(*g_dev);
+          sc_core::sc_pause();
+        }
+      },
+      "fuzz_program");
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // the runner waits for its first input
 }
 

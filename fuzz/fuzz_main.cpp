@@ -35,7 +35,8 @@ using namespace qcesim;
 std::string g_dir;  // a private folder with the seed scenario and its profile
 
 void write_file(const std::string& path, const std::uint8_t* data, std::size_t size) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
 }
 
 // Only a ConfigError is an answer to bad input.
@@ -62,7 +63,8 @@ int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
 
 int fuzz_profile(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  return expect_config_error([&] { model::Profile::parse(model::parse_input_json(text, "fuzzed.json"), "fuzzed.json"); });
+  return expect_config_error(
+      [&] { model::Profile::parse(model::parse_input_json(text, "fuzzed.json"), "fuzzed.json"); });
 }
 
 int fuzz_sweep(const std::uint8_t* data, std::size_t size) {

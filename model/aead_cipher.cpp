@@ -12,7 +12,8 @@ struct CcmBlocks {
   std::array<std::uint8_t, 16> b0{}, a0{};
 };
 
-CcmBlocks ccm_blocks(const std::array<std::uint8_t, 16>& iv, std::size_t assoc_len, std::size_t text_len, unsigned tag_bytes) {
+CcmBlocks ccm_blocks(const std::array<std::uint8_t, 16>& iv, std::size_t assoc_len, std::size_t text_len,
+                     unsigned tag_bytes) {
   const unsigned l = iv[0] + 1u;
   if (l < 2 || l > 8) throw std::invalid_argument("CCM IV byte 0 (L - 1) must be 1..7");
   if (tag_bytes < 4 || tag_bytes > 16 || tag_bytes % 2) throw std::invalid_argument("CCM tag of 4..16 even bytes");
@@ -27,7 +28,8 @@ CcmBlocks ccm_blocks(const std::array<std::uint8_t, 16>& iv, std::size_t assoc_l
 }
 
 // The CBC-MAC over B0, the length-prefixed associated data and the payload, each padded.
-std::array<std::uint8_t, 16> ccm_mac(const AeadBytes& key, const CcmBlocks& b, const AeadBytes& assoc, const AeadBytes& pt) {
+std::array<std::uint8_t, 16> ccm_mac(const AeadBytes& key, const CcmBlocks& b, const AeadBytes& assoc,
+                                     const AeadBytes& pt) {
   CbcMac mac(key);
   mac.update(b.b0.data(), 16);
   if (!assoc.empty()) {
@@ -59,7 +61,8 @@ std::array<std::uint8_t, 16> ccm_s0(const AeadBytes& key, const CcmBlocks& b) {
   return s0;
 }
 
-AeadBytes cbc(CipherAlg c, bool encrypt, const AeadBytes& key, const std::array<std::uint8_t, 16>& iv, const AeadBytes& in) {
+AeadBytes cbc(CipherAlg c, bool encrypt, const AeadBytes& key, const std::array<std::uint8_t, 16>& iv,
+              const AeadBytes& in) {
   CipherSpec s;
   s.alg = c;
   s.mode = CipherMode::cbc;
@@ -71,7 +74,8 @@ AeadBytes cbc(CipherAlg c, bool encrypt, const AeadBytes& key, const std::array<
   return out;
 }
 
-AeadBytes authenc_tag(HashAlg h, const AeadBytes& auth_key, const AeadBytes& assoc, const AeadBytes& ct, unsigned tag_bytes) {
+AeadBytes authenc_tag(HashAlg h, const AeadBytes& auth_key, const AeadBytes& assoc, const AeadBytes& ct,
+                      unsigned tag_bytes) {
   AeadBytes m = assoc;
   m.insert(m.end(), ct.begin(), ct.end());
   AeadBytes tag = hmac_digest(h, auth_key, m.data(), m.size());
@@ -104,8 +108,8 @@ AeadBytes ccm_encrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& 
   return out;
 }
 
-std::optional<AeadBytes> ccm_decrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& iv, const AeadBytes& assoc,
-                                     const AeadBytes& ct_and_tag, unsigned tag_bytes) {
+std::optional<AeadBytes> ccm_decrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& iv,
+                                     const AeadBytes& assoc, const AeadBytes& ct_and_tag, unsigned tag_bytes) {
   if (ct_and_tag.size() < tag_bytes) return std::nullopt;
   const AeadBytes ct(ct_and_tag.begin(), ct_and_tag.end() - tag_bytes);
   const CcmBlocks b = ccm_blocks(iv, assoc.size(), ct.size(), tag_bytes);

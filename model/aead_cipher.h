@@ -27,8 +27,8 @@ AeadBytes ccm_encrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& 
 std::size_t ccm_adata_header(std::uint32_t assoc_bytes, std::uint8_t out[6]);
 
 // ct_and_tag: ciphertext then tag. nullopt when the tag does not match.
-std::optional<AeadBytes> ccm_decrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& iv, const AeadBytes& assoc,
-                                     const AeadBytes& ct_and_tag, unsigned tag_bytes);
+std::optional<AeadBytes> ccm_decrypt(const AeadBytes& key, const std::array<std::uint8_t, 16>& iv,
+                                     const AeadBytes& assoc, const AeadBytes& ct_and_tag, unsigned tag_bytes);
 
 // authenc(hmac(H),cbc(C)): CBC ciphertext (whole blocks) then the first tag_bytes of
 // HMAC-H(auth_key, assoc || ciphertext).

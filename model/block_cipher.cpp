@@ -10,19 +10,26 @@ namespace qcesim {
 
 const char* cipher_alg_name(CipherAlg a) {
   switch (a) {
-    case CipherAlg::aes: return "aes";
-    case CipherAlg::des: return "des";
-    case CipherAlg::tdes: return "des3_ede";
+    case CipherAlg::aes:
+      return "aes";
+    case CipherAlg::des:
+      return "des";
+    case CipherAlg::tdes:
+      return "des3_ede";
   }
   return "?";
 }
 
 const char* cipher_mode_name(CipherMode m) {
   switch (m) {
-    case CipherMode::ecb: return "ecb";
-    case CipherMode::cbc: return "cbc";
-    case CipherMode::ctr: return "ctr";
-    case CipherMode::xts: return "xts";
+    case CipherMode::ecb:
+      return "ecb";
+    case CipherMode::cbc:
+      return "cbc";
+    case CipherMode::ctr:
+      return "ctr";
+    case CipherMode::xts:
+      return "xts";
   }
   return "?";
 }
@@ -41,7 +48,8 @@ namespace {
 
 // OpenSSL's cipher for an algorithm, key length and mode (ECB, CBC or CTR), and the key as it
 // takes it. Single DES lives in OpenSSL 3's legacy provider; EDE with K1 = K2 = K3 is the same.
-const EVP_CIPHER* evp_cipher(CipherAlg alg, const std::vector<std::uint8_t>& key, CipherMode mode, std::vector<std::uint8_t>& k) {
+const EVP_CIPHER* evp_cipher(CipherAlg alg, const std::vector<std::uint8_t>& key, CipherMode mode,
+                             std::vector<std::uint8_t>& k) {
   const bool cbc = mode == CipherMode::cbc, ctr = mode == CipherMode::ctr;
   k = key;
   if (mode == CipherMode::xts && alg == CipherAlg::aes) {  // key: K1 then K2
@@ -58,14 +66,16 @@ const EVP_CIPHER* evp_cipher(CipherAlg alg, const std::vector<std::uint8_t>& key
     }
     return cbc ? EVP_des_ede3_cbc() : EVP_des_ede3_ecb();
   }
-  throw std::invalid_argument(std::string(cipher_alg_name(alg)) + " has no key of " + std::to_string(key.size()) + " bytes");
+  throw std::invalid_argument(std::string(cipher_alg_name(alg)) + " has no key of " + std::to_string(key.size()) +
+                              " bytes");
 }
 
 EVP_CIPHER_CTX* evp_init(CipherAlg alg, const std::vector<std::uint8_t>& key, CipherMode mode, bool encrypt) {
   std::vector<std::uint8_t> k;
   const EVP_CIPHER* cipher = evp_cipher(alg, key, mode, k);
   EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
-  if (!c || EVP_CipherInit_ex(c, cipher, nullptr, k.data(), nullptr, encrypt ? 1 : 0) != 1 || EVP_CIPHER_CTX_set_padding(c, 0) != 1) {
+  if (!c || EVP_CipherInit_ex(c, cipher, nullptr, k.data(), nullptr, encrypt ? 1 : 0) != 1 ||
+      EVP_CIPHER_CTX_set_padding(c, 0) != 1) {
     EVP_CIPHER_CTX_free(c);
     throw std::runtime_error("OpenSSL could not set up the block cipher");
   }
@@ -240,8 +250,8 @@ void CipherStream::update(const std::uint8_t* in, std::uint8_t* out, std::size_t
   const bool steal = m_spec.mode == CipherMode::xts && len % b != 0 && len > b &&
                      (m_spec.data_unit_bytes == 0 || m_unit_done + len == m_spec.data_unit_bytes);
   if (m_spec.mode != CipherMode::ctr && len % b != 0 && !steal)
-    throw std::invalid_argument(std::string(cipher_mode_name(m_spec.mode)) + " takes whole blocks of " + std::to_string(b) +
-                                " bytes, not " + std::to_string(len));
+    throw std::invalid_argument(std::string(cipher_mode_name(m_spec.mode)) + " takes whole blocks of " +
+                                std::to_string(b) + " bytes, not " + std::to_string(len));
   if (steal) return xts_steal(in, out, len);
   const std::size_t whole = len - len % b, nblocks = whole / b;
   switch (m_spec.mode) {
@@ -317,11 +327,11 @@ void CipherStream::xts_steal(const std::uint8_t* in, std::uint8_t* out, std::siz
       for (int i = 0; i < 16; ++i) y[i] = static_cast<std::uint8_t>(tmp[i] ^ t[static_cast<std::size_t>(i)]);
     };
     std::uint8_t cc[16], pp[16], last[16];
-    std::memcpy(last, in + head + 16, r);       // the partial block (in may be out)
-    block(in + head, t1, cc);                    // the last whole block
-    std::memcpy(pp, last, r);                    // the partial block with the stolen tail
+    std::memcpy(last, in + head + 16, r);  // the partial block (in may be out)
+    block(in + head, t1, cc);              // the last whole block
+    std::memcpy(pp, last, r);              // the partial block with the stolen tail
     std::memcpy(pp + r, cc + r, 16 - r);
-    std::memcpy(out + head + 16, cc, r);         // the partial output: the whole block's head
+    std::memcpy(out + head + 16, cc, r);  // the partial output: the whole block's head
     block(pp, t2, out + head);
   }
   m_unit_done = 0;

@@ -129,9 +129,9 @@ class CipherStream {
   std::unique_ptr<BlockFunction> m_tweak;  // XTS: K2, encrypt
   std::vector<std::uint8_t> m_scratch;     // XTS: the run's tweaks
   std::array<std::uint8_t, 16> m_iv{};
-  std::array<std::uint8_t, 16> m_t{};      // XTS: the current block's tweak
-  bool m_t_due = false;                     // XTS: m_t is the unit's first, not computed yet
-  std::uint64_t m_unit_done = 0;           // XTS: bytes of the current data unit processed
+  std::array<std::uint8_t, 16> m_t{};  // XTS: the current block's tweak
+  bool m_t_due = false;                // XTS: m_t is the unit's first, not computed yet
+  std::uint64_t m_unit_done = 0;       // XTS: bytes of the current data unit processed
 };
 
 // CCM's CBC-MAC (SP 800-38C section 6.1): AES-CBC with a zero IV over B0, the formatted

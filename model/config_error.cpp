@@ -23,19 +23,26 @@ std::string quoted_input(const std::string& s) {
 
 std::string describe_json(const json& j) {
   switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return j.get<bool>() ? "true" : "false";
-    case json::value_t::string: return "the string " + quoted_input(j.get<std::string>());
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return j.empty() ? "an empty array" : "an array of " + std::to_string(j.size());
-    default: return "the number " + j.dump();
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return j.get<bool>() ? "true" : "false";
+    case json::value_t::string:
+      return "the string " + quoted_input(j.get<std::string>());
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return j.empty() ? "an empty array" : "an array of " + std::to_string(j.size());
+    default:
+      return "the number " + j.dump();
   }
 }
 
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind) {
   const std::string expected = "a readable " + what;
   struct stat st;
-  if (stat(file.c_str(), &st) != 0) throw ConfigError(file, "", expected, std::string("nothing (") + std::strerror(errno) + ")");
+  if (stat(file.c_str(), &st) != 0)
+    throw ConfigError(file, "", expected, std::string("nothing (") + std::strerror(errno) + ")");
   if (S_ISDIR(st.st_mode)) throw ConfigError(file, "", expected, "a folder");
   if (kind == InputKind::regular && !S_ISREG(st.st_mode))
     throw ConfigError(file, "", "a regular file as " + what, "a device, FIFO or socket");
@@ -62,7 +69,8 @@ std::string read_input_file(const std::string& file, const std::string& what, In
 json parse_input_json(const std::string& text, const std::string& file) {
   try {
     return json::parse(text, [&](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxJsonDepth) throw ConfigError(file, "", fmt::format("JSON nested at most {} deep", kMaxJsonDepth), "deeper nesting");
+      if (depth > kMaxJsonDepth)
+        throw ConfigError(file, "", fmt::format("JSON nested at most {} deep", kMaxJsonDepth), "deeper nesting");
       return true;
     });
   } catch (const json::exception& e) {
@@ -81,7 +89,8 @@ json read_json_file(const std::string& file, const std::string& what, InputKind 
 JsonObject::JsonObject(const json& j, std::string in_file, std::string at_path, std::vector<std::string> keys)
     : m_j(j), m_file(std::move(in_file)), m_path(std::move(at_path)) {
   const std::string list = join_names(keys);
-  if (!j.is_object()) throw ConfigError(m_file, m_path.empty() ? "/" : m_path, "an object with keys " + list, describe_json(j));
+  if (!j.is_object())
+    throw ConfigError(m_file, m_path.empty() ? "/" : m_path, "an object with keys " + list, describe_json(j));
   for (const auto& [k, v] : j.items()) {
     (void)v;
     if (std::find(keys.begin(), keys.end(), k) == keys.end())
@@ -114,13 +123,15 @@ std::string JsonObject::text(const char* key, const std::string& dflt) const {
   return m_j[key];
 }
 
-std::string JsonObject::choice(const char* key, const std::string& dflt, const std::vector<std::string>& choices) const {
+std::string JsonObject::choice(const char* key, const std::string& dflt,
+                               const std::vector<std::string>& choices) const {
   if (!has(key)) return dflt;
   std::string list;
   for (std::size_t i = 0; i < choices.size(); ++i)
     list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("\"" + choices[i] + "\"");
   const json& v = m_j[key];
-  if (!v.is_string() || std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end()) fail(key, list);
+  if (!v.is_string() || std::find(choices.begin(), choices.end(), v.get<std::string>()) == choices.end())
+    fail(key, list);
   return v;
 }
 
@@ -142,7 +153,8 @@ std::uint64_t JsonObject::whole(const char* key, std::uint64_t dflt, std::uint64
   if (!has(key)) return dflt;
   const json& v = m_j[key];
   const bool ok = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
-  if (!ok || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi) fail(key, fmt::format("a whole number in [{}, {}]", lo, hi));
+  if (!ok || v.get<std::uint64_t>() < lo || v.get<std::uint64_t>() > hi)
+    fail(key, fmt::format("a whole number in [{}, {}]", lo, hi));
   return v.get<std::uint64_t>();
 }
 
@@ -170,8 +182,8 @@ const char* const kNameRule = "1 to 64 letters, digits and . _ + - = (not starti
 bool valid_name(const std::string& s) {
   if (s.empty() || s.size() > 64 || s[0] == '.' || s[0] == '-') return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-                    c == '+' || c == '-' || c == '=';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '+' || c == '-' || c == '=';
     if (!ok) return false;
   }
   return true;

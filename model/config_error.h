@@ -17,7 +17,10 @@ class ConfigError : public std::runtime_error {
               const std::string& found_what)
       : std::runtime_error(in_file + (at_path.empty() ? "" : ": at " + at_path) + ": expected " + expected_what +
                            ", found " + found_what),
-        file(in_file), path(at_path), expected(expected_what), found(found_what) {}
+        file(in_file),
+        path(at_path),
+        expected(expected_what),
+        found(found_what) {}
   std::string file, path, expected, found;
 };
 
@@ -72,7 +75,7 @@ class JsonObject {
   bool flag(const char* key, bool dflt) const;
   double number(const char* key, double dflt, double lo, double hi, const std::string& unit = "") const;
   std::uint64_t whole(const char* key, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi) const;
-  const nlohmann::json& object(const char* key) const;  // required object
+  const nlohmann::json& object(const char* key) const;                 // required object
   const nlohmann::json& array(const char* key, bool non_empty) const;  // required array
 
  private:

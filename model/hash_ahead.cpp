@@ -88,8 +88,7 @@ void HashAhead::drain() {
   if (n) wait_done(n - 1);
 }
 
-void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t len,
-                     const ReadOnlyPages* pages) {
+void HashAhead::post(const ShaState& from, const std::uint8_t* data, std::size_t len, const ReadOnlyPages* pages) {
   len -= len % kShaBlockBytes;
   if (len == 0) return;
   const std::uint64_t i = m_count;

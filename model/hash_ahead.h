@@ -34,9 +34,9 @@ namespace qcesim {
 struct HashAheadStats {
   std::uint64_t posted = 0;
   std::uint64_t in_place = 0;  // posts on read-only pages: hashed where they are, not compared
-  std::uint64_t hits = 0;    // takes answered by a posted job
-  std::uint64_t padded = 0;  // take_padded() calls answered
-  std::uint64_t misses = 0;  // takes the caller had to compress itself
+  std::uint64_t hits = 0;      // takes answered by a posted job
+  std::uint64_t padded = 0;    // take_padded() calls answered
+  std::uint64_t misses = 0;    // takes the caller had to compress itself
 };
 
 class HashAhead {
@@ -51,8 +51,7 @@ class HashAhead {
   // helper, waits for the oldest (the helper is behind, not stuck). If `pages` covers the
   // bytes, they are compressed in place and not compared at the take; `pages` must then
   // outlive the take.
-  void post(const ShaState& from, const std::uint8_t* data, std::size_t len,
-            const ReadOnlyPages* pages = nullptr);
+  void post(const ShaState& from, const std::uint8_t* data, std::size_t len, const ReadOnlyPages* pages = nullptr);
   // Hands the jobs posted since the last publish to the helper: one store to the line the
   // helper polls per batch instead of one per job.
   void publish();
@@ -71,12 +70,12 @@ class HashAhead {
   static constexpr std::size_t kSlots = 16;
   struct Job {
     ShaState from, result;
-    ShaState padded;  // result with a message's padding after it
+    ShaState padded;                    // result with a message's padding after it
     const std::uint8_t* src = nullptr;  // the poster's bytes
     std::size_t len = 0;
-    std::vector<std::uint8_t> copy;     // the helper's copy of them, the bytes it compressed
-    bool in_place = false;              // src is read-only: no copy, no compare
-    bool live = false;  // posted and not yet taken or overwritten (main thread only)
+    std::vector<std::uint8_t> copy;  // the helper's copy of them, the bytes it compressed
+    bool in_place = false;           // src is read-only: no copy, no compare
+    bool live = false;               // posted and not yet taken or overwritten (main thread only)
   };
 
   void helper();

@@ -14,8 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string> kUnits = {"ns",     "us",    "ms",    "s",     "MHz",  "GHz",  "MB/s",
-                                      "cycles", "cycles/B", "instructions", "count", "bytes", "year", "ratio", "name"};
+const std::set<std::string> kUnits = {"ns",       "us",           "ms",    "s",     "MHz",  "GHz",   "MB/s", "cycles",
+                                      "cycles/B", "instructions", "count", "bytes", "year", "ratio", "name"};
 
 const auto& describe = describe_json;
 
@@ -56,7 +56,8 @@ void parse_value(Param& prm, const json& pj, const std::string& file, const std:
   prm.value = pj["value"];
   if (!pj.contains("range") || !pj["range"].is_array() || pj["range"].size() != 2 || !pj["range"][0].is_number() ||
       !pj["range"][1].is_number())
-    throw ConfigError(file, path + "/range", "[min, max] as two numbers", pj.contains("range") ? describe(pj["range"]) : "nothing");
+    throw ConfigError(file, path + "/range", "[min, max] as two numbers",
+                      pj.contains("range") ? describe(pj["range"]) : "nothing");
   prm.min = pj["range"][0];
   prm.max = pj["range"][1];
   if (prm.min > prm.max) throw ConfigError(file, path + "/range", "min <= max", pj["range"].dump());
@@ -64,7 +65,8 @@ void parse_value(Param& prm, const json& pj, const std::string& file, const std:
     throw ConfigError(file, path + "/value", fmt::format("a value in [{}, {}] {}", prm.min, prm.max, prm.unit),
                       fmt::format("{}", prm.value));
   if (prm.is_integer() && prm.value != std::floor(prm.value))
-    throw ConfigError(file, path + "/value", fmt::format("a whole number (unit {})", prm.unit), fmt::format("{}", prm.value));
+    throw ConfigError(file, path + "/value", fmt::format("a whole number (unit {})", prm.unit),
+                      fmt::format("{}", prm.value));
   // What independent sources allow (a 90 % interval), inside the range; a fitted value may lie
   // outside it, which is what a fit that contradicts its sources looks like.
   if (!pj.contains("interval")) {
@@ -72,8 +74,8 @@ void parse_value(Param& prm, const json& pj, const std::string& file, const std:
     return;
   }
   const json& iv = pj["interval"];
-  if (!iv.is_array() || iv.size() != 2 || !iv[0].is_number() || !iv[1].is_number() || iv[0].get<double>() > iv[1].get<double>() ||
-      iv[0].get<double>() < prm.min || iv[1].get<double>() > prm.max)
+  if (!iv.is_array() || iv.size() != 2 || !iv[0].is_number() || !iv[1].is_number() ||
+      iv[0].get<double>() > iv[1].get<double>() || iv[0].get<double>() < prm.min || iv[1].get<double>() > prm.max)
     throw ConfigError(file, path + "/interval", fmt::format("[low, high] inside the range [{}, {}]", prm.min, prm.max),
                       describe(iv));
   prm.lo = iv[0];
@@ -99,13 +101,16 @@ void parse_provenance(Param& prm, const json& pj, const std::string& file, const
 
 Param parse_param(const std::string& name, const json& pj, const std::string& file) {
   const std::string path = "/parameters/" + name;
-  if (!valid_name(name)) throw ConfigError(file, path, std::string("a parameter name of ") + kNameRule, quoted_input(name));
+  if (!valid_name(name))
+    throw ConfigError(file, path, std::string("a parameter name of ") + kNameRule, quoted_input(name));
   if (!pj.is_object()) throw ConfigError(file, path, "an object with value, unit, range, provenance", describe(pj));
   Param prm;
   prm.name = name;
   if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
-    throw ConfigError(file, path + "/unit", "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, instructions, count, bytes, year, ratio, name",
-                      pj.contains("unit") ? describe(pj["unit"]) : "nothing");
+    throw ConfigError(
+        file, path + "/unit",
+        "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, instructions, count, bytes, year, ratio, name",
+        pj.contains("unit") ? describe(pj["unit"]) : "nothing");
   prm.unit = pj["unit"];
   parse_value(prm, pj, file, path);
   prm.origin_file = file;
@@ -121,7 +126,8 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
     prm.shared = pj["shared"];
   }
   for (const std::string* t : {&prm.text, &prm.provenance, &prm.doc})
-    if (!printable(*t)) throw ConfigError(file, path, "value, provenance and doc without control characters", quoted_input(*t));
+    if (!printable(*t))
+      throw ConfigError(file, path, "value, provenance and doc without control characters", quoted_input(*t));
   return prm;
 }
 
@@ -132,24 +138,29 @@ Profile Profile::parse(const json& j, const std::string& file) {
   p.m_file = file;
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe(j));
   if (!j.contains("profile") || !j["profile"].is_string())
-    throw ConfigError(file, "/profile", "the profile's name as a string", j.contains("profile") ? describe(j["profile"]) : "nothing");
+    throw ConfigError(file, "/profile", "the profile's name as a string",
+                      j.contains("profile") ? describe(j["profile"]) : "nothing");
   p.m_name = j["profile"];
-  if (!valid_name(p.m_name)) throw ConfigError(file, "/profile", std::string("a profile name of ") + kNameRule, describe(j["profile"]));
+  if (!valid_name(p.m_name))
+    throw ConfigError(file, "/profile", std::string("a profile name of ") + kNameRule, describe(j["profile"]));
   if (!j.contains("parameters") || !j["parameters"].is_object())
-    throw ConfigError(file, "/parameters", "an object of parameters", j.contains("parameters") ? describe(j["parameters"]) : "nothing");
+    throw ConfigError(file, "/parameters", "an object of parameters",
+                      j.contains("parameters") ? describe(j["parameters"]) : "nothing");
   for (const auto& [name, pj] : j["parameters"].items()) p.m_params[name] = parse_param(name, pj, file);
   for (const auto& [name, prm] : p.m_params) {
     if (prm.shared.empty()) continue;
     auto it = p.m_params.find(prm.shared);
     if (it == p.m_params.end() || it->second.unit != "ratio")
-      throw ConfigError(file, "/parameters/" + name + "/shared", "a ratio parameter of this profile", quoted_input(prm.shared));
+      throw ConfigError(file, "/parameters/" + name + "/shared", "a ratio parameter of this profile",
+                        quoted_input(prm.shared));
   }
   return p;
 }
 
 const Param& Profile::param(const std::string& name) const {
   auto it = m_params.find(name);
-  if (it == m_params.end()) throw ConfigError(m_file, "/parameters/" + name, "this parameter in the profile", "nothing");
+  if (it == m_params.end())
+    throw ConfigError(m_file, "/parameters/" + name, "this parameter in the profile", "nothing");
   return it->second;
 }
 
@@ -163,12 +174,14 @@ sc_core::sc_time Profile::time(const std::string& name) const {
   return sc_core::sc_time(p.value * s, sc_core::SC_SEC);
 }
 
-void Profile::set(const std::string& name, double value, const std::string& origin_file, const std::string& origin_path) {
+void Profile::set(const std::string& name, double value, const std::string& origin_file,
+                  const std::string& origin_path) {
   auto it = m_params.find(name);
   if (it == m_params.end())
     throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
   Param& p = it->second;
-  if (p.is_text()) throw ConfigError(origin_file, origin_path, "a word for " + name, fmt::format("the number {}", value));
+  if (p.is_text())
+    throw ConfigError(origin_file, origin_path, "a word for " + name, fmt::format("the number {}", value));
   if (!std::isfinite(value) || value < p.min || value > p.max)
     throw ConfigError(origin_file, origin_path, fmt::format("{} in [{}, {}] {}", name, p.min, p.max, p.unit),
                       fmt::format("{}", value));
@@ -194,7 +207,8 @@ void Profile::set_text(const std::string& name, const std::string& value, const 
 }
 
 std::string Profile::markdown(const std::function<std::string(const Param&)>& meaning) const {
-  std::string s = "| parameter | value | unit | interval | range | provenance | meaning |\n|---|---|---|---|---|---|---|\n";
+  std::string s =
+      "| parameter | value | unit | interval | range | provenance | meaning |\n|---|---|---|---|---|---|---|\n";
   for (const auto& [name, p] : m_params) {
     const std::string value = p.is_text() ? p.text : fmt::format("{:g}", p.value);
     const std::string range = p.is_text() ? "" : fmt::format("[{:g}, {:g}]", p.min, p.max);
@@ -202,7 +216,8 @@ std::string Profile::markdown(const std::function<std::string(const Param&)>& me
     if (!p.shared.empty()) interval += fmt::format(" × `{}`", p.shared);
     std::string doc = meaning ? meaning(p) : "";
     if (doc.empty()) doc = p.doc;
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", name, value, p.unit, interval, range, p.provenance, doc);
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", name, value, p.unit, interval, range, p.provenance,
+                     doc);
   }
   return s;
 }

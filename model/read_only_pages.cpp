@@ -31,8 +31,7 @@ bool ReadOnlyPages::covers(const void* p, std::size_t len) const {
 }
 
 ReadOnlyPages::~ReadOnlyPages() {
-  for (const Range& r : m_ranges)
-    mprotect(reinterpret_cast<void*>(r.begin), r.end - r.begin, PROT_READ | PROT_WRITE);
+  for (const Range& r : m_ranges) mprotect(reinterpret_cast<void*>(r.begin), r.end - r.begin, PROT_READ | PROT_WRITE);
 }
 
 }  // namespace qcesim

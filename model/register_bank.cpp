@@ -5,8 +5,8 @@
 
 namespace qcesim::model {
 
-Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::uint32_t reset,
-                            Access access, std::uint32_t tag) {
+Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::uint32_t reset, Access access,
+                            std::uint32_t tag) {
   if (offset % 4 != 0) throw std::invalid_argument(m_name + ": misaligned register " + name);
   const std::size_t word = offset / 4;
   if (word < m_by_word.size() && m_by_word[word])

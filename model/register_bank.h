@@ -31,8 +31,8 @@ class RegisterBank {
  public:
   explicit RegisterBank(std::string name) : m_name(std::move(name)) {}
 
-  Register& add(const std::string& name, std::uint32_t offset, std::uint32_t reset = 0,
-                Access access = Access::rw, std::uint32_t tag = 0);
+  Register& add(const std::string& name, std::uint32_t offset, std::uint32_t reset = 0, Access access = Access::rw,
+                std::uint32_t tag = 0);
   // Inline: every register access of every initiator decodes here.
   Register* find(std::uint32_t offset) {
     const std::size_t word = offset / 4;

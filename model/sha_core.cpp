@@ -21,8 +21,7 @@ ShaState sha_initial_state(HashAlg alg) {
   if (alg == HashAlg::sha1) {
     st.h = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u, 0, 0, 0};
   } else {
-    st.h = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
-            0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+    st.h = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au, 0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
   }
   return st;
 }
@@ -42,9 +41,17 @@ void sha_compress(ShaState& st, const std::uint8_t* data, std::size_t nblocks) {
   } else {
     SHA_CTX c;
     std::memset(&c, 0, sizeof c);
-    c.h0 = st.h[0]; c.h1 = st.h[1]; c.h2 = st.h[2]; c.h3 = st.h[3]; c.h4 = st.h[4];
+    c.h0 = st.h[0];
+    c.h1 = st.h[1];
+    c.h2 = st.h[2];
+    c.h3 = st.h[3];
+    c.h4 = st.h[4];
     SHA1_Update(&c, data, len);
-    st.h[0] = c.h0; st.h[1] = c.h1; st.h[2] = c.h2; st.h[3] = c.h3; st.h[4] = c.h4;
+    st.h[0] = c.h0;
+    st.h[1] = c.h1;
+    st.h[2] = c.h2;
+    st.h[3] = c.h3;
+    st.h[4] = c.h4;
   }
   st.byte_count += len;
 }
@@ -117,8 +124,8 @@ std::array<std::uint8_t, kShaBlockBytes> hmac_block_key(HashAlg alg, const std::
   return k0;
 }
 
-std::vector<std::uint8_t> hmac_digest(HashAlg alg, const std::vector<std::uint8_t>& key,
-                                      const std::uint8_t* data, std::size_t len) {
+std::vector<std::uint8_t> hmac_digest(HashAlg alg, const std::vector<std::uint8_t>& key, const std::uint8_t* data,
+                                      std::size_t len) {
   const auto k0 = hmac_block_key(alg, key);
   std::array<std::uint8_t, kShaBlockBytes> ipad{}, opad{};
   for (std::size_t i = 0; i < kShaBlockBytes; ++i) {

@@ -17,9 +17,9 @@ enum class HashAlg { sha1, sha256 };
 
 constexpr std::size_t kShaBlockBytes = 64;
 
-std::size_t digest_bytes(HashAlg alg);  // 20 or 32
-std::size_t state_words(HashAlg alg);   // 5 or 8
-const char* hash_alg_name(HashAlg alg); // "sha1" / "sha256"
+std::size_t digest_bytes(HashAlg alg);   // 20 or 32
+std::size_t state_words(HashAlg alg);    // 5 or 8
+const char* hash_alg_name(HashAlg alg);  // "sha1" / "sha256"
 
 // Chaining state as 32-bit words (H0..H7; SHA-1 uses H0..H4) and the bytes hashed so far.
 struct ShaState {
@@ -69,8 +69,8 @@ class ShaStream {
 
 // One-shot helpers on the CPU.
 std::vector<std::uint8_t> sha_digest(HashAlg alg, const std::uint8_t* data, std::size_t len);
-std::vector<std::uint8_t> hmac_digest(HashAlg alg, const std::vector<std::uint8_t>& key,
-                                      const std::uint8_t* data, std::size_t len);
+std::vector<std::uint8_t> hmac_digest(HashAlg alg, const std::vector<std::uint8_t>& key, const std::uint8_t* data,
+                                      std::size_t len);
 
 // HMAC's K0: the key hashed if longer than a block, then zero-padded to 64 bytes.
 std::array<std::uint8_t, kShaBlockBytes> hmac_block_key(HashAlg alg, const std::vector<std::uint8_t>& key);

@@ -57,7 +57,8 @@ void Tracer::Writer::event(const std::string& json_text) {
   first = false;
 }
 
-int Tracer::track(const std::string& group, const std::string& name, const std::string& kind, const std::string& context) {
+int Tracer::track(const std::string& group, const std::string& name, const std::string& kind,
+                  const std::string& context) {
   const std::string key = group + "\n" + name;
   auto it = m_track_ids.find(key);
   if (it != m_track_ids.end()) return it->second;
@@ -95,7 +96,8 @@ void Tracer::counter(int track, const sc_core::sc_time& at, double value) {
 
 void Tracer::request_span(std::int64_t request, const sc_core::sc_time& start, const sc_core::sc_time& end) {
   if (m_request_track < 0) m_request_track = track("requests", "requests", "request");
-  span(m_request_track, fmt::format("request {}", request), start, end, request, "from the caller's submission to its completion callback");
+  span(m_request_track, fmt::format("request {}", request), start, end, request,
+       "from the caller's submission to its completion callback");
   if (!m_sink) return;
   while (!m_open_flows.empty() && m_open_flows.begin()->first + kFlowWindow < request) {
     write_flow(*m_writer, m_open_flows.begin()->first, m_open_flows.begin()->second);
@@ -108,15 +110,23 @@ void Tracer::write_span(Writer& w, const TraceSpan& s) const {
   json args = {{"request", s.request}};
   if (!t.context.empty()) args["context"] = t.context;
   if (!s.detail.empty()) args["detail"] = s.detail;
-  w.event(json{{"name", s.name}, {"cat", t.kind}, {"ph", "X"}, {"ts", us(s.start)}, {"dur", us(s.end - s.start)},
-               {"pid", pid_of(t.group)}, {"tid", s.track + 1}, {"args", args}}
-              .dump());
+  w.event(json{
+      {"name", s.name},
+      {"cat", t.kind},
+      {"ph", "X"},
+      {"ts", us(s.start)},
+      {"dur", us(s.end - s.start)},
+      {"pid", pid_of(t.group)},
+      {"tid", s.track + 1},
+      {"args",
+       args}}.dump());
 }
 
 void Tracer::write_counter(Writer& w, const TraceCounter& c) const {
   const TraceTrack& t = m_tracks[static_cast<std::size_t>(c.track)];
-  w.event(json{{"name", t.name}, {"ph", "C"}, {"ts", us(c.at)}, {"pid", pid_of(t.group)}, {"args", {{"value", c.value}}}}
-              .dump());
+  w.event(
+      json{{"name", t.name}, {"ph", "C"}, {"ts", us(c.at)}, {"pid", pid_of(t.group)}, {"args", {{"value", c.value}}}}
+          .dump());
 }
 
 // One flow per request through its spans in time order, a step wherever it changes track.
@@ -129,8 +139,13 @@ void Tracer::write_flow(Writer& w, std::int64_t request, std::vector<FlowStep>& 
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const FlowStep* s = steps[i];
     const char* ph = i == 0 ? "s" : i + 1 == steps.size() ? "f" : "t";
-    json e = {{"name", fmt::format("request {}", request)}, {"cat", "request"}, {"ph", ph}, {"id", request}, {"ts", us(s->start)},
-              {"pid", pid_of(m_tracks[static_cast<std::size_t>(s->track)].group)}, {"tid", s->track + 1}};
+    json e = {{"name", fmt::format("request {}", request)},
+              {"cat", "request"},
+              {"ph", ph},
+              {"id", request},
+              {"ts", us(s->start)},
+              {"pid", pid_of(m_tracks[static_cast<std::size_t>(s->track)].group)},
+              {"tid", s->track + 1}};
     if (i + 1 == steps.size()) e["bp"] = "e";
     w.event(e.dump());
   }
@@ -139,19 +154,26 @@ void Tracer::write_flow(Writer& w, std::int64_t request, std::vector<FlowStep>& 
 void Tracer::write_metadata(Writer& w) const {
   for (const auto& [g, pid] : m_pids) {
     w.event(json{{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", g}}}}.dump());
-    w.event(json{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", sort_index(g)}}}}.dump());
+    w.event(json{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", sort_index(g)}}}}
+                .dump());
   }
   for (std::size_t i = 0; i < m_tracks.size(); ++i) {
     const TraceTrack& t = m_tracks[i];
-    w.event(json{{"name", "thread_name"}, {"ph", "M"}, {"pid", pid_of(t.group)}, {"tid", i + 1}, {"args", {{"name", t.name}}}}.dump());
-    w.event(json{{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid_of(t.group)}, {"tid", i + 1},
+    w.event(json{
+        {"name", "thread_name"}, {"ph", "M"}, {"pid", pid_of(t.group)}, {"tid", i + 1}, {"args", {{"name", t.name}}}}
+                .dump());
+    w.event(json{{"name", "thread_sort_index"},
+                 {"ph", "M"},
+                 {"pid", pid_of(t.group)},
+                 {"tid", i + 1},
                  {"args", {{"sort_index", static_cast<int>(i)}}}}
                 .dump());
   }
 }
 
 std::string Tracer::document_end(const std::string& title) {
-  return "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" + json{{"title", title}, {"generator", "qcesim"}}.dump() + "}\n";
+  return "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" + json{{"title", title}, {"generator", "qcesim"}}.dump() +
+         "}\n";
 }
 
 void Tracer::finish() {

@@ -37,9 +37,9 @@ struct TraceCounter {
 };
 
 struct TraceTrack {
-  std::string group;  // Perfetto process: "cpu0", "BAM", "QCE", "requests"
-  std::string name;   // Perfetto thread: "hardirq", "pipe 4 (QCE DIN)", ...
-  std::string kind;   // "cpu", "bam", "qce", "irq", "lock", "request"
+  std::string group;    // Perfetto process: "cpu0", "BAM", "QCE", "requests"
+  std::string name;     // Perfetto thread: "hardirq", "pipe 4 (QCE DIN)", ...
+  std::string kind;     // "cpu", "bam", "qce", "irq", "lock", "request"
   std::string context;  // for cpu tracks: task, kworker, softirq, hardirq, ksoftirqd
 };
 
@@ -77,9 +77,10 @@ class Tracer {
   std::int64_t request() const { return m_request; }
   bool keeps(std::int64_t r) const { return r >= m_first && r < m_last; }
 
-  int track(const std::string& group, const std::string& name, const std::string& kind, const std::string& context = "");
-  void span(int track, std::string name, const sc_core::sc_time& start, const sc_core::sc_time& end, std::int64_t request,
-            std::string detail = "");
+  int track(const std::string& group, const std::string& name, const std::string& kind,
+            const std::string& context = "");
+  void span(int track, std::string name, const sc_core::sc_time& start, const sc_core::sc_time& end,
+            std::int64_t request, std::string detail = "");
   void counter(int track, const sc_core::sc_time& at, double value);
   // A request's own span: from the caller's submission to its completion callback.
   void request_span(std::int64_t request, const sc_core::sc_time& start, const sc_core::sc_time& end);

@@ -57,7 +57,8 @@ std::string AuthCore::latch_ccm(std::uint32_t auth) {
   if (m_mac_bytes < 4 || m_mac_bytes > 16 || m_mac_bytes % 2)
     return fmt::format("AUTH_SEG_CFG SIZE={}: a CCM MAC of {} bytes (4..16, even)", m_mac_bytes - 1, m_mac_bytes);
   if (nonce_words != 4) return fmt::format("AUTH_SEG_CFG NONCE_NUM_WORDS={}: CCM's B0 is 4 words", nonce_words);
-  if (!(auth & AUTH_FIRST) || !(auth & AUTH_LAST)) return "CCM in more than one segment (FIRST and LAST not both set) is not modelled";
+  if (!(auth & AUTH_FIRST) || !(auth & AUTH_LAST))
+    return "CCM in more than one segment (FIRST and LAST not both set) is not modelled";
   if (auth & (AUTH_USE_HW_KEY | AUTH_USE_PIPE_KEY)) return "AUTH_SEG_CFG asks for a hardware or pipe key";
   m_ccm = true;
   m_key_words = key_sz == AUTH_KEY_SZ_AES256 ? 8 : 4;

@@ -41,22 +41,34 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
   unsigned key_words = 0;
   if (alg == ENCR_ALG_AES) {
     s.alg = CipherAlg::aes;
-    if (key_sz == ENCR_KEY_SZ_AES128) key_words = 4;
-    else if (key_sz == ENCR_KEY_SZ_AES256) key_words = 8;
-    else return bad(fmt::format("AES KEY_SZ={} is neither AES128 (0) nor AES256 (2): the engine has no AES-192", key_sz));
+    if (key_sz == ENCR_KEY_SZ_AES128)
+      key_words = 4;
+    else if (key_sz == ENCR_KEY_SZ_AES256)
+      key_words = 8;
+    else
+      return bad(fmt::format("AES KEY_SZ={} is neither AES128 (0) nor AES256 (2): the engine has no AES-192", key_sz));
   } else if (alg == ENCR_ALG_DES) {
-    if (key_sz == ENCR_KEY_SZ_DES) s.alg = CipherAlg::des, key_words = 2;
-    else if (key_sz == ENCR_KEY_SZ_3DES) s.alg = CipherAlg::tdes, key_words = 6;
-    else return bad(fmt::format("DES KEY_SZ={} is neither DES (0) nor 3DES (1)", key_sz));
+    if (key_sz == ENCR_KEY_SZ_DES)
+      s.alg = CipherAlg::des, key_words = 2;
+    else if (key_sz == ENCR_KEY_SZ_3DES)
+      s.alg = CipherAlg::tdes, key_words = 6;
+    else
+      return bad(fmt::format("DES KEY_SZ={} is neither DES (0) nor 3DES (1)", key_sz));
   } else {
     return bad(fmt::format("ALG={} is not modelled (DES 1, AES 2)", alg));
   }
-  if (mode == ENCR_MODE_ECB) s.mode = CipherMode::ecb;
-  else if (mode == ENCR_MODE_CBC) s.mode = CipherMode::cbc;
-  else if (mode == ENCR_MODE_CTR && s.alg == CipherAlg::aes) s.mode = CipherMode::ctr;
-  else if (mode == ENCR_MODE_XTS && s.alg == CipherAlg::aes) s.mode = CipherMode::xts;
-  else if (mode == ENCR_MODE_CCM && s.alg == CipherAlg::aes) s.mode = CipherMode::ctr, m_ccm = true;
-  else return bad(fmt::format("MODE={} with ALG={} is not a mode the engine runs", mode, alg));
+  if (mode == ENCR_MODE_ECB)
+    s.mode = CipherMode::ecb;
+  else if (mode == ENCR_MODE_CBC)
+    s.mode = CipherMode::cbc;
+  else if (mode == ENCR_MODE_CTR && s.alg == CipherAlg::aes)
+    s.mode = CipherMode::ctr;
+  else if (mode == ENCR_MODE_XTS && s.alg == CipherAlg::aes)
+    s.mode = CipherMode::xts;
+  else if (mode == ENCR_MODE_CCM && s.alg == CipherAlg::aes)
+    s.mode = CipherMode::ctr, m_ccm = true;
+  else
+    return bad(fmt::format("MODE={} with ALG={} is not a mode the engine runs", mode, alg));
   if ((encr >> CNTR_ALG_SHIFT) & 0x3u) return bad("CNTR_ALG other than NIST (0) is not modelled");
 
   m_start = reg(regs, REG_ENCR_SEG_START);
@@ -88,7 +100,8 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
       return fmt::format("ENCR_XTS_DU_SIZE {} is not a positive number of 16-byte blocks", s.data_unit_bytes);
     // Lengths that are not whole data units hang the engine (linux-qce-cipher.md section 5).
     if (m_size % s.data_unit_bytes != 0)
-      m_stall = fmt::format("XTS over {} bytes, not whole data units of ENCR_XTS_DU_SIZE {}", m_size, s.data_unit_bytes);
+      m_stall =
+          fmt::format("XTS over {} bytes, not whole data units of ENCR_XTS_DU_SIZE {}", m_size, s.data_unit_bytes);
   } else {
     std::copy(iv.begin(), iv.end(), s.iv.begin());
   }
@@ -116,15 +129,18 @@ void CipherCore::process(const std::uint8_t* in, std::size_t n, std::vector<std:
   if (m_stream && in) m_stream->update(in, out.data() + at, n);
 }
 
-void CipherCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::size_t len, std::vector<std::uint8_t>& out) {
+void CipherCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::size_t len,
+                         std::vector<std::uint8_t>& out) {
   if (!m_active) return;
   // CCM decrypt: the segment ends with the received MAC, which the counter mode does not take.
   const std::uint64_t seg_end = std::uint64_t{m_start} + m_size - m_mac_bytes, end = offset + len;
   auto bytes = [&](std::uint64_t from) { return data ? data + (from - offset) : nullptr; };
   auto pass = [&](std::uint64_t a, std::uint64_t b) {  // outside the cipher segment: as it is
     if (b <= a) return;
-    if (data) out.insert(out.end(), bytes(a), bytes(b));
-    else out.resize(out.size() + (b - a));
+    if (data)
+      out.insert(out.end(), bytes(a), bytes(b));
+    else
+      out.resize(out.size() + (b - a));
   };
   pass(offset, std::min(end, std::uint64_t{m_start}));
   const std::uint64_t a = std::max(offset, std::uint64_t{m_start}), b = std::min(end, seg_end);
@@ -135,8 +151,10 @@ void CipherCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::si
     std::size_t n = static_cast<std::size_t>(b - a);
     if (!m_pending.empty()) {
       const std::size_t take = std::min(n, block - m_pending.size());
-      if (p) m_pending.insert(m_pending.end(), p, p + take);
-      else m_pending.resize(m_pending.size() + take);
+      if (p)
+        m_pending.insert(m_pending.end(), p, p + take);
+      else
+        m_pending.resize(m_pending.size() + take);
       p = p ? p + take : nullptr;
       n -= take;
       if (m_pending.size() == block) {
@@ -147,8 +165,10 @@ void CipherCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::si
     const std::size_t whole = n - n % block;
     process(p, whole, out);
     if (n > whole) {
-      if (p) m_pending.assign(p + whole, p + n);
-      else m_pending.assign(n - whole, 0);
+      if (p)
+        m_pending.assign(p + whole, p + n);
+      else
+        m_pending.assign(n - whole, 0);
     }
     // The segment's last bytes: CTR's partial block uses the counter's keystream as it is.
     if (b == seg_end && !m_pending.empty()) {
@@ -159,8 +179,10 @@ void CipherCore::data_in(std::uint64_t offset, const std::uint8_t* data, std::si
   if (m_mac_bytes) {  // the received MAC: kept for the check; zeros go out in its place at the end
     const std::uint64_t mac_end = seg_end + m_mac_bytes, lo = std::max(offset, seg_end), hi = std::min(end, mac_end);
     if (hi > lo) {
-      if (data) m_rx_mac.insert(m_rx_mac.end(), bytes(lo), bytes(hi));
-      else m_rx_mac.resize(m_rx_mac.size() + (hi - lo));
+      if (data)
+        m_rx_mac.insert(m_rx_mac.end(), bytes(lo), bytes(hi));
+      else
+        m_rx_mac.resize(m_rx_mac.size() + (hi - lo));
     }
     return pass(std::max(offset, mac_end), end);
   }
@@ -187,8 +209,9 @@ void CipherCore::finish(model::RegisterBank& regs) {
 
 std::string CipherCore::name() const {
   if (!m_active) return "";
-  std::string alg = m_spec.alg == CipherAlg::aes ? fmt::format("AES-{}", m_spec.key.size() * 8)
-                                                 : m_spec.alg == CipherAlg::tdes ? "3DES" : "DES";
+  std::string alg = m_spec.alg == CipherAlg::aes    ? fmt::format("AES-{}", m_spec.key.size() * 8)
+                    : m_spec.alg == CipherAlg::tdes ? "3DES"
+                                                    : "DES";
   std::string mode = m_ccm ? "ccm" : cipher_mode_name(m_spec.mode);
   for (char& c : mode) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return fmt::format("{}-{} {}", alg, mode, m_spec.encrypt ? "encrypt" : "decrypt");

@@ -74,10 +74,10 @@ class CipherCore {
   std::unique_ptr<CipherStream> m_spare;   // the last operation's, reused under the same keys
   std::uint32_t m_start = 0, m_size = 0;   // the cipher segment within the data
   bool m_ccm = false;
-  std::uint32_t m_mac_bytes = 0;            // CCM decrypt: the segment's trailing received MAC
-  std::array<std::uint8_t, 16> m_a0{};      // CCM: ENCR_CCM_INT_CNTRn
+  std::uint32_t m_mac_bytes = 0;        // CCM decrypt: the segment's trailing received MAC
+  std::array<std::uint8_t, 16> m_a0{};  // CCM: ENCR_CCM_INT_CNTRn
   std::vector<std::uint8_t> m_rx_mac;
-  std::vector<std::uint8_t> m_pending;     // bytes of an unfinished block
+  std::vector<std::uint8_t> m_pending;  // bytes of an unfinished block
   std::string m_stall;
 };
 

@@ -107,8 +107,7 @@ void Qce::build_registers() {
   r.add("CONFIG", REG_CONFIG);
   // Key registers are write-only [I]: reads return 0.
   for (unsigned i = 0; i < 8; ++i) r.add("ENCR_KEY" + std::to_string(i), REG_ENCR_KEY0 + 4 * i, 0, Access::wo);
-  for (unsigned i = 0; i < 8; ++i)
-    r.add("ENCR_XTS_KEY" + std::to_string(i), REG_ENCR_XTS_KEY0 + 4 * i, 0, Access::wo);
+  for (unsigned i = 0; i < 8; ++i) r.add("ENCR_XTS_KEY" + std::to_string(i), REG_ENCR_XTS_KEY0 + 4 * i, 0, Access::wo);
   for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i)
     r.add("AUTH_KEY" + std::to_string(i), REG_AUTH_KEY0 + 4 * i, 0, Access::wo);
 }
@@ -251,9 +250,9 @@ void Qce::engine_thread() {
       m_op.data_done = std::max(now, m_core_free_at);
       const sc_core::sc_time done = m_op.data_done + block_time() * static_cast<double>(tail_blocks()) + m_cfg.finish;
       if (done > now) sc_core::wait(done - now);
-      if (m_state != State::running) continue;  // CLR_CNTXT meanwhile
+      if (m_state != State::running) continue;      // CLR_CNTXT meanwhile
       if (m_op.fault == Op::Fault::hang) continue;  // injected: only CLR_CNTXT ends it
-      if (!m_cipher.stall().empty()) {               // an engine quirk: likewise
+      if (!m_cipher.stall().empty()) {              // an engine quirk: likewise
         m_last_error = m_cipher.stall();
         continue;
       }
@@ -267,18 +266,21 @@ void Qce::trace_op() {
   const int track = tr.track("QCE", "crypto engine", "qce");
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const std::int64_t req = tr.request_for_pipe_set(m_op.pipe_set);
-  const std::string hash = fmt::format("{}{}", m_auth.hmac() ? "HMAC-" : "", m_auth.alg() == HashAlg::sha1 ? "SHA-1" : "SHA-256");
+  const std::string hash =
+      fmt::format("{}{}", m_auth.hmac() ? "HMAC-" : "", m_auth.alg() == HashAlg::sha1 ? "SHA-1" : "SHA-256");
   const bool cipher_only = m_cipher.ccm() || (m_cipher.active() && !m_auth.active());
   const std::string alg = cipher_only ? m_cipher.name() : m_cipher.active() ? hash + " + " + m_cipher.name() : hash;
   if (!m_op.cfg_error.empty() || m_op.din_error) {
-    tr.span(track, fmt::format("{} rejected", alg), m_op.go_at, now, req, m_op.cfg_error.empty() ? "DIN_ERR" : m_op.cfg_error);
+    tr.span(track, fmt::format("{} rejected", alg), m_op.go_at, now, req,
+            m_op.cfg_error.empty() ? "DIN_ERR" : m_op.cfg_error);
     return;
   }
   tr.span(track, fmt::format("{} {} B (pipe set {})", alg, m_op.seg_size, m_op.pipe_set), m_op.go_at, now, req,
-          fmt::format("GO latency {}, {} blocks at {} each, pipelined with the data bursts", m_cfg.go_latency.to_string(),
-                      m_auth.hashed() / kShaBlockBytes, block_time().to_string()));
+          fmt::format("GO latency {}, {} blocks at {} each, pipelined with the data bursts",
+                      m_cfg.go_latency.to_string(), m_auth.hashed() / kShaBlockBytes, block_time().to_string()));
   const sc_core::sc_time tail_end = m_op.data_done + block_time() * static_cast<double>(tail_blocks());
-  if (tail_blocks()) tr.span(track, fmt::format("{} padding/outer blocks", tail_blocks()), m_op.data_done, tail_end, req);
+  if (tail_blocks())
+    tr.span(track, fmt::format("{} padding/outer blocks", tail_blocks()), m_op.data_done, tail_end, req);
   if (now > tail_end) tr.span(track, "finish: result registers", tail_end, now, req, "qce.finish");
 }
 
@@ -345,7 +347,8 @@ void Qce::finish_ccm() {
 void Qce::build_dump() {
   auto put_le = [this](unsigned off, std::uint32_t v) { std::memcpy(m_dump.data() + off, &v, 4); };
   // auth_iv in digest byte order (big-endian words), so a final digest is read straight out.
-  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) store_be32(m_dump.data() + DUMP_AUTH_IV + 4 * i, reg(REG_AUTH_IV0 + 4 * i));
+  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i)
+    store_be32(m_dump.data() + DUMP_AUTH_IV + 4 * i, reg(REG_AUTH_IV0 + 4 * i));
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i) put_le(DUMP_AUTH_BYTECNT + 4 * i, reg(REG_AUTH_BYTECNT0 + 4 * i));
   // encr_cntr_iv in the IV's byte order (big-endian words), so the driver copies the next IV out.
   for (unsigned i = 0; i < 4; ++i) store_be32(m_dump.data() + DUMP_ENCR_CNTR_IV + 4 * i, reg(REG_CNTR0_IV0 + 4 * i));

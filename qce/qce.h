@@ -43,15 +43,15 @@ struct QceConfig {
   std::uint32_t version = 0x05080000;
   unsigned pipe_sets = 4;  // pipe set s = BAM pipes 2s (consumer, data in) and 2s+1 (producer)
   // Timing (all zero: the untimed functional emulator).
-  sc_core::sc_time block_sha1;    // the hash core's time per 64-byte block
+  sc_core::sc_time block_sha1;  // the hash core's time per 64-byte block
   sc_core::sc_time block_sha256;
   // The cipher core's time per cipher block (16 bytes AES, 8 bytes DES/3DES).
   sc_core::sc_time block_aes128, block_aes256, block_des, block_3des;
-  sc_core::sc_time go_latency;    // GO to the core ready for data
-  sc_core::sc_time finish;        // last block to result registers and dump ready
-  unsigned fifo_bursts = 4;       // input FIFO depth in 64-byte bursts (back-pressure)
-  bool functional = true;         // false: timing only, no bytes hashed, zero digests
-  bool hash_ahead = false;        // a helper thread may compress posted buffers early (host speed only)
+  sc_core::sc_time go_latency;  // GO to the core ready for data
+  sc_core::sc_time finish;      // last block to result registers and dump ready
+  unsigned fifo_bursts = 4;     // input FIFO depth in 64-byte bursts (back-pressure)
+  bool functional = true;       // false: timing only, no bytes hashed, zero digests
+  bool hash_ahead = false;      // a helper thread may compress posted buffers early (host speed only)
   QceFaults faults;
 };
 
@@ -105,10 +105,10 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
     std::uint32_t seg_size = 0, received = 0;
     std::uint32_t produced = 0;  // the cipher part's output so far (POS AFTER feeds it to the auth part)
     unsigned pipe_set = 0;
-    std::string cfg_error;  // non-empty: rejected at GO, nothing consumed
-    bool din_error = false; // the data ended (EOT) before SEG_SIZE bytes
+    std::string cfg_error;                                           // non-empty: rejected at GO, nothing consumed
+    bool din_error = false;                                          // the data ended (EOT) before SEG_SIZE bytes
     enum class Fault { none, axi_error, hang } fault = Fault::none;  // injected at GO
-    sc_core::sc_time go_at, data_done;  // for the timeline
+    sc_core::sc_time go_at, data_done;                               // for the timeline
   };
 
   void build_registers();

@@ -17,6 +17,7 @@ PACKAGES=(
   python3                 # scripts/doctest.py: the docs' commands run as tests
   gnuplot-nox             # qcesim sweep --plot: SVG charts
   clang libclang-rt-14-dev  # CI's sanitizer build and libFuzzer (scripts/ci-sanitize.sh)
+  clang-format            # scripts/check-format.sh: the code's layout (.clang-format)
   slurm-wlm munge         # a real single-node Slurm for the sharded-run test (tests/slurm_shards.sh)
 )
 

@@ -12,14 +12,14 @@
 namespace qcesim::soc {
 
 struct DeviceTree {
-  std::string name;             // soc.dt
-  std::string compatible;       // the crypto node's
+  std::string name;                          // soc.dt
+  std::string compatible;                    // the crypto node's
   std::uint64_t qce_base = 0, qce_size = 0;  // crypto@...
   std::uint64_t bam_base = 0, bam_size = 0;  // cryptobam: dma-controller@...
-  unsigned bam_ee = 0;          // qcom,ee
-  unsigned rx_pipe = 0, tx_pipe = 0;  // dmas = <&cryptobam rx>, <&cryptobam tx>
-  unsigned bam_spi = 0;         // the cryptobam's GIC_SPI number
-  std::uint32_t ce_addr_base = 0;  // address bits above a command element's 24 [I]
+  unsigned bam_ee = 0;                       // qcom,ee
+  unsigned rx_pipe = 0, tx_pipe = 0;         // dmas = <&cryptobam rx>, <&cryptobam tx>
+  unsigned bam_spi = 0;                      // the cryptobam's GIC_SPI number
+  std::uint32_t ce_addr_base = 0;            // address bits above a command element's 24 [I]
   std::string provenance;
 };
 

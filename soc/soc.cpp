@@ -46,12 +46,12 @@ Emulator::Emulator(const EmulatorConfig& cfg) {
   m_bam_dma = std::make_unique<bam::BamDma>(m_soc->host, m_soc->kernel, cfg.soc.map.bam_base, cfg.soc.linux_ee,
                                             cfg.soc.bam.num_pipes, bh_workqueue);
   m_bam_dma->request_irq(m_soc->bam.irq_line(cfg.soc.linux_ee), cfg.driver.irq_cpu);
-  m_qce = std::make_unique<qce::QceDevice>(m_soc->host, m_soc->kernel, *m_bam_dma, cfg.soc.map.qce_base,
-                                           cfg.driver);
+  m_qce = std::make_unique<qce::QceDevice>(m_soc->host, m_soc->kernel, *m_bam_dma, cfg.soc.map.qce_base, cfg.driver);
   if (cfg.tz.rate_per_s > 0) {
     // Another EE's writes may interleave with Linux's: every register write lands at its time.
     m_soc->host.set_exact_writes(true);
-    m_tz = std::make_unique<qce::TzAgent>("tz", m_soc->host, m_soc->bam, cfg.soc.map.bam_base, cfg.soc.map.qce_base, cfg.tz);
+    m_tz = std::make_unique<qce::TzAgent>("tz", m_soc->host, m_soc->bam, cfg.soc.map.bam_base, cfg.soc.map.qce_base,
+                                          cfg.tz);
   }
 }
 

@@ -40,9 +40,9 @@ struct SocConfig {
   AddressMap map;
   bam::BamConfig bam;
   qce::QceConfig qce;
-  unsigned linux_ee = 0;  // qcom,ee
+  unsigned linux_ee = 0;              // qcom,ee
   unsigned rx_pipe = 4, tx_pipe = 5;  // the qce node's dmas
-  cpu::Costs costs;       // all zero: the untimed functional emulator
+  cpu::Costs costs;                   // all zero: the untimed functional emulator
 };
 
 // The SoC's blocks from a profile, each block reading its own parameters (soc.dt, cpu.cpus and

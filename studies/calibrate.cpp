@@ -121,9 +121,11 @@ class Fit {
           return studies::run_variant(s2, var, true).to_json();
         },
         [](std::size_t, const json&) {});
-    std::vector<std::vector<studies::VariantResult>> res(thetas.size(), std::vector<studies::VariantResult>(sc.variants.size()));
+    std::vector<std::vector<studies::VariantResult>> res(thetas.size(),
+                                                         std::vector<studies::VariantResult>(sc.variants.size()));
     for (std::size_t i = 0; i < work.size(); ++i) {
-      if (raw[i].contains("error")) throw std::runtime_error("evaluation failed: " + raw[i]["error"].get<std::string>());
+      if (raw[i].contains("error"))
+        throw std::runtime_error("evaluation failed: " + raw[i]["error"].get<std::string>());
       res[work[i].first][work[i].second] = studies::VariantResult::from_json(raw[i]);
     }
     return res;
@@ -211,7 +213,8 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
       throw model::ConfigError(base.file(), "/parameters/" + name, "a positive numeric parameter with a positive range",
                                prm.is_text() ? "a word" : fmt::format("{} in [{}, {}]", prm.value, prm.min, prm.max));
     for (const model::Param& earlier : p.params)
-      if (earlier.name == name) throw model::ConfigError("--fit", "", "each parameter named once", model::quoted_input(name) + " twice");
+      if (earlier.name == name)
+        throw model::ConfigError("--fit", "", "each parameter named once", model::quoted_input(name) + " twice");
     p.params.push_back(prm);
   }
   // Targets: every measured value of the four headline kinds that is above rounding noise.
@@ -222,11 +225,12 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
   // Nothing measured is nothing to fit; fewer numbers than parameters leaves directions only the
   // priors decide, which a user asks for knowingly (--underdetermined).
   if (n == 0 || (n < k && !spec.underdetermined))
-    throw model::ConfigError(spec.scenario, "/variants",
-                             fmt::format("measured values of this message size, at least as many as the {} fitted parameters "
-                                         "(degrees of freedom >= 0; with --underdetermined at least one)",
-                                         k),
-                             fmt::format("{} above zero", n));
+    throw model::ConfigError(
+        spec.scenario, "/variants",
+        fmt::format("measured values of this message size, at least as many as the {} fitted parameters "
+                    "(degrees of freedom >= 0; with --underdetermined at least one)",
+                    k),
+        fmt::format("{} above zero", n));
   return p;
 }
 
@@ -234,8 +238,9 @@ Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress)
   const Fit fit(problem);
   std::vector<double> theta = fit.start();
   std::vector<double> r = fit.residuals({theta})[0];
-  progress << fmt::format("calibrate: {} parameters, {} measured targets, {} messages per evaluation; start cost {:.5f}\n",
-                          fit.k(), problem.targets.size(), problem.spec.messages, fit.cost(r, theta));
+  progress << fmt::format(
+      "calibrate: {} parameters, {} measured targets, {} messages per evaluation; start cost {:.5f}\n", fit.k(),
+      problem.targets.size(), problem.spec.messages, fit.cost(r, theta));
   pattern_search(fit, problem.spec.iterations, theta, r, progress);
   Calibration c{problem, {}, posterior_spread(fit, theta, r), r};
   for (double th : theta) c.fitted.push_back(std::exp(th));
@@ -247,10 +252,11 @@ std::string calibration_report(const Calibration& c) {
   const std::size_t k = p.params.size(), n = p.targets.size();
   std::ostringstream rep;
   rep << fmt::format("# Calibration of {} against {}\n\n", p.base.name(), p.scenario.name);
-  rep << fmt::format("Fitted {} parameters to {} measured numbers (least squares on log(sim/measured), log-normal "
-                     "priors of one factor {} around the profile's values, inside the ranges); {} degrees of freedom "
-                     "left. Each evaluation replays {} messages per variant.\n\n",
-                     k, n, p.spec.prior_factor, static_cast<long>(n) - static_cast<long>(k), p.spec.messages);
+  rep << fmt::format(
+      "Fitted {} parameters to {} measured numbers (least squares on log(sim/measured), log-normal "
+      "priors of one factor {} around the profile's values, inside the ranges); {} degrees of freedom "
+      "left. Each evaluation replays {} messages per variant.\n\n",
+      k, n, p.spec.prior_factor, static_cast<long>(n) - static_cast<long>(k), p.spec.messages);
   rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | pinned down by the data? |\n";
   rep << "|---|---|---|---|---|---|---|\n";
   for (std::size_t q = 0; q < k; ++q) {
@@ -259,7 +265,9 @@ std::string calibration_report(const Calibration& c) {
     const bool at_bound = v <= prm.min * 1.0001 || v >= prm.max * 0.9999;
     rep << fmt::format("| `{}` | {} | {:.4g} | {:.4g} | [{}, {}] | {:.2f} | {} |\n", prm.name, prm.unit, prm.value, v,
                        prm.min, prm.max, c.spread[q],
-                       at_bound ? "at a range bound" : c.spread[q] > 0.7 ? "no: the prior decides" : "yes");
+                       at_bound            ? "at a range bound"
+                       : c.spread[q] > 0.7 ? "no: the prior decides"
+                                           : "yes");
   }
   rep << "\n| variant | quantity | measured | simulated | error |\n|---|---|---|---|---|\n";
   for (std::size_t t = 0; t < n; ++t) {

@@ -48,16 +48,20 @@ std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
   if (soft != qce::SoftOnly::none && (s.rules.era || !on_engine)) why.clear();
   if (!why.empty()) {
     const bool hmac = why.find("HMAC") != std::string::npos;
-    return fmt::format("{}: expected {}, found {} bytes", hmac ? "--auth-key" : "--key", why, hmac ? s.auth_key.size() : s.key.size());
+    return fmt::format("{}: expected {}, found {} bytes", hmac ? "--auth-key" : "--key", why,
+                       hmac ? s.auth_key.size() : s.key.size());
   }
   if (!a.ccm && s.auth_key.empty()) return fmt::format("--auth-key: expected the HMAC key of {}, found none", a.name());
-  if (a.ccm && !s.auth_key.empty()) return fmt::format("--auth-key: expected none for {} (its MAC uses --key), found one", a.name());
+  if (a.ccm && !s.auth_key.empty())
+    return fmt::format("--auth-key: expected none for {} (its MAC uses --key), found one", a.name());
   if (a.rfc4309) {
-    if (s.iv.size() != 8) return fmt::format("--iv: expected 8 bytes for rfc4309(ccm(aes)) (the salt ends --key), found {}", s.iv.size());
+    if (s.iv.size() != 8)
+      return fmt::format("--iv: expected 8 bytes for rfc4309(ccm(aes)) (the salt ends --key), found {}", s.iv.size());
     if (std::string w = qce::rfc4309_assoclen_check(s.assoc.size()); !w.empty()) return "--assoc: expected " + w;
   } else if (a.ccm) {
     if (s.iv.size() != 16 && (s.iv.size() < 7 || s.iv.size() > 13))
-      return fmt::format("--iv: expected a 7..13-byte nonce or the kernel's 16-byte IV for ccm(aes), found {} bytes", s.iv.size());
+      return fmt::format("--iv: expected a 7..13-byte nonce or the kernel's 16-byte IV for ccm(aes), found {} bytes",
+                         s.iv.size());
     if (std::string w = qce::ccm_iv_check(aead_iv(s)); !w.empty()) return "--iv: expected " + w;
   } else if (s.iv.size() != a.ivsize()) {
     return fmt::format("--iv: expected {} bytes for {}, found {}", a.ivsize(), a.name(), s.iv.size());
@@ -65,25 +69,33 @@ std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
   if (std::string w = qce::aead_authsize_check(a, tag_bytes(s)); !w.empty())
     return fmt::format("--tag-bytes: expected {}, found {}", w, tag_bytes(s));
   if (s.assoc.size() > kAeadMaxAssoc)
-    return fmt::format("--assoc: expected at most {} bytes (the engine's ENCR_SEG_START is 16 bits), found {}", kAeadMaxAssoc, s.assoc.size());
-  if (!s.encrypt && n < tag_bytes(s)) return fmt::format("input: expected at least the {}-byte tag to decrypt, found {} bytes", tag_bytes(s), n);
+    return fmt::format("--assoc: expected at most {} bytes (the engine's ENCR_SEG_START is 16 bits), found {}",
+                       kAeadMaxAssoc, s.assoc.size());
+  if (!s.encrypt && n < tag_bytes(s))
+    return fmt::format("input: expected at least the {}-byte tag to decrypt, found {} bytes", tag_bytes(s), n);
   const std::size_t text = s.encrypt ? n : n - tag_bytes(s);
-  if (text > kAeadMaxText) return fmt::format("input: expected at most {} bytes of text (one request), found {}", kAeadMaxText, text);
+  if (text > kAeadMaxText)
+    return fmt::format("input: expected at most {} bytes of text (one request), found {}", kAeadMaxText, text);
   if (!a.ccm && text % cipher_block_bytes(a.cipher))
-    return fmt::format("input: expected a text of a multiple of {} bytes for {} (no padding), found {}", cipher_block_bytes(a.cipher), a.name(), text);
+    return fmt::format("input: expected a text of a multiple of {} bytes for {} (no padding), found {}",
+                       cipher_block_bytes(a.cipher), a.name(), text);
   if (!on_engine) return "";
   if (s.rules.era && !qce::qce_registers(s.rules, a.name()))
     return fmt::format("--alg: expected an algorithm the {} driver registers, found {}", s.rules.era, a.name());
   const qce::RouteDecision d = qce::aead_route(s.rules, a, s.encrypt, s.key, text);
   if (d.route == qce::Route::engine && a.ccm && text % 16)
-    return fmt::format("input: expected whole 16-byte blocks for ccm(aes) on the engine (it stalls on a partial block; a 2026 "
-                       "platform sends such texts to the software fallback), found {} bytes", text);
+    return fmt::format(
+        "input: expected whole 16-byte blocks for ccm(aes) on the engine (it stalls on a partial block; a 2026 "
+        "platform sends such texts to the software fallback), found {} bytes",
+        text);
   if (d.route == qce::Route::engine && a.ccm && text + (s.encrypt ? 0 : tag_bytes(s)) > kCcmMaxOneDescriptor)
-    return fmt::format("input: expected at most {} bytes of ccm(aes) text on the engine (the BAM splits a longer payload into "
-                       "descriptors and the engine stalls on a payload in more than one), found {}",
-                       kCcmMaxOneDescriptor - (s.encrypt ? 0 : tag_bytes(s)), text);
+    return fmt::format(
+        "input: expected at most {} bytes of ccm(aes) text on the engine (the BAM splits a longer payload into "
+        "descriptors and the engine stalls on a payload in more than one), found {}",
+        kCcmMaxOneDescriptor - (s.encrypt ? 0 : tag_bytes(s)), text);
   if (d.route == qce::Route::engine && text == 0 && !(a.ccm && !s.encrypt))
-    return "input: expected some text for the engine (it takes no empty messages; a platform's rules send them to the fallback)";
+    return "input: expected some text for the engine (it takes no empty messages; a platform's rules send them to the "
+           "fallback)";
   return "";
 }
 
@@ -134,9 +146,10 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   // so does a platform's driver (since 2021 such lengths go to its software fallback).
   const bool steals = !on_engine || (s.rules.era >= 2021 && n > 16);
   if (s.mode == CipherMode::xts && n != 0 && ((n % 16 != 0 && !steals) || n < 16 || n > kXtsMaxBytes))
-    return fmt::format("input: expected at least 16 bytes, whole 16-byte blocks (else the CPU or a 2021+ platform), at most {} "
-                       "bytes, for xts(aes) (one request, one data unit), found {}",
-                       kXtsMaxBytes, n);
+    return fmt::format(
+        "input: expected at least 16 bytes, whole 16-byte blocks (else the CPU or a 2021+ platform), at most {} "
+        "bytes, for xts(aes) (one request, one data unit), found {}",
+        kXtsMaxBytes, n);
   if (on_engine && s.rules.era && !qce::qce_registers(s.rules, s.name))
     return fmt::format("--alg: expected an algorithm the {} driver registers, found {}", s.rules.era, s.name);
   return "";
@@ -146,8 +159,8 @@ std::vector<std::uint8_t> aead_on_cpu(const CipherSetup& s, const std::vector<st
   const qce::AeadAlg& a = s.aead_alg;
   if (a.rfc4309) {  // crypto/ccm.c's rfc4309 template over ccm(aes): salt || IV, the IV's copy skipped
     const std::vector<std::uint8_t> key(s.key.begin(), s.key.end() - 3), ad(s.assoc.begin(), s.assoc.end() - 8);
-    auto out = aead_crypt(true, a.cipher, a.hash, s.encrypt, key, key, qce::rfc4309_ccm_iv(s.key.data() + key.size(), s.iv.data()),
-                          ad, in, tag_bytes(s));
+    auto out = aead_crypt(true, a.cipher, a.hash, s.encrypt, key, key,
+                          qce::rfc4309_ccm_iv(s.key.data() + key.size(), s.iv.data()), ad, in, tag_bytes(s));
     if (!out) throw BadTag("the tag does not match");
     return *out;
   }
@@ -174,8 +187,10 @@ std::vector<std::uint8_t> aead_on_engine(const CipherSetup& s, const std::vector
   std::vector<std::uint8_t> out;
   emu.run([&](soc::Emulator& e) {
     qce::QceAead tfm(e.qce(), e.task(), s.aead_alg);
-    if (const std::string why = tfm.setkey(s.key, s.auth_key); !why.empty()) throw qce::QceError("setkey: expected " + why);
-    if (const std::string why = tfm.setauthsize(tag_bytes(s)); !why.empty()) throw qce::QceError("setauthsize: expected " + why);
+    if (const std::string why = tfm.setkey(s.key, s.auth_key); !why.empty())
+      throw qce::QceError("setkey: expected " + why);
+    if (const std::string why = tfm.setauthsize(tag_bytes(s)); !why.empty())
+      throw qce::QceError("setauthsize: expected " + why);
     const std::size_t t = tag_bytes(s), out_len = s.encrypt ? in.size() + t : in.size() - t;
     const cpu::DmaBuf buf = e.host().dma_alloc(s.assoc.size() + in.size() + t, 4096);
     copy_bytes(buf.ptr, s.assoc.data(), s.assoc.size());
@@ -193,10 +208,11 @@ std::vector<std::uint8_t> aead_on_engine(const CipherSetup& s, const std::vector
   return out;
 }
 
-std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read,
-                                          const ChunkWriter& write) {
+std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total,
+                                          const ChunkReader& read, const ChunkWriter& write) {
   const std::size_t ivsize = qce::skcipher_ivsize(s.alg, s.mode);
-  const std::size_t step = s.mode == CipherMode::xts ? static_cast<std::size_t>(std::max<std::uint64_t>(total, 1)) : s.request_bytes;
+  const std::size_t step =
+      s.mode == CipherMode::xts ? static_cast<std::size_t>(std::max<std::uint64_t>(total, 1)) : s.request_bytes;
   auto next = [&](std::uint8_t* p, std::uint64_t done) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(step, total - done));
     if (read(p, n) != n) throw std::runtime_error("input: ended before its size");
@@ -225,7 +241,8 @@ std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std
     qce::QceSkcipher tfm(e.qce(), e.task(), s.alg, s.mode);
     tfm.forbid_weak_keys(s.forbid_weak_keys);
     if (const std::string why = tfm.setkey(s.key); !why.empty()) throw qce::QceError("setkey: expected " + why);
-    const cpu::DmaBuf buf = e.host().dma_alloc(static_cast<std::size_t>(std::min<std::uint64_t>(step, std::max<std::uint64_t>(total, 1))), 4096);
+    const cpu::DmaBuf buf = e.host().dma_alloc(
+        static_cast<std::size_t>(std::min<std::uint64_t>(step, std::max<std::uint64_t>(total, 1))), 4096);
     std::array<std::uint8_t, 16> iv{};
     std::copy(s.iv.begin(), s.iv.end(), iv.begin());
     for (std::uint64_t done = 0; done < total;) {

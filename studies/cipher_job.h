@@ -27,7 +27,7 @@ struct CipherSetup {
   bool aead = false;
   CipherAlg alg = CipherAlg::aes;  // skcipher
   CipherMode mode = CipherMode::cbc;
-  qce::AeadAlg aead_alg;           // AEAD
+  qce::AeadAlg aead_alg;  // AEAD
   bool encrypt = true;
   std::vector<std::uint8_t> key;       // XTS: both keys; authenc: the cipher's key
   std::vector<std::uint8_t> auth_key;  // authenc: the HMAC key
@@ -72,7 +72,7 @@ using ChunkWriter = std::function<void(const std::uint8_t*, std::size_t)>;
 // software CTR counts a partial last block; the engine's is its CNTR_IV after the operation), XTS
 // on the CPU the IV unchanged (the kernel's xts leaves req->iv), on the engine what the driver
 // copies back from the result dump.
-std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total, const ChunkReader& read,
-                                          const ChunkWriter& write);
+std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std::uint64_t total,
+                                          const ChunkReader& read, const ChunkWriter& write);
 
 }  // namespace qcesim::studies

@@ -37,7 +37,7 @@ struct CipherPool {
   Bytes key, auth_key;
   std::vector<cpu::DmaBuf> in;
   std::vector<std::array<std::uint8_t, 16>> iv;
-  std::vector<Bytes> ref;  // the output after the associated data; empty in timing-only runs
+  std::vector<Bytes> ref;          // the output after the associated data; empty in timing-only runs
   std::vector<std::uint32_t> len;  // each message's text (workload.size_mix: its size in the pattern)
   unsigned tag = 0;
   mutable std::unique_ptr<CipherStream> stream;  // the CPU's skcipher, keyed once (the simulation's thread)
@@ -88,7 +88,8 @@ struct CipherPool {
     const AlgName& a = w.algorithm;
     if (a.kind == AlgKind::skcipher) {
       Bytes out(plain.size());
-      CipherStream(skcipher_spec(a, key, v, true, static_cast<std::uint32_t>(plain.size()))).update(plain.data(), out.data(), plain.size());
+      CipherStream(skcipher_spec(a, key, v, true, static_cast<std::uint32_t>(plain.size())))
+          .update(plain.data(), out.data(), plain.size());
       return out;
     }
     return *aead_crypt(a.ccm, a.cipher, a.hash, true, key, auth_key, v, assoc, plain, w.tag_bytes);
@@ -108,7 +109,8 @@ struct CipherPool {
       return;
     }
     const Bytes assoc(p, p + w.assoc_bytes), text(p + w.assoc_bytes, p + w.assoc_bytes + in_text(m));
-    const std::optional<Bytes> r = aead_crypt(a.ccm, a.cipher, a.hash, w.encrypt, key, auth_key, iv[m], assoc, text, w.tag_bytes);
+    const std::optional<Bytes> r =
+        aead_crypt(a.ccm, a.cipher, a.hash, w.encrypt, key, auth_key, iv[m], assoc, text, w.tag_bytes);
     if (r) copy_bytes(out, r->data(), r->size());
   }
 };
@@ -146,7 +148,8 @@ void software_request(Emulator& e, const CipherPool& pool, std::size_t m, std::u
   const Workload& w = pool.w;
   const AlgName& a = w.algorithm;
   const cpu::SoftCrypto& soft = e.qce().soft();
-  const std::size_t key_bytes = a.mode == CipherMode::xts && a.kind == AlgKind::skcipher ? w.key_bytes / 2 : w.key_bytes;
+  const std::size_t key_bytes =
+      a.mode == CipherMode::xts && a.kind == AlgKind::skcipher ? w.key_bytes / 2 : w.key_bytes;
   if (a.kind == AlgKind::skcipher)
     soft.skcipher(e.task(), e.kernel().costs(), a.cipher, a.mode, key_bytes, w.encrypt, pool.len[m]);
   else
@@ -161,8 +164,8 @@ void run_cpu(Emulator& e, const CipherPool& pool, model::LatencyStats& lat, Vari
   for (std::uint64_t i = 0; i < pool.w.messages; ++i) {
     if (const std::uint64_t skip = ff.at_boundary(i, pool.w.messages, i % pool.size())) {
       if (!pool.ref.empty())
-        res.digest_mismatches +=
-            ff.check_skipped(i, skip, [&pool](std::uint64_t a, std::uint64_t k) { return check_software_range(pool, a, k); });
+        res.digest_mismatches += ff.check_skipped(
+            i, skip, [&pool](std::uint64_t a, std::uint64_t k) { return check_software_range(pool, a, k); });
       i += skip;
       if (i >= pool.w.messages) break;
     }
@@ -184,10 +187,19 @@ class QceCipherPath {
   // `faults`: the scenario's injected faults. With any (or another EE on the engine) a failed
   // request is counted and the run goes on, redone in software by the caller with cpu_fallback;
   // without, the first failure stops the run (it would be a bug).
-  QceCipherPath(Emulator& e, const EmulatorConfig& cfg, const CipherPool& pool, model::LatencyStats& lat, VariantResult& res,
-                const RequestTick& tick, FastForward& ff, const Faults& faults)
-      : m_e(e), m_cfg(cfg), m_pool(pool), m_w(pool.w), m_lat(lat), m_res(res), m_tick(tick), m_ff(ff),
-        m_slots(pool.w.queue_depth), m_freed(e.kernel()), m_failures_expected(e.tz() != nullptr || faults.any()),
+  QceCipherPath(Emulator& e, const EmulatorConfig& cfg, const CipherPool& pool, model::LatencyStats& lat,
+                VariantResult& res, const RequestTick& tick, FastForward& ff, const Faults& faults)
+      : m_e(e),
+        m_cfg(cfg),
+        m_pool(pool),
+        m_w(pool.w),
+        m_lat(lat),
+        m_res(res),
+        m_tick(tick),
+        m_ff(ff),
+        m_slots(pool.w.queue_depth),
+        m_freed(e.kernel()),
+        m_failures_expected(e.tz() != nullptr || faults.any()),
         m_cpu_fallback(faults.cpu_fallback) {
     for (Slot& s : m_slots) s.out = e.host().dma_alloc(m_w.assoc_bytes + m_w.message_bytes + m_pool.tag, 4096);
     const AlgName& a = m_w.algorithm;
@@ -198,8 +210,8 @@ class QceCipherPath {
                             : qce::aead_route(cfg.driver.rules, m_aead, m_w.encrypt, m_pool.key, m_pool.len[m]));
       const qce::RouteDecision& d = m_route.back();
       if (d.route == qce::Route::einval || d.route == qce::Route::nothing)
-        throw qce::QceError(fmt::format("the driver's rules refuse the workload's {}-byte requests: {} ({})", m_pool.len[m], d.why,
-                                        qce::route_name(d.route)));
+        throw qce::QceError(fmt::format("the driver's rules refuse the workload's {}-byte requests: {} ({})",
+                                        m_pool.len[m], d.why, qce::route_name(d.route)));
     }
   }
   ~QceCipherPath() {
@@ -214,7 +226,8 @@ class QceCipherPath {
         if (!s.busy && m_submitted < m_w.messages) submit(s);
       }
       // Requests the fallback ran are finished already: wait only for the engine's.
-      const bool waiting = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy && !s.fallback; });
+      const bool waiting =
+          std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy && !s.fallback; });
       if (waiting && !m_freed.wait_for(m_e.task(), m_cfg.driver.timeout))
         throw qce::QceError("a request did not complete within " + m_cfg.driver.timeout.to_string());
       if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
@@ -259,7 +272,8 @@ class QceCipherPath {
     if (!m_pool.ref.empty()) {
       const CipherSpec* latched = m_e.soc().qce.latched_cipher();
       if (!latched && m_w.algorithm.kind == AlgKind::skcipher &&
-          std::any_of(m_route.begin(), m_route.end(), [](const qce::RouteDecision& d) { return d.route != qce::Route::fallback; }))
+          std::any_of(m_route.begin(), m_route.end(),
+                      [](const qce::RouteDecision& d) { return d.route != qce::Route::fallback; }))
         throw qce::QceError("fast-forward: the engine ran no cipher operation to repeat");
       m_res.digest_mismatches += m_ff.check_skipped(m_submitted, n, [&](std::uint64_t from, std::uint64_t count) {
         std::unique_ptr<CipherStream> engine, soft;  // this thread's
@@ -280,7 +294,8 @@ class QceCipherPath {
   }
 
   // Message m through the engine's cipher as latched, from the message's IV, on `stream`.
-  void engine_cipher(const CipherSpec& latched, std::size_t m, std::uint8_t* out, std::unique_ptr<CipherStream>& stream) const {
+  void engine_cipher(const CipherSpec& latched, std::size_t m, std::uint8_t* out,
+                     std::unique_ptr<CipherStream>& stream) const {
     CipherSpec spec = latched;
     spec.iv = m_pool.iv[m];
     if (m_w.algorithm.mode == CipherMode::xts) spec.data_unit_bytes = m_pool.len[m];  // ENCR_XTS_DU_SIZE = cryptlen
@@ -303,7 +318,8 @@ class QceCipherPath {
       auto t0 = std::make_shared<sc_time>();
       m_e.task().when_done([t0](const sc_time& t) { *t0 = t; });
       const AlgName& a = m_w.algorithm;
-      m_e.task().charge(m_e.kernel().costs()(a.kind == AlgKind::skcipher ? cpu::Cost::qce_skcipher_crypt : cpu::Cost::qce_aead_crypt));
+      m_e.task().charge(m_e.kernel().costs()(a.kind == AlgKind::skcipher ? cpu::Cost::qce_skcipher_crypt
+                                                                         : cpu::Cost::qce_aead_crypt));
       software_request(m_e, m_pool, s.msg, s.out.ptr + m_w.assoc_bytes, m_res);
       ++m_res.software;
       ++m_res.completed;
@@ -375,7 +391,8 @@ class QceCipherPath {
   void fall_back(Slot& s) {
     if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(s.id));
     software_request(m_e, m_pool, s.msg, s.out.ptr + m_w.assoc_bytes, m_res);
-    m_e.task().when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+    m_e.task().when_done(
+        [&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
     s.fallback = s.busy = false;
     ++m_res.fallback;
     ++m_finished;

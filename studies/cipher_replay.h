@@ -18,7 +18,8 @@ namespace qcesim::studies {
 using RequestTick = std::function<void(std::uint64_t done)>;
 
 // A request's latency from t0 to end, into the statistics and the timeline (replay.cpp).
-void record_latency(model::LatencyStats& lat, std::uint64_t id, const sc_core::sc_time& t0, const sc_core::sc_time& end);
+void record_latency(model::LatencyStats& lat, std::uint64_t id, const sc_core::sc_time& t0,
+                    const sc_core::sc_time& end);
 
 // Runs the workload inside the emulator's job; `check` computes real data and compares every
 // output with its reference (output mismatches are counted as digest_mismatches).

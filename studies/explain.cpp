@@ -13,7 +13,8 @@ using namespace model;
 namespace {
 
 // One line per step that is not a cost item (those are in cpu/costs.h): what the kernel or
-// the hardware is doing and why the request needs it. Kernel names as in drivers/crypto/qce and drivers/dma/qcom/bam_dma.c.
+// the hardware is doing and why the request needs it. Kernel names as in drivers/crypto/qce and
+// drivers/dma/qcom/bam_dma.c.
 const std::map<std::string, std::string>& reasons() {
   static const std::map<std::string, std::string> m = {
       {"dma_tasklet", "bam_dma's tasklet: starts descriptors still waiting for FIFO room"},
@@ -22,9 +23,13 @@ const std::map<std::string, std::string>& reasons() {
       {"sha256_ce_transform", "the ARMv8 Crypto Extensions block loop (SHA256H/H2/SU0/SU1), one buffer"},
       {"sha256_ce_finup2x", "the ARMv8 CE loop hashing two buffers interleaved"},
       {"sha1_ce_transform", "the ARMv8 Crypto Extensions SHA-1 block loop"},
-      {"sha256_block_data_order_neon", "sha256-neon: the SHA-256 block loop on a core without crypto instructions (NEON message schedule, integer rounds)"},
+      {"sha256_block_data_order_neon",
+       "sha256-neon: the SHA-256 block loop on a core without crypto instructions (NEON message schedule, integer "
+       "rounds)"},
       {"sha1_transform_neon", "sha1-neon: the SHA-1 block loop with NEON"},
-      {"__aes_arm_encrypt", "aes-arm: scalar table-based AES, one block at a time (CBC encryption is serial, so the bit-sliced code cannot take it)"},
+      {"__aes_arm_encrypt",
+       "aes-arm: scalar table-based AES, one block at a time (CBC encryption is serial, so the bit-sliced code cannot "
+       "take it)"},
       {"aesbs_ecb_encrypt", "aes-neonbs: bit-sliced AES with NEON, eight blocks per pass (fewer still cost a pass)"},
       {"aesbs_ecb_decrypt", "aes-neonbs: bit-sliced AES decryption, eight blocks per pass"},
       {"aesbs_cbc_decrypt", "aes-neonbs: CBC decryption, eight blocks in parallel per pass"},
@@ -32,9 +37,11 @@ const std::map<std::string, std::string>& reasons() {
       {"aesbs_xts_encrypt", "aes-neonbs: XTS, eight blocks and their tweaks per pass"},
       {"aesbs_xts_decrypt", "aes-neonbs: XTS decryption, eight blocks per pass"},
       {"qce_dma_error", "the driver handles a DMA error"},
-      {"bam_make_lock_desc", "allocates a LOCK or UNLOCK descriptor with its one command element (kzalloc_flex, GFP_NOWAIT), mapped next"},
+      {"bam_make_lock_desc",
+       "allocates a LOCK or UNLOCK descriptor with its one command element (kzalloc_flex, GFP_NOWAIT), mapped next"},
       {"bam_dma_free_lock_desc", "frees a finished LOCK or UNLOCK descriptor after unmapping its command element"},
-      {"finish: result registers", "the engine's fixed end-of-operation time before the result registers and dump are ready (qce.finish)"},
+      {"finish: result registers",
+       "the engine's fixed end-of-operation time before the result registers and dump are ready (qce.finish)"},
   };
   return m;
 }
@@ -57,8 +64,10 @@ std::string origin(const std::string& step, const std::string& kind) {
       {"bh_worker", "v20 03/14"},
   };
   if (auto it = m.find(step); it != m.end()) return it->second;
-  if (kind == "bam" && step.find("LOCK") != std::string::npos) return "v20 06/14: LOCK prepended, UNLOCK appended by bam_start_dma";
-  if (kind == "bam" && step.find("CMD desc") != std::string::npos) return "v20 13/14: the register writes as command elements";
+  if (kind == "bam" && step.find("LOCK") != std::string::npos)
+    return "v20 06/14: LOCK prepended, UNLOCK appended by bam_start_dma";
+  if (kind == "bam" && step.find("CMD desc") != std::string::npos)
+    return "v20 13/14: the register writes as command elements";
   return "";
 }
 
@@ -79,21 +88,25 @@ std::string why_plain(const std::string& step, const std::string& kind) {
       return "the SMMU walks the page tables for IOVA pages mapped for this request (an IOTLB miss on the BAM's first "
              "access to each): the pipe waits";
     if (step.find("CMD") != std::string::npos)
-      return "BAM executes command descriptors: each element is a register write into QCE (LOCK/UNLOCK keep other EEs out)";
+      return "BAM executes command descriptors: each element is a register write into QCE (LOCK/UNLOCK keep other EEs "
+             "out)";
     if (step.find("from QCE") != std::string::npos)
       return "BAM's producer pipe writes what the engine sends out to memory: a cipher's output, then the result dump "
              "(EOT on its last byte: the interrupt)";
     return "BAM's consumer pipe reads the message from memory in 64-byte bursts into QCE's input FIFO";
   }
   if (kind == "qce") {
-    if (step.find("padding") != std::string::npos) return "the engine hashes the padding block(s) after the last data block";
+    if (step.find("padding") != std::string::npos)
+      return "the engine hashes the padding block(s) after the last data block";
     if (step.find("crypt") != std::string::npos)  // "AES-256-XTS encrypt", "HMAC-SHA-256 + AES-128-CBC decrypt"
-      return "the engine encrypts or decrypts (and, for an AEAD, authenticates) the data block by block as BAM delivers "
+      return "the engine encrypts or decrypts (and, for an AEAD, authenticates) the data block by block as BAM "
+             "delivers "
              "it, its output going back through the producer pipe";
     return "the engine hashes the data block by block as BAM delivers it (pipelined with the bursts)";
   }
   if (kind == "request") return "from the caller's submission to the completion callback";
-  if (step.rfind("ce_aes_", 0) == 0) return "the ARMv8 Crypto Extensions AES loop (AESE/AESMC pairs: aes-ce-blk, aes-ce-ccm)";
+  if (step.rfind("ce_aes_", 0) == 0)
+    return "the ARMv8 Crypto Extensions AES loop (AESE/AESMC pairs: aes-ce-blk, aes-ce-ccm)";
   return "";
 }
 
@@ -119,7 +132,8 @@ RequestSpans request_spans(const Tracer& tr, std::int64_t request) {
     if (s.request == request + 1 && s.start < next_start) next_start = s.start;
   }
   if (rs.mine.empty()) return rs;
-  std::stable_sort(rs.mine.begin(), rs.mine.end(), [](const TraceSpan* a, const TraceSpan* b) { return a->start < b->start; });
+  std::stable_sort(rs.mine.begin(), rs.mine.end(),
+                   [](const TraceSpan* a, const TraceSpan* b) { return a->start < b->start; });
   rs.t0 = rs.mine.front()->start;
   sc_core::sc_time last_end = rs.t0;
   for (const TraceSpan* s : rs.mine) last_end = std::max(last_end, s->end);
@@ -155,9 +169,11 @@ std::string cpu_accounting(const Tracer& tr, const RequestSpans& rs, const Varia
     if (by_ctx.count(c)) split += fmt::format("{}{} {} us", split.empty() ? "" : " + ", c, us(by_ctx[c]));
   std::string out = fmt::format("  CPU   {} us = {}\n", us(cpu), split);
   const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
-  out += fmt::format("        (this replay's average over {} requests, request 0's first-use set-up included: {:.3f} us; task {:.3f}, kworker {:.3f}, softirq {:.3f}, hardirq {:.3f})\n",
-                     r.requests, r.cpu_s / n * 1e6, r.task_s / n * 1e6, r.kworker_s / n * 1e6, r.softirq_s / n * 1e6,
-                     r.hardirq_s / n * 1e6);
+  out += fmt::format(
+      "        (this replay's average over {} requests, request 0's first-use set-up included: {:.3f} us; task {:.3f}, "
+      "kworker {:.3f}, softirq {:.3f}, hardirq {:.3f})\n",
+      r.requests, r.cpu_s / n * 1e6, r.task_s / n * 1e6, r.kworker_s / n * 1e6, r.softirq_s / n * 1e6,
+      r.hardirq_s / n * 1e6);
   return out;
 }
 
@@ -171,7 +187,8 @@ std::string wall_accounting(const Tracer& tr, const RequestSpans& rs, const Vari
     if (b > a) busy[t.group] += b - a;
   }
   const sc_core::sc_time window = rs.window_end - rs.t0;
-  std::string out = fmt::format("  wall  {} us from this request's first step to the next request's first step\n", us(window));
+  std::string out =
+      fmt::format("  wall  {} us from this request's first step to the next request's first step\n", us(window));
   for (const auto& [core, b] : busy)
     out += fmt::format("        {}: busy {} us + idle {} us (waiting for the hardware)\n", core, us(b), us(window - b));
   const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
@@ -218,14 +235,16 @@ std::string interrupt_accounting(const Tracer& tr, const RequestSpans& rs) {
     if (s->name == "sched_ttwu_pending") ++ipi;
     if (s->name == "bam_dma_free_lock_desc") ++freed[t.context];
   }
-  std::string out = fmt::format("  interrupts {} from the BAM, {} IPI{} to wake the caller on its CPU\n", bam, ipi, ipi == 1 ? "" : "s");
+  std::string out = fmt::format("  interrupts {} from the BAM, {} IPI{} to wake the caller on its CPU\n", bam, ipi,
+                                ipi == 1 ? "" : "s");
   if (!freed.empty()) {
     std::string where;
     for (const auto& [ctx, n] : freed) where += fmt::format("{}{} in {}", where.empty() ? "" : ", ", n, ctx);
-    out += fmt::format("        LOCK/UNLOCK freed: {}{}\n", where,
-                       freed.count("softirq") ? " (terminate_all found the UNLOCK still in the FIFO: pipe reset)"
-                       : bam >= 3          ? " (the UNLOCK's INT came after the tx EOT's handler read IRQ_SRCS_EE: an interrupt of its own)"
-                                           : "");
+    out += fmt::format(
+        "        LOCK/UNLOCK freed: {}{}\n", where,
+        freed.count("softirq") ? " (terminate_all found the UNLOCK still in the FIFO: pipe reset)"
+        : bam >= 3 ? " (the UNLOCK's INT came after the tx EOT's handler read IRQ_SRCS_EE: an interrupt of its own)"
+                   : "");
   }
   return out;
 }
@@ -250,14 +269,16 @@ std::string per_byte(const Scenario& sc, const Variant& v) {
   }
   const double mhz = p.num("qce.clock"), cycles = p.num("qce.cycles_per_block_" + key), mbps = p.num("bam.bandwidth");
   const double engine_ns = cycles / mhz * 1e3 / block, bam_ns = 1e3 / mbps;
-  return fmt::format("  per byte: engine {:.2f} ns ({} cycles per {:.0f}-byte {} block at qce.clock {} MHz), BAM {:.2f} ns "
-                     "(bam.bandwidth {} MB/s): the {} sets the stream\n",
-                     engine_ns, cycles, block, key, mhz, bam_ns, mbps, engine_ns >= bam_ns ? "engine" : "BAM");
+  return fmt::format(
+      "  per byte: engine {:.2f} ns ({} cycles per {:.0f}-byte {} block at qce.clock {} MHz), BAM {:.2f} ns "
+      "(bam.bandwidth {} MB/s): the {} sets the stream\n",
+      engine_ns, cycles, block, key, mhz, bam_ns, mbps, engine_ns >= bam_ns ? "engine" : "BAM");
 }
 
 }  // namespace
 
-std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r) {
+std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v,
+                    const VariantResult& r) {
   const RequestSpans rs = request_spans(tr, request);
   if (rs.mine.empty()) return fmt::format("request {} left no trace (the run has {} requests)\n", request, r.requests);
   std::string out = fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {})\n", sc.name, v.name, request,

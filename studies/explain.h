@@ -17,6 +17,7 @@ using model::Tracer;
 std::string why(const std::string& step, const std::string& track_kind);
 
 // The narration of `request` (the tracer must have kept it and the request after it).
-std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v, const VariantResult& r);
+std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v,
+                    const VariantResult& r);
 
 }  // namespace qcesim::studies

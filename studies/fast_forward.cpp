@@ -155,12 +155,14 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   const Snapshot end = snapshot(m_e);
   // SystemC counts time in 64 bits of its resolution (1 ps: 213 days); simulating every request
   // would run out of it too.
-  const long double reach = static_cast<long double>(end.at.value()) +
-                            static_cast<long double>((end.at - m_start.at).value()) * static_cast<long double>(cycles + 1);
+  const long double reach =
+      static_cast<long double>(end.at.value()) +
+      static_cast<long double>((end.at - m_start.at).value()) * static_cast<long double>(cycles + 1);
   if (reach >= static_cast<long double>(sc_core::sc_max_time().value()))
-    throw std::runtime_error(fmt::format("the run would last about {:.3g} s of simulated time, more than SystemC's time "
-                                         "range ({:.3g} s at its resolution): fewer requests",
-                                         static_cast<double>(reach * 1e-12L), sc_core::sc_max_time().to_seconds()));
+    throw std::runtime_error(
+        fmt::format("the run would last about {:.3g} s of simulated time, more than SystemC's time "
+                    "range ({:.3g} s at its resolution): fewer requests",
+                    static_cast<double>(reach * 1e-12L), sc_core::sc_max_time().to_seconds()));
   m_skipped_cycles = cycles;
   m_delta.at = end.at - m_start.at;
   for (std::size_t c = 0; c < end.cores.size(); ++c) {
@@ -205,7 +207,8 @@ std::uint64_t FastForward::check_skipped(std::uint64_t first, std::uint64_t n, c
   return wrong;
 }
 
-std::uint64_t FastForward::check_in_halves(std::uint64_t first, std::uint64_t n, bool helper_thread, const CheckOutputs& check) {
+std::uint64_t FastForward::check_in_halves(std::uint64_t first, std::uint64_t n, bool helper_thread,
+                                           const CheckOutputs& check) {
   if (!helper_thread || n < 128) return check(first, n);
   const std::uint64_t half = n / 2;
   std::uint64_t second = 0;

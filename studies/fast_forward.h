@@ -44,10 +44,10 @@ Snapshot snapshot(soc::Emulator& e);
 
 // What the fast-forward did, for the results (all zero when it did not skip).
 struct FastForwardInfo {
-  std::uint64_t skipped = 0;        // requests not simulated
-  std::uint64_t period = 0;         // requests per cycle
-  std::uint64_t found_at = 0;       // requests submitted when the cycle was first seen
-  double period_s = 0;              // simulated time per cycle
+  std::uint64_t skipped = 0;   // requests not simulated
+  std::uint64_t period = 0;    // requests per cycle
+  std::uint64_t found_at = 0;  // requests submitted when the cycle was first seen
+  double period_s = 0;         // simulated time per cycle
 };
 
 class FastForward {

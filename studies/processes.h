@@ -15,7 +15,8 @@ bool spare_core_per_run(std::size_t n, unsigned jobs);
 
 // Runs fn(i) for i in [0, n) each in a forked child, at most `jobs` at once; each child's
 // stdout-free result is the JSON it returns. Errors come back as {"error": "..."}.
-std::vector<nlohmann::json> fork_each(std::size_t n, unsigned jobs, const std::function<nlohmann::json(std::size_t)>& fn,
+std::vector<nlohmann::json> fork_each(std::size_t n, unsigned jobs,
+                                      const std::function<nlohmann::json(std::size_t)>& fn,
                                       const std::function<void(std::size_t, const nlohmann::json&)>& on_done);
 
 }  // namespace qcesim::studies

@@ -74,9 +74,10 @@ void check_variant(const Scenario& sc, const Variant& v) {
   const qce::QceRules rules = qce::qce_rules(p);
   if (v.engine == VariantEngine::qce && rules.era && !qce::qce_registers(rules, sc.workload.algorithm.name)) {
     const Param& era = p.param("driver.era");
-    throw ConfigError(era.origin_file, era.origin_path,
-                      fmt::format("an era whose qce driver registers {} (variant {})", sc.workload.algorithm.name, v.name),
-                      std::to_string(rules.era));
+    throw ConfigError(
+        era.origin_file, era.origin_path,
+        fmt::format("an era whose qce driver registers {} (variant {})", sc.workload.algorithm.name, v.name),
+        std::to_string(rules.era));
   }
 }
 
@@ -168,7 +169,6 @@ struct MessagePool {
   std::size_t size() const { return msgs.size(); }
 };
 
-
 // The kernel SHA library on this CPU (the CE loop, or sha256-neon on a core without crypto
 // instructions), in the caller's task context: messages first .. first + n - 1 (two interleaved
 // with finup2x on CE), their digests checked. The CPU path, and the caller's fallback after a
@@ -176,7 +176,12 @@ struct MessagePool {
 class CpuHash {
  public:
   CpuHash(Emulator& e, const Workload& w, const MessagePool& pool, VariantResult& res)
-      : m_task(e.task()), m_costs(e.kernel().costs()), m_soft(e.qce().soft()), m_w(w), m_pool(pool), m_res(res),
+      : m_task(e.task()),
+        m_costs(e.kernel().costs()),
+        m_soft(e.qce().soft()),
+        m_w(w),
+        m_pool(pool),
+        m_res(res),
         m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64) {}
 
   // n: 1, or 2 for one sha256_ce_finup2x call (the variant's ce_interleave).
@@ -215,7 +220,8 @@ void run_ce_path(Emulator& e, const Variant& v, const Workload& w, CpuHash& cpu_
   cpu::Runner& task = e.task();
   for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
     if (const std::uint64_t skip = ff.at_boundary(i, w.messages, i % pool)) {
-      res.digest_mismatches += ff.check_skipped(i, skip, [&](std::uint64_t a, std::uint64_t k) { return cpu_hash.check(a, k); });
+      res.digest_mismatches +=
+          ff.check_skipped(i, skip, [&](std::uint64_t a, std::uint64_t k) { return cpu_hash.check(a, k); });
       i += skip;
       if (i >= w.messages) break;
     }
@@ -237,11 +243,23 @@ class QcePath {
  public:
   QcePath(Emulator& e, const Scenario& sc, const EmulatorConfig& cfg, MessagePool& pool, CpuHash& cpu_hash,
           LatencyStats& lat, VariantResult& res, ProgressTicker& ticker, FastForward& ff)
-      : m_e(e), m_task(e.task()), m_sc(sc), m_w(sc.workload), m_cfg(cfg), m_pool(pool), m_cpu_hash(cpu_hash),
-        m_lat(lat), m_res(res), m_ticker(ticker), m_ff(ff), m_slots(sc.workload.queue_depth), m_freed(e.kernel()),
+      : m_e(e),
+        m_task(e.task()),
+        m_sc(sc),
+        m_w(sc.workload),
+        m_cfg(cfg),
+        m_pool(pool),
+        m_cpu_hash(cpu_hash),
+        m_lat(lat),
+        m_res(res),
+        m_ticker(ticker),
+        m_ff(ff),
+        m_slots(sc.workload.queue_depth),
+        m_freed(e.kernel()),
         // Failures are outcomes to count when another EE shares the engine or faults are
         // injected; otherwise a failure is a bug in the model and stops the run.
-        m_failures_expected(e.tz() != nullptr || sc.faults.any()), m_iv(sha_initial_state(sc.workload.alg)) {
+        m_failures_expected(e.tz() != nullptr || sc.faults.any()),
+        m_iv(sha_initial_state(sc.workload.alg)) {
     start_hash_ahead();
   }
 
@@ -264,7 +282,7 @@ class QcePath {
     qce::ShaRequest req;
     sc_time t0;
     std::size_t msg = 0;
-    std::uint64_t id = 0;   // the request's number in the run
+    std::uint64_t id = 0;  // the request's number in the run
     bool busy = false;
     bool fallback = false;  // failed: the caller hashes it on the CPU when it runs again
   };
@@ -411,13 +429,20 @@ class QcePath {
 };
 
 // What the other EE, the injected faults and the helper did, after the run.
-void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, VariantResult& res, const Snapshot& end) {
+void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, VariantResult& res,
+                    const Snapshot& end) {
   if (qce::TzAgent* tz = e.tz()) {
     const qce::TzStats t = tz->stats();
-    res.tz = {{"lock", cfg.tz.lock}, {"jobs", t.jobs}, {"completed", t.completed}, {"digest_mismatches", t.digest_mismatches},
-              {"errors", t.errors}, {"timeouts", t.timeouts}, {"lock_wait_s", t.lock_wait.to_seconds()}};
+    res.tz = {{"lock", cfg.tz.lock},
+              {"jobs", t.jobs},
+              {"completed", t.completed},
+              {"digest_mismatches", t.digest_mismatches},
+              {"errors", t.errors},
+              {"timeouts", t.timeouts},
+              {"lock_wait_s", t.lock_wait.to_seconds()}};
     const auto& cfgd = e.qce().config();
-    res.lock_wait_s = (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
+    res.lock_wait_s =
+        (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
   }
   res.live_state_writes = end.live_state_writes;
   if (sc.faults.any()) {
@@ -427,16 +452,19 @@ void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, 
       drops += e.soc().bam.pipe_stats(p).injected_drops;
     }
     const qce::QceStats& q = e.soc().qce.stats();
-    res.faults = {{"bam_data_errors", errors}, {"bam_descriptor_drops", drops}, {"engine_axi_errors", q.injected_axi_errors},
-                  {"engine_hangs", q.injected_hangs}, {"timeouts", e.qce().stats().timeouts}};
+    res.faults = {{"bam_data_errors", errors},
+                  {"bam_descriptor_drops", drops},
+                  {"engine_axi_errors", q.injected_axi_errors},
+                  {"engine_hangs", q.injected_hangs},
+                  {"timeouts", e.qce().stats().timeouts}};
   }
   if (HashAhead* ha = e.soc().qce.hash_ahead()) res.hash_ahead_hits = ha->stats().hits;
 }
 
 // Totals over all cores between the two snapshots (idle time over the cores the workload used),
 // the latency statistics and the profile.
-void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, const LatencyStats& lat,
-                 const Workload& w, const std::string& name) {
+void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, const LatencyStats& lat, const Workload& w,
+                 const std::string& name) {
   res.wall_s = (s1.at - s0.at).to_seconds();
   for (std::size_t c = 0; c < s1.cores.size(); ++c) {
     auto ctx = [&](cpu::Ctx x) { return (s1.cores[c].of(x) - s0.cores[c].of(x)).to_seconds(); };
@@ -502,8 +530,10 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
       e.task().sync();
       s0 = snapshot(e);
       FastForward ff(e, lat, res, ff_on, hash_ahead);
-      ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); }, sc.workload.message_bytes);
-      run_cipher_workload(e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
+      ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); },
+                      sc.workload.message_bytes);
+      run_cipher_workload(
+          e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
       e.task().sync();
       s1 = snapshot(e);
       ff.extend(s1);
@@ -515,7 +545,8 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     e.task().sync();
     s0 = snapshot(e);
     FastForward ff(e, lat, res, ff_on, hash_ahead);
-    ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); }, sc.workload.message_bytes);
+    ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); },
+                    sc.workload.message_bytes);
     CpuHash cpu_hash(e, sc.workload, pool, res);
     if (v.engine == VariantEngine::ce) {
       run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker, ff, pool.size());
@@ -559,8 +590,10 @@ json VariantResult::to_json() const {
   j["fallback"] = fallback;
   j["software"] = software;
   if (fast_forward.skipped)
-    j["fast_forward"] = {{"skipped", fast_forward.skipped}, {"period", fast_forward.period},
-                         {"found_at", fast_forward.found_at}, {"period_s", fast_forward.period_s}};
+    j["fast_forward"] = {{"skipped", fast_forward.skipped},
+                         {"period", fast_forward.period},
+                         {"found_at", fast_forward.found_at},
+                         {"period_s", fast_forward.period_s}};
   if (!faults.is_null()) j["faults"] = faults;
   j["failed_requests"] = failed_requests;
   j["live_state_writes"] = live_state_writes;

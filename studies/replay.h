@@ -18,8 +18,8 @@ namespace qcesim::studies {
 
 using soc::Emulator;
 using soc::EmulatorConfig;
-using soc::SocConfig;
 using soc::soc_config;
+using soc::SocConfig;
 
 struct FunctionTime {
   std::string ctx, function;
@@ -43,7 +43,7 @@ struct VariantResult {
   std::map<std::string, double> measured;
   std::vector<FunctionTime> profile;  // CPU time per (context, function), largest first
   bool timing_only = false;
-  double host_seconds = 0;  // how long the simulation took to run
+  double host_seconds = 0;            // how long the simulation took to run
   std::uint64_t hash_ahead_hits = 0;  // engine operations whose blocks the helper thread compressed
   // Sharing the engine with another EE (workload.tz): Linux's failed requests, the time Linux's
   // pipes waited for the other EE's BAM lock, AUTH_IV writes that hit a running operation, and
@@ -81,7 +81,8 @@ void check_variant(const Scenario& sc, const Variant& v);
 // phase's rate (negative: not known yet).
 struct ReplayProgress {
   double every_s = 5;
-  std::function<void(std::uint64_t done, std::uint64_t total, double host_seconds, double left_s, const char* phase)> report;
+  std::function<void(std::uint64_t done, std::uint64_t total, double host_seconds, double left_s, const char* phase)>
+      report;
 };
 
 // hash_ahead: the host has a spare core for a helper thread, which compresses the next messages

@@ -16,13 +16,15 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"scenario", "about", "profile", "workload", "faults", "variants", "overrides"};
-const std::vector<std::string> kVariantKeys = {"name",         "engine",        "reg_io",   "bam_lock",
+const std::vector<std::string> kTopKeys = {"scenario", "about",    "profile",  "workload",
+                                           "faults",   "variants", "overrides"};
+const std::vector<std::string> kVariantKeys = {"name",          "engine",           "reg_io",     "bam_lock",
                                                "ce_interleave", "status_from_dump", "completion", "rx_interrupt",
-                                               "poll_delay_us", "overrides",     "measured", "about"};
+                                               "poll_delay_us", "overrides",        "measured",   "about"};
 // What a variant's `measured` block may say: the workload it was taken with and the four
 // numbers of the measurement's table.
-const std::vector<std::string> kMeasuredKeys = {"messages", "message_bytes", "wall_s", "cpu_s", "hardirq_s", "softirq_s"};
+const std::vector<std::string> kMeasuredKeys = {"messages", "message_bytes", "wall_s",
+                                                "cpu_s",    "hardirq_s",     "softirq_s"};
 
 void apply_overrides(Profile& p, const json& ov, const std::string& file, const std::string& path) {
   if (!ov.is_object()) throw ConfigError(file, path, "an object of parameter: value", describe_json(ov));
@@ -114,8 +116,9 @@ void load_cipher_workload(const JsonObject& w, Workload& wl) {
   for (std::uint32_t bytes : wl.size_pattern.empty() ? std::vector<std::uint32_t>{wl.message_bytes} : wl.size_pattern)
     if (whole_blocks && bytes % block)
       w.fail(wl.size_pattern.empty() ? "message_bytes" : "size_mix",
-             wl.size_pattern.empty() ? fmt::format("a multiple of {} bytes for {} (no padding)", block, a.name)
-                                     : fmt::format("sizes of a multiple of {} bytes for {} (no padding; {} is not)", block, a.name, bytes));
+             wl.size_pattern.empty()
+                 ? fmt::format("a multiple of {} bytes for {} (no padding)", block, a.name)
+                 : fmt::format("sizes of a multiple of {} bytes for {} (no padding; {} is not)", block, a.name, bytes));
   if (xts && wl.message_bytes > 0xFFFF0) w.fail("message_bytes", "at most 1048560 bytes for xts(aes) (one data unit)");
   if (a.kind == AlgKind::aead) {
     wl.assoc_bytes = static_cast<std::uint32_t>(w.whole("assoc_bytes", 0, 0, 65504));
@@ -127,7 +130,8 @@ void load_cipher_workload(const JsonObject& w, Workload& wl) {
     // bam_dma splits a longer payload into descriptors, and the engine stalls on a CCM payload
     // in more than one [I]: such a workload would only hang (a 2026 driver does not check size).
     if (a.ccm && wl.message_bytes + (wl.encrypt ? 0 : wl.tag_bytes) > 32760)
-      w.fail("message_bytes", "at most 32760 bytes of ccm(aes) payload, tag included when decrypting (one BAM descriptor)");
+      w.fail("message_bytes",
+             "at most 32760 bytes of ccm(aes) payload, tag included when decrypting (one BAM descriptor)");
   } else {
     for (const char* key : {"assoc_bytes", "tag_bytes", "auth_key_bytes"})
       if (w.has(key)) w.fail(key, fmt::format("nothing: {} is not an AEAD", a.name));
@@ -139,8 +143,8 @@ Workload load_workload(const json& j, const std::string& file) {
   Workload wl;
   if (!j.contains("workload")) return wl;
   const JsonObject w(j["workload"], file, "/workload",
-                     {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction", "assoc_bytes",
-                      "tag_bytes", "auth_key_bytes", "size_mix", "about"});
+                     {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction",
+                      "assoc_bytes", "tag_bytes", "auth_key_bytes", "size_mix", "about"});
   wl.messages = w.whole("messages", 50000, 1, 100000000000ull);
   wl.message_bytes = static_cast<std::uint32_t>(w.whole("message_bytes", 4096, 1, 64u << 20));
   wl.queue_depth = static_cast<unsigned>(w.whole("queue_depth", 1, 1, 1024));
@@ -164,14 +168,15 @@ Faults load_faults(const json& j, const std::string& file) {
   Faults f;
   if (!j.contains("faults")) return f;
   const JsonObject fj(j["faults"], file, "/faults",
-                      {"seed", "bam_data_error", "bam_descriptor_drop", "engine_axi_error", "engine_hang", "tz_lock_hold_us",
-                       "timeout_us", "cpu_fallback", "about"});
+                      {"seed", "bam_data_error", "bam_descriptor_drop", "engine_axi_error", "engine_hang",
+                       "tz_lock_hold_us", "timeout_us", "cpu_fallback", "about"});
   f.seed = fj.whole("seed", 1, 0, UINT32_MAX);
   f.bam_data_error = fj.number("bam_data_error", 0, 0, 1, "probability per data descriptor");
   f.bam_descriptor_drop = fj.number("bam_descriptor_drop", 0, 0, 1, "probability per data descriptor");
   f.engine_axi_error = fj.number("engine_axi_error", 0, 0, 1, "probability per engine operation");
   f.engine_hang = fj.number("engine_hang", 0, 0, 1, "probability per engine operation");
-  if (f.bam_data_error + f.bam_descriptor_drop > 1) fj.fail("bam_descriptor_drop", "bam_data_error + bam_descriptor_drop <= 1");
+  if (f.bam_data_error + f.bam_descriptor_drop > 1)
+    fj.fail("bam_descriptor_drop", "bam_data_error + bam_descriptor_drop <= 1");
   if (f.engine_axi_error + f.engine_hang > 1) fj.fail("engine_hang", "engine_axi_error + engine_hang <= 1");
   f.tz_lock_hold_us = fj.number("tz_lock_hold_us", 0, 0, 1e6, "microseconds");
   f.timeout_us = fj.number("timeout_us", 2000, 10, 1e6, "microseconds");
@@ -186,7 +191,7 @@ std::map<std::string, double> load_measured(const JsonObject& vj) {
   for (const std::string& k : kMeasuredKeys) {
     if (!mj.has(k.c_str())) continue;
     m[k] = k == "messages" || k == "message_bytes" ? static_cast<double>(mj.whole(k.c_str(), 0, 1, 100000000000ull))
-                                                  : mj.number(k.c_str(), 0, 0, 1e9, "seconds");
+                                                   : mj.number(k.c_str(), 0, 0, 1e9, "seconds");
   }
   return m;
 }
@@ -228,7 +233,8 @@ Scenario parse(const json& j, const std::string& file) {
     const std::string path = "/variants/" + std::to_string(i);
     Variant v = load_variant(vs[i], file, path);
     for (const auto& other : sc.variants)
-      if (other.name == v.name) throw ConfigError(file, path + "/name", "a name no other variant has", quoted_input(v.name));
+      if (other.name == v.name)
+        throw ConfigError(file, path + "/name", "a name no other variant has", quoted_input(v.name));
     sc.variants.push_back(std::move(v));
   }
   if (top.has("overrides")) sc.overrides = top.object("overrides");
@@ -264,7 +270,8 @@ std::string apply_set(json& doc, const std::string& assignment, const std::strin
       // The rest is one parameter name.
       std::string rest;
       for (std::size_t j = i + 1; j < keys.size(); ++j) rest += (rest.empty() ? "" : ".") + keys[j];
-      if (!node->is_object()) throw ConfigError(file, pointer, "an object to set " + quoted_input(path) + " in", describe_json(*node));
+      if (!node->is_object())
+        throw ConfigError(file, pointer, "an object to set " + quoted_input(path) + " in", describe_json(*node));
       json& ov = (*node)["overrides"];
       if (!ov.is_null() && !ov.is_object())
         throw ConfigError(file, pointer + "/overrides", "an object of parameter: value", describe_json(ov));
@@ -272,8 +279,11 @@ std::string apply_set(json& doc, const std::string& assignment, const std::strin
       return pointer + "/overrides/" + rest;
     }
     if (node->is_array()) {
-      const bool digits = !k.empty() && k.size() <= 9 && std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (!digits) throw ConfigError(origin, "", "an index into the array at " + (pointer.empty() ? "/" : pointer), quoted_input(k));
+      const bool digits =
+          !k.empty() && k.size() <= 9 && std::all_of(k.begin(), k.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits)
+        throw ConfigError(origin, "", "an index into the array at " + (pointer.empty() ? "/" : pointer),
+                          quoted_input(k));
       const std::size_t idx = std::stoul(k);
       if (idx >= node->size())
         throw ConfigError(origin, "", fmt::format("an index below {} at {}", node->size(), pointer), k);
@@ -281,7 +291,8 @@ std::string apply_set(json& doc, const std::string& assignment, const std::strin
     } else if (node->is_object() || node->is_null()) {
       node = &(*node)[k];
     } else {
-      throw ConfigError(origin, "", "a path through objects and arrays", fmt::format("{} at {}", describe_json(*node), pointer));
+      throw ConfigError(origin, "", "a path through objects and arrays",
+                        fmt::format("{} at {}", describe_json(*node), pointer));
     }
     pointer += "/" + k;
   }
@@ -313,7 +324,8 @@ Profile Scenario::profile_for(const Variant& v) const {
   Profile p = Profile::load(profile_file);
   apply_overrides(p, overrides, file, "/overrides");
   for (std::size_t i = 0; i < variants.size(); ++i)
-    if (variants[i].name == v.name) apply_overrides(p, v.overrides, file, "/variants/" + std::to_string(i) + "/overrides");
+    if (variants[i].name == v.name)
+      apply_overrides(p, v.overrides, file, "/variants/" + std::to_string(i) + "/overrides");
   return p;
 }
 

@@ -27,8 +27,8 @@ struct Variant {
   std::string name;
   VariantEngine engine = VariantEngine::qce;
   qce::RegIo reg_io = qce::RegIo::mmio;
-  bool bam_lock = false;       // LOCK/UNLOCK around each transaction (with reg_io bam)
-  unsigned ce_interleave = 1;  // CPU path: 1, or 2 (finup2x)
+  bool bam_lock = false;          // LOCK/UNLOCK around each transaction (with reg_io bam)
+  unsigned ce_interleave = 1;     // CPU path: 1, or 2 (finup2x)
   bool status_from_dump = false;  // what-if: the done callback's STATUS from the result dump
   bool poll = false;              // completion: "poll" instead of "irq"
   bool rx_interrupt = true;       // what-if: no interrupt for the data pipe
@@ -44,11 +44,11 @@ struct Workload {
   // workload.algorithm by the kernel's name: a hash (sha256, sha1), an skcipher (xts(aes), ...)
   // or an AEAD (ccm(aes), authenc(hmac(sha256),cbc(aes)), ...).
   AlgName algorithm = *parse_alg_name("sha256");
-  std::uint32_t key_bytes = 16;      // ciphers (workload.key_bytes; XTS: both keys)
-  bool encrypt = true;               // workload.direction
-  std::uint32_t assoc_bytes = 0;     // AEADs
-  std::uint32_t tag_bytes = 0;       // AEADs: the tag (0: the algorithm's largest)
-  std::uint32_t auth_key_bytes = 32; // authenc: the HMAC key
+  std::uint32_t key_bytes = 16;       // ciphers (workload.key_bytes; XTS: both keys)
+  bool encrypt = true;                // workload.direction
+  std::uint32_t assoc_bytes = 0;      // AEADs
+  std::uint32_t tag_bytes = 0;        // AEADs: the tag (0: the algorithm's largest)
+  std::uint32_t auth_key_bytes = 32;  // authenc: the HMAC key
   bool cipher() const { return algorithm.kind != AlgKind::hash; }
   // workload.size_mix (ciphers): request sizes in a repeating pattern (a packet mix), each size
   // as often as its weight, spread evenly; message_bytes is then the largest.
@@ -80,7 +80,8 @@ struct Faults {
   double timeout_us = 2000;        // the request watchdog while faults are injected
   bool cpu_fallback = false;       // a failed request is hashed again on the CPU (counted as a fallback)
   bool any() const {
-    return bam_data_error > 0 || bam_descriptor_drop > 0 || engine_axi_error > 0 || engine_hang > 0 || tz_lock_hold_us > 0;
+    return bam_data_error > 0 || bam_descriptor_drop > 0 || engine_axi_error > 0 || engine_hang > 0 ||
+           tz_lock_hold_us > 0;
   }
 };
 

@@ -24,7 +24,9 @@ double value_at(const UncertainParam& u, double level) {
   return u.integer ? std::round(v) : v;
 }
 
-std::string set_of(const UncertainParam& u, double level) { return fmt::format("{}={:.10g}", u.name, value_at(u, level)); }
+std::string set_of(const UncertainParam& u, double level) {
+  return fmt::format("{}={:.10g}", u.name, value_at(u, level));
+}
 
 // The value a "name=value" set gives (the direction of a step is the sign of the values'
 // difference: value_at rises with the level).
@@ -32,7 +34,8 @@ double value_of(const std::string& set) { return std::stod(set.substr(set.find('
 
 }  // namespace
 
-MorrisDesign::MorrisDesign(const std::vector<UncertainParam>& ps, std::size_t trajectories, std::uint64_t seed) : m_ps(ps) {
+MorrisDesign::MorrisDesign(const std::vector<UncertainParam>& ps, std::size_t trajectories, std::uint64_t seed)
+    : m_ps(ps) {
   std::uint64_t state = seed * 0xA24BAED4963EE407ull + 0x5851F42D4C957F2Dull;
   for (std::size_t t = 0; t < trajectories; ++t) {
     // Start at 0 or 1/3 (going up) or 2/3 or 1 (going down), per parameter.
@@ -80,12 +83,16 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
   // Point 0: nominal, for the relative effects; point 1 + q: the design's point q.
   const MorrisDesign design(d.params, spec.trajectories, spec.base.seed);
   const std::size_t n_points = 1 + design.size();
-  const PointAt point_at = [&design](std::size_t p) { return p == 0 ? std::vector<std::string>{} : design.point(p - 1); };
-  progress << fmt::format("qcesim sensitivity: {} ({} x {} B), {} parameters, {} trajectories, {} variant(s): {} runs\n",
-                          d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, k, spec.trajectories,
-                          d.variants.size(), n_points * d.variants.size());
+  const PointAt point_at = [&design](std::size_t p) {
+    return p == 0 ? std::vector<std::string>{} : design.point(p - 1);
+  };
+  progress << fmt::format(
+      "qcesim sensitivity: {} ({} x {} B), {} parameters, {} trajectories, {} variant(s): {} runs\n", d.sc.name,
+      d.sc.workload.messages, d.sc.workload.message_bytes, k, spec.trajectories, d.variants.size(),
+      n_points * d.variants.size());
   progress.flush();
-  const auto raw = run_points(spec.base, d, n_points, point_at, progress, fmt::format("sensitivity {}", spec.trajectories));
+  const auto raw =
+      run_points(spec.base, d, n_points, point_at, progress, fmt::format("sensitivity {}", spec.trajectories));
   SensitivityResult res;
   res.scenario = d.sc.name;
   res.params = k;
@@ -93,7 +100,8 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
   if (raw.empty()) return res;  // a shard
   for (std::size_t v = 0; v < d.variants.size(); ++v) {
     if (raw[0][v].contains("error"))
-      throw model::ConfigError(spec.base.scenario, "", "a nominal run that completes", raw[0][v]["error"].get<std::string>());
+      throw model::ConfigError(spec.base.scenario, "", "a nominal run that completes",
+                               raw[0][v]["error"].get<std::string>());
     const auto nominal = quantities_of(VariantResult::from_json(raw[0][v]));
     std::map<std::string, std::vector<std::vector<double>>> effects;  // quantity -> param -> EEs
     for (const auto& [q, _] : band_quantities()) effects[q].assign(k, {});
@@ -127,7 +135,8 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
         const MeanSd m = mean_sd(e);
         list.push_back({d.params[i].name, abs_sum / static_cast<double>(e.size()), m.mean, m.sd});
       }
-      std::stable_sort(list.begin(), list.end(), [](const Effect& a, const Effect& b) { return a.mu_star > b.mu_star; });
+      std::stable_sort(list.begin(), list.end(),
+                       [](const Effect& a, const Effect& b) { return a.mu_star > b.mu_star; });
       by_q[q] = std::move(list);
     }
     res.variants.emplace_back(d.variants[v], std::move(by_q));
@@ -148,9 +157,10 @@ std::string sensitivity_table(const SensitivityResult& r, std::size_t top) {
       }
     }
   }
-  s += fmt::format("mu*, sigma: the output's change relative to the nominal run when a parameter moves across its 90 % "
-                   "interval ({} parameters, {} runs)\n",
-                   r.params, r.runs);
+  s += fmt::format(
+      "mu*, sigma: the output's change relative to the nominal run when a parameter moves across its 90 % "
+      "interval ({} parameters, {} runs)\n",
+      r.params, r.runs);
   return s;
 }
 

@@ -21,9 +21,9 @@
 namespace qcesim::studies {
 
 struct SensitivitySpec {
-  UncertaintySpec base;   // scenario, sets, variants, seed, jobs (samples unused)
+  UncertaintySpec base;  // scenario, sets, variants, seed, jobs (samples unused)
   std::size_t trajectories = 10;
-  std::size_t top = 5;    // parameters listed per output
+  std::size_t top = 5;  // parameters listed per output
 };
 
 struct Effect {

@@ -23,8 +23,8 @@ using json = nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kKeys = {"sweep", "about", "scenario", "variants", "set", "timing_only",
-                                        "combine", "axes", "plot", "analysis"};
+const std::vector<std::string> kKeys = {"sweep",       "about",   "scenario", "variants", "set",
+                                        "timing_only", "combine", "axes",     "plot",     "analysis"};
 
 // A range: from..to (inclusive) by a step, or by a factor (geometric, for sizes).
 std::vector<json> expand_range(const std::string& file, const std::string& at, const json& range) {
@@ -36,13 +36,16 @@ std::vector<json> expand_range(const std::string& file, const std::string& at, c
   if (has_step == has_factor)
     throw ConfigError(file, at, "exactly one of \"step\" or \"factor\"", has_step ? "both" : "neither");
   if (has_step && (!r.at("step").is_number() || !(r.at("step").get<double>() > 0))) r.fail("step", "a number above 0");
-  if (has_factor && (!r.at("factor").is_number() || !(r.at("factor").get<double>() > 1))) r.fail("factor", "a number above 1");
+  if (has_factor && (!r.at("factor").is_number() || !(r.at("factor").get<double>() > 1)))
+    r.fail("factor", "a number above 1");
   const double step = has_step ? r.at("step").get<double>() : 0;
   const double factor = has_factor ? r.at("factor").get<double>() : 0;
-  if (!std::isfinite(from) || !std::isfinite(to) || to < from) r.fail("to", fmt::format("a finite number not below from ({})", from));
+  if (!std::isfinite(from) || !std::isfinite(to) || to < from)
+    r.fail("to", fmt::format("a finite number not below from ({})", from));
   if (has_factor && from <= 0) r.fail("from", "a number above 0 for a geometric range");
   // How many values, before any is made.
-  const double n = has_step ? std::floor((to - from) / step + 1e-9) + 1 : std::floor(std::log(to / from) / std::log(factor) + 1e-9) + 1;
+  const double n = has_step ? std::floor((to - from) / step + 1e-9) + 1
+                            : std::floor(std::log(to / from) / std::log(factor) + 1e-9) + 1;
   if (!(n <= static_cast<double>(kMaxSweepValues)))
     throw ConfigError(file, at, fmt::format("at most {} values", kMaxSweepValues), fmt::format("{:.0f}", n));
   const bool ints = r.at("from").is_number_integer() && r.at("to").is_number_integer() &&
@@ -107,8 +110,8 @@ void check_analysis(const std::string& file, const json& analysis, const std::ve
     const auto& names = sweep_metric_names();
     for (std::size_t i = 0; i < ms.size(); ++i)
       if (!ms[i].is_string() || std::find(names.begin(), names.end(), ms[i].get<std::string>()) == names.end())
-        throw ConfigError(file, fmt::format("/analysis/break_even/metrics/{}", i), "a metric name (docs/sweep.md#metrics)",
-                          describe_json(ms[i]));
+        throw ConfigError(file, fmt::format("/analysis/break_even/metrics/{}", i),
+                          "a metric name (docs/sweep.md#metrics)", describe_json(ms[i]));
   }
   // Along the last axis (with more, once per combination of the others): it must be numeric.
   for (const json& v : axes.back().values)
@@ -169,7 +172,8 @@ json logca(const Sweep& s, const Fit& host, const std::map<double, json>& pts, c
     // The engine's cycles per byte for the workload's algorithm (a hash block is 64 bytes).
     const AlgName& a = sc.workload.algorithm;
     if (a.kind == AlgKind::hash) {
-      engine = p.num(sc.workload.alg == HashAlg::sha1 ? "qce.cycles_per_block_sha1" : "qce.cycles_per_block_sha256") / 64.0;
+      engine =
+          p.num(sc.workload.alg == HashAlg::sha1 ? "qce.cycles_per_block_sha1" : "qce.cycles_per_block_sha256") / 64.0;
     } else if (a.cipher == CipherAlg::aes) {
       const std::uint32_t key = a.mode == CipherMode::xts ? sc.workload.key_bytes / 2 : sc.workload.key_bytes;
       engine = p.num(key == 32 ? "qce.cycles_per_block_aes256" : "qce.cycles_per_block_aes128") / 16.0;
@@ -179,17 +183,22 @@ json logca(const Sweep& s, const Fit& host, const std::map<double, json>& pts, c
   } catch (const std::exception& e) {
     return {{"note", std::string("profile: ") + e.what()}};
   }
-  const double C = host.b;                                 // ns per byte
-  const double L = 1e3 / bw_mb_s;                          // ns per byte
-  engine = engine / clock_mhz * 1e3;                       // ns per byte
+  const double C = host.b;            // ns per byte
+  const double L = 1e3 / bw_mb_s;     // ns per byte
+  engine = engine / clock_mhz * 1e3;  // ns per byte
   const double A = C / engine;
-  const double o = acc.a;                                  // ns
-  json j = {{"C_ns_per_byte", C}, {"L_ns_per_byte", L}, {"A", A}, {"o_us", o / 1e3},
-            {"fitted_slope_ns_per_byte", acc.b}, {"host_intercept_us", host.a / 1e3}};
+  const double o = acc.a;  // ns
+  json j = {{"C_ns_per_byte", C},
+            {"L_ns_per_byte", L},
+            {"A", A},
+            {"o_us", o / 1e3},
+            {"fitted_slope_ns_per_byte", acc.b},
+            {"host_intercept_us", host.a / 1e3}};
   const double d1 = C * (A - 1) - A * L, d2 = C - A * L;
   j["g1_bytes"] = d1 > 0 && o > 0 ? json(A * o / d1) : json(nullptr);
   j["g_half_bytes"] = d2 > 0 && o > 0 ? json(A * o / d2) : json(nullptr);
-  if (A <= 1) j["note"] = fmt::format("A = {:.2f}: the engine is slower per byte than the CPU, so LogCA has no break-even", A);
+  if (A <= 1)
+    j["note"] = fmt::format("A = {:.2f}: the engine is slower per byte than the CPU, so LogCA has no break-even", A);
   return j;
 }
 
@@ -219,9 +228,11 @@ Sweep Sweep::parse(const std::string& file) {
   if (top.has("variants")) {
     const json& v = top.array("variants", true);
     for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_string()) throw ConfigError(file, fmt::format("/variants/{}", i), "a variant name", describe_json(v[i]));
+      if (!v[i].is_string())
+        throw ConfigError(file, fmt::format("/variants/{}", i), "a variant name", describe_json(v[i]));
       for (const auto& earlier : s.variants)
-        if (earlier == v[i]) throw ConfigError(file, fmt::format("/variants/{}", i), "each variant named once", describe_json(v[i]));
+        if (earlier == v[i])
+          throw ConfigError(file, fmt::format("/variants/{}", i), "each variant named once", describe_json(v[i]));
       s.variants.push_back(v[i]);
     }
   }
@@ -260,7 +271,8 @@ void Sweep::check_points() {
       return Scenario::load(scenario_file, sets_for(p), InputKind::regular);
     } catch (const ConfigError& e) {
       std::string where;
-      for (std::size_t a = 0; a < axes.size(); ++a) where += fmt::format("{}{}={}", a ? " " : "", axes[a].path, json_text(p.values[a]));
+      for (std::size_t a = 0; a < axes.size(); ++a)
+        where += fmt::format("{}{}={}", a ? " " : "", axes[a].path, json_text(p.values[a]));
       throw ConfigError(file, "/axes", "paths and values the scenario accepts",
                         fmt::format("at point {} ({}): {}", p.index, where, e.what()));
     }
@@ -345,13 +357,42 @@ std::string Sweep::key() const {
 }
 
 const std::vector<std::string>& sweep_metric_names() {
-  static const std::vector<std::string> names = {
-      "wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "idle_s", "ksoftirqd_s",
-      "requests", "bytes", "latency_us.mean", "latency_us.p50", "latency_us.p99", "latency_us.max",
-      "irqs", "bam_descriptors", "digest_mismatches", "us_per_request", "cpu_us_per_request",
-      "hardirq_us_per_request", "softirq_us_per_request", "mb_per_s", "host_seconds", "failed_requests",
-      "live_state_writes", "lock_wait_s", "issued", "completed", "failed", "fallback", "tz.jobs", "tz.completed", "tz.digest_mismatches", "tz.errors", "tz.timeouts",
-      "tz.lock_wait_s"};
+  static const std::vector<std::string> names = {"wall_s",
+                                                 "cpu_s",
+                                                 "hardirq_s",
+                                                 "softirq_s",
+                                                 "task_s",
+                                                 "kworker_s",
+                                                 "idle_s",
+                                                 "ksoftirqd_s",
+                                                 "requests",
+                                                 "bytes",
+                                                 "latency_us.mean",
+                                                 "latency_us.p50",
+                                                 "latency_us.p99",
+                                                 "latency_us.max",
+                                                 "irqs",
+                                                 "bam_descriptors",
+                                                 "digest_mismatches",
+                                                 "us_per_request",
+                                                 "cpu_us_per_request",
+                                                 "hardirq_us_per_request",
+                                                 "softirq_us_per_request",
+                                                 "mb_per_s",
+                                                 "host_seconds",
+                                                 "failed_requests",
+                                                 "live_state_writes",
+                                                 "lock_wait_s",
+                                                 "issued",
+                                                 "completed",
+                                                 "failed",
+                                                 "fallback",
+                                                 "tz.jobs",
+                                                 "tz.completed",
+                                                 "tz.digest_mismatches",
+                                                 "tz.errors",
+                                                 "tz.timeouts",
+                                                 "tz.lock_wait_s"};
   return names;
 }
 
@@ -494,14 +535,17 @@ json break_even_along(const Sweep& s, const std::vector<json>& rows, const std::
           const auto [x1, d1] = d[i + 1];
           if ((d0 > 0) == (d1 > 0) || d0 == d1) continue;
           const double t = d0 / (d0 - d1);
-          const double x = x0 > 0 && x1 > 0 ? std::exp(std::log(x0) + t * (std::log(x1) - std::log(x0))) : x0 + t * (x1 - x0);
+          const double x =
+              x0 > 0 && x1 > 0 ? std::exp(std::log(x0) + t * (std::log(x1) - std::log(x0))) : x0 + t * (x1 - x0);
           e = {{"x", x}, {"offload_wins", d1 < 0 ? "above" : "below"}};
           found = true;
         }
         if (!found) {
           e = {{"x", nullptr},
-               {"note", d.front().second < 0 ? fmt::format("offload is lower over the whole range ({} .. {})", d.front().first, d.back().first)
-                                              : fmt::format("the host is lower over the whole range ({} .. {})", d.front().first, d.back().first)}};
+               {"note", d.front().second < 0 ? fmt::format("offload is lower over the whole range ({} .. {})",
+                                                           d.front().first, d.back().first)
+                                             : fmt::format("the host is lower over the whole range ({} .. {})",
+                                                           d.front().first, d.back().first)}};
         }
       }
       per[m] = e;

@@ -18,7 +18,7 @@ constexpr std::size_t kMaxSweepValues = 10000;  // per axis
 constexpr std::size_t kMaxSweepPoints = 20000;  // points, and runs (points x variants)
 
 struct SweepAxis {
-  std::string path;                   // as for --set: workload.message_bytes, qce.clock...
+  std::string path;                    // as for --set: workload.message_bytes, qce.clock...
   std::vector<nlohmann::json> values;  // numbers, strings or booleans
 };
 
@@ -40,10 +40,10 @@ struct Sweep {
   std::vector<std::string> variants;  // empty: all of the scenario's
   std::vector<std::string> sets;      // fixed assignments applied to every point
   bool timing_only = true;
-  bool zip = false;                   // false: cartesian product of the axes
+  bool zip = false;  // false: cartesian product of the axes
   std::vector<SweepAxis> axes;
-  SweepPlot plot;                     // defaults for --plot
-  nlohmann::json analysis;            // optional: {"break_even": {...}}
+  SweepPlot plot;           // defaults for --plot
+  nlohmann::json analysis;  // optional: {"break_even": {...}}
   nlohmann::json document;
 
   // Reads and checks the definition (its size is known before any point is made), adds the

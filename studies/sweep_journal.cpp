@@ -61,13 +61,16 @@ void SweepJournal::remove() {
   std::filesystem::remove(m_file);
 }
 
-json sweep_shard_document(const Sweep& s, std::size_t index, std::size_t count, const std::map<std::string, json>& done) {
-  json doc = {{"key", s.key()}, {"kind", "sweep"}, {"sweep", s.name}, {"shard", index}, {"of", count}, {"results", json::object()}};
+json sweep_shard_document(const Sweep& s, std::size_t index, std::size_t count,
+                          const std::map<std::string, json>& done) {
+  json doc = {{"key", s.key()}, {"kind", "sweep"}, {"sweep", s.name},
+              {"shard", index}, {"of", count},     {"results", json::object()}};
   for (const auto& [id, result] : done) doc["results"][id] = result;
   return doc;
 }
 
-std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector<json>& docs, const std::vector<std::string>& files) {
+std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector<json>& docs,
+                                               const std::vector<std::string>& files) {
   const std::string key = s.key();
   const std::size_t points = s.points().size();
   std::map<std::string, json> done;
@@ -75,7 +78,8 @@ std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector
   for (std::size_t f = 0; f < docs.size(); ++f) {
     const std::string& file = files[f];
     const json& doc = docs[f];
-    const std::size_t index = check_shard_header(doc, file, "key", key, "this sweep definition (same file, --set and profile)", shards);
+    const std::size_t index =
+        check_shard_header(doc, file, "key", key, "this sweep definition (same file, --set and profile)", shards);
     const std::size_t count = shards.count;
     for (const auto& [id, result] : doc["results"].items()) {
       // "point/variant", a point of this shard and a variant of the sweep, and a run's results.
@@ -91,9 +95,10 @@ std::map<std::string, json> merge_sweep_shards(const Sweep& s, const std::vector
       const std::string variant = slash == std::string::npos ? "" : id.substr(slash + 1);
       const bool known = std::find(s.variants.begin(), s.variants.end(), variant) != s.variants.end();
       if (p >= points || p % count != index || !known)
-        throw model::ConfigError(file, "/results",
-                                 fmt::format("runs named point/variant, a point of shard {} and a variant of the sweep", index),
-                                 model::quoted_input(id));
+        throw model::ConfigError(
+            file, "/results",
+            fmt::format("runs named point/variant, a point of shard {} and a variant of the sweep", index),
+            model::quoted_input(id));
       // A finished run's results as qcesim writes them (a journal holds no failed runs).
       if (const std::string why = run_result_problem(result, false, variant); !why.empty())
         throw model::ConfigError(file, "/results", "the run's results as qcesim writes them",

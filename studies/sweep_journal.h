@@ -27,7 +27,9 @@ class SweepJournal {
 
   // The finished runs, by sweep_job_id.
   const std::map<std::string, nlohmann::json>& done() const { return m_done; }
-  bool has(std::size_t point, const std::string& variant) const { return m_done.count(sweep_job_id(point, variant)) != 0; }
+  bool has(std::size_t point, const std::string& variant) const {
+    return m_done.count(sweep_job_id(point, variant)) != 0;
+  }
   void record(std::size_t point, const std::string& variant, const nlohmann::json& result);
   // Every run finished: the journal is no longer needed.
   void remove();

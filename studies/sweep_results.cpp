@@ -27,7 +27,10 @@ std::vector<json> sweep_rows(const studies::Sweep& s, const std::map<std::string
       if (it == done.end()) continue;
       json values = json::object();
       for (std::size_t a = 0; a < s.axes.size(); ++a) values[s.axes[a].path] = p.values[a];
-      rows.push_back({{"point", p.index}, {"values", values}, {"variant", v}, {"metrics", studies::sweep_metrics(it->second)},
+      rows.push_back({{"point", p.index},
+                      {"values", values},
+                      {"variant", v},
+                      {"metrics", studies::sweep_metrics(it->second)},
                       {"result", it->second}});
     }
   }
@@ -62,8 +65,14 @@ json sweep_analysis(const studies::Sweep& s, const std::vector<json>& rows) {
 
 json sweep_document(const studies::Sweep& s, const std::vector<json>& rows, const json& analysis) {
   const std::size_t total = s.points().size() * s.variants.size();
-  json doc = {{"sweep", s.name}, {"about", s.about}, {"scenario", s.scenario_file}, {"timing_only", s.timing_only},
-              {"axes", json::array()}, {"variants", s.variants}, {"rows", json::array()}, {"analysis", analysis},
+  json doc = {{"sweep", s.name},
+              {"about", s.about},
+              {"scenario", s.scenario_file},
+              {"timing_only", s.timing_only},
+              {"axes", json::array()},
+              {"variants", s.variants},
+              {"rows", json::array()},
+              {"analysis", analysis},
               {"complete", rows.size() == total}};
   for (const auto& a : s.axes) doc["axes"].push_back(a.path);
   for (const json& r : rows) {

@@ -34,8 +34,9 @@ double quantile(std::vector<double> v, double q) {
 
 const std::vector<std::pair<std::string, std::string>>& band_quantities() {
   static const std::vector<std::pair<std::string, std::string>> q = {
-      {"wall_s", "wall [s]"},        {"cpu_s", "CPU [s]"},           {"hardirq_s", "hardirq [s]"}, {"softirq_s", "softirq [s]"},
-      {"p50_us", "latency p50 [us]"}, {"p99_us", "latency p99 [us]"}, {"mb_per_s", "throughput [MB/s]"}};
+      {"wall_s", "wall [s]"},           {"cpu_s", "CPU [s]"},           {"hardirq_s", "hardirq [s]"},
+      {"softirq_s", "softirq [s]"},     {"p50_us", "latency p50 [us]"}, {"p99_us", "latency p99 [us]"},
+      {"mb_per_s", "throughput [MB/s]"}};
   return q;
 }
 
@@ -113,8 +114,8 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
   for (std::size_t f = 0; f < docs.size(); ++f) {
     const std::string& file = spec.shard.merge_files[f];
     const json& doc = docs[f];
-    const std::size_t index = check_shard_header(doc, file, "fingerprint", fp,
-                                                 "this command (same scenario, --set, variants, seed and size)", shards);
+    const std::size_t index = check_shard_header(
+        doc, file, "fingerprint", fp, "this command (same scenario, --set, variants, seed and size)", shards);
     const std::size_t count = shards.count;
     for (const auto& [key, runs] : doc["results"].items()) {
       std::size_t p = 0;
@@ -124,12 +125,14 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
         p = n_points;
       }
       if (p >= n_points || p % count != index || !runs.is_array() || runs.size() != n_variants)
-        throw model::ConfigError(file, "/results/" + key, fmt::format("a point of shard {} with {} runs", index, n_variants),
+        throw model::ConfigError(file, "/results/" + key,
+                                 fmt::format("a point of shard {} with {} runs", index, n_variants),
                                  model::describe_json(runs));
       // Each run as qcesim writes it: an error text, or results that read back.
       for (std::size_t v = 0; v < runs.size(); ++v)
         if (const std::string why = run_result_problem(runs[v], true, variants[v]); !why.empty())
-          throw model::ConfigError(file, fmt::format("/results/{}/{}", key, v), "a run's results as qcesim writes them", why);
+          throw model::ConfigError(file, fmt::format("/results/{}/{}", key, v), "a run's results as qcesim writes them",
+                                   why);
       out[p] = runs.get<std::vector<json>>();
     }
   }
@@ -180,7 +183,7 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
         }
       });
   if (spec.shard.count) {
-    json doc = {{"fingerprint", fp}, {"kind", kind}, {"scenario", d.sc.name}, {"shard", spec.shard.index},
+    json doc = {{"fingerprint", fp},      {"kind", kind},       {"scenario", d.sc.name},    {"shard", spec.shard.index},
                 {"of", spec.shard.count}, {"points", n_points}, {"results", json::object()}};
     for (std::size_t k = 0; k < n; ++k) doc["results"][std::to_string(mine[k / nv])].push_back(raw[k]);
     if (spec.shard.written) *spec.shard.written = std::move(doc);
@@ -192,13 +195,18 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
 }
 
 std::map<std::string, double> quantities_of(const VariantResult& r) {
-  return {{"wall_s", r.wall_s},          {"cpu_s", r.cpu_s},           {"hardirq_s", r.hardirq_s},
-          {"softirq_s", r.softirq_s},    {"p50_us", r.lat_p50_us},     {"p99_us", r.lat_p99_us},
+  return {{"wall_s", r.wall_s},
+          {"cpu_s", r.cpu_s},
+          {"hardirq_s", r.hardirq_s},
+          {"softirq_s", r.softirq_s},
+          {"p50_us", r.lat_p50_us},
+          {"p99_us", r.lat_p99_us},
           {"mb_per_s", r.wall_s > 0 ? static_cast<double>(r.bytes) / r.wall_s / 1e6 : 0.0}};
 }
 
 UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& progress) {
-  if (spec.samples < 2) throw model::ConfigError("--uncertainty", "", "at least 2 samples", std::to_string(spec.samples));
+  if (spec.samples < 2)
+    throw model::ConfigError("--uncertainty", "", "at least 2 samples", std::to_string(spec.samples));
   const Design d = design_for(spec);
   UncertaintyResult res;
   res.scenario = d.sc.name;
@@ -208,10 +216,11 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
   const PointAt point_at = [&d, &spec](std::size_t p) {
     return p == 0 ? std::vector<std::string>{} : sample_sets(d.params, spec.seed, p - 1);
   };
-  progress << fmt::format("qcesim: {} ({} x {} B), {} variant(s) x ({} samples + nominal) = {} runs, {} parameters "
-                          "sampled, seed {}, timing only\n",
-                          d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), spec.samples,
-                          n_points * d.variants.size(), res.params.size(), spec.seed);
+  progress << fmt::format(
+      "qcesim: {} ({} x {} B), {} variant(s) x ({} samples + nominal) = {} runs, {} parameters "
+      "sampled, seed {}, timing only\n",
+      d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), spec.samples,
+      n_points * d.variants.size(), res.params.size(), spec.seed);
   progress.flush();
   const auto raw = run_points(spec, d, n_points, point_at, progress, "uncertainty");
   if (raw.empty()) return res;  // a shard: its document is the result
@@ -225,7 +234,8 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
     for (std::size_t s = 0; s < runs_per_variant; ++s) {
       const json& j = raw[s][v];
       if (j.contains("error")) {
-        if (s == 0) throw model::ConfigError(spec.scenario, "", "a nominal run that completes", j["error"].get<std::string>());
+        if (s == 0)
+          throw model::ConfigError(spec.scenario, "", "a nominal run that completes", j["error"].get<std::string>());
         ++res.failed;
         continue;
       }
@@ -269,8 +279,8 @@ std::string uncertainty_table(const UncertaintyResult& r) {
 }
 
 json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
-  json j = {{"scenario", r.scenario}, {"samples", spec.samples}, {"seed", spec.seed}, {"failed_samples", r.failed},
-            {"parameters", json::array()}, {"variants", json::array()}};
+  json j = {{"scenario", r.scenario},     {"samples", spec.samples},     {"seed", spec.seed},
+            {"failed_samples", r.failed}, {"parameters", json::array()}, {"variants", json::array()}};
   for (const UncertainParam& u : r.params) j["parameters"].push_back({{"name", u.name}, {"interval", {u.lo, u.hi}}});
   for (const VariantBands& v : r.variants) {
     json q = json::object();
@@ -313,7 +323,8 @@ const std::vector<std::pair<std::string, std::string>>& seed_quantities() {
 SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostream& progress) {
   if (seeds < 2) throw model::ConfigError("--seeds", "", "at least 2 seeds", std::to_string(seeds));
   for (const std::string& s : spec.sets)
-    if (s.rfind("sim.seed=", 0) == 0) throw model::ConfigError("--set", "", "no sim.seed with --seeds (it sets 1..N)", s);
+    if (s.rfind("sim.seed=", 0) == 0)
+      throw model::ConfigError("--set", "", "no sim.seed with --seeds (it sets 1..N)", s);
   const Design d = design_for(spec);
   SeedsResult res;
   res.scenario = d.sc.name;
@@ -321,10 +332,11 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
   const model::Profile prof = d.sc.profile_for(d.sc.variant(d.variants.front()));
   res.cv = prof.num("cpu.cost_cv");
   const PointAt point_at = [](std::size_t p) { return std::vector<std::string>{fmt::format("sim.seed={}", p + 1)}; };
-  progress << fmt::format("qcesim: {} ({} x {} B), {} variant(s) x {} seeds = {} runs, every CPU charge varying with "
-                          "cv {:.2g}, timing only\n",
-                          d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), seeds,
-                          seeds * d.variants.size(), res.cv);
+  progress << fmt::format(
+      "qcesim: {} ({} x {} B), {} variant(s) x {} seeds = {} runs, every CPU charge varying with "
+      "cv {:.2g}, timing only\n",
+      d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), seeds,
+      seeds * d.variants.size(), res.cv);
   progress.flush();
   const auto raw = run_points(spec, d, seeds, point_at, progress, "seeds");
   if (raw.empty()) return res;  // a shard
@@ -333,7 +345,8 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
     std::map<std::string, double> measured;
     for (std::size_t s = 0; s < seeds; ++s) {
       const json& j = raw[s][v];
-      if (j.contains("error")) throw model::ConfigError(spec.scenario, "", "runs that complete", j["error"].get<std::string>());
+      if (j.contains("error"))
+        throw model::ConfigError(spec.scenario, "", "runs that complete", j["error"].get<std::string>());
       const VariantResult r = VariantResult::from_json(j);
       auto q = quantities_of(r);
       q["irqs"] = static_cast<double>(r.irqs);
@@ -357,13 +370,14 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
 }
 
 std::string seeds_table(const SeedsResult& r) {
-  std::string s = fmt::format("{:<22} {:<18} {:>12} {:>27} {:>12}\n", "variant", "quantity", "mean", "95 % CI of the mean",
-                              "measured");
+  std::string s = fmt::format("{:<22} {:<18} {:>12} {:>27} {:>12}\n", "variant", "quantity", "mean",
+                              "95 % CI of the mean", "measured");
   for (const auto& [variant, stats] : r.variants)
     for (const auto& [k, heading] : seed_quantities()) {
       const SeedStats& st = stats.at(k);
       s += fmt::format("{:<22} {:<18} {:>12.5g} {:>27} {:>12}\n", variant, heading, st.mean,
-                       fmt::format("[{:.5g}, {:.5g}]", st.lo, st.hi), st.measured < 0 ? "-" : fmt::format("{:.4g}", st.measured));
+                       fmt::format("[{:.5g}, {:.5g}]", st.lo, st.hi),
+                       st.measured < 0 ? "-" : fmt::format("{:.4g}", st.measured));
     }
   s += fmt::format("{} seeds; every CPU charge log-normal with mean 1 and cv {:.2g} (cpu.cost_cv)\n", r.seeds, r.cv);
   return s;

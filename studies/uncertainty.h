@@ -49,9 +49,9 @@ struct VariantBands {
 // analysis; the same command with `merge` set to all N documents runs nothing and analyses their
 // union, which gives the unsharded result exactly (every point is its own process either way).
 struct ShardOptions {
-  std::size_t index = 0, count = 0;  // count 0: not sharded
-  nlohmann::json* written = nullptr;  // where a shard's document goes
-  std::vector<nlohmann::json> merge;  // shard documents to analyse together
+  std::size_t index = 0, count = 0;      // count 0: not sharded
+  nlohmann::json* written = nullptr;     // where a shard's document goes
+  std::vector<nlohmann::json> merge;     // shard documents to analyse together
   std::vector<std::string> merge_files;  // their file names, for errors
 };
 

@@ -10,7 +10,9 @@
 
 namespace qcesim::test {
 
-void with_emulator(qce::RegIo io, const std::function<void(soc::Emulator&)>& job) { with_emulator(io, qce::QceRules{}, job); }
+void with_emulator(qce::RegIo io, const std::function<void(soc::Emulator&)>& job) {
+  with_emulator(io, qce::QceRules{}, job);
+}
 
 void with_emulator(qce::RegIo io, const qce::QceRules& rules, const std::function<void(soc::Emulator&)>& job) {
   soc::EmulatorConfig cfg;
@@ -86,11 +88,15 @@ std::vector<std::uint8_t> openssl_cipher(const EVP_CIPHER* c, bool encrypt, cons
   return out;
 }
 
-std::vector<std::uint8_t> openssl_ccm_encrypt(const std::vector<std::uint8_t>& key, const std::vector<std::uint8_t>& nonce,
+std::vector<std::uint8_t> openssl_ccm_encrypt(const std::vector<std::uint8_t>& key,
+                                              const std::vector<std::uint8_t>& nonce,
                                               const std::vector<std::uint8_t>& aad, const std::vector<std::uint8_t>& pt,
                                               unsigned tag_bytes) {
   EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
-  EVP_EncryptInit_ex(ctx, key.size() == 32 ? EVP_aes_256_ccm() : key.size() == 24 ? EVP_aes_192_ccm() : EVP_aes_128_ccm(),
+  EVP_EncryptInit_ex(ctx,
+                     key.size() == 32   ? EVP_aes_256_ccm()
+                     : key.size() == 24 ? EVP_aes_192_ccm()
+                                        : EVP_aes_128_ccm(),
                      nullptr, nullptr, nullptr);
   EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce.size()), nullptr);
   EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_bytes), nullptr);

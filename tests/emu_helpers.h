@@ -42,7 +42,8 @@ std::vector<std::uint8_t> openssl_cipher(const EVP_CIPHER* c, bool encrypt, cons
                                          const std::vector<std::uint8_t>& iv, const std::vector<std::uint8_t>& in);
 
 // OpenSSL's AES-CCM encryption (SP 800-38C): ciphertext then a tag of tag_bytes.
-std::vector<std::uint8_t> openssl_ccm_encrypt(const std::vector<std::uint8_t>& key, const std::vector<std::uint8_t>& nonce,
+std::vector<std::uint8_t> openssl_ccm_encrypt(const std::vector<std::uint8_t>& key,
+                                              const std::vector<std::uint8_t>& nonce,
                                               const std::vector<std::uint8_t>& aad, const std::vector<std::uint8_t>& pt,
                                               unsigned tag_bytes);
 

@@ -44,7 +44,8 @@ ProcessResult spawn(const std::vector<std::string>& args, const std::string& dir
       o = pipe_fd[1];
       signal(SIGPIPE, SIG_IGN);  // inherited through exec: writes fail with EPIPE instead of killing
     } else {
-      o = how == Stdout::read_only ? open(out.c_str(), O_RDONLY) : open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      o = how == Stdout::read_only ? open(out.c_str(), O_RDONLY)
+                                   : open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     }
     const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int in = open("/dev/null", O_RDONLY);
@@ -82,7 +83,8 @@ ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string
   return spawn(args, dir, Stdout::file, while_running);
 }
 
-ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir, FailingStdout how) {
+ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir,
+                                        FailingStdout how) {
   return spawn(args, dir, how == FailingStdout::read_only ? Stdout::read_only : Stdout::broken_pipe, {});
 }
 

@@ -27,7 +27,8 @@ ProcessResult run_qcesim(const std::vector<std::string>& args, const std::string
 // (every write fails with EBADF) or a pipe whose reader has gone (EPIPE, SIGPIPE ignored as a
 // shell script with `trap '' PIPE` would). Neither touches /dev.
 enum class FailingStdout { read_only, broken_pipe };
-ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir, FailingStdout how);
+ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir,
+                                        FailingStdout how);
 
 // A fresh folder under /tmp, removed by the caller with remove_tree.
 std::string make_temp_dir(const char* tag);

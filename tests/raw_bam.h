@@ -25,7 +25,8 @@ class RawPipe {
     if (!m_ring) m_ring = h.dma_alloc(bam::BAM_DESC_FIFO_SIZE, 4096);
     h.writel(m_base + bam::BAM_P_RST(m_pipe), 1);
     h.writel(m_base + bam::BAM_P_RST(m_pipe), 0);
-    h.writel(m_base + bam::BAM_P_DESC_FIFO_ADDR(m_pipe), ring_addr ? *ring_addr : static_cast<std::uint32_t>(m_ring.addr));
+    h.writel(m_base + bam::BAM_P_DESC_FIFO_ADDR(m_pipe),
+             ring_addr ? *ring_addr : static_cast<std::uint32_t>(m_ring.addr));
     h.writel(m_base + bam::BAM_P_FIFO_SIZES(m_pipe), ring_bytes);
     h.writel(m_base + bam::BAM_P_IRQ_EN(m_pipe), bam::P_DEFAULT_IRQS_EN);
     h.writel(m_base + bam::BAM_P_TRUST_REG(m_pipe), m_ee);
@@ -34,9 +35,7 @@ class RawPipe {
     h.writel(m_base + bam::BAM_P_CTRL(m_pipe), bam::P_EN | bam::P_SYS_MODE | (producer ? bam::P_DIRECTION : 0));
   }
   unsigned ee() const { return m_ee; }
-  void put(std::uint32_t slot, const bam::BamDescHw& d) {
-    std::memcpy(m_ring.ptr + slot * sizeof d, &d, sizeof d);
-  }
+  void put(std::uint32_t slot, const bam::BamDescHw& d) { std::memcpy(m_ring.ptr + slot * sizeof d, &d, sizeof d); }
   void doorbell(std::uint32_t offset_bytes) { m_e.host().writel(m_base + bam::BAM_P_EVNT_REG(m_pipe), offset_bytes); }
   std::uint32_t irq_stts() { return m_e.host().readl(m_base + bam::BAM_P_IRQ_STTS(m_pipe)); }
   std::uint32_t sw_ofsts() { return m_e.host().readl(m_base + bam::BAM_P_SW_OFSTS(m_pipe)) & 0xFFFF; }

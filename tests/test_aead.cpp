@@ -54,7 +54,8 @@ Bytes through_driver(soc::Emulator& e, const AeadAlg& alg, bool enc, const Bytes
       if (b.addr != a.addr) h.dma_free(b);
     }
   } free_later{e.host(), src, dst};
-  tfm.crypt(enc, iv, src.addr, dst.addr, static_cast<std::uint32_t>(assoc.size()), static_cast<std::uint32_t>(text.size()));
+  tfm.crypt(enc, iv, src.addr, dst.addr, static_cast<std::uint32_t>(assoc.size()),
+            static_cast<std::uint32_t>(text.size()));
   Bytes out(dst.ptr, dst.ptr + out_len);
   if (oop && alg.ccm) {
     // CCM's engine passes the associated data through into the driver's bounce buffer, not dst:
@@ -71,13 +72,16 @@ bool check_ccm_case(soc::Emulator& e, const test::CcmCase& c) {
   const auto iv = ccm_iv(c.nonce);
   const std::string where = c.file + " Count " + c.count;
   if (!c.decrypt_test) {
-    EXPECT_EQ(through_driver(e, AeadAlg{}, true, c.key, {}, c.tlen, iv, c.adata, c.payload, false), cat(c.adata, c.ct)) << where;
+    EXPECT_EQ(through_driver(e, AeadAlg{}, true, c.key, {}, c.tlen, iv, c.adata, c.payload, false), cat(c.adata, c.ct))
+        << where;
   }
   if (c.pass) {
-    EXPECT_EQ(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), cat(c.adata, c.payload)) << where;
+    EXPECT_EQ(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), cat(c.adata, c.payload))
+        << where;
     return false;
   }
-  EXPECT_THROW(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), QceBadMessage) << where;
+  EXPECT_THROW(through_driver(e, AeadAlg{}, false, c.key, {}, c.tlen, iv, c.adata, c.ct, false), QceBadMessage)
+      << where;
   return true;
 }
 
@@ -97,8 +101,8 @@ void ccm_nist_vectors(RegIo io) {
         ++n;
       }
     }
-    EXPECT_EQ(all, 1920u);  // the ten files' records
-    EXPECT_EQ(n, 260u);     // of them, whole non-empty blocks or decryption: DVPT 2 x 120, VPT 2 x 10
+    EXPECT_EQ(all, 1920u);   // the ten files' records
+    EXPECT_EQ(n, 260u);      // of them, whole non-empty blocks or decryption: DVPT 2 x 120, VPT 2 x 10
     EXPECT_EQ(fails, 160u);  // DVPT's Fail records among those (80 per file)
     EXPECT_EQ(e.soc().qce.stats().mac_failures, 160u);
   });
@@ -139,7 +143,9 @@ void ccm_random(RegIo io) {
       const Bytes key = test::random_bytes(i % 2 ? 32 : 16, seed++);
       const Bytes nonce = test::random_bytes(7 + i % 7, seed++);
       const unsigned tag = 4 + 2 * (i % 7);
-      const std::size_t alen = i == 23 ? 0xff00 + 5 : i == 22 ? 0xfeff : (i * 37) % 70;  // 0xfeff: the last 2-byte header
+      const std::size_t alen = i == 23   ? 0xff00 + 5
+                               : i == 22 ? 0xfeff
+                                         : (i * 37) % 70;  // 0xfeff: the last 2-byte header
       const Bytes assoc = test::random_bytes(alen, seed++), pt = test::random_bytes(16 * (1 + (i * 13) % 40), seed++);
       const bool oop = i % 3 == 0;
       const Bytes expect = test::openssl_ccm_encrypt(key, nonce, assoc, pt, tag);
@@ -175,17 +181,21 @@ void authenc_random(RegIo io) {
         const Bytes iv_bytes = test::random_bytes(block, seed++);
         std::array<std::uint8_t, 16> iv{};
         std::copy(iv_bytes.begin(), iv_bytes.end(), iv.begin());
-        const Bytes assoc = test::random_bytes((k * 11) % 40, seed++), pt = test::random_bytes(block * (1 + (k * 29) % 300), seed++);
+        const Bytes assoc = test::random_bytes((k * 11) % 40, seed++),
+                    pt = test::random_bytes(block * (1 + (k * 29) % 300), seed++);
         const unsigned tag = k == 3 ? 12 : static_cast<unsigned>(c.alg.maxauthsize());
         const Bytes ct = test::openssl_cipher(c.evp, true, key, iv_bytes, pt);
         Bytes mac = test::openssl_hmac(c.alg.hash, hkey, cat(assoc, ct));
         mac.resize(tag);
         const bool oop = k % 2 == 0;
-        EXPECT_EQ(through_driver(e, c.alg, true, key, hkey, tag, iv, assoc, pt, oop), cat(cat(assoc, ct), mac)) << c.alg.name() << " " << k;
-        EXPECT_EQ(through_driver(e, c.alg, false, key, hkey, tag, iv, assoc, cat(ct, mac), oop), cat(assoc, pt)) << c.alg.name() << " " << k;
+        EXPECT_EQ(through_driver(e, c.alg, true, key, hkey, tag, iv, assoc, pt, oop), cat(cat(assoc, ct), mac))
+            << c.alg.name() << " " << k;
+        EXPECT_EQ(through_driver(e, c.alg, false, key, hkey, tag, iv, assoc, cat(ct, mac), oop), cat(assoc, pt))
+            << c.alg.name() << " " << k;
         Bytes bad = cat(ct, mac);
         bad[ct.size()] ^= 0x80;
-        EXPECT_THROW(through_driver(e, c.alg, false, key, hkey, tag, iv, assoc, bad, oop), QceBadMessage) << c.alg.name() << " " << k;
+        EXPECT_THROW(through_driver(e, c.alg, false, key, hkey, tag, iv, assoc, bad, oop), QceBadMessage)
+            << c.alg.name() << " " << k;
       }
     }
   });
@@ -215,14 +225,15 @@ TEST(Aead, RegisterWritesAndDescriptorsAreTheKernels) {
     };
     const std::uint32_t rx = e.qce().config().rx_pipe, tx = e.qce().config().tx_pipe;
     const AeadAlg authenc{false, CipherAlg::aes, HashAlg::sha256};
-    for (const Case& c : {Case{AeadAlg{}, 16, 0, 72, 2, 3}, Case{AeadAlg{}, 32, 0, 80, 2, 3},
-                          Case{authenc, 16, 32, 71, 1, 2}, Case{authenc, 32, 32, 75, 1, 2}, Case{authenc, 16, 64, 79, 1, 2}}) {
+    for (const Case& c :
+         {Case{AeadAlg{}, 16, 0, 72, 2, 3}, Case{AeadAlg{}, 32, 0, 80, 2, 3}, Case{authenc, 16, 32, 71, 1, 2},
+          Case{authenc, 32, 32, 75, 1, 2}, Case{authenc, 16, 64, 79, 1, 2}}) {
       const std::uint64_t w0 = e.qce().stats().reg_writes;
       const std::uint64_t rx0 = e.soc().bam.pipe_stats(rx).descriptors, tx0 = e.soc().bam.pipe_stats(tx).descriptors;
       std::array<std::uint8_t, 16> iv{};
       iv[0] = 3;
-      through_driver(e, c.alg, true, test::random_bytes(c.key, 1), test::random_bytes(c.hkey, 2), 16, iv, test::random_bytes(20, 3),
-                     test::random_bytes(4096, 4), false);
+      through_driver(e, c.alg, true, test::random_bytes(c.key, 1), test::random_bytes(c.hkey, 2), 16, iv,
+                     test::random_bytes(20, 3), test::random_bytes(4096, 4), false);
       EXPECT_EQ(e.qce().stats().reg_writes - w0, c.writes) << c.alg.name() << " " << c.key;
       EXPECT_EQ(e.soc().bam.pipe_stats(rx).descriptors - rx0, c.rx) << c.alg.name();
       EXPECT_EQ(e.soc().bam.pipe_stats(tx).descriptors - tx0, c.tx) << c.alg.name();
@@ -237,7 +248,8 @@ TEST(Aead, CcmPartialOrFragmentedPayloadStallsTheEngine) {
   test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
     const Bytes key = test::random_bytes(16, 7), nonce = test::random_bytes(12, 8), assoc = test::random_bytes(8, 9);
     const auto iv = ccm_iv(nonce);
-    EXPECT_THROW(through_driver(e, AeadAlg{}, true, key, {}, 16, iv, assoc, test::random_bytes(40, 10), false), QceError);
+    EXPECT_THROW(through_driver(e, AeadAlg{}, true, key, {}, 16, iv, assoc, test::random_bytes(40, 10), false),
+                 QceError);
     EXPECT_NE(e.soc().qce.last_error().find("not whole 16-byte blocks"), std::string::npos) << e.soc().qce.last_error();
 
     // Two scatterlist entries for a 64-byte payload: the engine sees two descriptors.
@@ -254,7 +266,8 @@ TEST(Aead, CcmPartialOrFragmentedPayloadStallsTheEngine) {
     EXPECT_NE(e.soc().qce.last_error().find("more than one descriptor"), std::string::npos) << e.soc().qce.last_error();
 
     // One entry: the same request goes through and matches OpenSSL.
-    EXPECT_EQ(through_driver(e, AeadAlg{}, true, key, {}, 16, iv, assoc, pt, false), cat(assoc, test::openssl_ccm_encrypt(key, nonce, assoc, pt, 16)));
+    EXPECT_EQ(through_driver(e, AeadAlg{}, true, key, {}, 16, iv, assoc, pt, false),
+              cat(assoc, test::openssl_ccm_encrypt(key, nonce, assoc, pt, 16)));
   });
 }
 

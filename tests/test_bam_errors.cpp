@@ -108,8 +108,8 @@ TEST(BamErrors, CommandElementRunStopsAtTheUnimplementedRegister) {
     p.init();
     const auto q = static_cast<std::uint32_t>(e.soc().cfg.map.qce_base);
     // AUTH_BYTECNT0..3 at 0x390..0x39c, then 0x3a0, which the engine does not implement.
-    p.put(0, p.cmd({write_ce(q + 0x390, 11), write_ce(q + 0x394, 22), write_ce(q + 0x398, 33),
-                    write_ce(q + 0x39c, 44), write_ce(q + 0x3a0, 55), write_ce(q + qce::REG_SEG_SIZE, 66)}));
+    p.put(0, p.cmd({write_ce(q + 0x390, 11), write_ce(q + 0x394, 22), write_ce(q + 0x398, 33), write_ce(q + 0x39c, 44),
+                    write_ce(q + 0x3a0, 55), write_ce(q + qce::REG_SEG_SIZE, 66)}));
     p.doorbell(8);
     settle();
     EXPECT_EQ(e.soc().bam.pipe_error(0), PipeError::ce_address_unmapped);

@@ -54,7 +54,8 @@ std::size_t check_rsp(const std::string& file, CipherAlg alg, CipherMode mode) {
     if (r.fields.count("IV")) s.iv = iv16(unhex(r.at("IV")));
     s.encrypt = r.section == "ENCRYPT";
     const auto pt = unhex(r.at("PLAINTEXT")), ct = unhex(r.at("CIPHERTEXT"));
-    EXPECT_EQ(run(s, s.encrypt ? pt : ct), s.encrypt ? ct : pt) << file << " " << r.section << " COUNT " << r.at("COUNT");
+    EXPECT_EQ(run(s, s.encrypt ? pt : ct), s.encrypt ? ct : pt)
+        << file << " " << r.section << " COUNT " << r.at("COUNT");
     ++n;
   }
   return n;
@@ -115,14 +116,19 @@ TEST(BlockCipher, AesXtsMatchesEveryByteAlignedNistVector) {
       if (!r.fields.count("PT") || std::stoul(r.at("DataUnitLen")) % 8 != 0) continue;
       const auto key = unhex(r.at("Key"));
       const std::size_t half = key.size() / 2;
-      CipherSpec s{CipherAlg::aes, CipherMode::xts, r.section == "ENCRYPT",
-                   {key.begin(), key.begin() + static_cast<long>(half)}, {key.begin() + static_cast<long>(half), key.end()},
-                   iv16(unhex(r.at("i"))), 0};
+      CipherSpec s{CipherAlg::aes,
+                   CipherMode::xts,
+                   r.section == "ENCRYPT",
+                   {key.begin(), key.begin() + static_cast<long>(half)},
+                   {key.begin() + static_cast<long>(half), key.end()},
+                   iv16(unhex(r.at("i"))),
+                   0};
       const auto pt = unhex(r.at("PT")), ct = unhex(r.at("CT"));
       EXPECT_EQ(run(s, s.encrypt ? pt : ct), s.encrypt ? ct : pt) << file << " COUNT " << r.at("COUNT");
       // One data unit of its own length: OpenSSL's XTS path, stealing included.
       s.data_unit_bytes = static_cast<std::uint32_t>(pt.size());
-      EXPECT_EQ(run(s, s.encrypt ? pt : ct), s.encrypt ? ct : pt) << file << " COUNT " << r.at("COUNT") << " (one unit)";
+      EXPECT_EQ(run(s, s.encrypt ? pt : ct), s.encrypt ? ct : pt)
+          << file << " COUNT " << r.at("COUNT") << " (one unit)";
       stolen += pt.size() % 16 != 0;
       ++n;
     }
@@ -152,7 +158,7 @@ TEST(BlockCipher, PiecesMatchOpenSslAndTheExportedIvContinuesTheStream) {
     for (bool enc : {true, false}) {
       const std::size_t len = 4096;
       const auto key = bytes(c.key), key2 = bytes(c.key), in = bytes(len);
-      CipherSpec s{CipherAlg::aes, c.mode, enc, key, c.mode == CipherMode::xts ? key2 : std::vector<std::uint8_t>{},
+      CipherSpec s{CipherAlg::aes,  c.mode, enc, key, c.mode == CipherMode::xts ? key2 : std::vector<std::uint8_t>{},
                    iv16(bytes(16)), 0};
       // OpenSSL's answer in one call.
       std::vector<std::uint8_t> full = key;
@@ -209,7 +215,13 @@ TEST(BlockCipher, CtrPartialBlockAndCbcNextIv) {
 
 // XTS with data units: each unit uses its own tweak (i, i + 1, ...), as two separate requests would.
 TEST(BlockCipher, XtsDataUnitsAreSeparateTweaks) {
-  CipherSpec s{CipherAlg::aes, CipherMode::xts, true, std::vector<std::uint8_t>(32, 1), std::vector<std::uint8_t>(32, 2), {}, 512};
+  CipherSpec s{CipherAlg::aes,
+               CipherMode::xts,
+               true,
+               std::vector<std::uint8_t>(32, 1),
+               std::vector<std::uint8_t>(32, 2),
+               {},
+               512};
   s.iv[0] = 5;
   std::vector<std::uint8_t> in(2048), out(2048);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 13);
@@ -228,13 +240,17 @@ TEST(BlockCipher, BadSpecsAreRefusedWithWhatWasExpected) {
             "an AES key of 16, 24 or 32 bytes");
   EXPECT_EQ(check_cipher_spec({CipherAlg::tdes, CipherMode::cbc, true, std::vector<std::uint8_t>(16), {}, {}, 0}),
             "a 3DES key of 24 bytes");
-  EXPECT_EQ(check_cipher_spec({CipherAlg::aes, CipherMode::xts, true, std::vector<std::uint8_t>(16), std::vector<std::uint8_t>(32), {}, 0}),
-            "an XTS tweak key as long as the data key");
-  EXPECT_EQ(check_cipher_spec({CipherAlg::des, CipherMode::ctr, true, std::vector<std::uint8_t>(8), {}, {}, 0}), "CTR with AES only");
+  EXPECT_EQ(
+      check_cipher_spec(
+          {CipherAlg::aes, CipherMode::xts, true, std::vector<std::uint8_t>(16), std::vector<std::uint8_t>(32), {}, 0}),
+      "an XTS tweak key as long as the data key");
+  EXPECT_EQ(check_cipher_spec({CipherAlg::des, CipherMode::ctr, true, std::vector<std::uint8_t>(8), {}, {}, 0}),
+            "CTR with AES only");
   CipherStream cbc({CipherAlg::aes, CipherMode::cbc, true, std::vector<std::uint8_t>(16), {}, {}, 0});
   std::uint8_t buf[17] = {};
   EXPECT_THROW(cbc.update(buf, buf, 17), std::invalid_argument);
-  EXPECT_THROW(CipherStream({CipherAlg::aes, CipherMode::ecb, true, std::vector<std::uint8_t>(15), {}, {}, 0}), std::invalid_argument);
+  EXPECT_THROW(CipherStream({CipherAlg::aes, CipherMode::ecb, true, std::vector<std::uint8_t>(15), {}, {}, 0}),
+               std::invalid_argument);
 }
 
 // The software AEADs (model/aead_cipher.h): every NIST CCM record (1920, partial payloads and the
@@ -292,6 +308,8 @@ TEST(SoftwareAead, MatchesOpenSsl) {
     std::copy(nonce.begin(), nonce.end(), civ.begin() + 1);
     const auto cpt = test::random_bytes(i * 13 + 1, seed++);
     const auto cassoc = test::random_bytes(i == 11 ? 0xff00 : i * 5, seed++);
-    EXPECT_EQ(ccm_encrypt(key, civ, cassoc, cpt, 4 + 2 * (i % 7)), test::openssl_ccm_encrypt(key, nonce, cassoc, cpt, 4 + 2 * (i % 7))) << i;
+    EXPECT_EQ(ccm_encrypt(key, civ, cassoc, cpt, 4 + 2 * (i % 7)),
+              test::openssl_ccm_encrypt(key, nonce, cassoc, cpt, 4 + 2 * (i % 7)))
+        << i;
   }
 }

@@ -29,7 +29,7 @@ TEST(CeCore, InterleavingTwoMessagesHelpsOutOfOrderCoresMost) {
     const auto& t = ce_core_table(n);
     return sha256_ce_cycles_per_block(t, 1) / sha256_ce_cycles_per_block(t, 2);
   };
-  EXPECT_GT(gain("cortex-x4"), 1.3);   // X1..X3 measured +68..70%
+  EXPECT_GT(gain("cortex-x4"), 1.3);    // X1..X3 measured +68..70%
   EXPECT_LT(gain("cortex-a520"), 1.3);  // A510 +25%, A55 +8%
   EXPECT_GT(gain("cortex-x4"), gain("cortex-a520"));
 }

@@ -48,15 +48,16 @@ const std::vector<std::vector<std::string>> kEveryCommand = {
     {"hash", "in.bin"},
     {"cipher", "--alg", "ecb(aes)", "--key", "000102030405060708090a0b0c0d0e0f", "in.bin"},
     {"run", "seed.json", "--timing-only", "--set", "workload.messages=20", "--jobs", "1"},
-    {"run", "seed.json", "--set", "workload.messages=20", "--uncertainty", "2", "--variant", "sha256-qce-nolock", "--jobs", "1"},
+    {"run", "seed.json", "--set", "workload.messages=20", "--uncertainty", "2", "--variant", "sha256-qce-nolock",
+     "--jobs", "1"},
     {"sweep", "s.json", "--jobs", "1", "--out", "sw"},
     {"explain", "seed.json", "--timing-only", "--request", "2", "--set", "workload.messages=5"},
     {"validate", "v", "--samples", "2", "--messages", "20", "--jobs", "1"},
     {"profile", "sm8650.json"},
     {"flamegraph", "p.folded"},
     {"calibrate", "seed.json", "--fit", "cost.readl", "--messages", "20", "--iterations", "0", "--jobs", "1"},
-    {"sensitivity", "seed.json", "--set", "workload.messages=20", "--variant", "sha256-qce-nolock", "--trajectories", "2",
-     "--jobs", "1"},
+    {"sensitivity", "seed.json", "--set", "workload.messages=20", "--variant", "sha256-qce-nolock", "--trajectories",
+     "2", "--jobs", "1"},
 };
 
 std::string joined(const std::vector<std::string>& args) {
@@ -90,8 +91,10 @@ TEST_F(CheckedOutput, CountsAreReadStrictlyInsideTheirRanges) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {{"run", "seed.json", "--uncertainty", "-5"}, "--uncertainty: expected a whole number from 2 to 10000, found \"-5\""},
-      {{"run", "seed.json", "--uncertainty", "0"}, "--uncertainty: expected a whole number from 2 to 10000, found \"0\""},
+      {{"run", "seed.json", "--uncertainty", "-5"},
+       "--uncertainty: expected a whole number from 2 to 10000, found \"-5\""},
+      {{"run", "seed.json", "--uncertainty", "0"},
+       "--uncertainty: expected a whole number from 2 to 10000, found \"0\""},
       {{"run", "seed.json", "--uncertainty", "10001"}, "from 2 to 10000, found \"10001\""},
       {{"run", "seed.json", "--uncertainty", "5x"}, "found \"5x\""},
       {{"run", "seed.json", "--uncertainty", " 5"}, "found \" 5\""},
@@ -107,8 +110,10 @@ TEST_F(CheckedOutput, CountsAreReadStrictlyInsideTheirRanges) {
       {{"run", "seed.json", "--trace-requests", "-1:5"}, "--trace-requests: expected A:B"},
       {{"validate", "v", "--samples", "-2"}, "--samples: expected a whole number from 2 to 10000"},
       {{"sensitivity", "seed.json", "--trajectories", "501"}, "--trajectories: expected a whole number from 2 to 500"},
-      {{"calibrate", "seed.json", "--fit", "cost.readl", "--prior-factor", "nan"}, "--prior-factor: expected a number from"},
-      {{"calibrate", "seed.json", "--fit", "cost.readl", "--iterations", "-1"}, "--iterations: expected a whole number from 0"},
+      {{"calibrate", "seed.json", "--fit", "cost.readl", "--prior-factor", "nan"},
+       "--prior-factor: expected a number from"},
+      {{"calibrate", "seed.json", "--fit", "cost.readl", "--iterations", "-1"},
+       "--iterations: expected a whole number from 0"},
       {{"explain", "seed.json", "--request", "-2"}, "--request: expected a whole number from 0 to 1000000000"},
       {{"cipher", "--alg", "ecb(aes)", "--key", "000102030405060708090a0b0c0d0e0f", "--era", "-5", "in.bin"},
        "--era: expected a whole number from 0 to 9999, found \"-5\""},

@@ -35,8 +35,8 @@ TEST(CipherCommand, EveryAlgorithmMatchesOpenSslOnBothEnginesAndModes) {
   write_bytes(dir + "/in.bin", data);
   const std::vector<std::uint8_t> xts_data(data.begin(), data.begin() + 65536);
   write_bytes(dir + "/xts.bin", xts_data);
-  const Alg algs[] = {{"ecb(aes)", EVP_aes_128_ecb(), 16, 0},     {"cbc(aes)", EVP_aes_256_cbc(), 32, 16},
-                      {"ctr(aes)", EVP_aes_128_ctr(), 16, 16},    {"xts(aes)", EVP_aes_256_xts(), 64, 16},
+  const Alg algs[] = {{"ecb(aes)", EVP_aes_128_ecb(), 16, 0},       {"cbc(aes)", EVP_aes_256_cbc(), 32, 16},
+                      {"ctr(aes)", EVP_aes_128_ctr(), 16, 16},      {"xts(aes)", EVP_aes_256_xts(), 64, 16},
                       {"cbc(des3_ede)", EVP_des_ede3_cbc(), 24, 8}, {"ecb(des3_ede)", EVP_des_ede3_ecb(), 24, 0}};
   unsigned seed = 10;
   for (const Alg& a : algs) {
@@ -81,18 +81,26 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
       {{"cipher", "--alg", "cbc(aes)", "--key", k16, "32.bin"}, "--iv: expected 16 bytes"},
       {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--iv", iv16, "32.bin"}, "--iv: expected none"},
       {{"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "17.bin"}, "input: expected a multiple of 16 bytes"},
-      {{"cipher", "--alg", "xts(aes)", "--key", std::string(128, 'a'), "--iv", iv16, "32.bin"}, "different XTS key halves"},
+      {{"cipher", "--alg", "xts(aes)", "--key", std::string(128, 'a'), "--iv", iv16, "32.bin"},
+       "different XTS key halves"},
       {{"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "missing.bin"}, "missing.bin: No such file"},
-      {{"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "--assoc", "00", "32.bin"}, "expected none for cbc(aes)"},
-      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", k16, "--iv", iv16, "32.bin"}, "--auth-key: expected the HMAC key"},
-      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", k16, "--auth-key", std::string(130, 'a'), "--iv", iv16, "32.bin"},
+      {{"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "--assoc", "00", "32.bin"},
+       "expected none for cbc(aes)"},
+      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", k16, "--iv", iv16, "32.bin"},
+       "--auth-key: expected the HMAC key"},
+      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", k16, "--auth-key", std::string(130, 'a'), "--iv",
+        iv16, "32.bin"},
        "--auth-key: expected an HMAC key of at most 64 bytes"},
       {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", "0011", "32.bin"}, "--iv: expected a 7..13-byte nonce"},
-      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "--tag-bytes", "5", "32.bin"}, "--tag-bytes: expected a CCM tag"},
-      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "17.bin"}, "expected whole 16-byte blocks for ccm(aes)"},
-      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "--assoc", "00", "--assoc-file", "32.bin", "32.bin"},
+      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "--tag-bytes", "5", "32.bin"},
+       "--tag-bytes: expected a CCM tag"},
+      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "17.bin"},
+       "expected whole 16-byte blocks for ccm(aes)"},
+      {{"cipher", "--alg", "ccm(aes)", "--key", k16, "--iv", std::string(24, 'c'), "--assoc", "00", "--assoc-file",
+        "32.bin", "32.bin"},
        "--assoc-file: expected it or --assoc, found both"},
-      {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2026", "32.bin"}, "expected an algorithm the 2026 driver registers"},
+      {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2026", "32.bin"},
+       "expected an algorithm the 2026 driver registers"},
       {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2019", "32.bin"}, "--era: expected a kernel era"},
       {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--platform", "missing.json", "32.bin"}, "missing.json"},
   };
@@ -104,7 +112,6 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
   }
   std::filesystem::remove_all(dir);
 }
-
 
 // The AEAD form: ccm(aes) and authenc against OpenSSL (CCM's EVP; authenc composed of AES-CBC and
 // HMAC-SHA-256), on both engines and register-I/O modes, with associated data from hex and from
@@ -127,11 +134,12 @@ TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
     std::vector<std::string> args;
     std::vector<std::uint8_t> want;
   };
-  const Aead aeads[] = {
-      {{"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", hexs(nonce), "--tag-bytes", "12", "--assoc", hexs(assoc)}, ccm},
-      {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", hexs(key), "--auth-key", hexs(hkey), "--iv", hexs(iv),
-        "--assoc-file", "assoc.bin"},
-       ct}};
+  const Aead aeads[] = {{{"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", hexs(nonce), "--tag-bytes", "12",
+                          "--assoc", hexs(assoc)},
+                         ccm},
+                        {{"cipher", "--alg", "authenc(hmac(sha256),cbc(aes))", "--key", hexs(key), "--auth-key",
+                          hexs(hkey), "--iv", hexs(iv), "--assoc-file", "assoc.bin"},
+                         ct}};
   for (const Aead& a : aeads) {
     for (const std::vector<std::string>& how : {std::vector<std::string>{"--engine", "qce", "--reg-io", "mmio"},
                                                 std::vector<std::string>{"--engine", "qce", "--reg-io", "bam"},
@@ -162,9 +170,11 @@ TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
   // 100 bytes of CCM: the 2026 driver's software fallback, as OpenSSL computes it.
   const std::vector<std::uint8_t> small(pt.begin(), pt.begin() + 100);
   write_bytes(dir + "/small.bin", small);
-  const auto r = test::run_qcesim({"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", hexs(nonce), "--era", "2026", "small.bin"}, dir);
+  const auto r = test::run_qcesim(
+      {"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", hexs(nonce), "--era", "2026", "small.bin"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()), test::openssl_ccm_encrypt(key, nonce, {}, small, 16));
+  EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()),
+            test::openssl_ccm_encrypt(key, nonce, {}, small, 16));
   std::filesystem::remove_all(dir);
 }
 
@@ -183,7 +193,8 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
                                                  0xa3, 0xea, 0xdd, 0xa6, 0x92, 0xcd, 0x43, 0xd2, 0xf5, 0x95, 0x98,
                                                  0xed, 0x85, 0x8c, 0x02, 0xc2, 0x65, 0x2f, 0xbf, 0x92, 0x2e};
   // xts(aes) with a 32-byte all-zero key: both halves equal.
-  for (const std::vector<std::string>& where : {std::vector<std::string>{"--era", "2026"}, std::vector<std::string>{"--engine", "cpu"}}) {
+  for (const std::vector<std::string>& where :
+       {std::vector<std::string>{"--era", "2026"}, std::vector<std::string>{"--engine", "cpu"}}) {
     std::vector<std::string> args = {"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "in.bin"};
     args.insert(args.end(), where.begin(), where.end());
     const auto r = test::run_qcesim(args, dir);
@@ -192,36 +203,51 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
     args.push_back("--forbid-weak-keys");
     const auto w = test::run_qcesim(args, dir);
     EXPECT_EQ(w.exit_code, 2) << where[0];
-    EXPECT_NE(w.err.find("two different XTS key halves (the tfm forbids weak keys: -EINVAL)"), std::string::npos) << w.err;
+    EXPECT_NE(w.err.find("two different XTS key halves (the tfm forbids weak keys: -EINVAL)"), std::string::npos)
+        << w.err;
   }
-  const auto era2024 = test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "--era", "2024", "in.bin"}, dir);
+  const auto era2024 = test::run_qcesim(
+      {"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "--era", "2024", "in.bin"}, dir);
   EXPECT_EQ(era2024.exit_code, 2);
   EXPECT_NE(era2024.err.find("equal halves: -ENOKEY"), std::string::npos) << era2024.err;
   // DES: the weak key 01..01 (which encrypts zeros to 8ca64de9c1b123a7) and a semi-weak one with
   // its parity bits flipped (the schedule ignores them) are refused with the flag; without it they
   // encrypt as OpenSSL does.
   for (const char* key : {"0101010101010101", "1ee01fe00ef10ff0"}) {
-    const auto weak = test::run_qcesim({"cipher", "--alg", "ecb(des)", "--key", key, "--forbid-weak-keys", "in.bin"}, dir);
+    const auto weak =
+        test::run_qcesim({"cipher", "--alg", "ecb(des)", "--key", key, "--forbid-weak-keys", "in.bin"}, dir);
     EXPECT_EQ(weak.exit_code, 2) << key;
     EXPECT_NE(weak.err.find("neither weak nor semi-weak"), std::string::npos) << weak.err;
     const auto plain = test::run_qcesim({"cipher", "--alg", "ecb(des)", "--key", key, "in.bin"}, dir);
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     std::vector<std::uint8_t> k(8);
-    for (int i = 0; i < 8; ++i) k[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(std::stoi(std::string(key + 2 * i, 2), nullptr, 16));
+    for (int i = 0; i < 8; ++i)
+      k[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(std::stoi(std::string(key + 2 * i, 2), nullptr, 16));
     // Single DES as 3DES with three equal keys (OpenSSL's DES itself is in its legacy provider).
     std::vector<std::uint8_t> k3 = k;
     k3.insert(k3.end(), k.begin(), k.end());
     k3.insert(k3.end(), k.begin(), k.end());
-    EXPECT_EQ(std::vector<std::uint8_t>(plain.out.begin(), plain.out.end()), test::openssl_cipher(EVP_des_ede3_ecb(), true, k3, {}, in)) << key;
+    EXPECT_EQ(std::vector<std::uint8_t>(plain.out.begin(), plain.out.end()),
+              test::openssl_cipher(EVP_des_ede3_ecb(), true, k3, {}, in))
+        << key;
   }
   // A key one bit away from a weak one is not weak.
-  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ecb(des)", "--key", "0101010101010103", "--forbid-weak-keys", "in.bin"}, dir).exit_code, 0);
+  EXPECT_EQ(test::run_qcesim(
+                {"cipher", "--alg", "ecb(des)", "--key", "0101010101010103", "--forbid-weak-keys", "in.bin"}, dir)
+                .exit_code,
+            0);
   // 3DES: K1 = K2 refused by the flag on the CPU; K1 = K3 (allowed by the kernel's check) encrypts there.
   const std::string k1 = "0123456789abcdef", k2 = "23456789abcdef01";
-  const auto k1k2 = test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k1 + k2, "--engine", "cpu", "--forbid-weak-keys", "in.bin"}, dir);
+  const auto k1k2 = test::run_qcesim(
+      {"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k1 + k2, "--engine", "cpu", "--forbid-weak-keys", "in.bin"},
+      dir);
   EXPECT_EQ(k1k2.exit_code, 2);
   EXPECT_NE(k1k2.err.find("K1 != K2 and K2 != K3"), std::string::npos) << k1k2.err;
-  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k2 + k1, "--engine", "cpu", "--forbid-weak-keys", "in.bin"}, dir).exit_code, 0);
+  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k2 + k1, "--engine", "cpu",
+                              "--forbid-weak-keys", "in.bin"},
+                             dir)
+                .exit_code,
+            0);
   std::filesystem::remove_all(dir);
 }
 
@@ -241,7 +267,9 @@ TEST(CipherCommand, TheOutputIvChainsTheNextRequest) {
     const EVP_CIPHER* evp = std::string(alg) == "cbc(aes)" ? EVP_aes_128_cbc() : EVP_aes_128_ctr();
     const auto want = test::openssl_cipher(evp, true, key, iv, data);
     for (const char* engine : {"qce", "cpu"}) {
-      const auto first = test::run_qcesim({"cipher", "--alg", alg, "--engine", engine, "--key", hexs(key), "--iv", hexs(iv), "--iv-out", "iv.txt", "a.bin"}, dir);
+      const auto first = test::run_qcesim({"cipher", "--alg", alg, "--engine", engine, "--key", hexs(key), "--iv",
+                                           hexs(iv), "--iv-out", "iv.txt", "a.bin"},
+                                          dir);
       ASSERT_EQ(first.exit_code, 0) << first.err;
       std::string next = test::slurp(dir + "/iv.txt");
       ASSERT_EQ(next.size(), 33u) << next;
@@ -251,20 +279,29 @@ TEST(CipherCommand, TheOutputIvChainsTheNextRequest) {
       } else {
         EXPECT_EQ(next, "0000000000000000000000000000013e") << engine;  // 0xfe + 64 blocks
       }
-      const auto second = test::run_qcesim({"cipher", "--alg", alg, "--engine", engine, "--key", hexs(key), "--iv", next, "b.bin"}, dir);
+      const auto second = test::run_qcesim(
+          {"cipher", "--alg", alg, "--engine", engine, "--key", hexs(key), "--iv", next, "b.bin"}, dir);
       ASSERT_EQ(second.exit_code, 0) << second.err;
-      EXPECT_EQ(std::vector<std::uint8_t>(first.out.begin(), first.out.end()), std::vector<std::uint8_t>(want.begin(), want.begin() + 1024));
-      EXPECT_EQ(std::vector<std::uint8_t>(second.out.begin(), second.out.end()), std::vector<std::uint8_t>(want.begin() + 1024, want.end()))
+      EXPECT_EQ(std::vector<std::uint8_t>(first.out.begin(), first.out.end()),
+                std::vector<std::uint8_t>(want.begin(), want.begin() + 1024));
+      EXPECT_EQ(std::vector<std::uint8_t>(second.out.begin(), second.out.end()),
+                std::vector<std::uint8_t>(want.begin() + 1024, want.end()))
           << alg << " " << engine;
     }
   }
   // 499 bytes of CTR on the CPU: 32 counter blocks, the last partial.
   write_bytes(dir + "/p.bin", std::vector<std::uint8_t>(data.begin(), data.begin() + 499));
-  const auto p = test::run_qcesim({"cipher", "--alg", "ctr(aes)", "--engine", "cpu", "--key", hexs(key), "--iv", hexs(iv), "--iv-out", "iv.txt", "p.bin"}, dir);
+  const auto p = test::run_qcesim({"cipher", "--alg", "ctr(aes)", "--engine", "cpu", "--key", hexs(key), "--iv",
+                                   hexs(iv), "--iv-out", "iv.txt", "p.bin"},
+                                  dir);
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(test::slurp(dir + "/iv.txt"), "0000000000000000000000000000011e\n");
   // An AEAD leaves no IV.
-  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", "101112131415161718191a1b", "--iv-out", "iv.txt", "a.bin"}, dir).exit_code, 2);
+  EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", "101112131415161718191a1b",
+                              "--iv-out", "iv.txt", "a.bin"},
+                             dir)
+                .exit_code,
+            2);
   std::filesystem::remove_all(dir);
 }
 
@@ -280,7 +317,8 @@ TEST(CipherCommand, Rfc4309MatchesOpenSslCcm) {
   for (const std::size_t key_bytes : {16u, 32u}) {
     for (const std::size_t alen : {16u, 20u}) {
       for (const unsigned tag : {8u, 12u, 16u}) {
-        const auto key = test::random_bytes(key_bytes, seed++), salt = test::random_bytes(3, seed++), iv = test::random_bytes(8, seed++);
+        const auto key = test::random_bytes(key_bytes, seed++), salt = test::random_bytes(3, seed++),
+                   iv = test::random_bytes(8, seed++);
         auto assoc = test::random_bytes(alen - 8, seed++);
         std::vector<std::uint8_t> nonce = salt;
         nonce.insert(nonce.end(), iv.begin(), iv.end());
@@ -288,14 +326,17 @@ TEST(CipherCommand, Rfc4309MatchesOpenSslCcm) {
         std::vector<std::uint8_t> full_key = key, req_assoc = assoc;
         full_key.insert(full_key.end(), salt.begin(), salt.end());
         req_assoc.insert(req_assoc.end(), iv.begin(), iv.end());  // ESP puts the IV's copy last
-        for (const std::vector<std::string>& how : {std::vector<std::string>{"--reg-io", "mmio"}, std::vector<std::string>{"--reg-io", "bam"},
-                                                    std::vector<std::string>{"--engine", "cpu"}}) {
-          std::vector<std::string> args = {"cipher", "--alg", "rfc4309(ccm(aes))", "--key", hexs(full_key), "--iv", hexs(iv),
-                                           "--assoc", hexs(req_assoc), "--tag-bytes", std::to_string(tag), "pt.bin"};
+        for (const std::vector<std::string>& how :
+             {std::vector<std::string>{"--reg-io", "mmio"}, std::vector<std::string>{"--reg-io", "bam"},
+              std::vector<std::string>{"--engine", "cpu"}}) {
+          std::vector<std::string> args = {
+              "cipher", "--alg",   "rfc4309(ccm(aes))", "--key",       hexs(full_key),      "--iv",
+              hexs(iv), "--assoc", hexs(req_assoc),     "--tag-bytes", std::to_string(tag), "pt.bin"};
           args.insert(args.end(), how.begin(), how.end());
           const auto r = test::run_qcesim(args, dir);
           ASSERT_EQ(r.exit_code, 0) << how[1] << ": " << r.err;
-          EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()), want) << key_bytes << " " << alen << " " << tag << " " << how[1];
+          EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()), want)
+              << key_bytes << " " << alen << " " << tag << " " << how[1];
           // The IV's copy is not authenticated: another one gives the same output.
           auto other = req_assoc;
           other.back() ^= 0xff;
@@ -319,8 +360,9 @@ TEST(CipherCommand, Rfc4309MatchesOpenSslCcm) {
     }
   }
   // Associated data of another length is -EINVAL (crypto_ipsec_check_assoclen); tags of 4..16 other than 8/12/16 too.
-  const auto r = test::run_qcesim({"cipher", "--alg", "rfc4309(ccm(aes))", "--key", std::string(38, '1'), "--iv", "0102030405060708",
-                                   "--assoc", std::string(30, '2'), "pt.bin"}, dir);
+  const auto r = test::run_qcesim({"cipher", "--alg", "rfc4309(ccm(aes))", "--key", std::string(38, '1'), "--iv",
+                                   "0102030405060708", "--assoc", std::string(30, '2'), "pt.bin"},
+                                  dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("16 or 20 bytes of associated data"), std::string::npos) << r.err;
   std::filesystem::remove_all(dir);

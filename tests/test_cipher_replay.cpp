@@ -19,7 +19,8 @@ std::string xts_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8
 std::vector<studies::VariantResult> run_all(const std::vector<std::string>& sets, bool timing_only = false) {
   const auto sc = studies::Scenario::load(xts_path(), sets);
   const auto raw = studies::fork_each(
-      sc.variants.size(), 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variants[i], timing_only).to_json(); },
+      sc.variants.size(), 2,
+      [&](std::size_t i) { return studies::run_variant(sc, sc.variants[i], timing_only).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   std::vector<studies::VariantResult> r;
   for (const auto& j : raw) {
@@ -63,8 +64,9 @@ TEST(CipherReplay, XtsBothDirectionsEveryOutputRight) {
 TEST(CipherReplay, AeadsBothDirectionsEveryOutputRight) {
   for (const char* alg : {"ccm(aes)", "authenc(hmac(sha256),cbc(aes))"})
     for (const char* dir : {"encrypt", "decrypt"}) {
-      const auto rs = run_all({"workload.messages=100", std::string("workload.algorithm=") + alg, "workload.key_bytes=32",
-                               "workload.assoc_bytes=20", "workload.message_bytes=1024", std::string("workload.direction=") + dir});
+      const auto rs =
+          run_all({"workload.messages=100", std::string("workload.algorithm=") + alg, "workload.key_bytes=32",
+                   "workload.assoc_bytes=20", "workload.message_bytes=1024", std::string("workload.direction=") + dir});
       expect_all_right(rs, 100, std::string(alg) + " " + dir);
     }
 }
@@ -94,7 +96,8 @@ TEST(CipherReplay, WorkloadKeysAreChecked) {
        "/workload/message_bytes: expected a multiple of 16"},
       {{"workload.algorithm=\"cbc(aes)\"", "workload.key_bytes=20"}, "/workload/key_bytes: expected 16, 24 or 32"},
       {{"workload.tag_bytes=8"}, "/workload/tag_bytes: expected nothing: xts(aes) is not an AEAD"},
-      {{"workload.algorithm=\"ccm(aes)\"", "workload.key_bytes=16", "workload.tag_bytes=5"}, "/workload/tag_bytes: expected an even number"},
+      {{"workload.algorithm=\"ccm(aes)\"", "workload.key_bytes=16", "workload.tag_bytes=5"},
+       "/workload/tag_bytes: expected an even number"},
       {{"workload.algorithm=\"gcm(aes)\""}, "/workload/algorithm: expected"},
       {{"workload.algorithm=\"sha256\""}, "/workload/key_bytes: expected nothing: the workload's algorithm is a hash"},
       {{"workload.direction=\"sideways\""}, "/workload/direction"},
@@ -117,7 +120,8 @@ TEST(CipherReplay, WorkloadKeysAreChecked) {
 // workload.size_mix: the IPsec study's 7:4:1 packet mix as one repeating pattern of 12 sizes,
 // spread evenly; every packet through authenc comes out right and the bytes add up.
 TEST(CipherReplay, SizeMixIsARepeatingPatternAndEveryPacketIsRight) {
-  const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-ipsec-mix.json", {"workload.messages=120"});
+  const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-ipsec-mix.json",
+                                          {"workload.messages=120"});
   const std::vector<std::uint32_t> want = {64, 576, 64, 64, 576, 64, 1504, 64, 576, 64, 576, 64};
   EXPECT_EQ(sc.workload.size_pattern, want);
   EXPECT_EQ(sc.workload.message_bytes, 1504u);
@@ -134,7 +138,8 @@ TEST(CipherReplay, SizeMixIsARepeatingPatternAndEveryPacketIsRight) {
   }
   std::string err;
   try {
-    (void)studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-ipsec-mix.json", {"workload.size_mix.0.bytes=65"});
+    (void)studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-ipsec-mix.json",
+                                  {"workload.size_mix.0.bytes=65"});
   } catch (const std::exception& e) {
     err = e.what();
   }

@@ -78,7 +78,8 @@ TEST(Fallback, SkcipherRulesByEra) {
   EXPECT_EQ(skcipher_route(QceRules{2026, 512}, CipherAlg::aes, M::xts, same, 4096).route, Route::fallback);
   EXPECT_EQ(skcipher_route(QceRules{2024, 512}, CipherAlg::aes, M::xts, same, 4096).route, Route::engine);
   // aes_sw_max_len 0: never by length.
-  EXPECT_EQ(skcipher_route(QceRules{2024, 0}, CipherAlg::aes, M::xts, test::random_bytes(64, 2), 512).route, Route::engine);
+  EXPECT_EQ(skcipher_route(QceRules{2024, 0}, CipherAlg::aes, M::xts, test::random_bytes(64, 2), 512).route,
+            Route::engine);
 }
 
 TEST(Fallback, AeadRulesByEra) {
@@ -89,9 +90,9 @@ TEST(Fallback, AeadRulesByEra) {
   EXPECT_EQ(aead_route(r2024, ccm, true, Bytes(24, 1), 64).route, Route::fallback);  // AES-192
   Bytes k3 = test::random_bytes(24, 3);
   std::copy(k3.begin(), k3.begin() + 8, k3.begin() + 16);
-  EXPECT_EQ(aead_route(r2024, tdes, true, k3, 64).route, Route::fallback);           // 3DES K1 = K3
+  EXPECT_EQ(aead_route(r2024, tdes, true, k3, 64).route, Route::fallback);  // 3DES K1 = K3
   EXPECT_EQ(aead_route(r2024, authenc, true, Bytes(16, 1), 20).route, Route::einval);
-  EXPECT_EQ(aead_route(r2024, ccm, true, Bytes(16, 1), 20).route, Route::engine);    // stalls the engine
+  EXPECT_EQ(aead_route(r2024, ccm, true, Bytes(16, 1), 20).route, Route::engine);  // stalls the engine
   EXPECT_EQ(aead_route(r2026, ccm, true, Bytes(16, 1), 20).route, Route::fallback);
   EXPECT_EQ(aead_route(r2026, ccm, true, Bytes(16, 1), 64, 2).route, Route::fallback);
   EXPECT_EQ(aead_route(r2024, ccm, true, Bytes(16, 1), 64, 2).route, Route::engine);
@@ -117,16 +118,19 @@ TEST(Fallback, RegisteredSetsByEra) {
 TEST(Fallback, SoftwareFallbackRunsOnTheCallersCpu) {
   test::with_emulator(RegIo::mmio, QceRules{2024, 512}, [](soc::Emulator& e) {
     const Bytes key192 = test::random_bytes(24, 4), iv = test::random_bytes(16, 5), in = test::random_bytes(4096, 6);
-    EXPECT_EQ(crypt(e, CipherMode::cbc, true, key192, iv, in), test::openssl_cipher(EVP_aes_192_cbc(), true, key192, iv, in));
+    EXPECT_EQ(crypt(e, CipherMode::cbc, true, key192, iv, in),
+              test::openssl_cipher(EVP_aes_192_cbc(), true, key192, iv, in));
     const Bytes xkey = test::random_bytes(64, 7), small = test::random_bytes(512, 8);
-    EXPECT_EQ(crypt(e, CipherMode::xts, true, xkey, iv, small), test::openssl_cipher(EVP_aes_256_xts(), true, xkey, iv, small));
+    EXPECT_EQ(crypt(e, CipherMode::xts, true, xkey, iv, small),
+              test::openssl_cipher(EVP_aes_256_xts(), true, xkey, iv, small));
     EXPECT_EQ(e.qce().stats().fallbacks, 2u);
     EXPECT_EQ(e.qce().stats().requests, 0u);
     EXPECT_GT(fn_seconds(e, "ce_aes_cbc_encrypt"), 0.0);
     EXPECT_GT(fn_seconds(e, "ce_aes_xts_encrypt"), 0.0);
     // 4096 bytes of XTS: the engine.
     const Bytes big = test::random_bytes(4096, 9);
-    EXPECT_EQ(crypt(e, CipherMode::xts, true, xkey, iv, big), test::openssl_cipher(EVP_aes_256_xts(), true, xkey, iv, big));
+    EXPECT_EQ(crypt(e, CipherMode::xts, true, xkey, iv, big),
+              test::openssl_cipher(EVP_aes_256_xts(), true, xkey, iv, big));
     EXPECT_EQ(e.qce().stats().requests, 1u);
 
     // An AEAD: encrypting an empty text (the tag over the associated data alone) in software.
@@ -139,7 +143,8 @@ TEST(Fallback, SoftwareFallbackRunsOnTheCallersCpu) {
     civ[0] = 2;
     std::copy(nonce.begin(), nonce.end(), civ.begin() + 1);
     ccm.crypt(true, civ, b.addr, b.addr, static_cast<std::uint32_t>(assoc.size()), 0);
-    EXPECT_EQ(Bytes(b.ptr + assoc.size(), b.ptr + assoc.size() + 16), test::openssl_ccm_encrypt(k, nonce, assoc, {}, 16));
+    EXPECT_EQ(Bytes(b.ptr + assoc.size(), b.ptr + assoc.size() + 16),
+              test::openssl_ccm_encrypt(k, nonce, assoc, {}, 16));
     EXPECT_EQ(e.qce().stats().fallbacks, 3u);
   });
 }
@@ -194,5 +199,6 @@ TEST(Fallback, CeAesLoopCycles) {
   EXPECT_DOUBLE_EQ(cpu::aes_ce_cycles_per_block(x4, 10, cpu::AesLoop::ccm), 28.0);
   const cpu::CeCoreTable& a520 = cpu::ce_core_table("cortex-a520");
   for (auto l : {cpu::AesLoop::serial, cpu::AesLoop::parallel, cpu::AesLoop::xts})
-    EXPECT_GT(cpu::aes_ce_cycles_per_block(a520, 10, l), cpu::aes_ce_cycles_per_block(x4, 10, l)) << cpu::aes_loop_name(l);
+    EXPECT_GT(cpu::aes_ce_cycles_per_block(a520, 10, l), cpu::aes_ce_cycles_per_block(x4, 10, l))
+        << cpu::aes_loop_name(l);
 }

@@ -13,8 +13,8 @@
 #include "studies/replay.h"
 
 using namespace qcesim;
-using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 
 namespace {
 
@@ -33,10 +33,13 @@ std::uint64_t digest_at(const sc_time& now, const sc_time& pending, const sc_tim
 
 TEST(StateHash, TheSameStateLaterHasTheSameDigest) {
   const sc_time ten(10, SC_NS), five(5, SC_NS);
-  EXPECT_EQ(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five), digest_at(sc_time(900, SC_NS), sc_time(910, SC_NS), five));
+  EXPECT_EQ(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five),
+            digest_at(sc_time(900, SC_NS), sc_time(910, SC_NS), five));
   // An instant as far in the past is another state; so is another duration.
-  EXPECT_NE(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five), digest_at(sc_time(100, SC_NS), sc_time(90, SC_NS), five));
-  EXPECT_NE(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five), digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), ten));
+  EXPECT_NE(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five),
+            digest_at(sc_time(100, SC_NS), sc_time(90, SC_NS), five));
+  EXPECT_NE(digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), five),
+            digest_at(sc_time(100, SC_NS), sc_time(110, SC_NS), ten));
   model::StateHash a(ten), b(ten);
   a.add(std::uint64_t{1});
   a.add(std::uint64_t{2});
@@ -50,22 +53,23 @@ TEST(StateHash, TheSameStateLaterHasTheSameDigest) {
 TEST(FastForwardChecks, TwoHalvesCheckEveryRequestOnce) {
   for (bool helper : {false, true}) {
     std::vector<int> seen(1000, 0);
-    const std::uint64_t wrong = studies::FastForward::check_in_halves(3, 997, helper, [&](std::uint64_t from, std::uint64_t n) {
-      std::uint64_t bad = 0;
-      for (std::uint64_t id = from; id < from + n; ++id) {
-        ++seen[id];
-        bad += id % 7 == 0;
-      }
-      return bad;
-    });
+    const std::uint64_t wrong =
+        studies::FastForward::check_in_halves(3, 997, helper, [&](std::uint64_t from, std::uint64_t n) {
+          std::uint64_t bad = 0;
+          for (std::uint64_t id = from; id < from + n; ++id) {
+            ++seen[id];
+            bad += id % 7 == 0;
+          }
+          return bad;
+        });
     EXPECT_EQ(wrong, 142u) << helper;  // 7, 14, ..., 994
     EXPECT_EQ(std::count(seen.begin() + 3, seen.end(), 1), 997) << helper;
     EXPECT_EQ(seen[0] + seen[1] + seen[2], 0);
     EXPECT_THROW(studies::FastForward::check_in_halves(0, 500, helper,
-                                                        [](std::uint64_t from, std::uint64_t n) -> std::uint64_t {
-                                                          if (from + n > 250) throw std::runtime_error("second half");
-                                                          return 0;
-                                                        }),
+                                                       [](std::uint64_t from, std::uint64_t n) -> std::uint64_t {
+                                                         if (from + n > 250) throw std::runtime_error("second half");
+                                                         return 0;
+                                                       }),
                  std::runtime_error)
         << helper;
   }
@@ -83,7 +87,8 @@ TEST(FastForwardChecks, BeyondSystemCsTimeRangeIsAnError) {
       },
       [](std::size_t, const nlohmann::json&) {});
   ASSERT_TRUE(raw[0].contains("error")) << raw[0].dump();
-  EXPECT_NE(raw[0]["error"].get<std::string>().find("more than SystemC's time range"), std::string::npos) << raw[0].dump();
+  EXPECT_NE(raw[0]["error"].get<std::string>().find("more than SystemC's time range"), std::string::npos)
+      << raw[0].dump();
 }
 
 // Progress tells the truth with the fast-forward on and off: the requests simulated or repeated,
@@ -123,7 +128,8 @@ TEST(FastForwardChecks, ProgressCoversEveryPhaseUpToTheTotal) {
     } else {
       EXPECT_EQ(last.count("skipped requests' outputs checked"), 0u);
     }
-    EXPECT_TRUE(std::any_of(reports.begin(), reports.end(), [](const auto& r) { return r["left"].template get<double>() >= 0; }));
+    EXPECT_TRUE(std::any_of(reports.begin(), reports.end(),
+                            [](const auto& r) { return r["left"].template get<double>() >= 0; }));
   }
 }
 
@@ -179,23 +185,23 @@ TEST_P(FastForwardEquivalence, SameResultsAsSimulatingEveryRequest) {
 
 INSTANTIATE_TEST_SUITE_P(
     ShippedScenarios, FastForwardEquivalence,
-    testing::Values(
-        Case{"sm8650-seed.json", "sha256-lib", {"workload.messages=700"}, true},
-        Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700"}, true},
-        Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=700", "real-data"}, true},
-        Case{"sm8650-p2-4k.json", "sha256-qce", {"workload.messages=700"}, true},
-        Case{"sm8650-regio.json", "qce-cmd-nolock", {"workload.messages=700"}, true},
-        Case{"sm8650-xts-4k.json", "xts-qce-lock", {"workload.messages=700", "real-data"}, true},
-        Case{"sm8650-xts-4k.json", "xts-cpu", {"workload.messages=700", "real-data"}, true},
-        Case{"sm8650-cipher.json", "qce-nolock", {"workload.messages=700", "real-data"}, true},
-        Case{"sm8650-cipher.json", "qce-lock", {"workload.messages=700"}, true},
-        Case{"sm8650-cipher.json", "cpu", {"workload.messages=700"}, true},
-        Case{"study-ipsec-mix.json", "esp-qce-lock", {"workload.messages=700", "real-data"}, true},
-        Case{"study-ipsec-mix.json", "esp-cpu", {"workload.messages=700"}, true},
-        Case{"ipq40xx-cipher.json", "qce", {"workload.messages=700", "real-data"}, true},
-        Case{"ipq40xx-sha256.json", "sha256-qce", {"workload.messages=700"}, true},
-        Case{"study-irq-coalescing-polling.json", "poll-1us", {"workload.messages=700"}, true},
-        Case{"study-irq-coalescing-polling.json", "series-lock-poll-1us", {"workload.messages=700"}, true}));
+    testing::Values(Case{"sm8650-seed.json", "sha256-lib", {"workload.messages=700"}, true},
+                    Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700"}, true},
+                    Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=700", "real-data"}, true},
+                    Case{"sm8650-p2-4k.json", "sha256-qce", {"workload.messages=700"}, true},
+                    Case{"sm8650-regio.json", "qce-cmd-nolock", {"workload.messages=700"}, true},
+                    Case{"sm8650-xts-4k.json", "xts-qce-lock", {"workload.messages=700", "real-data"}, true},
+                    Case{"sm8650-xts-4k.json", "xts-cpu", {"workload.messages=700", "real-data"}, true},
+                    Case{"sm8650-cipher.json", "qce-nolock", {"workload.messages=700", "real-data"}, true},
+                    Case{"sm8650-cipher.json", "qce-lock", {"workload.messages=700"}, true},
+                    Case{"sm8650-cipher.json", "cpu", {"workload.messages=700"}, true},
+                    Case{"study-ipsec-mix.json", "esp-qce-lock", {"workload.messages=700", "real-data"}, true},
+                    Case{"study-ipsec-mix.json", "esp-cpu", {"workload.messages=700"}, true},
+                    Case{"ipq40xx-cipher.json", "qce", {"workload.messages=700", "real-data"}, true},
+                    Case{"ipq40xx-sha256.json", "sha256-qce", {"workload.messages=700"}, true},
+                    Case{"study-irq-coalescing-polling.json", "poll-1us", {"workload.messages=700"}, true},
+                    Case{
+                        "study-irq-coalescing-polling.json", "series-lock-poll-1us", {"workload.messages=700"}, true}));
 
 INSTANTIATE_TEST_SUITE_P(
     StressedState, FastForwardEquivalence,
@@ -203,16 +209,26 @@ INSTANTIATE_TEST_SUITE_P(
         // Lazy IOMMU: the flush queue makes a cycle of 256 requests.
         Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=1500", "iommu.mode=lazy"}, true},
         // A second core takes the interrupt, three requests in flight.
-        Case{"sm8650-seed.json", "sha256-qce-lock", {"workload.messages=1200", "cpu.irq_cpu=0", "workload.queue_depth=3"}, true},
+        Case{"sm8650-seed.json",
+             "sha256-qce-lock",
+             {"workload.messages=1200", "cpu.irq_cpu=0", "workload.queue_depth=3"},
+             true},
         Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.irq_cpu=7"}, true},
         Case{"sm8650-xts-4k.json", "xts-qce-nolock", {"workload.messages=900", "workload.queue_depth=16"}, true},
         // Only the shallowest idle state, and the deep ones reachable (long idle periods).
         Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpuidle.off=1"}, true},
-        Case{"sm8650-seed.json", "sha256-qce-nolock",
-             {"workload.messages=700", "workload.message_bytes=32768", "cpuidle.cpu_sleep.target_residency=100"}, true},
+        Case{"sm8650-seed.json",
+             "sha256-qce-nolock",
+             {"workload.messages=700", "workload.message_bytes=32768", "cpuidle.cpu_sleep.target_residency=100"},
+             true},
         // schedutil: PELT and the rate limit against the requests take thousands of requests to
         // come round exactly (a cycle of 2240 found after 12735 here); not within 700.
         Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.governor=schedutil"}, false},
-        Case{"sm8650-seed.json", "sha256-qce-nolock",
-             {"workload.messages=20000", "cpu.governor=schedutil", "cpu.irq_cpu=0"}, true},
-        Case{"sm8650-xts-4k.json", "xts-qce-lock", {"workload.messages=700", "cpu.governor=schedutil", "workload.queue_depth=4"}, false}));
+        Case{"sm8650-seed.json",
+             "sha256-qce-nolock",
+             {"workload.messages=20000", "cpu.governor=schedutil", "cpu.irq_cpu=0"},
+             true},
+        Case{"sm8650-xts-4k.json",
+             "xts-qce-lock",
+             {"workload.messages=700", "cpu.governor=schedutil", "workload.queue_depth=4"},
+             false}));

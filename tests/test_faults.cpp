@@ -39,8 +39,9 @@ class Faults : public ::testing::Test {
     const json doc = json::parse(test::slurp(dir + "/r.json"));
     for (const json& v : doc["variants"]) {
       // Every run adds up.
-      EXPECT_EQ(v["completed"].get<std::uint64_t>() + v["failed"].get<std::uint64_t>() + v["fallback"].get<std::uint64_t>(),
-                v["issued"].get<std::uint64_t>())
+      EXPECT_EQ(
+          v["completed"].get<std::uint64_t>() + v["failed"].get<std::uint64_t>() + v["fallback"].get<std::uint64_t>(),
+          v["issued"].get<std::uint64_t>())
           << v["name"];
       by_name[v["name"]] = v;
     }
@@ -51,8 +52,8 @@ class Faults : public ::testing::Test {
   json seed;
 };
 
-const std::vector<std::string> kQce = {"--variant", "sha256-qce-nolock", "--variant", "sha256-qce-lock", "--set",
-                                       "workload.messages=1500"};
+const std::vector<std::string> kQce = {"--variant", "sha256-qce-nolock",     "--variant", "sha256-qce-lock",
+                                       "--set",     "workload.messages=1500"};
 
 }  // namespace
 
@@ -62,8 +63,9 @@ TEST_F(Faults, EachInjectedFaultFailsOneRequestAndTheNextRuns) {
     const char* counter;
     bool times_out;
   };
-  for (const Kind& k : {Kind{"bam_data_error", "bam_data_errors", false}, Kind{"bam_descriptor_drop", "bam_descriptor_drops", true},
-                        Kind{"engine_axi_error", "engine_axi_errors", false}, Kind{"engine_hang", "engine_hangs", true}}) {
+  for (const Kind& k :
+       {Kind{"bam_data_error", "bam_data_errors", false}, Kind{"bam_descriptor_drop", "bam_descriptor_drops", true},
+        Kind{"engine_axi_error", "engine_axi_errors", false}, Kind{"engine_hang", "engine_hangs", true}}) {
     const auto res = run(seed, {{k.key, 0.04}}, kQce);
     ASSERT_EQ(res.size(), 2u) << k.key;
     for (const auto& [name, v] : res) {
@@ -124,8 +126,9 @@ TEST_F(Faults, CipherRequestsFailAloneAndTheRunGoesOn) {
     sc["workload"]["algorithm"] = alg;
     sc["workload"]["messages"] = 600;
     if (std::string(alg) == "ccm(aes)") sc["workload"]["assoc_bytes"] = 16;
-    for (const Kind& k : {Kind{"bam_data_error", "bam_data_errors", false}, Kind{"bam_descriptor_drop", "bam_descriptor_drops", true},
-                          Kind{"engine_axi_error", "engine_axi_errors", false}, Kind{"engine_hang", "engine_hangs", true}}) {
+    for (const Kind& k :
+         {Kind{"bam_data_error", "bam_data_errors", false}, Kind{"bam_descriptor_drop", "bam_descriptor_drops", true},
+          Kind{"engine_axi_error", "engine_axi_errors", false}, Kind{"engine_hang", "engine_hangs", true}}) {
       const auto res = run(sc, {{k.key, 0.05}}, {"--variant", "qce-nolock", "--variant", "qce-lock"});
       ASSERT_EQ(res.size(), 2u) << alg << " " << k.key;
       for (const auto& [name, v] : res) {
@@ -178,10 +181,12 @@ TEST_F(Faults, BadFaultValuesAreRefusedBeforeTheRun) {
     json faults;
     std::string message;
   };
-  for (const Case& c : {Case{{{"engine_hang", 2}}, "at /faults/engine_hang: expected a number of probability per engine operation in [0, 1]"},
-                        Case{{{"engine_hang", 0.6}, {"engine_axi_error", 0.6}}, "expected engine_axi_error + engine_hang <= 1"},
-                        Case{{{"tz_lock_hold_us", 100}}, "tz_lock_hold_us only with another EE on the engine"},
-                        Case{{{"hang", 0.1}}, "at /faults/hang: expected one of seed, bam_data_error"}}) {
+  for (const Case& c :
+       {Case{{{"engine_hang", 2}},
+             "at /faults/engine_hang: expected a number of probability per engine operation in [0, 1]"},
+        Case{{{"engine_hang", 0.6}, {"engine_axi_error", 0.6}}, "expected engine_axi_error + engine_hang <= 1"},
+        Case{{{"tz_lock_hold_us", 100}}, "tz_lock_hold_us only with another EE on the engine"},
+        Case{{{"hang", 0.1}}, "at /faults/hang: expected one of seed, bam_data_error"}}) {
     json s = seed;
     s["faults"] = c.faults;
     test::write_text(dir + "/s.json", s.dump());

@@ -30,9 +30,7 @@ std::vector<std::string> inputs(const std::string& target) {
 // A folder as the fuzzer lays it out: the seed scenario and its profile beside the input.
 class FuzzInputs : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir = test::make_scenario_dir("fuzz-inputs");
-  }
+  void SetUp() override { dir = test::make_scenario_dir("fuzz-inputs"); }
   void TearDown() override { test::remove_tree(dir); }
 
   // Loads with `load`; true when it loaded, false for a ConfigError (anything else fails the test).

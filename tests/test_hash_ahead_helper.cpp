@@ -37,7 +37,7 @@ TEST(HashAhead, HitGivesTheStateOfCompressingInLine) {
   const auto msg = random_bytes(4096 + 10, 1);
   HashAhead ha;
   ShaState from = sha_initial_state(HashAlg::sha256);
-  from.h[0] ^= 1;  // any starting state, not just the initial one
+  from.h[0] ^= 1;                         // any starting state, not just the initial one
   ha.post(from, msg.data(), msg.size());  // whole blocks only: 4096 bytes
   ShaState expect = from;
   sha_compress(expect, msg.data(), 64);
@@ -70,9 +70,9 @@ TEST(HashAhead, OtherBytesPlaceOrStateAreMisses) {
   other.byte_count = 64;
   EXPECT_FALSE(ha.take(other, msg.data(), msg.size()));  // another starting state
   ShaState st = from;
-  EXPECT_FALSE(ha.take(st, copy.data(), copy.size()));   // equal bytes elsewhere
-  EXPECT_FALSE(ha.take(st, msg.data(), 2048));           // fewer bytes
-  msg[4000] ^= 0x80;                                      // the bytes changed after the post
+  EXPECT_FALSE(ha.take(st, copy.data(), copy.size()));  // equal bytes elsewhere
+  EXPECT_FALSE(ha.take(st, msg.data(), 2048));          // fewer bytes
+  msg[4000] ^= 0x80;                                    // the bytes changed after the post
   EXPECT_FALSE(ha.take(st, msg.data(), msg.size()));
   EXPECT_EQ(st.h, from.h);
   EXPECT_EQ(ha.stats().misses, 4u);
@@ -101,12 +101,12 @@ TEST(ReadOnlyPages, ProtectsWholePagesUntilItGoes) {
   ASSERT_NE(mem.p, MAP_FAILED);
   {
     ReadOnlyPages ro;
-    EXPECT_FALSE(ro.protect(mem.p + 1, page));      // not on a page boundary
-    EXPECT_FALSE(ro.protect(mem.p, page + 1));      // not whole pages
+    EXPECT_FALSE(ro.protect(mem.p + 1, page));  // not on a page boundary
+    EXPECT_FALSE(ro.protect(mem.p, page + 1));  // not whole pages
     ASSERT_TRUE(ro.protect(mem.p, 2 * page));
     EXPECT_TRUE(ro.covers(mem.p + 10, 100));
     EXPECT_FALSE(ro.covers(mem.p + 2 * page - 10, 20));  // runs into the writable page
-    mem.p[2 * page] = 1;                                  // the third page stays writable
+    mem.p[2 * page] = 1;                                 // the third page stays writable
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_DEATH(mem.p[page + 5] = 1, "");
   }

@@ -49,7 +49,8 @@ class HashCommand : public ::testing::Test {
   Result run(const std::string& args, const std::string& stdin_text = "") {
     const std::string in = dir + "/stdin", out = dir + "/stdout", err = dir + "/stderr";
     std::ofstream(in) << stdin_text;
-    const std::string cmd = "cd " + dir + " && " + QCESIM_BINARY + " hash " + args + " <" + in + " >" + out + " 2>" + err;
+    const std::string cmd =
+        "cd " + dir + " && " + QCESIM_BINARY + " hash " + args + " <" + in + " >" + out + " 2>" + err;
     const int rc = std::system(cmd.c_str());
     return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
   }
@@ -148,8 +149,8 @@ TEST_F(HashCommand, RunReportsBadScenariosAndWritesJson) {
   ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
   const auto j = nlohmann::json::parse(slurp(json_file));
   ASSERT_EQ(j["variants"].size(), 3u);
-  for (const char* k : {"name", "wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "idle_s", "requests",
-                        "bytes", "latency_us", "irqs", "bam_descriptors", "digest_mismatches", "measured"})
+  for (const char* k : {"name", "wall_s", "cpu_s", "hardirq_s", "softirq_s", "task_s", "kworker_s", "idle_s",
+                        "requests", "bytes", "latency_us", "irqs", "bam_descriptors", "digest_mismatches", "measured"})
     EXPECT_TRUE(j["variants"][1].contains(k)) << k;
   for (const char* k : {"mean", "p50", "p99", "max"}) EXPECT_TRUE(j["variants"][1]["latency_us"].contains(k)) << k;
   EXPECT_EQ(j["variants"][1]["requests"], 20);
@@ -167,7 +168,8 @@ TEST_F(HashCommand, SweepPlotsAndRunWritesTraceAndProfileAndExplainNarrates) {
     "axes": [{"path": "workload.message_bytes", "values": [64, 4096, 65536]}]})";
   const std::string err = dir + "/err", out = dir + "/out";
   int rc = std::system((std::string(QCESIM_BINARY) + " sweep " + sweep + " -o " + dir + "/t --plot " + dir +
-                        "/t.svg --y cpu_us_per_request --log-x >" + out + " 2>" + err).c_str());
+                        "/t.svg --y cpu_us_per_request --log-x >" + out + " 2>" + err)
+                           .c_str());
   ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
   EXPECT_NE(slurp(dir + "/t.svg").find("<svg"), std::string::npos);
   const std::string csv = slurp(dir + "/t.csv");
@@ -176,8 +178,9 @@ TEST_F(HashCommand, SweepPlotsAndRunWritesTraceAndProfileAndExplainNarrates) {
 
   const std::string run = std::string(QCESIM_BINARY) + " run " + src +
                           "/scenarios/sm8650-seed.json --variant sha256-qce-lock --set workload.messages=5";
-  rc = std::system((run + " --trace " + dir + "/tr.json --trace-requests 1:3 --profile " + dir + "/p.folded >" + out +
-                    " 2>" + err).c_str());
+  rc = std::system(
+      (run + " --trace " + dir + "/tr.json --trace-requests 1:3 --profile " + dir + "/p.folded >" + out + " 2>" + err)
+          .c_str());
   ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
   const auto trace = nlohmann::json::parse(slurp(dir + "/tr.json"));
   EXPECT_GT(trace["traceEvents"].size(), 100u);
@@ -188,7 +191,8 @@ TEST_F(HashCommand, SweepPlotsAndRunWritesTraceAndProfileAndExplainNarrates) {
     EXPECT_TRUE(std::regex_match(line, std::regex(R"([a-z]+;[A-Za-z0-9_]+ [0-9]+)"))) << line;
 
   rc = std::system((std::string(QCESIM_BINARY) + " explain " + src +
-                    "/scenarios/sm8650-seed.json --variant sha256-qce-nolock --request 3 >" + out + " 2>" + err).c_str());
+                    "/scenarios/sm8650-seed.json --variant sha256-qce-nolock --request 3 >" + out + " 2>" + err)
+                       .c_str());
   ASSERT_EQ(WEXITSTATUS(rc), 0) << slurp(err);
   EXPECT_NE(slurp(out).find("accounting for request 3:"), std::string::npos) << slurp(out);
 }

@@ -96,7 +96,8 @@ TEST_F(Hostile, SweepTitlesReachGnuplotAsTextNeverAsCode) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(marker));
   const std::string svg = test::slurp(dir + "/t.svg");
-  EXPECT_NE(svg.find("x'; system(\"touch " + marker + "\"); set title '`touch"), std::string::npos) << "the title is drawn as text";
+  EXPECT_NE(svg.find("x'; system(\"touch " + marker + "\"); set title '`touch"), std::string::npos)
+      << "the title is drawn as text";
   sw["plot"]["title"] = "x'\nsystem(\"touch " + marker + "\")\n";
   test::write_text(dir + "/s.json", sw.dump());
   r = qcesim({"sweep", "s.json", "--plot", "t2.svg"});
@@ -115,8 +116,9 @@ TEST_F(Hostile, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
              {"variants", {"sha256-qce-nolock", "sha256-qce-lock", "sha256-lib"}},
              {"set", {{"workload.messages", 5}}},
              {"combine", "zip"},
-             {"axes", {{{"path", "cost.arm_smmu_tlb_inv"}, {"values", {250, 500, 1000}}},
-                       {{"path", "cost.arm_smmu_tlb_sync"}, {"values", {1500, 3000, 6000}}}}},
+             {"axes",
+              {{{"path", "cost.arm_smmu_tlb_inv"}, {"values", {250, 500, 1000}}},
+               {{"path", "cost.arm_smmu_tlb_sync"}, {"values", {1500, 3000, 6000}}}}},
              {"plot", {{"y", "cpu_us_per_request"}}}};
   test::write_text(dir + "/s.json", sw.dump());
   const auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
@@ -125,10 +127,12 @@ TEST_F(Hostile, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
   std::size_t lines = 0;
   for (std::size_t at = 0; (at = svg.find("<g id=\"gnuplot_plot_", at)) != std::string::npos; ++at) ++lines;
   EXPECT_EQ(lines, 3u);  // three variants, not 3 x 3 one-point series
-  for (const char* tick : {"250 / 1500", "500 / 3000", "1000 / 6000"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
-  EXPECT_NE(svg.find("Invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write [ns] / Waits until the "
-                     "SMMU has finished the invalidations [ns]"),
-            std::string::npos);
+  for (const char* tick : {"250 / 1500", "500 / 3000", "1000 / 6000"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_NE(
+      svg.find("Invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write [ns] / Waits until the "
+               "SMMU has finished the invalidations [ns]"),
+      std::string::npos);
   EXPECT_NE(svg.find("CPU time per request [us]"), std::string::npos);
   EXPECT_LT(svg.find("<title>sha256-qce-nolock</title>"), svg.find("<title>sha256-lib</title>"));
   // Each line has its own colour and dash pattern.
@@ -148,7 +152,9 @@ TEST_F(Hostile, FlamegraphEscapesNamesAndRefusesBadLines) {
   test::write_text(dir + "/bad.folded", "task;x 12\ntask;y twelve\n");
   r = qcesim({"flamegraph", "bad.folded"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("bad.folded: at line 2: expected \"frame;frame;... count\" with a whole count"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad.folded: at line 2: expected \"frame;frame;... count\" with a whole count"),
+            std::string::npos)
+      << r.err;
 }
 
 // ---- 2. Outputs --------------------------------------------------------------------------------
@@ -177,7 +183,8 @@ TEST_F(Hostile, AFifoIsWrittenThroughAndStaysAFifo) {
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   std::string got;
   std::thread reader([&] { got = test::slurp(fifo); });
-  const auto r = qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", fifo});
+  const auto r =
+      qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", fifo});
   // A run that failed before opening the FIFO leaves the reader blocked in open(): release it, so
   // the test fails on the assertions below instead of hanging.
   if (const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) ::close(fd);
@@ -192,7 +199,8 @@ TEST_F(Hostile, AFifoIsWrittenThroughAndStaysAFifo) {
 TEST_F(Hostile, ALinkToARegularFileStaysALinkAndItsTargetIsReplaced) {
   test::write_text(dir + "/target.json", "old");
   fs::create_symlink(dir + "/target.json", dir + "/link.json");
-  const auto r = qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", "link.json"});
+  const auto r =
+      qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", "link.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(dir + "/link.json"));
   EXPECT_EQ(json::parse(test::slurp(dir + "/target.json"))["variants"][0]["name"], "sha256-lib");
@@ -216,8 +224,21 @@ TEST_F(Hostile, AnUncommittedOutputLeavesNoTemporaryFile) {
 // Long enough to be interrupted: 3 variants x 4 million timing-only requests.
 std::vector<std::string> long_run(const std::string& scenario, const std::string& extra_file) {
   // --trace: each child streams its timeline into a temporary file from the start.
-  return {"run", scenario, "--timing-only", "--set", "workload.messages=4000000", "--set", "sim.fast_forward=0", "-j", "3",
-          "--json", extra_file, "--profile", "p.folded", "--trace", "t.json"};
+  return {"run",
+          scenario,
+          "--timing-only",
+          "--set",
+          "workload.messages=4000000",
+          "--set",
+          "sim.fast_forward=0",
+          "-j",
+          "3",
+          "--json",
+          extra_file,
+          "--profile",
+          "p.folded",
+          "--trace",
+          "t.json"};
 }
 
 TEST_F(Hostile, SigtermToTheParentStopsItsChildrenAndRemovesPartialFiles) {
@@ -302,8 +323,9 @@ TEST_F(Hostile, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
       if (p != parent) kill(p, SIGKILL);  // the third run's process
   });
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("[3/4] workload.messages=4000000 sha256-qce-nolock: failed: the simulation process died (signal 9)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("[3/4] workload.messages=4000000 sha256-qce-nolock: failed: the simulation process died (signal 9)"),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("[4/4] workload.messages=7"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("[5/4]"), std::string::npos) << r.err;
@@ -317,8 +339,8 @@ TEST_F(Hostile, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
 // to the file as it is made.
 TEST_F(Hostile, ATraceOfEveryRequestIsStreamedNotHeld) {
   auto traced = [&](const std::string& range) {
-    return qcesim({"run", "seed.json", "--timing-only", "--variant", "sha256-qce-lock", "--set", "workload.messages=4000",
-                   "--trace", "t.json", "--trace-requests", range});
+    return qcesim({"run", "seed.json", "--timing-only", "--variant", "sha256-qce-lock", "--set",
+                   "workload.messages=4000", "--trace", "t.json", "--trace-requests", range});
   };
   const auto few = traced("0:10");
   ASSERT_EQ(few.exit_code, 0) << few.err;
@@ -326,7 +348,8 @@ TEST_F(Hostile, ATraceOfEveryRequestIsStreamedNotHeld) {
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const auto size = fs::file_size(dir + "/t.json");
   EXPECT_GT(size, 20u << 20);  // every request's spans are in it
-  EXPECT_LT(all.max_rss_kb, few.max_rss_kb + 30 * 1024) << "kept " << all.max_rss_kb << " kB for a " << size << "-byte trace";
+  EXPECT_LT(all.max_rss_kb, few.max_rss_kb + 30 * 1024)
+      << "kept " << all.max_rss_kb << " kB for a " << size << "-byte trace";
   const json doc = json::parse(test::slurp(dir + "/t.json"));
   std::size_t requests = 0;
   for (const json& e : doc["traceEvents"])
@@ -363,7 +386,8 @@ TEST_F(Hostile, OversizedAndDeeplyNestedFilesAreRefusedUnparsed) {
   test::write_text(dir + "/big.json", "{\"scenario\": \"" + std::string(5u << 20, 'x') + "\"}");
   auto r = qcesim({"run", "big.json"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("big.json: expected scenario file of at most 4194304 bytes, found 5242896 bytes"), std::string::npos)
+  EXPECT_NE(r.err.find("big.json: expected scenario file of at most 4194304 bytes, found 5242896 bytes"),
+            std::string::npos)
       << r.err;
   EXPECT_LT(r.max_rss_kb, 100 * 1024);
   test::write_text(dir + "/deep.json", std::string(200000, '[') + std::string(200000, ']'));
@@ -398,16 +422,24 @@ struct Refusal {
 // Each of these exits 2 with this message before anything runs.
 TEST_F(Hostile, BadSetsAndOptionsAreNamedByTheOption) {
   const std::vector<Refusal> cases = {
-      {{"--set", "cpu.irq_cpu=9"}, "--set cpu.irq_cpu=9: at /overrides/cpu.irq_cpu: expected a CPU of cpu.cpus (0..7), found 9"},
-      {{"--set", "cpu.cpus=cortex-x4,pentium"}, "--set cpu.cpus=cortex-x4,pentium: at /overrides/cpu.cpus: expected core types the profile describes (cpu.<type>.freq, .freq_min and .kernel_ipc), found \"pentium\", with no cpu.pentium.freq in"},
-      {{"--set", "cpu.cpus=cortex-x4,,cortex-x4"}, "at /overrides/cpu.cpus: expected core types by CPU number, comma separated (each a name of letters, digits, - and _)"},
+      {{"--set", "cpu.irq_cpu=9"},
+       "--set cpu.irq_cpu=9: at /overrides/cpu.irq_cpu: expected a CPU of cpu.cpus (0..7), found 9"},
+      {{"--set", "cpu.cpus=cortex-x4,pentium"},
+       "--set cpu.cpus=cortex-x4,pentium: at /overrides/cpu.cpus: expected core types the profile describes "
+       "(cpu.<type>.freq, .freq_min and .kernel_ipc), found \"pentium\", with no cpu.pentium.freq in"},
+      {{"--set", "cpu.cpus=cortex-x4,,cortex-x4"},
+       "at /overrides/cpu.cpus: expected core types by CPU number, comma separated (each a name of letters, digits, - "
+       "and _)"},
       {{"--set", "qce.clock=1e400"}, "--set qce.clock=1e400: expected a number a double can hold, found \"1e400\""},
-      {{"--set", "workload.messages.x=1"}, "--set workload.messages.x=1: expected a path through objects and arrays, found "
-                                           "the number 50000 at /workload/messages"},
-      {{"--set", "cpu.task_cpu=1.5"}, "--set cpu.task_cpu=1.5: at /overrides/cpu.task_cpu: expected a whole number for cpu.task_cpu"},
+      {{"--set", "workload.messages.x=1"},
+       "--set workload.messages.x=1: expected a path through objects and arrays, found "
+       "the number 50000 at /workload/messages"},
+      {{"--set", "cpu.task_cpu=1.5"},
+       "--set cpu.task_cpu=1.5: at /overrides/cpu.task_cpu: expected a whole number for cpu.task_cpu"},
       {{"--set", "workload..messages=3"}, "expected a path of non-empty keys joined by dots"},
       {{"--variant", "sha256-lib", "--variant", "sha256-lib"}, "--variant: expected each variant named once"},
-      {{"--variant", "nope"}, "--variant: expected a variant named one of sha256-lib, sha256-qce-lock, sha256-qce-nolock"},
+      {{"--variant", "nope"},
+       "--variant: expected a variant named one of sha256-lib, sha256-qce-lock, sha256-qce-nolock"},
   };
   for (const Refusal& c : cases) {
     std::vector<std::string> args = {"run", "seed.json"};
@@ -425,10 +457,14 @@ TEST_F(Hostile, LibraryAndFileErrorsNameTheFile) {
   auto r = qcesim({"run", "folder.json"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("folder.json: expected a readable scenario file, found a folder"), std::string::npos) << r.err;
-  json sw = {{"sweep", "t"}, {"scenario", "seed.json"}, {"combine", 3}, {"axes", {{{"path", "qce.clock"}, {"values", {100}}}}}};
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"combine", 3},
+             {"axes", {{{"path", "qce.clock"}, {"values", {100}}}}}};
   test::write_text(dir + "/s.json", sw.dump());
   r = qcesim({"sweep", "s.json"});
-  EXPECT_NE(r.err.find("s.json: at /combine: expected \"product\" or \"zip\", found the number 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("s.json: at /combine: expected \"product\" or \"zip\", found the number 3"), std::string::npos)
+      << r.err;
   // A scenario naming someone else's file as its profile learns nothing of its contents.
   test::write_text(dir + "/secret", "root:SECRET-TOKEN-123:19000::::::\n");
   json s = seed;
@@ -444,7 +480,8 @@ TEST_F(Hostile, LibraryAndFileErrorsNameTheFile) {
   save(s);
   r = qcesim({"run", "seed.json"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("profile.fifo: expected a regular file as profile file, found a device, FIFO or socket"), std::string::npos)
+  EXPECT_NE(r.err.find("profile.fifo: expected a regular file as profile file, found a device, FIFO or socket"),
+            std::string::npos)
       << r.err;
   r = qcesim({"hash", "--hmac-key", "ab cd", "seed.json"});
   EXPECT_EQ(r.exit_code, 2);
@@ -452,7 +489,8 @@ TEST_F(Hostile, LibraryAndFileErrorsNameTheFile) {
 }
 
 TEST_F(Hostile, NamesThatBecomeFilesOrCellsAreChecked) {
-  for (const std::string& bad : std::vector<std::string>{"a/b", "", "x\ny", std::string("nul\0x", 5), "..", "-rf", std::string(65, 'v')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"a/b", "", "x\ny", std::string("nul\0x", 5), "..", "-rf", std::string(65, 'v')}) {
     json s = seed;
     s["variants"][0]["name"] = bad;
     save(s);
@@ -467,7 +505,8 @@ TEST_F(Hostile, NamesThatBecomeFilesOrCellsAreChecked) {
   save(named);
   auto rn = qcesim({"run", "seed.json"});
   EXPECT_EQ(rn.exit_code, 2);
-  EXPECT_NE(rn.err.find("at /scenario: expected a non-empty string without control characters"), std::string::npos) << rn.err;
+  EXPECT_NE(rn.err.find("at /scenario: expected a non-empty string without control characters"), std::string::npos)
+      << rn.err;
   EXPECT_EQ(rn.err.find('\x1b'), std::string::npos);
   json sw = {{"sweep", "../../x"}, {"scenario", "seed.json"}, {"axes", {{{"path", "qce.clock"}, {"values", {100}}}}}};
   test::write_text(dir + "/s.json", sw.dump());
@@ -482,13 +521,15 @@ TEST_F(Hostile, MeasuredValuesAreCheckedByKeyAndValue) {
   s["variants"][1]["measured"]["wal_s"] = 1.0;
   save(s);
   auto r = qcesim({"run", "seed.json"});
-  EXPECT_NE(r.err.find("at /variants/1/measured/wal_s: expected one of messages, message_bytes, wall_s"), std::string::npos)
+  EXPECT_NE(r.err.find("at /variants/1/measured/wal_s: expected one of messages, message_bytes, wall_s"),
+            std::string::npos)
       << r.err;
   s = seed;
   s["variants"][1]["measured"]["wall_s"] = -1;
   save(s);
   r = qcesim({"run", "seed.json"});
-  EXPECT_NE(r.err.find("at /variants/1/measured/wall_s: expected a number of seconds in [0, "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at /variants/1/measured/wall_s: expected a number of seconds in [0, "), std::string::npos)
+      << r.err;
 }
 
 TEST_F(Hostile, CalibrateNeedsAsManyMeasuredNumbersAsParameters) {
@@ -502,8 +543,9 @@ TEST_F(Hostile, CalibrateNeedsAsManyMeasuredNumbersAsParameters) {
   // Two numbers (the CPU variant's wall and CPU time) for three parameters: only when asked for.
   s["variants"][0]["measured"] = seed["variants"][0]["measured"];
   save(s);
-  const std::vector<std::string> three = {"calibrate", "seed.json", "--fit", "cost.readl,cost.writel,qce.clock",
-                                          "--messages", "20", "--iterations", "0", "--report", "fit.md"};
+  const std::vector<std::string> three = {"calibrate",  "seed.json", "--fit",        "cost.readl,cost.writel,qce.clock",
+                                          "--messages", "20",        "--iterations", "0",
+                                          "--report",   "fit.md"};
   r = qcesim(three);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("at least as many as the 3 fitted parameters"), std::string::npos) << r.err;
@@ -522,7 +564,8 @@ TEST(Repository, NothingRefersToFilesBesideTheClone) {
   const fs::path root = QCESIM_SOURCE_DIR;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     const std::string rel = fs::relative(e.path(), root).string();
-    if (rel.rfind(".git", 0) == 0 || rel.rfind("build", 0) == 0 || rel.rfind("tests/vectors", 0) == 0 || !e.is_regular_file())
+    if (rel.rfind(".git", 0) == 0 || rel.rfind("build", 0) == 0 || rel.rfind("tests/vectors", 0) == 0 ||
+        !e.is_regular_file())
       continue;
     const std::string text = test::slurp(e.path().string());
     EXPECT_EQ(text.find(std::string("..") + "/shared"), std::string::npos) << rel;
@@ -553,7 +596,8 @@ TEST(Repository, SeedMeasurementsAreP1) {
   ASSERT_EQ(sc["variants"].size(), 3u);
   for (const json& v : sc["variants"]) {
     const json& m = p1["variants"][v["name"].get<std::string>()];
-    for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s"}) EXPECT_EQ(v["measured"][k], m[k]) << v["name"] << k;
+    for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s"})
+      EXPECT_EQ(v["measured"][k], m[k]) << v["name"] << k;
     EXPECT_EQ(v["measured"]["messages"], p1["workload"]["messages"]);
   }
 }
@@ -562,7 +606,8 @@ TEST(Repository, SeedMeasurementsAreP1) {
 // meanings from cpu/costs.h's table), so the doc cannot drift from the profile or the table.
 TEST(Repository, ProfileDocIsTheGeneratedTable) {
   const std::string src = QCESIM_SOURCE_DIR;
-  for (const auto& [doc, profile] : {std::pair<std::string, std::string>{"profile.md", "sm8650.json"}, {"ipq40xx.md", "ipq40xx.json"}}) {
+  for (const auto& [doc, profile] :
+       {std::pair<std::string, std::string>{"profile.md", "sm8650.json"}, {"ipq40xx.md", "ipq40xx.json"}}) {
     const test::ProcessResult r = test::run_qcesim({"profile", src + "/scenarios/" + profile}, src);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_GT(r.out.size(), 1000u);

@@ -28,7 +28,8 @@ struct CliRun {
 // `qcesim run` of one variant of a repository scenario, its JSON result.
 CliRun run_variant(const std::string& scenario, const std::string& variant, const std::vector<std::string>& sets) {
   const std::string dir = test::make_temp_dir("ipq");
-  std::vector<std::string> args = {"run", kSrc + "/scenarios/" + scenario, "--variant", variant, "--json", dir + "/r.json"};
+  std::vector<std::string> args = {"run",          kSrc + "/scenarios/" + scenario, "--variant", variant, "--json",
+                                   dir + "/r.json"};
   for (const auto& s : sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -85,8 +86,8 @@ TEST(Ipq40xx, CbcThroughQceIsBitExactOnEe1Pipes2And3WithTheDoneTasklet) {
   EXPECT_GT(fn_seconds(v, "qce_tasklet_req_done"), 0);
   EXPECT_EQ(fn_seconds(v, "qce_req_done_work"), 0);
   EXPECT_EQ(v["kworker_s"], 0);
-  const test::ProcessResult e =
-      test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-cipher.json", "--variant", "qce", "--request", "2"}, kSrc);
+  const test::ProcessResult e = test::run_qcesim(
+      {"explain", kSrc + "/scenarios/ipq40xx-cipher.json", "--variant", "qce", "--request", "2"}, kSrc);
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_NE(e.out.find("BAM pipe 2 (EE 1, consumer)"), std::string::npos) << e.out;
   EXPECT_NE(e.out.find("BAM pipe 3 (EE 1, producer)"), std::string::npos);
@@ -96,15 +97,17 @@ TEST(Ipq40xx, CbcThroughQceIsBitExactOnEe1Pipes2And3WithTheDoneTasklet) {
 // The 2020 rules send every AES mode up to aes_sw_max_len (512) to software; at 0 they do not.
 TEST(Ipq40xx, SmallRequestsOfEveryAesModeGoToTheNeonFallback) {
   for (const char* alg : {"cbc(aes)", "ctr(aes)", "ecb(aes)"}) {
-    const CliRun r = run_variant("ipq40xx-cipher.json", "qce",
-                              {"workload.messages=4", "workload.message_bytes=256", std::string("workload.algorithm=") + alg});
+    const CliRun r =
+        run_variant("ipq40xx-cipher.json", "qce",
+                    {"workload.messages=4", "workload.message_bytes=256", std::string("workload.algorithm=") + alg});
     EXPECT_EQ(r.variant["software"], 4) << alg;
     EXPECT_EQ(r.variant["irqs"], 0) << alg;
     EXPECT_EQ(r.variant["digest_mismatches"], 0) << alg;
     // Latency from the submission the task reached, not from a stale clock: one request's CPU time.
     EXPECT_NEAR(r.variant["latency_us"]["max"].get<double>(), r.variant["wall_s"].get<double>() / 4 * 1e6, 1e-3) << alg;
   }
-  const CliRun direct = run_variant("ipq40xx-cipher.json", "qce-no-sw-fallback", {"workload.messages=4", "workload.message_bytes=256"});
+  const CliRun direct =
+      run_variant("ipq40xx-cipher.json", "qce-no-sw-fallback", {"workload.messages=4", "workload.message_bytes=256"});
   EXPECT_EQ(direct.variant["software"], 0);
   EXPECT_EQ(direct.variant["irqs"], 4);
 }
@@ -114,8 +117,9 @@ TEST(Ipq40xx, SmallRequestsOfEveryAesModeGoToTheNeonFallback) {
 TEST(Ipq40xx, NeonBitslicedCodeRunsWholeEightBlockPasses) {
   const double hz = 0.716e9;
   auto ctr = [](int bytes) {
-    const CliRun r = run_variant("ipq40xx-cipher.json", "cpu",
-                              {"workload.messages=3", "workload.algorithm=ctr(aes)", "workload.message_bytes=" + std::to_string(bytes)});
+    const CliRun r = run_variant(
+        "ipq40xx-cipher.json", "cpu",
+        {"workload.messages=3", "workload.algorithm=ctr(aes)", "workload.message_bytes=" + std::to_string(bytes)});
     EXPECT_EQ(r.variant["digest_mismatches"], 0);
     return fn_seconds(r.variant, "aesbs_ctr_encrypt") / 3;
   };
@@ -126,8 +130,9 @@ TEST(Ipq40xx, NeonBitslicedCodeRunsWholeEightBlockPasses) {
   const CliRun cbc = run_variant("ipq40xx-cipher.json", "cpu", {"workload.messages=3", "workload.message_bytes=48"});
   EXPECT_NEAR(fn_seconds(cbc.variant, "__aes_arm_encrypt") / 3, 48 * 45.0 / hz, 1e-11);
   EXPECT_EQ(fn_seconds(cbc.variant, "kernel_neon_begin"), 0);  // scalar code: no NEON section
-  const CliRun dec = run_variant("ipq40xx-cipher.json", "cpu",
-                              {"workload.messages=3", "workload.message_bytes=48", "workload.direction=decrypt", "workload.key_bytes=32"});
+  const CliRun dec = run_variant(
+      "ipq40xx-cipher.json", "cpu",
+      {"workload.messages=3", "workload.message_bytes=48", "workload.direction=decrypt", "workload.key_bytes=32"});
   EXPECT_NEAR(fn_seconds(dec.variant, "aesbs_cbc_decrypt") / 3, 128 * 58.9 / hz, 1e-12);
 }
 
@@ -147,7 +152,8 @@ TEST(Ipq40xx, Sha256RunsSha256NeonOnTheCpuAndQceBitExact) {
 TEST(Ipq40xx, TcryptStudyBreaksEvenPerKeySize) {
   const std::string dir = test::make_temp_dir("ipqsweep");
   const test::ProcessResult r = test::run_qcesim(
-      {"sweep", kSrc + "/scenarios/study-ipq40xx-tcrypt-cbc.json", "--set", "workload.messages=8", "--out", dir + "/s"}, dir);
+      {"sweep", kSrc + "/scenarios/study-ipq40xx-tcrypt-cbc.json", "--set", "workload.messages=8", "--out", dir + "/s"},
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json be = json::parse(test::slurp(dir + "/s.json"))["analysis"]["break_even"];
   test::remove_tree(dir);
@@ -172,8 +178,9 @@ TEST(Iotlb, TheBamWaitsForAWalkPerFreshlyMappedPage) {
   auto lat = [](const std::string& mode, std::string* narration) {
     const std::vector<std::string> sets = {"workload.messages=6", "iommu.mode=" + mode};
     const CliRun r = run_variant("sm8650-seed.json", "sha256-qce-lock", sets);
-    const test::ProcessResult e = test::run_qcesim(
-        {"explain", kSrc + "/scenarios/sm8650-seed.json", "--variant", "sha256-qce-lock", "--set", "iommu.mode=" + mode}, kSrc);
+    const test::ProcessResult e = test::run_qcesim({"explain", kSrc + "/scenarios/sm8650-seed.json", "--variant",
+                                                    "sha256-qce-lock", "--set", "iommu.mode=" + mode},
+                                                   kSrc);
     EXPECT_EQ(e.exit_code, 0) << e.err;
     *narration = e.out;
     return r.variant["latency_us"]["p50"].get<double>();

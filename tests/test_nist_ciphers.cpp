@@ -32,7 +32,8 @@ std::array<std::uint8_t, 16> iv16(const Bytes& v) {
 
 // One tfm and a DMA buffer reused for its requests.
 struct Tfm {
-  Tfm(soc::Emulator& emu, CipherAlg alg, CipherMode mode, const Bytes& key) : e(emu), tfm(emu.qce(), emu.task(), alg, mode) {
+  Tfm(soc::Emulator& emu, CipherAlg alg, CipherMode mode, const Bytes& key)
+      : e(emu), tfm(emu.qce(), emu.task(), alg, mode) {
     why = tfm.setkey(key);
     buf = emu.host().dma_alloc(4096, 64);
   }
@@ -58,7 +59,8 @@ Bytes record_key(const test::RspRecord& r) {
 
 // Known-answer and multi-block records: counts checked records, and (3DES with two equal keys)
 // the ones setkey refused.
-std::size_t check_file(soc::Emulator& e, const std::string& file, CipherAlg alg, CipherMode mode, std::size_t* refused = nullptr) {
+std::size_t check_file(soc::Emulator& e, const std::string& file, CipherAlg alg, CipherMode mode,
+                       std::size_t* refused = nullptr) {
   std::size_t n = 0;
   for (const test::RspRecord& r : test::parse_rsp(file)) {
     if (!r.fields.count("PLAINTEXT")) continue;
@@ -149,7 +151,8 @@ void monte_carlo(RegIo io, CipherMode mode, const char* size) {
           prev = out;
         }
       }
-      EXPECT_EQ(out, unhex(r.at(enc ? "CIPHERTEXT" : "PLAINTEXT"))) << file << " " << r.section << " COUNT " << r.at("COUNT");
+      EXPECT_EQ(out, unhex(r.at(enc ? "CIPHERTEXT" : "PLAINTEXT")))
+          << file << " " << r.section << " COUNT " << r.at("COUNT");
       ++n;
     }
     EXPECT_EQ(n, 200u);

@@ -13,9 +13,9 @@
 
 using namespace qcesim::cpu;
 using qcesim::model::Profile;
-using sc_core::sc_time;
 using sc_core::SC_MS;
 using sc_core::SC_NS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 
 namespace {
@@ -81,8 +81,9 @@ TEST(DmaIommu, EveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
   EXPECT_EQ(dma.stats().dsbs, 12u);
   const sc_time mapped = r.debt();
   dma.unmap_sg(r, ces, DmaDir::to_device);  // to the device only: no invalidation of the lines
-  const sc_time want = t(Cost::dma_unmap_sg) + 12.0 * t(Cost::dma_unmap_sg_entry) + 12.0 * t(Cost::arm_lpae_unmap_pages) +
-                       12.0 * t(Cost::arm_smmu_tlb_inv) + t(Cost::arm_smmu_tlb_sync) + t(Cost::free_iova_fast);
+  const sc_time want = t(Cost::dma_unmap_sg) + 12.0 * t(Cost::dma_unmap_sg_entry) +
+                       12.0 * t(Cost::arm_lpae_unmap_pages) + 12.0 * t(Cost::arm_smmu_tlb_inv) +
+                       t(Cost::arm_smmu_tlb_sync) + t(Cost::free_iova_fast);
   EXPECT_EQ(r.debt() - mapped, want);
   EXPECT_EQ(dma.stats().tlb_invalidations, 12u);
   EXPECT_EQ(dma.stats().tlb_syncs, 1u);

@@ -26,7 +26,7 @@ struct Job {
   std::uint32_t encr_cfg = 0;
   std::vector<std::uint8_t> key, xts_key, iv;  // bytes as the crypto API has them
   std::vector<std::uint8_t> in;
-  std::uint32_t du_size = 0;                   // XTS: ENCR_XTS_DU_SIZE (0: the length)
+  std::uint32_t du_size = 0;  // XTS: ENCR_XTS_DU_SIZE (0: the length)
 };
 
 struct Outcome {
@@ -49,15 +49,18 @@ Outcome run_engine(soc::Emulator& e, const Job& j) {
   w(REG_CONFIG, config);
   w(REG_AUTH_SEG_CFG, 0);
   if (mode == ENCR_MODE_XTS) {
-    for (std::size_t i = 0; i < j.xts_key.size(); i += 4) w(REG_ENCR_XTS_KEY0 + static_cast<std::uint32_t>(i), load_be32(j.xts_key.data() + i));
+    for (std::size_t i = 0; i < j.xts_key.size(); i += 4)
+      w(REG_ENCR_XTS_KEY0 + static_cast<std::uint32_t>(i), load_be32(j.xts_key.data() + i));
     w(REG_ENCR_XTS_DU_SIZE, j.du_size ? j.du_size : len);
   }
-  for (std::size_t i = 0; i < j.key.size(); i += 4) w(REG_ENCR_KEY0 + static_cast<std::uint32_t>(i), load_be32(j.key.data() + i));
+  for (std::size_t i = 0; i < j.key.size(); i += 4)
+    w(REG_ENCR_KEY0 + static_cast<std::uint32_t>(i), load_be32(j.key.data() + i));
   if (!j.iv.empty()) {
     // qce_xts_swapiv: the tweak's bytes reversed, right-aligned; others as they are.
     std::vector<std::uint8_t> iv = j.iv;
     if (mode == ENCR_MODE_XTS) std::reverse(iv.begin(), iv.end());
-    for (std::size_t i = 0; i < iv.size(); i += 4) w(REG_CNTR0_IV0 + static_cast<std::uint32_t>(i), load_be32(iv.data() + i));
+    for (std::size_t i = 0; i < iv.size(); i += 4)
+      w(REG_CNTR0_IV0 + static_cast<std::uint32_t>(i), load_be32(iv.data() + i));
   }
   w(REG_ENCR_SEG_CFG, j.encr_cfg);
   w(REG_ENCR_SEG_SIZE, len);
@@ -75,7 +78,8 @@ Outcome run_engine(soc::Emulator& e, const Job& j) {
   const cpu::DmaBuf dst = h.dma_alloc(len, 64), dump = h.dma_alloc(QCE_RESULT_BUF_SZ, 64);
   std::memset(dump.ptr, 0, QCE_RESULT_BUF_SZ);
   out.put(0, {static_cast<std::uint32_t>(dst.addr), static_cast<std::uint16_t>(len), 0});
-  out.put(1, {static_cast<std::uint32_t>(dump.addr), static_cast<std::uint16_t>(QCE_RESULT_BUF_SZ), bam::DESC_FLAG_EOT});
+  out.put(1,
+          {static_cast<std::uint32_t>(dump.addr), static_cast<std::uint16_t>(QCE_RESULT_BUF_SZ), bam::DESC_FLAG_EOT});
   out.doorbell(16);
   in.put(0, {static_cast<std::uint32_t>(src.addr), static_cast<std::uint16_t>(len), bam::DESC_FLAG_EOT});
   in.doorbell(8);
@@ -122,7 +126,8 @@ TEST(QceCipher, AesModesMatchOpenSsl) {
         j.in = test::random_bytes(4096, seed++);
         j.encr_cfg = cfg(ENCR_ALG_AES, c.key == 32 ? ENCR_KEY_SZ_AES256 : ENCR_KEY_SZ_AES128, c.mode, enc);
         const Outcome o = run_engine(e, j);
-        const auto want = test::openssl_cipher(c.evp, enc, c.mode == ENCR_MODE_XTS ? cat(j.key, j.xts_key) : j.key, j.iv, j.in);
+        const auto want =
+            test::openssl_cipher(c.evp, enc, c.mode == ENCR_MODE_XTS ? cat(j.key, j.xts_key) : j.key, j.iv, j.in);
         EXPECT_EQ(o.out, want) << "mode " << c.mode << " key " << c.key << (enc ? " enc" : " dec");
         EXPECT_TRUE(o.status & OPERATION_DONE);
         EXPECT_FALSE(o.status & SW_ERR);
@@ -158,8 +163,10 @@ TEST(QceCipher, DesAndTdesMatchOpenSsl) {
           j.encr_cfg = cfg(ENCR_ALG_DES, tdes ? ENCR_KEY_SZ_3DES : ENCR_KEY_SZ_DES, mode, enc);
           // Single DES is EDE with three equal keys (OpenSSL 3 keeps DES itself in its legacy provider).
           const auto k3 = tdes ? j.key : cat(cat(j.key, j.key), j.key);
-          const auto want = test::openssl_cipher(mode == ENCR_MODE_CBC ? EVP_des_ede3_cbc() : EVP_des_ede3_ecb(), enc, k3, j.iv, j.in);
-          EXPECT_EQ(run_engine(e, j).out, want) << (tdes ? "3DES" : "DES") << " mode " << mode << (enc ? " enc" : " dec");
+          const auto want = test::openssl_cipher(mode == ENCR_MODE_CBC ? EVP_des_ede3_cbc() : EVP_des_ede3_ecb(), enc,
+                                                 k3, j.iv, j.in);
+          EXPECT_EQ(run_engine(e, j).out, want)
+              << (tdes ? "3DES" : "DES") << " mode " << mode << (enc ? " enc" : " dec");
         }
       }
     }
@@ -277,12 +284,14 @@ TEST(QceCipher, OutputBackPressureHoldsTheInputUntilTheProducerDrains) {
     EXPECT_LE(taken, (64u << 10) + chunk);
     for (std::uint32_t i = 0; i < len / chunk; ++i)
       out.put(i, {static_cast<std::uint32_t>(dst.addr + i * chunk), static_cast<std::uint16_t>(chunk), 0});
-    out.put(len / chunk, {static_cast<std::uint32_t>(dump.addr), static_cast<std::uint16_t>(QCE_RESULT_BUF_SZ), bam::DESC_FLAG_EOT});
+    out.put(len / chunk,
+            {static_cast<std::uint32_t>(dump.addr), static_cast<std::uint16_t>(QCE_RESULT_BUF_SZ), bam::DESC_FLAG_EOT});
     out.doorbell(8 * (len / chunk + 1));
     settle();
     EXPECT_EQ(e.soc().qce.stats().bytes_in, len);
     EXPECT_TRUE(h.readl(q + REG_STATUS) & OPERATION_DONE);
-    EXPECT_EQ(std::vector<std::uint8_t>(dst.ptr, dst.ptr + len), test::openssl_cipher(EVP_aes_128_ecb(), true, key, {}, data));
+    EXPECT_EQ(std::vector<std::uint8_t>(dst.ptr, dst.ptr + len),
+              test::openssl_cipher(EVP_aes_128_ecb(), true, key, {}, data));
   });
 }
 
@@ -307,7 +316,8 @@ TEST(QceCipher, TheCipherCorePacesATimedOperation) {
       auto& h = e.host();
       const std::uint64_t q = e.soc().cfg.map.qce_base;
       const Outcome o = run_engine(e, j);
-      for (int i = 0; i < 2000 && !(h.readl(q + REG_STATUS) & OPERATION_DONE); ++i) sc_core::wait(sc_core::sc_time(0.1, sc_core::SC_US));
+      for (int i = 0; i < 2000 && !(h.readl(q + REG_STATUS) & OPERATION_DONE); ++i)
+        sc_core::wait(sc_core::sc_time(0.1, sc_core::SC_US));
       const double us = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e6;
       const double core = 256 * (key == 32 ? 0.35 : 0.25);
       EXPECT_GT(us, core + 2) << key;

@@ -16,8 +16,8 @@ struct Regs {
   void w(std::uint32_t off, std::uint32_t v) { e.host().writel(e.soc().cfg.map.qce_base + off, v); }
   std::uint32_t r(std::uint32_t off) { return e.host().readl(e.soc().cfg.map.qce_base + off); }
 };
-constexpr std::uint32_t kSha256First = (AUTH_ALG_SHA << AUTH_ALG_SHIFT) | (AUTH_SIZE_SHA256 << AUTH_SIZE_SHIFT) |
-                                       AUTH_FIRST | AUTH_LAST;
+constexpr std::uint32_t kSha256First =
+    (AUTH_ALG_SHA << AUTH_ALG_SHIFT) | (AUTH_SIZE_SHA256 << AUTH_SIZE_SHIFT) | AUTH_FIRST | AUTH_LAST;
 constexpr std::uint32_t kPipeSet2 = 2u << PIPE_SET_SELECT_SHIFT;
 }  // namespace
 

@@ -102,7 +102,8 @@ TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
 TEST(SeedReplay, HashAheadGivesIdenticalResults) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=300", "sim.fast_forward=0"});
   const auto raw = studies::fork_each(
-      2, 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variant("sha256-qce-lock"), false, i == 1).to_json(); },
+      2, 2,
+      [&](std::size_t i) { return studies::run_variant(sc, sc.variant("sha256-qce-lock"), false, i == 1).to_json(); },
       [](std::size_t, const nlohmann::json&) {});
   auto a = raw[0], b = raw[1];
   EXPECT_EQ(a["hash_ahead_hits"], 0);
@@ -174,7 +175,7 @@ TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
 namespace {
 studies::VariantResult trustzone_variant(const char* name) {
   const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-trustzone.json",
-                                        {"workload.messages=1500"});
+                                          {"workload.messages=1500"});
   return studies::run_variant(sc, sc.variant(name), false);
 }
 }  // namespace
@@ -207,8 +208,8 @@ TEST(TrustZone, LockedSeriesGivesNoWrongDigestAndWaitsForTheLock) {
 // whole request and no softirq or kworker runs.
 namespace {
 studies::VariantResult completion_variant(const char* name) {
-  const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-irq-coalescing-polling.json",
-                                        {"workload.messages=200"});
+  const auto sc = studies::Scenario::load(
+      std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-irq-coalescing-polling.json", {"workload.messages=200"});
   auto r = studies::run_variant(sc, sc.variant(name), false);
   EXPECT_EQ(r.digest_mismatches, 0u);
   EXPECT_EQ(r.requests, 200u);
@@ -235,7 +236,7 @@ TEST(Completion, PollingTakesNoInterruptAndKeepsTheCpuBusy) {
 // latency, the scenarios' overrides): single-request QCE at 4 KiB within 15%, as issue 3 asks.
 TEST(Measurements2025, P2QceAt4KiBWithin15Percent) {
   const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-p2-4k.json",
-                                        {"workload.messages=500"});
+                                          {"workload.messages=500"});
   const auto r = studies::run_variant(sc, sc.variant("sha256-qce"), true);
   EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.0, 0.15);
   EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.09, 0.03);  // +8.7% at 5000 messages

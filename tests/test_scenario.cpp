@@ -59,14 +59,17 @@ TEST(Scenario, SetChangesWorkloadAndProfileParameters) {
 TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
   std::string e = error_of({"workload.messages=-1"});
   // A bad value from --set names the option, not the file that never said it.
-  EXPECT_NE(e.find("--set workload.messages=-1: at /workload/messages: expected a whole number"), std::string::npos) << e;
+  EXPECT_NE(e.find("--set workload.messages=-1: at /workload/messages: expected a whole number"), std::string::npos)
+      << e;
   EXPECT_NE(e.find("found the number -1"), std::string::npos) << e;
   e = error_of({"qce.clock=5000"});
   EXPECT_NE(e.find("/overrides/qce.clock: expected qce.clock in [50, 600] MHz, found 5000"), std::string::npos) << e;
   e = error_of({"qce.clok=100"});
   EXPECT_NE(e.find("expected a parameter of profile sm8650, found \"qce.clok\""), std::string::npos) << e;
   e = error_of({"variants.0.engine=\"gpu\""});
-  EXPECT_NE(e.find("/variants/0/engine: expected \"qce\", \"cpu\" or \"ce\", found the string \"gpu\""), std::string::npos) << e;
+  EXPECT_NE(e.find("/variants/0/engine: expected \"qce\", \"cpu\" or \"ce\", found the string \"gpu\""),
+            std::string::npos)
+      << e;
   e = error_of({"variants.2.bam_lock=true"});
   EXPECT_NE(e.find("/variants/2/bam_lock"), std::string::npos) << e;
   e = error_of({"workload.size=3"});
@@ -171,7 +174,8 @@ TEST(CostItems, SharedItemsMoveWithTheirCommonFactor) {
   EXPECT_EQ(scaled[cpu::Cost::caller_overhead].wait, base[cpu::Cost::caller_overhead].wait);  // fitted, not shared
   nlohmann::json j = nlohmann::json::parse(std::ifstream(src));
   for (const auto& [where, share] : {std::pair<std::string, std::string>{"cost.bam_start_dma", "cpu.cortex-x4.freq"},
-                                     {"cost.bam_start_dma", "cpu.no_such"}, {"qce.clock", "cpu.count_scale"}}) {
+                                     {"cost.bam_start_dma", "cpu.no_such"},
+                                     {"qce.clock", "cpu.count_scale"}}) {
     nlohmann::json bad = j;
     bad["parameters"][where]["shared"] = share;
     try {

@@ -51,11 +51,13 @@ void nist_through_driver(RegIo io) {
                           File{"tdes/TECBMMT3.rsp", CipherAlg::tdes, CipherMode::ecb}}) {
       for (const test::RspRecord& r : test::parse_rsp(f.path)) {
         if (!r.fields.count("PLAINTEXT")) continue;
-        const auto key = r.fields.count("KEY") ? test::unhex(r.at("KEY")) : test::unhex(r.at("KEY1") + r.at("KEY2") + r.at("KEY3"));
+        const auto key =
+            r.fields.count("KEY") ? test::unhex(r.at("KEY")) : test::unhex(r.at("KEY1") + r.at("KEY2") + r.at("KEY3"));
         auto iv = iv16(r.fields.count("IV") ? test::unhex(r.at("IV")) : std::vector<std::uint8_t>{});
         const bool enc = r.section == "ENCRYPT";
         const auto pt = test::unhex(r.at("PLAINTEXT")), ct = test::unhex(r.at("CIPHERTEXT"));
-        EXPECT_EQ(through_driver(e, f.alg, f.mode, enc, key, iv, enc ? pt : ct), enc ? ct : pt) << f.path << " " << r.at("COUNT");
+        EXPECT_EQ(through_driver(e, f.alg, f.mode, enc, key, iv, enc ? pt : ct), enc ? ct : pt)
+            << f.path << " " << r.at("COUNT");
         ++n;
       }
     }
@@ -78,7 +80,8 @@ void chained_requests_match_openssl(RegIo io) {
         const auto iv0 = iv16(test::random_bytes(16, seed++));
         auto iv = iv0;
         // Eight requests of 1 KiB: each starts from the IV the engine dumped for the one before.
-        EXPECT_EQ(through_driver(e, CipherAlg::aes, c.mode, enc, key, iv, in, 1024), test::openssl_cipher(c.evp, enc, key, {iv0.begin(), iv0.end()}, in))
+        EXPECT_EQ(through_driver(e, CipherAlg::aes, c.mode, enc, key, iv, in, 1024),
+                  test::openssl_cipher(c.evp, enc, key, {iv0.begin(), iv0.end()}, in))
             << cipher_mode_name(c.mode) << c.key << (enc ? " enc" : " dec");
       }
     }
@@ -87,7 +90,8 @@ void chained_requests_match_openssl(RegIo io) {
       const auto key = test::random_bytes(64, seed++), in = test::random_bytes(4096, seed++);
       auto iv = iv16(test::random_bytes(16, seed++));
       const auto iv0 = iv;
-      EXPECT_EQ(through_driver(e, CipherAlg::aes, CipherMode::xts, enc, key, iv, in), test::openssl_cipher(EVP_aes_256_xts(), enc, key, {iv0.begin(), iv0.end()}, in));
+      EXPECT_EQ(through_driver(e, CipherAlg::aes, CipherMode::xts, enc, key, iv, in),
+                test::openssl_cipher(EVP_aes_256_xts(), enc, key, {iv0.begin(), iv0.end()}, in));
     }
   });
 }
@@ -110,12 +114,13 @@ TEST(Skcipher, RegisterWritesAndDescriptorsAreTheKernels) {
       std::uint64_t writes;
     };
     const std::uint32_t rx = e.qce().config().rx_pipe, tx = e.qce().config().tx_pipe;
-    for (const Case& c : {Case{CipherAlg::aes, CipherMode::ecb, 16, 13}, Case{CipherAlg::aes, CipherMode::ecb, 32, 17},
-                          Case{CipherAlg::aes, CipherMode::cbc, 16, 17}, Case{CipherAlg::aes, CipherMode::cbc, 32, 21},
-                          Case{CipherAlg::aes, CipherMode::ctr, 16, 21}, Case{CipherAlg::aes, CipherMode::ctr, 32, 25},
-                          Case{CipherAlg::aes, CipherMode::xts, 32, 22}, Case{CipherAlg::aes, CipherMode::xts, 64, 30},
-                          Case{CipherAlg::des, CipherMode::ecb, 8, 11}, Case{CipherAlg::des, CipherMode::cbc, 8, 13},
-                          Case{CipherAlg::tdes, CipherMode::ecb, 24, 15}, Case{CipherAlg::tdes, CipherMode::cbc, 24, 17}}) {
+    for (const Case& c :
+         {Case{CipherAlg::aes, CipherMode::ecb, 16, 13}, Case{CipherAlg::aes, CipherMode::ecb, 32, 17},
+          Case{CipherAlg::aes, CipherMode::cbc, 16, 17}, Case{CipherAlg::aes, CipherMode::cbc, 32, 21},
+          Case{CipherAlg::aes, CipherMode::ctr, 16, 21}, Case{CipherAlg::aes, CipherMode::ctr, 32, 25},
+          Case{CipherAlg::aes, CipherMode::xts, 32, 22}, Case{CipherAlg::aes, CipherMode::xts, 64, 30},
+          Case{CipherAlg::des, CipherMode::ecb, 8, 11}, Case{CipherAlg::des, CipherMode::cbc, 8, 13},
+          Case{CipherAlg::tdes, CipherMode::ecb, 24, 15}, Case{CipherAlg::tdes, CipherMode::cbc, 24, 17}}) {
       const std::uint64_t w0 = e.qce().stats().reg_writes;
       const std::uint64_t rx0 = e.soc().bam.pipe_stats(rx).descriptors, tx0 = e.soc().bam.pipe_stats(tx).descriptors;
       std::array<std::uint8_t, 16> iv{};

@@ -73,7 +73,8 @@ TEST(Sweep, ProductOfAStepRangeAndAFactorRangeLastAxisFastest) {
 TEST(Sweep, ZipPairsValuesAndNeedsEqualLengths) {
   json j = base_sweep();
   j["combine"] = "zip";
-  j["axes"] = {{{"path", "qce.clock"}, {"values", {100, 200}}}, {{"path", "workload.message_bytes"}, {"values", {64, 128}}}};
+  j["axes"] = {{{"path", "qce.clock"}, {"values", {100, 200}}},
+               {{"path", "workload.message_bytes"}, {"values", {64, 128}}}};
   const auto pts = studies::Sweep::load(write(temp_dir(), "s.json", j)).points();
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_EQ(pts[1].values, (std::vector<json>{200, 128}));
@@ -87,7 +88,8 @@ TEST(Sweep, BadInputNamesThePathTheExpectationAndTheFinding) {
   EXPECT_NE(load_error(j).find("at /axis: expected one of sweep,"), std::string::npos) << load_error(j);
   j = base_sweep();
   j["axes"][0] = {{"path", "workload.message_bytes"}, {"range", {{"from", 64}, {"to", 4096}, {"factor", 1}}}};
-  EXPECT_NE(load_error(j).find("at /axes/0/range/factor: expected a number above 1, found the number 1"), std::string::npos)
+  EXPECT_NE(load_error(j).find("at /axes/0/range/factor: expected a number above 1, found the number 1"),
+            std::string::npos)
       << load_error(j);
   j = base_sweep();
   j["axes"][0] = {{"path", "qce.clock"}, {"values", {100000}}};  // outside the profile's range
@@ -96,7 +98,8 @@ TEST(Sweep, BadInputNamesThePathTheExpectationAndTheFinding) {
   j = base_sweep();
   j["analysis"] = {{"break_even", {{"host", "sha256-lib"}}}};
   j["axes"].push_back({{"path", "iommu.mode"}, {"values", {"strict", "lazy"}}});
-  EXPECT_NE(load_error(j).find("at /analysis/break_even: expected a numeric last axis to run along (iommu.mode), found the string \"strict\""),
+  EXPECT_NE(load_error(j).find("at /analysis/break_even: expected a numeric last axis to run along (iommu.mode), found "
+                               "the string \"strict\""),
             std::string::npos)
       << load_error(j);
 }
@@ -237,7 +240,8 @@ TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
   };
   EXPECT_NE(merge_error({dir + "/shard-0.json"}, {}).find("expected all 2 shard files, found 1"), std::string::npos);
   EXPECT_NE(merge_error({dir + "/shard-0.json", dir + "/shard-0.json"}, {}).find("each once"), std::string::npos);
-  EXPECT_NE(merge_error({dir + "/shard-0.json", dir + "/shard-1.json"}, {"workload.messages=10"}).find("at /key: expected a shard of this sweep definition"),
+  EXPECT_NE(merge_error({dir + "/shard-0.json", dir + "/shard-1.json"}, {"workload.messages=10"})
+                .find("at /key: expected a shard of this sweep definition"),
             std::string::npos);
   // A run whose results do not read back (a number turned into a string) is refused, naming it.
   json edited = json::parse(std::ifstream(dir + "/shard-1.json"));
@@ -245,8 +249,10 @@ TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
   edited["results"][first]["cpu_s"] = "fast";
   std::ofstream(dir + "/shard-1-edited.json") << edited.dump();
   const std::string bad_run = merge_error({dir + "/shard-0.json", dir + "/shard-1-edited.json"}, {});
-  EXPECT_NE(bad_run.find("shard-1-edited.json: at /results: expected the run's results as qcesim writes them, found \"" + first + "\""),
-            std::string::npos)
+  EXPECT_NE(
+      bad_run.find("shard-1-edited.json: at /results: expected the run's results as qcesim writes them, found \"" +
+                   first + "\""),
+      std::string::npos)
       << bad_run;
   // Numbers a run cannot produce are refused as well, each naming what held and what was found.
   const json good = json::parse(std::ifstream(dir + "/shard-1.json"));
@@ -256,12 +262,15 @@ TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
     std::ofstream(dir + "/shard-1-edited.json") << t.dump();
     return merge_error({dir + "/shard-0.json", dir + "/shard-1-edited.json"}, {});
   };
-  EXPECT_NE(tampered([](json& r) { r["wall_s"] = -1.0; }).find("wall_s: a time of at least 0, found -1"), std::string::npos);
+  EXPECT_NE(tampered([](json& r) { r["wall_s"] = -1.0; }).find("wall_s: a time of at least 0, found -1"),
+            std::string::npos);
   EXPECT_NE(tampered([](json& r) { r["requests"] = 0; }).find("requests: at least 1, found 0"), std::string::npos);
-  EXPECT_NE(tampered([](json& r) { r["requests"] = -3; }).find("requests: a whole number, found the number -3"), std::string::npos)
+  EXPECT_NE(tampered([](json& r) { r["requests"] = -3; }).find("requests: a whole number, found the number -3"),
+            std::string::npos)
       << tampered([](json& r) { r["requests"] = -3; });
-  EXPECT_NE(tampered([](json& r) { r["completed"] = r["completed"].get<std::uint64_t>() - 1; })
-                .find("issued = completed + failed + fallback"),
+  EXPECT_NE(tampered([](json& r) {
+              r["completed"] = r["completed"].get<std::uint64_t>() - 1;
+            }).find("issued = completed + failed + fallback"),
             std::string::npos);
   EXPECT_NE(tampered([](json& r) { r["cpu_s"] = r["cpu_s"].get<double>() * 2; }).find("cpu_s = task_s + kworker_s"),
             std::string::npos);
@@ -273,9 +282,11 @@ TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
   lost["results"].erase(first);
   std::ofstream(dir + "/shard-1-lost.json") << lost.dump();
   const std::string missing = merge_error({dir + "/shard-0.json", dir + "/shard-1-lost.json"}, {});
-  EXPECT_NE(missing.find("--merge: expected every run of the sweep (6; --partial merges what is there and says so), found 1 "
-                         "missing, the first " + first),
-            std::string::npos)
+  EXPECT_NE(
+      missing.find("--merge: expected every run of the sweep (6; --partial merges what is there and says so), found 1 "
+                   "missing, the first " +
+                   first),
+      std::string::npos)
       << missing;
   cli::SweepOptions part = options();
   part.out = dir + "/part";

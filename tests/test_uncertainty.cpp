@@ -47,7 +47,7 @@ TEST(Uncertainty, SamplesAreReproducibleAndMatchTheirIntervals) {
   }
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
-  EXPECT_NEAR(a[200], 100, 8);   // 5th percentile
+  EXPECT_NEAR(a[200], 100, 8);    // 5th percentile
   EXPECT_NEAR(a[3800], 400, 30);  // 95th
   EXPECT_NEAR(a[2000], 200, 10);  // the geometric middle
   EXPECT_NEAR(b[200], -1, 0.08);  // a normal when the interval reaches zero
@@ -80,8 +80,9 @@ class UncertaintyCli : public ::testing::Test {
 // --uncertainty: a band per output around the nominal run, the same with the same seed, and
 // P1's numbers compared with it.
 TEST_F(UncertaintyCli, RunReportsBandsReproducibly) {
-  const std::vector<std::string> args = {"run", "seed.json", "--uncertainty", "6", "--set", "workload.messages=40",
-                                         "--variant", "sha256-qce-nolock", "--json", "u.json"};
+  const std::vector<std::string> args = {
+      "run",       "seed.json",         "--uncertainty", "6",     "--set", "workload.messages=40",
+      "--variant", "sha256-qce-nolock", "--json",        "u.json"};
   const auto r1 = qcesim(args);
   ASSERT_EQ(r1.exit_code, 0) << r1.err;
   const json j1 = json::parse(test::slurp(dir + "/u.json"));
@@ -97,7 +98,8 @@ TEST_F(UncertaintyCli, RunReportsBandsReproducibly) {
   EXPECT_GT(j1["parameters"].size(), 30u);
   const auto bad = qcesim({"run", "seed.json", "--uncertainty", "1"});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--uncertainty: expected a whole number from 2 to 10000, found \"1\""), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--uncertainty: expected a whole number from 2 to 10000, found \"1\""), std::string::npos)
+      << bad.err;
 }
 
 // validate: every measured number of the folder's scenarios, marked in sample when a profile
@@ -161,9 +163,9 @@ TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
   ASSERT_FALSE(hard.empty());
   const std::string top = hard[0]["parameter"];
   // cpu.count_scale: the shared factor on process_channel_irqs and the other unsourced items.
-  const std::vector<std::string> hardirq_items = {"cost.process_channel_irqs", "cost.readl", "cost.irq_entry",
-                                                  "cost.irq_exit", "cost.tasklet_schedule", "cost.writel",
-                                                  "cpu.count_scale"};
+  const std::vector<std::string> hardirq_items = {
+      "cost.process_channel_irqs", "cost.readl",  "cost.irq_entry", "cost.irq_exit",
+      "cost.tasklet_schedule",     "cost.writel", "cpu.count_scale"};
   EXPECT_NE(std::find(hardirq_items.begin(), hardirq_items.end(), top), hardirq_items.end()) << top;
   // Parameters the hardirq path never charges have no effect on it; the ones it charges only
   // ever add to it, so every effect is positive (mu = mu*), whatever the values' digit counts.
@@ -173,7 +175,8 @@ TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
       EXPECT_EQ(e["mu_star"].get<double>(), 0.0);
     }
     const std::string p = e["parameter"];
-    if (std::find(hardirq_items.begin(), hardirq_items.end(), p) != hardirq_items.end() && e["mu_star"].get<double>() > 0) {
+    if (std::find(hardirq_items.begin(), hardirq_items.end(), p) != hardirq_items.end() &&
+        e["mu_star"].get<double>() > 0) {
       ++charged;
       EXPECT_NEAR(e["mu"].get<double>(), e["mu_star"].get<double>(), 1e-9 * e["mu_star"].get<double>()) << p;
     }
@@ -185,8 +188,9 @@ TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
 // --seeds: the TrustZone race as a count with an interval, the same table from the same seeds.
 TEST_F(UncertaintyCli, SeedsGiveTheRaceWithAConfidenceInterval) {
   test::write_text(dir + "/tz.json", test::slurp(test::scenario_source("study-trustzone.json")));
-  const std::vector<std::string> args = {"run", "tz.json", "--seeds", "4", "--set", "workload.messages=600",
-                                         "--variant", "mainline-no-lock", "--json", "t.json"};
+  const std::vector<std::string> args = {
+      "run",       "tz.json",          "--seeds", "4",     "--set", "workload.messages=600",
+      "--variant", "mainline-no-lock", "--json",  "t.json"};
   const auto r1 = qcesim(args);
   ASSERT_EQ(r1.exit_code, 0) << r1.err;
   EXPECT_EQ(r1.out, qcesim(args).out);
@@ -206,8 +210,9 @@ TEST_F(UncertaintyCli, SeedsGiveTheRaceWithAConfidenceInterval) {
 // elements (H1) keep it; both take three interrupts per request with locking.
 TEST_F(UncertaintyCli, HypothesesDifferWithThePassthroughBoot) {
   test::write_text(dir + "/h.json", test::slurp(test::scenario_source("study-hypotheses.json")));
-  const auto r = qcesim({"run", "h.json", "--timing-only", "--set", "workload.messages=50", "--variant", "h1-lock-passthrough",
-                         "--variant", "h2-lock-passthrough", "--variant", "h1-lock", "--json", "h.out.json"});
+  const auto r =
+      qcesim({"run", "h.json", "--timing-only", "--set", "workload.messages=50", "--variant", "h1-lock-passthrough",
+              "--variant", "h2-lock-passthrough", "--variant", "h1-lock", "--json", "h.out.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json v = json::parse(test::slurp(dir + "/h.out.json"))["variants"];
   const double h1 = v[0]["latency_us"]["p50"].get<double>(), h2 = v[1]["latency_us"]["p50"].get<double>();
@@ -221,8 +226,8 @@ TEST_F(UncertaintyCli, ShardsUnderXargsMergeToTheUnshardedResult) {
   const std::vector<std::string> base = {"run", "seed.json", "--uncertainty", "6", "--set", "workload.messages=30"};
   const auto whole = qcesim(base);
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  const std::string cmd = "cd " + dir + " && " + QCESIM_SOURCE_DIR + "/scripts/shards.sh local 3 2 out -- " + QCESIM_BINARY +
-                          " run seed.json --uncertainty 6 --set workload.messages=30 > /dev/null 2>&1";
+  const std::string cmd = "cd " + dir + " && " + QCESIM_SOURCE_DIR + "/scripts/shards.sh local 3 2 out -- " +
+                          QCESIM_BINARY + " run seed.json --uncertainty 6 --set workload.messages=30 > /dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   EXPECT_EQ(test::slurp(dir + "/out/result.txt"), whole.out);
 
@@ -230,7 +235,8 @@ TEST_F(UncertaintyCli, ShardsUnderXargsMergeToTheUnshardedResult) {
   other[5] = "workload.messages=31";
   const auto wrong = qcesim([&] {
     auto a = other;
-    for (const char* f : {"out/shard-0.json", "out/shard-1.json", "out/shard-2.json"}) a.insert(a.end(), {"--merge", f});
+    for (const char* f : {"out/shard-0.json", "out/shard-1.json", "out/shard-2.json"})
+      a.insert(a.end(), {"--merge", f});
     return a;
   }());
   EXPECT_EQ(wrong.exit_code, 2);
@@ -262,8 +268,8 @@ TEST_F(UncertaintyCli, ShardsUnderXargsMergeToTheUnshardedResult) {
 }
 
 TEST_F(UncertaintyCli, SensitivityShardsMergeToTheUnshardedResult) {
-  const std::vector<std::string> base = {"sensitivity", "seed.json", "--set", "workload.messages=20", "--variant",
-                                         "sha256-qce-nolock", "--trajectories", "2"};
+  const std::vector<std::string> base = {"sensitivity", "seed.json",         "--set",          "workload.messages=20",
+                                         "--variant",   "sha256-qce-nolock", "--trajectories", "2"};
   const auto whole = qcesim(base);
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
   for (const char* i : {"0", "1"}) {

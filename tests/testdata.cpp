@@ -68,9 +68,9 @@ std::vector<std::uint8_t> unhex(const std::string& hex) {
   return *v;
 }
 
-const char* const kCcmFiles[10] = {"aes-ccm/DVPT128.rsp", "aes-ccm/DVPT256.rsp", "aes-ccm/VADT128.rsp", "aes-ccm/VADT256.rsp",
-                                   "aes-ccm/VNT128.rsp",  "aes-ccm/VNT256.rsp",  "aes-ccm/VPT128.rsp",  "aes-ccm/VPT256.rsp",
-                                   "aes-ccm/VTT128.rsp",  "aes-ccm/VTT256.rsp"};
+const char* const kCcmFiles[10] = {
+    "aes-ccm/DVPT128.rsp", "aes-ccm/DVPT256.rsp", "aes-ccm/VADT128.rsp", "aes-ccm/VADT256.rsp", "aes-ccm/VNT128.rsp",
+    "aes-ccm/VNT256.rsp",  "aes-ccm/VPT128.rsp",  "aes-ccm/VPT256.rsp",  "aes-ccm/VTT128.rsp",  "aes-ccm/VTT256.rsp"};
 
 std::vector<CcmCase> ccm_cases(const std::string& file) {
   std::vector<CcmCase> out;

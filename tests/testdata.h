@@ -28,8 +28,8 @@ struct CcmCase {
   std::string count;
   std::vector<std::uint8_t> key, nonce, adata, payload, ct;  // ct: ciphertext then tag
   unsigned tlen = 0;
-  bool pass = true;          // DVPT's Result
-  bool decrypt_test = false; // DVPT: a decryption-verification record
+  bool pass = true;           // DVPT's Result
+  bool decrypt_test = false;  // DVPT: a decryption-verification record
 };
 std::vector<CcmCase> ccm_cases(const std::string& relative);
 // The ten CCM files (DVPT, VADT, VNT, VPT, VTT; AES-128 and AES-256): 1920 records.

@@ -19,12 +19,12 @@
 namespace qcesim::qce {
 
 struct TzConfig {
-  double rate_per_s = 0;          // job arrivals (Poisson); 0: no other EE
+  double rate_per_s = 0;  // job arrivals (Poisson); 0: no other EE
   std::uint32_t message_bytes = 4096;
   unsigned ee = 1;
-  unsigned pipe_set = 3;          // pipes 6 (to QCE) and 7 (results)
-  bool lock = false;              // LOCK/UNLOCK around each job (the series' protocol)
-  bool functional = true;         // real bytes and digest checks
+  unsigned pipe_set = 3;                                           // pipes 6 (to QCE) and 7 (results)
+  bool lock = false;                                               // LOCK/UNLOCK around each job (the series' protocol)
+  bool functional = true;                                          // real bytes and digest checks
   sc_core::sc_time timeout = sc_core::sc_time(2, sc_core::SC_MS);  // a job not done by then is reset
   std::uint64_t seed = 7;
   // Fault injection: with the lock, each job keeps it this much longer (UNLOCK queued late).

@@ -54,8 +54,10 @@ bool same_sg(const Sg& a, const Sg& b) {
 void sg_copy(cpu::Host& host, const Sg& sg, std::uint64_t off, std::uint8_t* buf, std::size_t n, bool to_sg) {
   for (const auto& e : sg_range(sg, off, n)) {
     std::uint8_t* p = host.dram_ptr(e.addr, e.len);
-    if (to_sg) std::memcpy(p, buf, e.len);
-    else std::memcpy(buf, p, e.len);
+    if (to_sg)
+      std::memcpy(p, buf, e.len);
+    else
+      std::memcpy(buf, p, e.len);
     buf += e.len;
   }
 }
@@ -72,9 +74,9 @@ class AeadOps : public QceAlgoOps {
   void free_adata();
 
   QceDevice& m_qce;
-  cpu::DmaBuf m_ccm_result;  // ccmresult_buf (in the request context in the kernel)
-  cpu::DmaBuf m_adata;       // rctx->adata: the formatted associated data (CCM)
-  AeadRegs m_regs;           // what qce_setup_regs_aead needs of the request context
+  cpu::DmaBuf m_ccm_result;               // ccmresult_buf (in the request context in the kernel)
+  cpu::DmaBuf m_adata;                    // rctx->adata: the formatted associated data (CCM)
+  AeadRegs m_regs;                        // what qce_setup_regs_aead needs of the request context
   cpu::SgShape m_tx_mapped, m_rx_mapped;  // as mapped (rx: nothing when in place)
   bool m_in_place = true;
 };
@@ -102,7 +104,8 @@ void AeadOps::ccm_prepare(AeadRequest& req, Sg& rx, Sg& tx) {
   m_regs.assoclen = (req.assoclen + header + 15) / 16 * 16;  // rctx->assoclen: padded
   // The kernel kzallocs ALIGN(assoclen, 16) + 6 bytes but maps the padded length, 10 bytes more
   // when assoclen % 16 is 0 or 15 (slab rounding hides it [I]); here the mapped length, zeroed.
-  m_adata = m_qce.host().dma_alloc(std::max<std::size_t>((req.assoclen + 15) / 16 * 16 + kMaxAdataHeader, m_regs.assoclen), 64);
+  m_adata = m_qce.host().dma_alloc(
+      std::max<std::size_t>((req.assoclen + 15) / 16 * 16 + kMaxAdataHeader, m_regs.assoclen), 64);
   std::memset(m_adata.ptr, 0, m_adata.size);
   std::memcpy(m_adata.ptr, hdr, header);
   sg_copy(m_qce.host(), req.src, 0, m_adata.ptr + header, req.assoclen, false);
@@ -147,7 +150,8 @@ void AeadOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
     m_regs.b0 = m_regs.iv;
     if (req.assoclen) m_regs.b0[0] |= 1u << 6;
     m_regs.b0[0] |= static_cast<std::uint8_t>(((req.authsize - 2) / 2) << 3);
-    for (unsigned i = 0; i < std::min(l, 4u); ++i) m_regs.b0[15 - i] = static_cast<std::uint8_t>(m_regs.cryptlen >> (8 * i));
+    for (unsigned i = 0; i < std::min(l, 4u); ++i)
+      m_regs.b0[15 - i] = static_cast<std::uint8_t>(m_regs.cryptlen >> (8 * i));
   }
   Sg rx, tx;
   if (req.alg.ccm) {
@@ -191,7 +195,8 @@ void AeadOps::qce_aead_done(Runner& r, const bam::DmaResult& res) {
   free_adata();
   if (!res.ok) return m_qce.async_req_done(r, res.error);
   bool mac_failed = false;
-  if (std::string error = m_qce.qce_check_status(r, mac_failed, !req.alg.ccm); !error.empty()) return m_qce.async_req_done(r, error);
+  if (std::string error = m_qce.qce_check_status(r, mac_failed, !req.alg.ccm); !error.empty())
+    return m_qce.async_req_done(r, error);
   cpu::Host& host = m_qce.host();
   const std::uint64_t tag_at = std::uint64_t{req.assoclen} + m_regs.cryptlen;
   if (req.encrypt) {
@@ -238,16 +243,19 @@ std::string aead_key_check(const AeadAlg& alg, const std::vector<std::uint8_t>& 
   };
   if (alg.cipher == CipherAlg::aes) {
     if (n != 16 && n != 24 && n != 32)
-      return alg.rfc4309 ? "an AES key of 16, 24 or 32 bytes followed by the 3-byte salt" : "an AES key of 16, 24 or 32 bytes";
+      return alg.rfc4309 ? "an AES key of 16, 24 or 32 bytes followed by the 3-byte salt"
+                         : "an AES key of 16, 24 or 32 bytes";
     if (n == 24)
-      return soft_only(SoftOnly::aes192, "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)");
+      return soft_only(SoftOnly::aes192,
+                       "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)");
   } else if (alg.cipher == CipherAlg::des) {
     if (n != 8) return "a DES key of 8 bytes";
   } else {
     if (n != 24) return "a 3DES key of 24 bytes";
     if (tdes_has_equal_keys(enc_key))
-      return soft_only(SoftOnly::tdes_equal_keys,
-                       "three different 3DES keys (two equal: the engine cannot; the kernel uses its software fallback)");
+      return soft_only(
+          SoftOnly::tdes_equal_keys,
+          "three different 3DES keys (two equal: the engine cannot; the kernel uses its software fallback)");
   }
   if (!alg.ccm && auth_key.size() > kMaxKeySize)
     return fmt::format("an HMAC key of at most {} bytes (the engine takes it unhashed; longer: -EINVAL)", kMaxKeySize);
@@ -256,9 +264,9 @@ std::string aead_key_check(const AeadAlg& alg, const std::vector<std::uint8_t>& 
 
 std::string aead_authsize_check(const AeadAlg& alg, unsigned authsize) {
   if (alg.rfc4309 && authsize != 8 && authsize != 12 && authsize != 16) return "an rfc4309 tag of 8, 12 or 16 bytes";
-  if (alg.ccm && (authsize < 4 || authsize > 16 || authsize % 2))
-    return "a CCM tag of 4, 6, 8, 10, 12, 14 or 16 bytes";
-  if (authsize > alg.maxauthsize()) return fmt::format("a tag of at most {} bytes for {}", alg.maxauthsize(), alg.name());
+  if (alg.ccm && (authsize < 4 || authsize > 16 || authsize % 2)) return "a CCM tag of 4, 6, 8, 10, 12, 14 or 16 bytes";
+  if (authsize > alg.maxauthsize())
+    return fmt::format("a tag of at most {} bytes for {}", alg.maxauthsize(), alg.name());
   return "";
 }
 
@@ -268,14 +276,12 @@ std::string aead_length_check(const AeadAlg& alg, bool encrypt, unsigned authsiz
   if (text == 0 && !(alg.ccm && !encrypt))
     return "some text: the engine does not take empty messages (the kernel uses its software fallback)";
   const std::size_t block = cipher_block_bytes(alg.cipher);
-  if (!alg.ccm && text % block)
-    return fmt::format("a text of a multiple of {} bytes for {}", block, alg.name());
+  if (!alg.ccm && text % block) return fmt::format("a text of a multiple of {} bytes for {}", block, alg.name());
   return "";
 }
 
 std::string ccm_iv_check(const std::array<std::uint8_t, 16>& iv) {
-  if (iv[0] < 1 || iv[0] > 7)
-    return fmt::format("a CCM IV whose first byte (L - 1) is 1..7, found {}", iv[0]);
+  if (iv[0] < 1 || iv[0] > 7) return fmt::format("a CCM IV whose first byte (L - 1) is 1..7, found {}", iv[0]);
   return "";
 }
 
@@ -289,9 +295,10 @@ std::array<std::uint8_t, 16> rfc4309_ccm_iv(const std::uint8_t* salt3, const std
 
 std::string rfc4309_assoclen_check(std::size_t assoclen) {
   if (assoclen != 16 && assoclen != 20)
-    return fmt::format("16 or 20 bytes of associated data for rfc4309(ccm(aes)) (ESP's SPI and sequence number, "
-                       "then the 8-byte IV), found {}",
-                       assoclen);
+    return fmt::format(
+        "16 or 20 bytes of associated data for rfc4309(ccm(aes)) (ESP's SPI and sequence number, "
+        "then the 8-byte IV), found {}",
+        assoclen);
   return "";
 }
 
@@ -326,11 +333,14 @@ void QceAead::crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv_in, std
   std::array<std::uint8_t, 16> iv = iv_in;
   std::uint32_t ad = assoclen;
   if (m_alg.rfc4309) {
-    if (const std::string why = rfc4309_assoclen_check(assoclen); !why.empty()) throw QceError("expected " + why + " (-EINVAL)");
+    if (const std::string why = rfc4309_assoclen_check(assoclen); !why.empty())
+      throw QceError("expected " + why + " (-EINVAL)");
     iv = rfc4309_ccm_iv(m_salt.data(), iv_in.data());
     ad = assoclen - 8;
   }
-  if (!encrypt && len < m_authsize) throw QceError(fmt::format("expected at least the {}-byte tag to decrypt, found {} bytes (-EINVAL)", m_authsize, len));
+  if (!encrypt && len < m_authsize)
+    throw QceError(
+        fmt::format("expected at least the {}-byte tag to decrypt, found {} bytes (-EINVAL)", m_authsize, len));
   const std::size_t text = encrypt ? len : len - m_authsize;
   const RouteDecision d = aead_route(m_dev.config().rules, m_alg, encrypt, m_enc_key, text);
   if (d.route != Route::engine) m_task.charge(m_dev.costs()(cpu::Cost::qce_aead_crypt));
@@ -351,7 +361,8 @@ void QceAead::crypt(bool encrypt, const std::array<std::uint8_t, 16>& iv_in, std
   if (ad == assoclen) {
     req.src = {{src, assoclen + len}};
     req.dst = {{dst, assoclen + out_len}};
-    if (src == dst) req.src = req.dst = {{src, assoclen + len + (encrypt ? m_authsize : 0)}};  // one buffer, room for the tag
+    if (src == dst)
+      req.src = req.dst = {{src, assoclen + len + (encrypt ? m_authsize : 0)}};  // one buffer, room for the tag
   } else {  // rfc4309: the associated data, then (past the IV's copy) the text
     const std::uint32_t in_len = src == dst ? std::max(len, out_len) : len;
     req.src = {{src, ad}, {src + assoclen, in_len}};

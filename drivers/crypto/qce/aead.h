@@ -30,7 +30,7 @@ struct AeadAlg {
   // nonce salt || IV (L = 4), assoclen 16 or 20 with the IV's copy as its last 8 bytes, which are
   // not authenticated; tags of 8, 12 or 16 bytes.
   bool rfc4309 = false;
-  std::string name() const;           // "ccm(aes)", "rfc4309(ccm(aes))", "authenc(hmac(sha256),cbc(aes))"
+  std::string name() const;  // "ccm(aes)", "rfc4309(ccm(aes))", "authenc(hmac(sha256),cbc(aes))"
   std::size_t ivsize() const { return rfc4309 ? 8 : ccm ? 16 : cipher_block_bytes(cipher); }
   std::size_t maxauthsize() const { return ccm ? 16 : digest_bytes(hash); }
 };
@@ -103,7 +103,7 @@ class QceAead {
   Runner& m_task;
   AeadAlg m_alg;
   std::vector<std::uint8_t> m_enc_key, m_auth_key;  // rfc4309: the AES key without its salt
-  std::array<std::uint8_t, 3> m_salt{};              // rfc4309: ctx->ccm4309_salt
+  std::array<std::uint8_t, 3> m_salt{};             // rfc4309: ctx->ccm4309_salt
   unsigned m_authsize;
 };
 

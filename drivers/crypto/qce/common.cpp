@@ -20,8 +20,7 @@ constexpr unsigned kBurstSize = 64;  // QCE_BAM_BURST_SIZE
 // qce_cpu_to_be32p_array: each 4 bytes as one big-endian register word.
 std::vector<std::uint32_t> be_words(const std::uint8_t* b, std::size_t n) {
   std::vector<std::uint32_t> w(n / 4);
-  for (std::size_t i = 0; i < w.size(); ++i)
-    w[i] = load_be32(b + 4 * i);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = load_be32(b + 4 * i);
   return w;
 }
 }  // namespace
@@ -94,15 +93,20 @@ namespace {
 std::uint32_t qce_encr_cfg(CipherAlg alg, std::uint32_t mode, std::size_t key_bytes) {
   std::uint32_t cfg = 0;
   if (alg == CipherAlg::aes) {
-    cfg = (ENCR_ALG_AES << ENCR_ALG_SHIFT) | ((key_bytes == 32 ? ENCR_KEY_SZ_AES256 : ENCR_KEY_SZ_AES128) << ENCR_KEY_SZ_SHIFT);
+    cfg = (ENCR_ALG_AES << ENCR_ALG_SHIFT) |
+          ((key_bytes == 32 ? ENCR_KEY_SZ_AES256 : ENCR_KEY_SZ_AES128) << ENCR_KEY_SZ_SHIFT);
   } else {
-    cfg = (ENCR_ALG_DES << ENCR_ALG_SHIFT) | ((alg == CipherAlg::tdes ? ENCR_KEY_SZ_3DES : ENCR_KEY_SZ_DES) << ENCR_KEY_SZ_SHIFT);
+    cfg = (ENCR_ALG_DES << ENCR_ALG_SHIFT) |
+          ((alg == CipherAlg::tdes ? ENCR_KEY_SZ_3DES : ENCR_KEY_SZ_DES) << ENCR_KEY_SZ_SHIFT);
   }
   return cfg | (mode << ENCR_MODE_SHIFT) | (mode == ENCR_MODE_CCM ? LAST_CCM : 0);
 }
 
 std::uint32_t encr_mode_bits(CipherMode m) {
-  return m == CipherMode::ecb ? ENCR_MODE_ECB : m == CipherMode::cbc ? ENCR_MODE_CBC : m == CipherMode::ctr ? ENCR_MODE_CTR : ENCR_MODE_XTS;
+  return m == CipherMode::ecb   ? ENCR_MODE_ECB
+         : m == CipherMode::cbc ? ENCR_MODE_CBC
+         : m == CipherMode::ctr ? ENCR_MODE_CTR
+                                : ENCR_MODE_XTS;
 }
 
 // qce_auth_cfg for the AEADs: HMAC-SHA-1/256, or CCM's CBC-MAC (AES, the MAC size, four nonce words).
@@ -110,7 +114,8 @@ std::uint32_t qce_auth_cfg(const AeadAlg& alg, std::size_t key_bytes, unsigned a
   if (!alg.ccm)
     return (AUTH_ALG_SHA << AUTH_ALG_SHIFT) | (AUTH_MODE_HMAC << AUTH_MODE_SHIFT) |
            ((alg.hash == HashAlg::sha1 ? AUTH_SIZE_SHA1 : AUTH_SIZE_SHA256) << AUTH_SIZE_SHIFT);
-  return (AUTH_ALG_AES << AUTH_ALG_SHIFT) | ((key_bytes == 32 ? AUTH_KEY_SZ_AES256 : AUTH_KEY_SZ_AES128) << AUTH_KEY_SIZE_SHIFT) |
+  return (AUTH_ALG_AES << AUTH_ALG_SHIFT) |
+         ((key_bytes == 32 ? AUTH_KEY_SZ_AES256 : AUTH_KEY_SZ_AES128) << AUTH_KEY_SIZE_SHIFT) |
          ((authsize - 1) << AUTH_SIZE_SHIFT) | (AUTH_MODE_CCM << AUTH_MODE_SHIFT) | (4u << AUTH_NONCE_NUM_WORDS_SHIFT);
 }
 
@@ -138,7 +143,8 @@ void QceDevice::qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req) {
     const auto w = be_words(iv.data(), ivsize);
     qce_write_array(r, REG_CNTR0_IV0, w.data(), static_cast<unsigned>(w.size()));
   }
-  qce_write(r, REG_ENCR_SEG_CFG, qce_encr_cfg(req.alg, encr_mode_bits(req.mode), key_bytes) | (req.encrypt ? ENCODE : 0));
+  qce_write(r, REG_ENCR_SEG_CFG,
+            qce_encr_cfg(req.alg, encr_mode_bits(req.mode), key_bytes) | (req.encrypt ? ENCODE : 0));
   qce_write(r, REG_ENCR_SEG_SIZE, req.cryptlen);
   qce_write(r, REG_ENCR_SEG_START, 0);
   if (req.mode == CipherMode::ctr)
@@ -184,8 +190,9 @@ void QceDevice::qce_setup_regs_aead(Runner& r, const AeadRequest& req, const Aea
   qce_write(r, REG_ENCR_SEG_CFG, qce_encr_cfg(alg.cipher, mode, req.enc_key.size()) | (req.encrypt ? ENCODE : 0));
   // CCM MACs the plaintext: the input encrypting, the output decrypting; authenc the ciphertext.
   const bool pos_before = alg.ccm == req.encrypt;
-  qce_write(r, REG_AUTH_SEG_CFG, qce_auth_cfg(alg, req.enc_key.size(), req.authsize) | AUTH_LAST | AUTH_FIRST |
-                                     ((pos_before ? AUTH_POS_BEFORE : AUTH_POS_AFTER) << AUTH_POS_SHIFT));
+  qce_write(r, REG_AUTH_SEG_CFG,
+            qce_auth_cfg(alg, req.enc_key.size(), req.authsize) | AUTH_LAST | AUTH_FIRST |
+                ((pos_before ? AUTH_POS_BEFORE : AUTH_POS_AFTER) << AUTH_POS_SHIFT));
   const std::uint32_t totallen = rctx.cryptlen + rctx.assoclen;
   const std::uint32_t mac_in = alg.ccm && !req.encrypt ? req.authsize : 0;  // CCM decrypt: the tag goes in
   qce_write(r, REG_ENCR_SEG_SIZE, rctx.cryptlen + mac_in);

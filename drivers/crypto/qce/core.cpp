@@ -19,16 +19,25 @@ constexpr OpsFactory kQceOps[] = {make_skcipher_ops, make_ahash_ops, make_aead_o
 
 const char* alg_type_name(AlgType t) {
   switch (t) {
-    case AlgType::skcipher: return "skcipher";
-    case AlgType::ahash: return "ahash";
-    case AlgType::aead: return "aead";
+    case AlgType::skcipher:
+      return "skcipher";
+    case AlgType::ahash:
+      return "ahash";
+    case AlgType::aead:
+      return "aead";
   }
   return "?";
 }
 
 QceDevice::QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
                      const QceDriverConfig& cfg)
-    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_soft(cfg.soft), m_bam(bam), m_base(base_phys), m_cfg(cfg) {}
+    : m_host(host),
+      m_kernel(kernel),
+      m_costs(kernel.costs()),
+      m_soft(cfg.soft),
+      m_bam(bam),
+      m_base(base_phys),
+      m_cfg(cfg) {}
 
 QceDevice::~QceDevice() = default;
 
@@ -92,8 +101,7 @@ void QceDevice::run_sync(Runner& task, QceAsyncRequest& req) {
     m_req = nullptr;
     ++m_req_seq;  // a late completion of the abandoned request is ignored
     ++m_stats.errors;
-    throw QceError(fmt::format("timed out after {} waiting for the request to complete",
-                               m_cfg.timeout.to_string()));
+    throw QceError(fmt::format("timed out after {} waiting for the request to complete", m_cfg.timeout.to_string()));
   }
   if (error == kQceBadMessage) throw QceBadMessage(error);
   if (!error.empty()) throw QceError(error);
@@ -148,8 +156,7 @@ void QceDevice::async_req_done(Runner& r, std::string error) {
                               [this, seq, error](Runner& s) { qce_tasklet_req_done(s, seq, error); });
     return;
   }
-  m_kernel.schedule_work(r, "qce_req_done_work",
-                         [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
+  m_kernel.schedule_work(r, "qce_req_done_work", [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
 }
 
 // The pre-2024 done tasklet: the same work in softirq, under the queue's spinlock.

@@ -1,9 +1,9 @@
 // The qce driver's core (drivers/crypto/qce/core.c) on the emulated CPU: probe, the ops table
 // (qce_ops[]: one entry per algorithm type, skcipher, ahash, aead), the one-deep request queue
 // (qce_handle_queue), handing a request to its type's async_req_handle, and the done path
-// (qce_async_request_done -> qce_req_done_work in a kworker, or qce_tasklet_req_done before 2024). The register set-up lives in
-// common.cpp, the DMA in dma.cpp and the algorithms in sha.cpp, skcipher.cpp and aead.cpp, as in the kernel; they are
-// members of QceDevice (struct qce_device) defined in those files.
+// (qce_async_request_done -> qce_req_done_work in a kworker, or qce_tasklet_req_done before 2024). The register set-up
+// lives in common.cpp, the DMA in dma.cpp and the algorithms in sha.cpp, skcipher.cpp and aead.cpp, as in the kernel;
+// they are members of QceDevice (struct qce_device) defined in those files.
 #pragma once
 
 #include <array>
@@ -33,7 +33,7 @@ struct QceDriverConfig {
   bool bam_lock = true;  // with reg_io bam: LOCK/UNLOCK around each transaction (the series)
   unsigned rx_pipe = 4;  // dmas = <&cryptobam 4>, <&cryptobam 5>
   unsigned tx_pipe = 5;
-  unsigned irq_cpu = 0;  // the BAM interrupt's affinity
+  unsigned irq_cpu = 0;                                             // the BAM interrupt's affinity
   sc_core::sc_time timeout = sc_core::sc_time(1, sc_core::SC_SEC);  // simulated time per request
   // A request not completed this long after it started is failed and its channels reset, so a
   // run goes on when another EE has taken the engine away. 0: none (the kernel driver has none
@@ -102,9 +102,9 @@ struct QceDriverStats {
   std::uint64_t command_elements = 0;  // of those, sent as command elements
   std::uint64_t status_reads = 0;
   std::uint64_t errors = 0;
-  std::uint64_t timeouts = 0;  // requests failed by the request_timeout watchdog
-  std::uint64_t polls = 0;     // status reads while polling
-  std::uint64_t fallbacks = 0; // requests the era's rules sent to the software fallback
+  std::uint64_t timeouts = 0;   // requests failed by the request_timeout watchdog
+  std::uint64_t polls = 0;      // status reads while polling
+  std::uint64_t fallbacks = 0;  // requests the era's rules sent to the software fallback
 };
 
 struct ShaRequest;
@@ -178,9 +178,8 @@ class QceDevice {
   // hash) and the result buffer on tx with the done callback. `rx_flags` adds to the data
   // descriptors' flags (the series' fence). CCM's dst table has its own result buffer:
   // add_result false.
-  void qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
-                        bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst = {},
-                        bool add_result = true);
+  void qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags, bam::DmaCallback done,
+                        const std::vector<bam::ScatterEntry>& dst = {}, bool add_result = true);
   void qce_dma_issue_pending(Runner& r);
   void qce_dma_terminate_all(Runner& r);
   // The series: a register write as a command element; the ones built so far as one CMD
@@ -214,7 +213,7 @@ class QceDevice {
   cpu::DmaBuf m_result_buf;
   std::vector<bam::ScatterEntry> m_result_sg;  // the result buffer's one-entry scatterlist
   std::vector<bam::ScatterEntry> m_ce_sg;      // the command elements' scatterlist (storage reused)
-  cpu::DmaBuf m_ce_buf;  // command elements of the request being built (series: 128 max)
+  cpu::DmaBuf m_ce_buf;                        // command elements of the request being built (series: 128 max)
   unsigned m_ce_count = 0;
   cpu::SgShape m_ce_mapped;  // the command elements of the request in flight, as mapped
   bam::DmaCallback m_done;   // the tx callback of the request in flight (polling calls it)

@@ -16,7 +16,8 @@ void QceDevice::qce_dma_request(Runner&) {
   m_rx = &m_bam.chan(m_cfg.rx_pipe);
   m_tx = &m_bam.chan(m_cfg.tx_pipe);
   bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
-  if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
+  if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock)
+    rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
   rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
   m_bam.slave_config(*m_rx, rx);
   bam::BamSlaveConfig tx{bam::DmaDir::dev_to_mem, std::nullopt};

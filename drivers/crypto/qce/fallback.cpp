@@ -35,10 +35,14 @@ QceRules qce_rules(const model::Profile& p) {
 
 const char* route_name(Route r) {
   switch (r) {
-    case Route::engine: return "engine";
-    case Route::fallback: return "fallback";
-    case Route::nothing: return "nothing";
-    case Route::einval: return "-EINVAL";
+    case Route::engine:
+      return "engine";
+    case Route::fallback:
+      return "fallback";
+    case Route::nothing:
+      return "nothing";
+    case Route::einval:
+      return "-EINVAL";
   }
   return "?";
 }
@@ -57,12 +61,14 @@ RouteDecision skcipher_route(const QceRules& r, CipherAlg alg, CipherMode mode, 
   const std::size_t half = xts ? key.size() / 2 : key.size();
   if (half == 24) return go(Route::fallback, "AES-192: the engine has none");
   if (r.era == 2020 && r.aes_sw_max_len && len <= r.aes_sw_max_len)
-    return go(Route::fallback, fmt::format("{} bytes <= aes_sw_max_len {} (every AES mode in 2020)", len, r.aes_sw_max_len));
+    return go(Route::fallback,
+              fmt::format("{} bytes <= aes_sw_max_len {} (every AES mode in 2020)", len, r.aes_sw_max_len));
   if (r.era >= 2021 && xts && r.aes_sw_max_len && len <= r.aes_sw_max_len)
     return go(Route::fallback, fmt::format("XTS of {} bytes <= aes_sw_max_len {}", len, r.aes_sw_max_len));
   if (r.era >= 2021 && xts && len > kSectorSize && len % kSectorSize)
     return go(Route::fallback, fmt::format("XTS of {} bytes: over 512 and not whole 512-byte sectors", len));
-  if (r.era >= 2026 && mode == CipherMode::ctr && len % 16) return go(Route::fallback, "CTR over a partial block (2026)");
+  if (r.era >= 2026 && mode == CipherMode::ctr && len % 16)
+    return go(Route::fallback, "CTR over a partial block (2026)");
   if (r.era >= 2026 && xts && xts_halves_equal(key)) return go(Route::fallback, "XTS with equal key halves (2026)");
   return {};
 }
@@ -70,9 +76,11 @@ RouteDecision skcipher_route(const QceRules& r, CipherAlg alg, CipherMode mode, 
 RouteDecision aead_route(const QceRules& r, const AeadAlg& alg, bool encrypt, const std::vector<std::uint8_t>& enc_key,
                          std::size_t text, std::size_t payload_entries) {
   if (r.era == 0) return {};
-  if (text == 0 && !(alg.ccm && !encrypt)) return go(Route::fallback, "an empty text: \"CE does not handle 0 length messages\"");
+  if (text == 0 && !(alg.ccm && !encrypt))
+    return go(Route::fallback, "an empty text: \"CE does not handle 0 length messages\"");
   if (alg.cipher == CipherAlg::aes && enc_key.size() == 24) return go(Route::fallback, "AES-192: the engine has none");
-  if (alg.cipher == CipherAlg::tdes && tdes_has_equal_keys(enc_key)) return go(Route::fallback, "3DES with two equal keys");
+  if (alg.cipher == CipherAlg::tdes && tdes_has_equal_keys(enc_key))
+    return go(Route::fallback, "3DES with two equal keys");
   if (!alg.ccm && text % cipher_block_bytes(alg.cipher)) return go(Route::einval, "CBC over a partial block");
   if (r.era >= 2026 && alg.ccm && text % 16) return go(Route::fallback, "CCM over a partial block (2026)");
   if (r.era >= 2026 && alg.ccm && payload_entries > 1)
@@ -81,11 +89,16 @@ RouteDecision aead_route(const QceRules& r, const AeadAlg& alg, bool encrypt, co
 }
 
 std::vector<std::string> qce_registered(const QceRules& r) {
-  std::vector<std::string> skciphers = {"ecb(aes)", "cbc(aes)", "ctr(aes)", "xts(aes)", "ecb(des)", "cbc(des)", "ecb(des3_ede)", "cbc(des3_ede)"};
+  std::vector<std::string> skciphers = {"ecb(aes)", "cbc(aes)", "ctr(aes)",      "xts(aes)",
+                                        "ecb(des)", "cbc(des)", "ecb(des3_ede)", "cbc(des3_ede)"};
   std::vector<std::string> hashes = {"sha1", "sha256", "hmac(sha1)", "hmac(sha256)"};
-  std::vector<std::string> aeads = {"authenc(hmac(sha1),cbc(des))", "authenc(hmac(sha1),cbc(des3_ede))",
-                                    "authenc(hmac(sha256),cbc(des))", "authenc(hmac(sha256),cbc(des3_ede))",
-                                    "authenc(hmac(sha256),cbc(aes))", "ccm(aes)", "rfc4309(ccm(aes))"};
+  std::vector<std::string> aeads = {"authenc(hmac(sha1),cbc(des))",
+                                    "authenc(hmac(sha1),cbc(des3_ede))",
+                                    "authenc(hmac(sha256),cbc(des))",
+                                    "authenc(hmac(sha256),cbc(des3_ede))",
+                                    "authenc(hmac(sha256),cbc(aes))",
+                                    "ccm(aes)",
+                                    "rfc4309(ccm(aes))"};
   if (r.era == 2020) aeads.clear();
   if (r.era >= 2026) {
     skciphers = {"cbc(aes)", "ctr(aes)", "xts(aes)"};

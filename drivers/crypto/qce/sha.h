@@ -40,8 +40,7 @@ class QceAhash {
   // hmac_key set: "hmac(sha*)-qce"; a key longer than a block is hashed on the CPU first,
   // as qce_ahash_hmac_setkey does.
   // `task` is the calling thread's context: requests are submitted from it and it sleeps on them.
-  QceAhash(QceDevice& dev, Runner& task, HashAlg alg,
-           std::optional<std::vector<std::uint8_t>> hmac_key = std::nullopt);
+  QceAhash(QceDevice& dev, Runner& task, HashAlg alg, std::optional<std::vector<std::uint8_t>> hmac_key = std::nullopt);
   ~QceAhash();
   QceAhash(const QceAhash&) = delete;
   QceAhash& operator=(const QceAhash&) = delete;

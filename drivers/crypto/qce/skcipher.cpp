@@ -114,7 +114,8 @@ std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector
       return "an XTS key of 32, 48 or 64 bytes (two AES keys)";
     if (half != 16 && half != 24 && half != 32) return "an AES key of 16, 24 or 32 bytes";
     if (half == 24)
-      return soft_only(SoftOnly::aes192, "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)");
+      return soft_only(SoftOnly::aes192,
+                       "an AES-128 or AES-256 key: the engine has no AES-192 (the kernel uses its software fallback)");
     if (mode == CipherMode::xts && xts_halves_equal(key))
       return soft_only(SoftOnly::xts_equal_halves, "two different XTS key halves (equal halves: -ENOKEY)");
   } else if (alg == CipherAlg::des) {
@@ -131,7 +132,8 @@ std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std
   if (alg == CipherAlg::des && key.size() == 8 && des_key_is_weak(key.data()))
     return "a DES key that is neither weak nor semi-weak (the tfm forbids weak keys: -EINVAL)";
   if (alg == CipherAlg::tdes && key.size() == 24 &&
-      (std::equal(key.begin(), key.begin() + 8, key.begin() + 8) || std::equal(key.begin() + 8, key.begin() + 16, key.begin() + 16)))
+      (std::equal(key.begin(), key.begin() + 8, key.begin() + 8) ||
+       std::equal(key.begin() + 8, key.begin() + 16, key.begin() + 16)))
     return "a 3DES key with K1 != K2 and K2 != K3 (the tfm forbids weak keys: -EINVAL)";
   if (mode == CipherMode::xts && xts_halves_equal(key))
     return "two different XTS key halves (the tfm forbids weak keys: -EINVAL)";

@@ -68,7 +68,8 @@ class QceSkcipher {
   void crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst, std::uint32_t len);
 
  private:
-  void fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst, std::uint32_t len);
+  void fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uint64_t src, std::uint64_t dst,
+                std::uint32_t len);
 
   QceDevice& m_dev;
   Runner& m_task;

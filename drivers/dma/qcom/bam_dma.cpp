@@ -42,8 +42,13 @@ void BamDescPool::put(BamAsyncDesc* d) {
 
 BamDma::BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes,
                bool bh_workqueue)
-    : m_host(host), m_kernel(kernel), m_costs(kernel.costs()), m_base(base), m_ee(ee),
-      m_bh_workqueue(bh_workqueue), m_chans(num_pipes) {
+    : m_host(host),
+      m_kernel(kernel),
+      m_costs(kernel.costs()),
+      m_base(base),
+      m_ee(ee),
+      m_bh_workqueue(bh_workqueue),
+      m_chans(num_pipes) {
   for (unsigned i = 0; i < num_pipes; ++i) m_chans[i].id = i;
 }
 
@@ -193,7 +198,8 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
           if (c.cfg.interrupts && !(h.flags & DESC_FLAG_EOT) && (d->callback || c.issued.empty()))
             h.flags = static_cast<std::uint16_t>(h.flags | DESC_FLAG_INT);
         } else {
-          if (c.cfg.interrupts) h.flags = static_cast<std::uint16_t>(h.flags | DESC_FLAG_INT);  // FIFO full: ask to be told
+          if (c.cfg.interrupts)
+            h.flags = static_cast<std::uint16_t>(h.flags | DESC_FLAG_INT);  // FIFO full: ask to be told
         }
       }
       std::memcpy(c.fifo.ptr + std::size_t{c.tail} * sizeof(BamDescHw), &h, sizeof h);

@@ -28,8 +28,8 @@ enum class DmaDir { mem_to_dev, dev_to_mem };
 // dmaengine prep flags.
 constexpr unsigned DMA_PREP_INTERRUPT = 1u << 0;  // -> EOT on the last hardware descriptor
 constexpr unsigned DMA_CTRL_ACK = 1u << 1;
-constexpr unsigned DMA_PREP_FENCE = 1u << 2;      // -> NWD
-constexpr unsigned DMA_PREP_CMD = 1u << 3;        // -> CMD on every hardware descriptor
+constexpr unsigned DMA_PREP_FENCE = 1u << 2;  // -> NWD
+constexpr unsigned DMA_PREP_CMD = 1u << 3;    // -> CMD on every hardware descriptor
 
 struct ScatterEntry {
   std::uint64_t addr;  // bus address (dma_map_sg result)
@@ -50,7 +50,7 @@ struct BamAsyncDesc {
   std::uint16_t flags = 0;      // EOT / NWD for the last hardware descriptor
   DmaCallback callback;
   bool lock = false, unlock = false;
-  cpu::DmaBuf ce_buf;           // LOCK/UNLOCK: their one command element
+  cpu::DmaBuf ce_buf;  // LOCK/UNLOCK: their one command element
 };
 
 // The simulator recycles async descriptors (their descriptor vectors keep their capacity); the
@@ -105,10 +105,10 @@ struct BamChan {
   std::deque<BamDescPtr> issued;  // waiting for FIFO room
   std::deque<BamDescPtr> active;  // in the FIFO (desc_list)
   std::vector<BamDescPtr> submitted;
-  std::vector<std::pair<DmaCallback, DmaResult>> completed;  // for vchan_complete
+  std::vector<std::pair<DmaCallback, DmaResult>> completed;   // for vchan_complete
   std::vector<std::pair<DmaCallback, DmaResult>> completing;  // the batch vchan_complete runs
-  bool vchan_scheduled = false;  // its tasklet is pending (tasklet_schedule is idempotent)
-  std::optional<std::string> error;  // set by a P_ERR interrupt until the next reset
+  bool vchan_scheduled = false;                               // its tasklet is pending (tasklet_schedule is idempotent)
+  std::optional<std::string> error;                           // set by a P_ERR interrupt until the next reset
   std::function<void(Runner&, const std::string&)> on_error;  // the client's error hook (hardirq)
   BamChanStats stats;
 };
@@ -122,8 +122,7 @@ class BamDma {
  public:
   static constexpr std::uint32_t kRingSlots = BAM_DESC_FIFO_SIZE / BAM_DESC_BYTES;  // 4096
 
-  BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes,
-         bool bh_workqueue);
+  BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes, bool bh_workqueue);
   ~BamDma();
   BamDma(const BamDma&) = delete;
   BamDma& operator=(const BamDma&) = delete;
