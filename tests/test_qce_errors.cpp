@@ -98,11 +98,11 @@ TEST(QceErrors, DataShorterThanSegSizeSetsDinErr) {
     cpu::Completion done(e.kernel());
     auto& rx = dma.chan(4);
     auto& tx = dma.chan(5);
-    dma.submit(rx, dma.prep_slave_sg(task, rx, {{src.addr, 64}}, bam::DMA_PREP_INTERRUPT));
-    dma.submit(tx, dma.prep_slave_sg(task, tx, {{result.addr, QCE_RESULT_BUF_SZ}}, bam::DMA_PREP_INTERRUPT,
-                                     [&](cpu::Runner& s, const bam::DmaResult&) { done.complete(s); }));
-    dma.issue_pending(task, rx);
-    dma.issue_pending(task, tx);
+    dma.submit(rx, dma.bam_prep_slave_sg(task, rx, {{src.addr, 64}}, bam::DMA_PREP_INTERRUPT));
+    dma.submit(tx, dma.bam_prep_slave_sg(task, tx, {{result.addr, QCE_RESULT_BUF_SZ}}, bam::DMA_PREP_INTERRUPT,
+                                         [&](cpu::Runner& s, const bam::DmaResult&) { done.complete(s); }));
+    dma.bam_issue_pending(task, rx);
+    dma.bam_issue_pending(task, tx);
     const ShaState iv = sha_initial_state(HashAlg::sha256);
     q.w(REG_CONFIG, kPipeSet2 | LITTLE_ENDIAN_MODE);
     for (unsigned i = 0; i < 8; ++i) q.w(REG_AUTH_IV0 + 4 * i, iv.h[i]);

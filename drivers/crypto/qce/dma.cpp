@@ -19,10 +19,10 @@ void QceDevice::qce_dma_request(Runner&) {
   if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock)
     rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
   rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
-  m_bam.slave_config(*m_rx, rx);
+  m_bam.bam_slave_config(*m_rx, rx);
   bam::BamSlaveConfig tx{bam::DmaDir::dev_to_mem, std::nullopt};
   tx.interrupts = !m_cfg.poll;
-  m_bam.slave_config(*m_tx, tx);
+  m_bam.bam_slave_config(*m_tx, tx);
   auto on_error = [this](Runner& hr, const std::string& why) { on_channel_error(hr, why); };
   m_rx->on_error = on_error;
   m_tx->on_error = on_error;
@@ -35,30 +35,30 @@ void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>
                                  bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst, bool add_result) {
   const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
   if (m_cfg.poll) m_done = done;
-  if (!src.empty()) m_bam.submit(*m_rx, m_bam.prep_slave_sg(r, *m_rx, src, flags | rx_flags));
+  if (!src.empty()) m_bam.submit(*m_rx, m_bam.bam_prep_slave_sg(r, *m_rx, src, flags | rx_flags));
   if (dst.empty()) {
-    m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, m_result_sg, flags, std::move(done)));
+    m_bam.submit(*m_tx, m_bam.bam_prep_slave_sg(r, *m_tx, m_result_sg, flags, std::move(done)));
     return;
   }
   // The destination table: the data, then the result buffer (qce_sgtable_add twice).
   std::vector<bam::ScatterEntry> tx = dst;
   if (add_result) tx.insert(tx.end(), m_result_sg.begin(), m_result_sg.end());
-  m_bam.submit(*m_tx, m_bam.prep_slave_sg(r, *m_tx, tx, flags, std::move(done)));
+  m_bam.submit(*m_tx, m_bam.bam_prep_slave_sg(r, *m_tx, tx, flags, std::move(done)));
 }
 
 void QceDevice::qce_dma_issue_pending(Runner& r) {
   if (m_cfg.reg_io == RegIo::mmio) {
-    m_bam.issue_pending(r, *m_rx);
-    m_bam.issue_pending(r, *m_tx);
+    m_bam.bam_issue_pending(r, *m_rx);
+    m_bam.bam_issue_pending(r, *m_tx);
   } else {
-    m_bam.issue_pending(r, *m_tx);
-    m_bam.issue_pending(r, *m_rx);  // LOCK is prepended and UNLOCK appended here
+    m_bam.bam_issue_pending(r, *m_tx);
+    m_bam.bam_issue_pending(r, *m_rx);  // LOCK is prepended and UNLOCK appended here
   }
 }
 
 void QceDevice::qce_dma_terminate_all(Runner& r) {
-  m_bam.terminate_all(r, *m_rx);
-  m_bam.terminate_all(r, *m_tx);
+  m_bam.bam_dma_terminate_all(r, *m_rx);
+  m_bam.bam_dma_terminate_all(r, *m_tx);
   if (m_ce_mapped.nents) {
     dma::dma_unmap_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
     m_ce_mapped = {};
@@ -83,7 +83,7 @@ void QceDevice::qce_submit_cmd_desc(Runner& r) {
     sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
   m_ce_mapped = dma::sg_shape({&sg});
   dma::dma_map_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
-  bam::BamDescPtr d = m_bam.prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD);
+  bam::BamDescPtr d = m_bam.bam_prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD);
   // dmaengine_desc_attach_metadata (the scratchpad, under the channel's lock), dmaengine_submit.
   r.charge(m_costs(cpu::Cost::qce_submit_cmd_desc));
   m_bam.submit(*m_rx, std::move(d));

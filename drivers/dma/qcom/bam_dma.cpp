@@ -55,7 +55,7 @@ BamDma::BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigne
 BamDma::~BamDma() = default;
 
 void BamDma::request_irq(cpu::IrqLine& line, unsigned cpu) {
-  m_kernel.request_irq(line, cpu, "bam_dma", [this](Runner& r) { irq(r); });
+  m_kernel.request_irq(line, cpu, "bam_dma", [this](Runner& r) { bam_dma_irq(r); });
 }
 
 BamChan& BamDma::chan(unsigned pipe) {
@@ -63,10 +63,10 @@ BamChan& BamDma::chan(unsigned pipe) {
   return m_chans[pipe];
 }
 
-void BamDma::slave_config(BamChan& c, const BamSlaveConfig& cfg) { c.cfg = cfg; }
+void BamDma::bam_slave_config(BamChan& c, const BamSlaveConfig& cfg) { c.cfg = cfg; }
 
 // bam_chan_init_hw: reset the pipe and point it at its descriptor FIFO.
-void BamDma::init_hw(Runner& r, BamChan& c) {
+void BamDma::bam_chan_init_hw(Runner& r, BamChan& c) {
   if (!c.fifo) c.fifo = m_host.dma_alloc(BAM_DESC_FIFO_SIZE, 4096);
   m_host.writel(r, reg(BAM_P_RST(c.id)), 1);
   m_host.writel(r, reg(BAM_P_RST(c.id)), 0);
@@ -85,8 +85,8 @@ void BamDma::init_hw(Runner& r, BamChan& c) {
   ++c.stats.resets;
 }
 
-BamDescPtr BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg, unsigned flags,
-                                 DmaCallback cb) {
+BamDescPtr BamDma::bam_prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg, unsigned flags,
+                                     DmaCallback cb) {
   BamDescPtr d = m_pool.get();
   r.charge(m_costs(cpu::Cost::kmalloc));  // the async descriptor (kzalloc)
   r.charge(m_costs(cpu::Cost::bam_prep_slave_sg));
@@ -110,10 +110,10 @@ BamDescPtr BamDma::prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterE
 
 void BamDma::submit(BamChan& c, BamDescPtr d) { c.submitted.push_back(std::move(d)); }
 
-void BamDma::issue_pending(Runner& r, BamChan& c) {
+void BamDma::bam_issue_pending(Runner& r, BamChan& c) {
   for (auto& d : c.submitted) c.issued.push_back(std::move(d));
   c.submitted.clear();
-  if (!c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(r, c);
+  if (!c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) bam_start_dma(r, c);
 }
 
 namespace {
@@ -126,7 +126,7 @@ cpu::SgShape ce_buf_shape(const cpu::DmaBuf& b) {
 
 // The locking series: one command element writing 0 to the scratchpad register, with
 // CMD|LOCK or CMD|UNLOCK, in its own kmalloc'ed and DMA-mapped buffer.
-BamDescPtr BamDma::make_lock_desc(Runner& r, BamChan& c, bool lock) {
+BamDescPtr BamDma::bam_make_lock_desc(Runner& r, BamChan& c, bool lock) {
   BamDescPtr d = m_pool.get();
   r.charge(m_costs.as("bam_make_lock_desc", cpu::Cost::kmalloc));  // kzalloc_flex(GFP_NOWAIT)
   // The simulated kernel kmallocs and maps it; the simulator reuses buffers.
@@ -173,12 +173,12 @@ void BamDma::fingerprint(model::StateHash& h) const {
 }
 
 // bam_start_dma: copy as many hardware descriptors as fit into the FIFO and ring the doorbell.
-void BamDma::start_dma(Runner& r, BamChan& c) {
-  if (!c.initialized) init_hw(r, c);
+void BamDma::bam_start_dma(Runner& r, BamChan& c) {
+  if (!c.initialized) bam_chan_init_hw(r, c);
   r.charge(m_costs(cpu::Cost::bam_start_dma));
   if (c.cfg.dir == DmaDir::mem_to_dev && c.cfg.scratchpad && !c.locked && !c.issued.empty()) {
-    c.issued.push_front(make_lock_desc(r, c, true));
-    c.issued.push_back(make_lock_desc(r, c, false));
+    c.issued.push_front(bam_make_lock_desc(r, c, true));
+    c.issued.push_back(bam_make_lock_desc(r, c, false));
     c.locked = true;
     ++c.stats.lock_pairs;
   }
@@ -225,7 +225,7 @@ void BamDma::start_dma(Runner& r, BamChan& c) {
   }
 }
 
-void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
+void BamDma::bam_dma_free_desc(Runner& r, BamAsyncDesc& d) {
   if (d.ce_buf) {
     // The series' bam_dma_free_lock_desc (or bam_dma_free_desc when terminate_all finds it).
     dma::dma_unmap_sg(r, m_kernel.dma(), ce_buf_shape(d.ce_buf), dma::DmaDir::to_device);
@@ -240,7 +240,7 @@ void BamDma::free_desc(Runner& r, BamAsyncDesc& d) {
 void BamDma::fail_channel(Runner& r, BamChan& c, const std::string& why) {
   c.error = why;
   for (auto* q : {&c.active, &c.issued}) {
-    for (auto& d : *q) free_desc(r, *d);
+    for (auto& d : *q) bam_dma_free_desc(r, *d);
     q->clear();
   }
   c.in_fifo = 0;
@@ -250,7 +250,7 @@ void BamDma::fail_channel(Runner& r, BamChan& c, const std::string& why) {
 }
 
 // bam_dma_irq -> process_channel_irqs, in hardirq context.
-void BamDma::irq(Runner& r) {
+void BamDma::bam_dma_irq(Runner& r) {
   ++m_irq_stats.hardirqs;
   r.charge(m_costs(cpu::Cost::bam_dma_irq));
   const std::uint32_t srcs = m_host.readl(r, reg(BAM_IRQ_SRCS_EE(m_ee)));
@@ -284,7 +284,7 @@ void BamDma::irq(Runner& r) {
       if (done->lock || done->unlock) {
         // The series frees LOCK/UNLOCK descriptors right here, in hardirq context.
         if (done->unlock) c.locked = false;
-        free_desc(r, *done);
+        bam_dma_free_desc(r, *done);
       } else if (done->loaded < done->desc.size()) {
         done->xfer_len = 0;
         c.issued.push_front(std::move(done));  // the rest goes in when the FIFO has room
@@ -328,7 +328,7 @@ void BamDma::dma_tasklet(Runner& r) {
   m_tasklet_scheduled = false;
   r.charge(m_costs.as(m_bh_workqueue ? "bam_dma_work" : "dma_tasklet", cpu::Cost::bam_channel_scan));
   for (BamChan& c : m_chans)
-    if (c.initialized && !c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) start_dma(r, c);
+    if (c.initialized && !c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) bam_start_dma(r, c);
 }
 
 bool BamDma::poll_done(Runner& r, BamChan& c) {
@@ -336,11 +336,11 @@ bool BamDma::poll_done(Runner& r, BamChan& c) {
 }
 
 // bam_dma_terminate_all: a pipe that still holds descriptors is reset; all are dropped.
-void BamDma::terminate_all(Runner& r, BamChan& c) {
+void BamDma::bam_dma_terminate_all(Runner& r, BamChan& c) {
   r.charge(m_costs(cpu::Cost::bam_terminate_all));
-  if (!c.active.empty() && c.initialized) init_hw(r, c);
+  if (!c.active.empty() && c.initialized) bam_chan_init_hw(r, c);
   for (auto* q : {&c.active, &c.issued}) {
-    for (auto& d : *q) free_desc(r, *d);
+    for (auto& d : *q) bam_dma_free_desc(r, *d);
     q->clear();
   }
   c.submitted.clear();

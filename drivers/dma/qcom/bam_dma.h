@@ -131,29 +131,29 @@ class BamDma {
   void request_irq(cpu::IrqLine& line, unsigned cpu);
 
   BamChan& chan(unsigned pipe);
-  void slave_config(BamChan& c, const BamSlaveConfig& cfg);
-  BamDescPtr prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
-                           DmaCallback cb = {});
+  void bam_slave_config(BamChan& c, const BamSlaveConfig& cfg);
+  BamDescPtr bam_prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
+                               DmaCallback cb = {});
   void submit(BamChan& c, BamDescPtr d);
-  void issue_pending(Runner& r, BamChan& c);
-  void terminate_all(Runner& r, BamChan& c);
+  void bam_issue_pending(Runner& r, BamChan& c);
+  void bam_dma_terminate_all(Runner& r, BamChan& c);
   // Polling instead of an interrupt: one CPU read of the pipe's P_SW_OFSTS; true when the BAM
   // has processed every descriptor loaded into the FIFO.
   bool poll_done(Runner& r, BamChan& c);
 
   // bam_dma_irq, in hardirq context.
-  void irq(Runner& r);
+  void bam_dma_irq(Runner& r);
 
   const BamIrqStats& irq_stats() const { return m_irq_stats; }
   // Every channel's queues and FIFO fill, relative to now (model/state_hash.h).
   void fingerprint(model::StateHash& h) const;
 
  private:
-  void init_hw(Runner& r, BamChan& c);
-  void start_dma(Runner& r, BamChan& c);
+  void bam_chan_init_hw(Runner& r, BamChan& c);
+  void bam_start_dma(Runner& r, BamChan& c);
   void fail_channel(Runner& r, BamChan& c, const std::string& why);
-  void free_desc(Runner& r, BamAsyncDesc& d);
-  BamDescPtr make_lock_desc(Runner& r, BamChan& c, bool lock);
+  void bam_dma_free_desc(Runner& r, BamAsyncDesc& d);
+  BamDescPtr bam_make_lock_desc(Runner& r, BamChan& c, bool lock);
   void vchan_complete(Runner& r, BamChan& c);
   void dma_tasklet(Runner& r);
   std::uint64_t reg(std::uint32_t off) const { return m_base + off; }
