@@ -356,17 +356,17 @@ class QceCipherPath {
       s.ad.dst = {{s.out.addr, m_w.assoc_bytes + m_pool.out_text(s.msg)}};
       req = &s.ad;
     }
-    req->complete = [this, sp = &s](cpu::Runner& k, const std::string& err) { complete(k, *sp, err); };
+    req->complete = [this, sp = &s](cpu::Runner& k, const qce::QceStatus& st) { complete(k, *sp, st); };
     m_e.task().when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
     m_e.qce().enqueue(m_e.task(), *req);
   }
 
   // The request's completion, in the kworker: its output checked against the reference.
-  void complete(cpu::Runner& k, Slot& s, const std::string& err) {
-    if (!err.empty()) {
+  void complete(cpu::Runner& k, Slot& s, const qce::QceStatus& st) {
+    if (st.failed()) {
       ++m_res.failed_requests;
-      if (!m_failures_expected && m_failure.empty()) m_failure = err;
-      if (m_res.race.empty()) m_res.race = err;
+      if (!m_failures_expected && m_failure.empty()) m_failure = st.why;
+      if (m_res.race.empty()) m_res.race = st.why;
       if (m_cpu_fallback) {
         s.fallback = true;
         m_freed.complete(k);

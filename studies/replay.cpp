@@ -361,7 +361,7 @@ class QcePath {
     s.req.carry.iv = m_iv.h;
     s.req.src = {{m_pool.msgs[s.msg].addr, m_w.message_bytes}};
     s.req.nbytes = m_w.message_bytes;
-    s.req.complete = [this, sp = &s](cpu::Runner& k, const std::string& err) { complete(k, *sp, err); };
+    s.req.complete = [this, sp = &s](cpu::Runner& k, const qce::QceStatus& st) { complete(k, *sp, st); };
     // The caller starts the request when it has the CPU again.
     m_task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
     s.id = m_submitted;
@@ -372,11 +372,11 @@ class QcePath {
   }
 
   // The request's completion, in the kworker.
-  void complete(cpu::Runner& k, Slot& s, const std::string& err) {
-    if (!err.empty()) {
+  void complete(cpu::Runner& k, Slot& s, const qce::QceStatus& st) {
+    if (st.failed()) {
       ++m_res.failed_requests;
-      if (!m_failures_expected && m_failure.empty()) m_failure = err;
-      if (m_res.race.empty()) m_res.race = err;
+      if (!m_failures_expected && m_failure.empty()) m_failure = st.why;
+      if (m_res.race.empty()) m_res.race = st.why;
       if (m_sc.faults.cpu_fallback) {
         s.fallback = true;
         m_freed.complete(k);
@@ -390,7 +390,7 @@ class QcePath {
     // and after the softirq work that preempts it. The slot is reused before that moment: take
     // its request's number and start now.
     k.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
-    if (!m_pool.refs.empty() && err.empty() && s.req.digest != m_pool.refs[s.msg]) ++m_res.digest_mismatches;
+    if (!m_pool.refs.empty() && !st.failed() && s.req.digest != m_pool.refs[s.msg]) ++m_res.digest_mismatches;
     s.busy = false;
     ++m_finished;
     m_ticker.tick(m_finished);

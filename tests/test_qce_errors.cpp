@@ -148,3 +148,42 @@ TEST(QceErrors, DriverReportsEngineStatusError) {
               test::hex(test::openssl_digest(HashAlg::sha256, data)));
   });
 }
+
+// Errors reach the request's completion as errno values, as crypto_request_complete's `err`:
+// a refused request -EINVAL, an engine error in STATUS -ENXIO; a good one 0.
+TEST(QceErrors, RequestsCompleteWithErrnoValues) {
+  test::with_emulator(RegIo::mmio, [](soc::Emulator& e) {
+    std::vector<std::uint8_t> data(64, 1);
+    cpu::DmaBuf src = test::load(e.host(), data);
+    auto status_of = [&](ShaRequest& req) {
+      QceStatus got{1, "not completed"};
+      cpu::Completion done(e.kernel());
+      req.complete = [&](cpu::Runner& k, const QceStatus& st) {
+        got = st;
+        done.complete(k);
+      };
+      e.qce().enqueue(e.task(), req);
+      EXPECT_TRUE(done.wait_for(e.task(), sc_core::sc_time(1, sc_core::SC_MS)));
+      return got;
+    };
+    ShaRequest bad_len;
+    bad_len.carry.iv = sha_initial_state(HashAlg::sha256).h;
+    bad_len.src.push_back({src.addr, 64});
+    bad_len.nbytes = 32;  // the scatterlist holds 64
+    EXPECT_EQ(status_of(bad_len).err, -EINVAL);
+    ShaRequest refused;
+    refused.first = false;
+    refused.carry.iv = sha_initial_state(HashAlg::sha256).h;
+    refused.carry.byte_count = 10;  // not whole blocks: the engine sets SW_ERR
+    refused.src.push_back({src.addr, 64});
+    refused.nbytes = 64;
+    const QceStatus st = status_of(refused);
+    EXPECT_EQ(st.err, -ENXIO);
+    EXPECT_NE(st.why.find("STATUS="), std::string::npos) << st.why;
+    ShaRequest good;
+    good.carry.iv = sha_initial_state(HashAlg::sha256).h;
+    good.src.push_back({src.addr, 64});
+    good.nbytes = 64;
+    EXPECT_EQ(status_of(good).err, 0);
+  });
+}

@@ -139,12 +139,13 @@ void AeadOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
   m_regs.assoclen = req.assoclen;
   m_regs.iv = req.iv;
   if (sg_len(req.src) < std::uint64_t{req.assoclen} + req.cryptlen)
-    return m_qce.async_req_done(r, "source scatterlist shorter than assoclen + cryptlen");
+    return m_qce.async_req_done(r, qce_error(-EINVAL, "source scatterlist shorter than assoclen + cryptlen"));
   if (sg_len(req.dst) < std::uint64_t{req.assoclen} + m_regs.cryptlen)
-    return m_qce.async_req_done(r, "destination scatterlist shorter than assoclen + cryptlen");
+    return m_qce.async_req_done(r, qce_error(-EINVAL, "destination scatterlist shorter than assoclen + cryptlen"));
   if (req.alg.ccm) {
     // qce_aead_create_ccm_nonce: the counter bytes of the IV cleared (A0); B0 = flags, nonce, length.
-    if (std::string why = ccm_iv_check(req.iv); !why.empty()) return m_qce.async_req_done(r, why + " (-EINVAL)");
+    if (std::string why = ccm_iv_check(req.iv); !why.empty())
+      return m_qce.async_req_done(r, qce_error(-EINVAL, why + " (-EINVAL)"));
     const unsigned l = req.iv[0] + 1u;
     for (unsigned i = 0; i < l; ++i) m_regs.iv[15 - i] = 0;
     m_regs.b0 = m_regs.iv;
@@ -193,10 +194,10 @@ void AeadOps::qce_aead_done(Runner& r, const bam::DmaResult& res) {
   if (!m_in_place) dma::dma_unmap_sg(r, m_qce.dma(), m_rx_mapped, dma::DmaDir::to_device);
   dma::dma_unmap_sg(r, m_qce.dma(), m_tx_mapped, m_in_place ? dma::DmaDir::bidirectional : dma::DmaDir::from_device);
   free_adata();
-  if (!res.ok) return m_qce.async_req_done(r, res.error);
+  if (!res.ok) return m_qce.async_req_done(r, qce_error(-EIO, res.error));
   bool mac_failed = false;
-  if (std::string error = m_qce.qce_check_status(r, mac_failed, !req.alg.ccm); !error.empty())
-    return m_qce.async_req_done(r, error);
+  if (QceStatus st = m_qce.qce_check_status(r, mac_failed, !req.alg.ccm); st.failed())
+    return m_qce.async_req_done(r, st);
   cpu::Host& host = m_qce.host();
   const std::uint64_t tag_at = std::uint64_t{req.assoclen} + m_regs.cryptlen;
   if (req.encrypt) {
@@ -208,7 +209,7 @@ void AeadOps::qce_aead_done(Runner& r, const bam::DmaResult& res) {
     sg_copy(host, req.src, tag_at, tag.data(), tag.size(), false);
     mac_failed = std::memcmp(tag.data(), m_qce.result_buf() + DUMP_AUTH_IV, req.authsize) != 0;
   }
-  m_qce.async_req_done(r, mac_failed ? kQceBadMessage : "");
+  m_qce.async_req_done(r, mac_failed ? qce_error(-EBADMSG, kQceBadMessage) : qce_ok());
 }
 
 }  // namespace

@@ -205,14 +205,14 @@ void QceDevice::qce_setup_regs_aead(Runner& r, const AeadRequest& req, const Aea
   if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);
 }
 
-std::string QceDevice::qce_check_status(Runner& r) {
+QceStatus QceDevice::qce_check_status(Runner& r) {
   bool mac_failed = false;
-  std::string error = qce_check_status(r, mac_failed);
-  return !error.empty() || !mac_failed ? error : kQceBadMessage;
+  QceStatus st = qce_check_status(r, mac_failed);
+  return st.failed() || !mac_failed ? st : qce_error(-EBADMSG, kQceBadMessage);
 }
 
 // qce_check_status: one CPU read of STATUS (or, as a what-if, the result dump's copy).
-std::string QceDevice::qce_check_status(Runner& r, bool& mac_failed, bool dumped) {
+QceStatus QceDevice::qce_check_status(Runner& r, bool& mac_failed, bool dumped) {
   std::uint32_t dump_status;
   std::memcpy(&dump_status, m_result_buf.ptr + DUMP_STATUS, 4);
   std::uint32_t status = dump_status;
@@ -221,9 +221,10 @@ std::string QceDevice::qce_check_status(Runner& r, bool& mac_failed, bool dumped
     status = m_host.readl(r, m_base + REG_STATUS);
   }
   if (status & (SW_ERR | AXI_ERR | HSD_ERR) || !(status & OPERATION_DONE))
-    return fmt::format("engine reported STATUS=0x{:08x} (dump status 0x{:08x})", status, dump_status);
+    return qce_error(-ENXIO,
+                     fmt::format("engine reported STATUS=0x{:08x} (dump status 0x{:08x})", status, dump_status));
   mac_failed = (status & MAC_FAILED) != 0;
-  return "";
+  return qce_ok();
 }
 
 }  // namespace qcesim::qce

@@ -83,14 +83,14 @@ void QceDevice::qce_handle_queue(Runner& r) {
 void QceDevice::qce_handle_request(Runner& r, QceAsyncRequest& req) {
   for (const auto& ops : m_ops)
     if (ops->type() == req.type) return ops->async_req_handle(r, req);
-  async_req_done(r, fmt::format("no {} algorithms registered", alg_type_name(req.type)));
+  async_req_done(r, qce_error(-ENODEV, fmt::format("no {} algorithms registered", alg_type_name(req.type))));
 }
 
 void QceDevice::run_sync(Runner& task, QceAsyncRequest& req) {
   cpu::Completion done(m_kernel);
-  std::string error;
-  req.complete = [&](Runner& k, const std::string& e) {
-    error = e;
+  QceStatus result;
+  req.complete = [&](Runner& k, const QceStatus& st) {
+    result = st;
     done.complete(k);
   };
   enqueue(task, req);
@@ -103,8 +103,8 @@ void QceDevice::run_sync(Runner& task, QceAsyncRequest& req) {
     ++m_stats.errors;
     throw QceError(fmt::format("timed out after {} waiting for the request to complete", m_cfg.timeout.to_string()));
   }
-  if (error == kQceBadMessage) throw QceBadMessage(error);
-  if (!error.empty()) throw QceError(error);
+  if (result.err == -EBADMSG) throw QceBadMessage(result.why);
+  if (result.failed()) throw QceError(result.why);
 }
 
 void QceDevice::run_sha(Runner& task, ShaRequest& req) { run_sync(task, req); }
@@ -118,7 +118,7 @@ void QceDevice::on_channel_error(Runner& r, const std::string& why) {
   m_kernel.tasklet_schedule(r, "qce_dma_error", [this, why](Runner& s) {
     if (!m_req) return;
     qce_dma_terminate_all(s);
-    async_req_done(s, why);
+    async_req_done(s, qce_error(-EIO, why));
   });
 }
 
@@ -128,9 +128,10 @@ void QceDevice::qce_request_timeout(Runner& k, std::uint64_t seq) {
   if (seq != m_req_seq || !m_req) return;
   ++m_stats.timeouts;
   qce_dma_terminate_all(k);
-  async_req_done(k, fmt::format("no completion within {}: the engine did not finish this request (another "
-                                "execution environment took it, or its result went elsewhere)",
-                                m_cfg.request_timeout.to_string()));
+  async_req_done(k, qce_error(-ETIMEDOUT, fmt::format("no completion within {}: the engine did not finish this request "
+                                                      "(another execution environment took it, or its result went "
+                                                      "elsewhere)",
+                                                      m_cfg.request_timeout.to_string())));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,8 +139,8 @@ void QceDevice::qce_request_timeout(Runner& k, std::uint64_t seq) {
 
 // qce_async_request_done: the rest runs in a kworker (qce_req_done_work), or before 2024 in the
 // done tasklet (qce_tasklet_req_done), which completes the request and starts the next queued one.
-void QceDevice::async_req_done(Runner& r, std::string error) {
-  if (!error.empty()) {
+void QceDevice::async_req_done(Runner& r, QceStatus status) {
+  if (status.failed()) {
     // Clear the engine's context so an operation left waiting for data does not block the next.
     ++m_stats.errors;
     m_host.writel(r, m_base + REG_GOPROC, CLR_CNTXT);
@@ -148,35 +149,35 @@ void QceDevice::async_req_done(Runner& r, std::string error) {
   const std::uint64_t seq = m_req_seq;
   if (m_cfg.poll && cpu::ctx_level(r.ctx()) == 0) {
     // Polled: the request completes in the context that waited for it, no workqueue.
-    qce_req_done_work(r, seq, error);
+    qce_req_done_work(r, seq, status);
     return;
   }
   if (m_cfg.done_tasklet) {
     m_kernel.tasklet_schedule(r, "qce_tasklet_req_done",
-                              [this, seq, error](Runner& s) { qce_tasklet_req_done(s, seq, error); });
+                              [this, seq, status](Runner& s) { qce_tasklet_req_done(s, seq, status); });
     return;
   }
-  m_kernel.schedule_work(r, "qce_req_done_work", [this, seq, error](Runner& k) { qce_req_done_work(k, seq, error); });
+  m_kernel.schedule_work(r, "qce_req_done_work", [this, seq, status](Runner& k) { qce_req_done_work(k, seq, status); });
 }
 
 // The pre-2024 done tasklet: the same work in softirq, under the queue's spinlock.
-void QceDevice::qce_tasklet_req_done(Runner& r, std::uint64_t seq, const std::string& error) {
+void QceDevice::qce_tasklet_req_done(Runner& r, std::uint64_t seq, const QceStatus& status) {
   r.charge(m_costs(cpu::Cost::qce_tasklet_req_done));
-  finish_request(r, seq, error);
+  finish_request(r, seq, status);
 }
 
 // Completes the request `seq` (unless it was abandoned after a timeout) and starts the next.
-void QceDevice::qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error) {
+void QceDevice::qce_req_done_work(Runner& r, std::uint64_t seq, const QceStatus& status) {
   r.charge(m_costs(cpu::Cost::qce_req_done_work));
-  finish_request(r, seq, error);
+  finish_request(r, seq, status);
 }
 
-void QceDevice::finish_request(Runner& r, std::uint64_t seq, const std::string& error) {
+void QceDevice::finish_request(Runner& r, std::uint64_t seq, const QceStatus& status) {
   if (seq != m_req_seq) return;
   QceAsyncRequest* req = m_req;
   m_req = nullptr;
   r.charge(m_costs(cpu::Cost::crypto_request_complete));
-  if (req->complete) req->complete(r, error);
+  if (req->complete) req->complete(r, status);
   qce_handle_queue(r);
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -70,6 +71,19 @@ class QceBadMessage : public QceError {
 // The error a request completes with when its tag does not match.
 inline const std::string kQceBadMessage = "the tag does not match (-EBADMSG)";
 
+// What a request completes with, as crypto_request_complete's `err`: 0 or a negative errno
+// (-EINVAL a request the driver refuses, -EIO a DMA channel error, -ENXIO an engine error in
+// STATUS, -EBADMSG a CCM tag the engine found wrong, -ETIMEDOUT the watchdog, -ENODEV no
+// algorithm of the type), with the driver's words for it (what its dev_err would log). Code
+// decides on `err`; `why` is for people.
+struct QceStatus {
+  int err = 0;
+  std::string why;
+  bool failed() const { return err != 0; }
+};
+inline QceStatus qce_ok() { return {}; }
+inline QceStatus qce_error(int err, std::string why) { return {err, std::move(why)}; }
+
 // CRYPTO_ALG_TYPE_*: which entry of the ops table handles a request.
 enum class AlgType { skcipher, ahash, aead };
 const char* alg_type_name(AlgType t);
@@ -83,8 +97,8 @@ struct QceAsyncRequest {
   QceAsyncRequest& operator=(const QceAsyncRequest&) = default;
 
   AlgType type;
-  // Called in the kworker (crypto_request_complete) with "" or what went wrong.
-  std::function<void(Runner&, const std::string&)> complete;
+  // Called in the kworker (crypto_request_complete) with the request's status.
+  std::function<void(Runner&, const QceStatus&)> complete;
 };
 
 // struct qce_algo_ops: an algorithm type's entry in the ops table.
@@ -152,7 +166,7 @@ class QceDevice {
 
   // ---- What the algorithm files use (struct qce_device's helpers) ----------------------------
   // core.c: qce->async_req_done: the request in flight ended ("" or what went wrong).
-  void async_req_done(Runner& r, std::string error);
+  void async_req_done(Runner& r, QceStatus status);
   // The request in flight (qce->req), null when none.
   QceAsyncRequest* current() { return m_req; }
 
@@ -166,8 +180,8 @@ class QceDevice {
   // qce_check_status: "" when STATUS says the operation is done without error, else why not;
   // MAC_FAILED (CCM's tag) is not an error here but comes back in mac_failed. `dumped` false:
   // the operation sent no result dump (CCM), so the status_from_dump what-if reads STATUS too.
-  std::string qce_check_status(Runner& r, bool& mac_failed, bool dumped = true);
-  std::string qce_check_status(Runner& r);  // MAC_FAILED counts as an error
+  QceStatus qce_check_status(Runner& r, bool& mac_failed, bool dumped = true);
+  QceStatus qce_check_status(Runner& r);  // MAC_FAILED counts as an error (-EBADMSG)
 
   // dma.c: the result buffer, descriptors on both pipes, terminate.
   const std::uint8_t* result_buf() const { return m_result_buf.ptr; }
@@ -192,9 +206,9 @@ class QceDevice {
  private:
   void qce_handle_queue(Runner& r);
   void qce_handle_request(Runner& r, QceAsyncRequest& req);
-  void qce_req_done_work(Runner& r, std::uint64_t seq, const std::string& error);
-  void qce_tasklet_req_done(Runner& r, std::uint64_t seq, const std::string& error);
-  void finish_request(Runner& r, std::uint64_t seq, const std::string& error);
+  void qce_req_done_work(Runner& r, std::uint64_t seq, const QceStatus& status);
+  void qce_tasklet_req_done(Runner& r, std::uint64_t seq, const QceStatus& status);
+  void finish_request(Runner& r, std::uint64_t seq, const QceStatus& status);
   void on_channel_error(Runner& r, const std::string& why);
   void qce_request_timeout(Runner& k, std::uint64_t seq);
   void qce_dma_request(Runner& r);

@@ -26,9 +26,10 @@ void AhashOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
   r.charge(costs(cpu::Cost::qce_ahash_async_req_handle));
   std::uint32_t sg_total = 0;
   for (const auto& e : req.src) sg_total += e.len;
-  if (sg_total != req.nbytes) return m_qce.async_req_done(r, "scatterlist length does not match nbytes");
+  if (sg_total != req.nbytes)
+    return m_qce.async_req_done(r, qce_error(-EINVAL, "scatterlist length does not match nbytes"));
   if (!req.last && req.nbytes % kShaBlockBytes != 0)
-    return m_qce.async_req_done(r, "non-final hash chunk not a multiple of 64");
+    return m_qce.async_req_done(r, qce_error(-EINVAL, "non-final hash chunk not a multiple of 64"));
 
   // dma_map_sg of the source and of the result buffer.
   dma::dma_map_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
@@ -58,8 +59,8 @@ void AhashOps::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
   m_qce.qce_dma_terminate_all(r);
   dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
   dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&m_qce.result_sg()}), dma::DmaDir::from_device);
-  if (!res.ok) return m_qce.async_req_done(r, res.error);
-  if (std::string error = m_qce.qce_check_status(r); !error.empty()) return m_qce.async_req_done(r, error);
+  if (!res.ok) return m_qce.async_req_done(r, qce_error(-EIO, res.error));
+  if (QceStatus st = m_qce.qce_check_status(r); st.failed()) return m_qce.async_req_done(r, st);
 
   const std::uint8_t* dump = m_qce.result_buf();
   for (unsigned i = 0; i < 8; ++i) req.carry.iv[i] = load_be32(dump + DUMP_AUTH_IV + 4 * i);
@@ -67,7 +68,7 @@ void AhashOps::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
   std::memcpy(cnt, dump + DUMP_AUTH_BYTECNT, 8);
   req.carry.byte_count = std::uint64_t{cnt[0]} | (std::uint64_t{cnt[1]} << 32);
   if (req.last) req.digest.assign(dump + DUMP_AUTH_IV, dump + DUMP_AUTH_IV + digest_bytes(req.alg));
-  m_qce.async_req_done(r, "");
+  m_qce.async_req_done(r, qce_ok());
 }
 
 }  // namespace

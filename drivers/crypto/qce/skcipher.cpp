@@ -42,7 +42,7 @@ void SkcipherOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
   for (const auto& e : req.src) src_total += e.len;
   for (const auto& e : req.dst) dst_total += e.len;
   if (src_total != req.cryptlen || dst_total != req.cryptlen)
-    return m_qce.async_req_done(r, "scatterlist length does not match cryptlen");
+    return m_qce.async_req_done(r, qce_error(-EINVAL, "scatterlist length does not match cryptlen"));
   const bool same = in_place(req);
   dma::dma_map_sg(r, m_qce.dma(), dma::sg_shape({&req.dst, &m_qce.result_sg()}),
                   same ? dma::DmaDir::bidirectional : dma::DmaDir::from_device);
@@ -72,10 +72,10 @@ void SkcipherOps::qce_skcipher_done(Runner& r, const bam::DmaResult& res) {
   if (!same) dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
   dma::dma_unmap_sg(r, m_qce.dma(), dma::sg_shape({&req.dst, &m_qce.result_sg()}),
                     same ? dma::DmaDir::bidirectional : dma::DmaDir::from_device);
-  if (!res.ok) return m_qce.async_req_done(r, res.error);
-  if (std::string error = m_qce.qce_check_status(r); !error.empty()) return m_qce.async_req_done(r, error);
+  if (!res.ok) return m_qce.async_req_done(r, qce_error(-EIO, res.error));
+  if (QceStatus st = m_qce.qce_check_status(r); st.failed()) return m_qce.async_req_done(r, st);
   std::memcpy(req.iv.data(), m_qce.result_buf() + DUMP_ENCR_CNTR_IV, skcipher_ivsize(req.alg, req.mode));
-  m_qce.async_req_done(r, "");
+  m_qce.async_req_done(r, qce_ok());
 }
 
 }  // namespace
