@@ -170,15 +170,8 @@ void AeadOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
   if (diff) dma::dma_map_sg(r, m_qce.dma(), m_rx_mapped, dma::DmaDir::to_device);
   auto done = [this](Runner& s, const bam::DmaResult& res) { qce_aead_done(s, res); };
   const bool add_result = !req.alg.ccm;
-  if (m_qce.config().reg_io == RegIo::mmio) {
-    m_qce.qce_dma_prep_sgs(r, rx, 0, done, tx, add_result);
-    m_qce.qce_dma_issue_pending(r);
-    m_qce.qce_setup_regs_aead(r, req, m_regs);
-  } else {
-    m_qce.qce_setup_regs_aead(r, req, m_regs);  // builds and submits the command descriptor
-    m_qce.qce_dma_prep_sgs(r, rx, bam::DMA_PREP_FENCE, done, tx, add_result);
-    m_qce.qce_dma_issue_pending(r);
-  }
+  m_qce.qce_start(r, req, &m_regs,
+                  [&](unsigned rx_flags) { m_qce.qce_dma_prep_sgs(r, rx, rx_flags, done, tx, add_result); });
   r.sync();
   if (m_qce.config().poll) m_qce.poll_completion(r);
 }

@@ -84,7 +84,6 @@ void QceDevice::qce_setup_regs_ahash(Runner& r, const ShaRequest& req) {
   qce_write(r, REG_SEG_SIZE, req.nbytes);
   qce_write(r, REG_CONFIG, qce_config_reg(true));
   qce_write(r, REG_GOPROC, GO | RESULTS_DUMP);
-  if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);
 }
 
 namespace {
@@ -152,7 +151,6 @@ void QceDevice::qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req) {
   qce_write(r, REG_SEG_SIZE, req.cryptlen);
   qce_write(r, REG_CONFIG, qce_config_reg(true));
   qce_write(r, REG_GOPROC, GO | RESULTS_DUMP);
-  if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);
 }
 
 // qce_setup_regs_aead: 72 writes for CCM AES-128, 71 for authenc HMAC-SHA-256 AES-128 with a
@@ -202,7 +200,30 @@ void QceDevice::qce_setup_regs_aead(Runner& r, const AeadRequest& req, const Aea
   qce_write(r, REG_SEG_SIZE, totallen + mac_in);
   qce_write(r, REG_CONFIG, qce_config_reg(true));
   qce_write(r, REG_GOPROC, alg.ccm ? GO : GO | RESULTS_DUMP);
-  if (m_cfg.reg_io == RegIo::bam) qce_submit_cmd_desc(r);
+}
+
+void QceDevice::qce_start(Runner& r, const QceAsyncRequest& req, const AeadRegs* aead,
+                          const std::function<void(unsigned)>& prep_sgs) {
+  auto setup_regs = [&] {
+    switch (req.type) {
+      case AlgType::ahash:
+        return qce_setup_regs_ahash(r, static_cast<const ShaRequest&>(req));
+      case AlgType::skcipher:
+        return qce_setup_regs_skcipher(r, static_cast<const SkcipherRequest&>(req));
+      case AlgType::aead:
+        return qce_setup_regs_aead(r, static_cast<const AeadRequest&>(req), *aead);
+    }
+  };
+  if (m_cfg.reg_io == RegIo::mmio) {
+    prep_sgs(0);
+    qce_dma_issue_pending(r);
+    setup_regs();  // writel after writel, GO last
+  } else {
+    setup_regs();  // qce_write -> command elements
+    qce_submit_cmd_desc(r);
+    prep_sgs(bam::DMA_PREP_FENCE);
+    qce_dma_issue_pending(r);
+  }
 }
 
 QceStatus QceDevice::qce_check_status(Runner& r) {

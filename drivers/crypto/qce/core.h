@@ -174,10 +174,17 @@ class QceDevice {
   void qce_write(Runner& r, std::uint32_t offset, std::uint32_t val);
   void qce_write_array(Runner& r, std::uint32_t offset, const std::uint32_t* val, unsigned n);
   std::uint32_t qce_config_reg(bool little) const;
+  // qce_start: the request's registers (qce_setup_regs_* by its type; `aead` the AEAD's request
+  // context) and its data transfers (`prep_sgs(rx_flags)`: the algorithm's qce_dma_prep_sgs), in
+  // the one order each register-I/O mode needs: mainline issues the data, then writes the
+  // registers with GO last; the series queues the register writes as a command descriptor first
+  // and the data behind it with DMA_PREP_FENCE, so the engine is programmed before data arrives.
+  void qce_start(Runner& r, const QceAsyncRequest& req, const AeadRegs* aead,
+                 const std::function<void(unsigned)>& prep_sgs);
   void qce_setup_regs_ahash(Runner& r, const ShaRequest& req);
   void qce_setup_regs_skcipher(Runner& r, const SkcipherRequest& req);
   void qce_setup_regs_aead(Runner& r, const AeadRequest& req, const AeadRegs& rctx);
-  // qce_check_status: "" when STATUS says the operation is done without error, else why not;
+  // qce_check_status: ok when STATUS says the operation is done without error, else -ENXIO and why;
   // MAC_FAILED (CCM's tag) is not an error here but comes back in mac_failed. `dumped` false:
   // the operation sent no result dump (CCM), so the status_from_dump what-if reads STATUS too.
   QceStatus qce_check_status(Runner& r, bool& mac_failed, bool dumped = true);

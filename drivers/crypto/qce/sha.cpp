@@ -37,15 +37,7 @@ void AhashOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
   static const std::vector<bam::ScatterEntry> kNoData;  // the BAM does no zero-length transfers
   const std::vector<bam::ScatterEntry>& src = req.nbytes ? req.src : kNoData;
   auto done = [this](Runner& s, const bam::DmaResult& res) { qce_ahash_done(s, res); };
-  if (m_qce.config().reg_io == RegIo::mmio) {
-    m_qce.qce_dma_prep_sgs(r, src, 0, done);
-    m_qce.qce_dma_issue_pending(r);
-    m_qce.qce_setup_regs_ahash(r, req);  // 21 writel, the last one GO
-  } else {
-    m_qce.qce_setup_regs_ahash(r, req);  // builds and submits the command descriptor
-    m_qce.qce_dma_prep_sgs(r, src, bam::DMA_PREP_FENCE, done);
-    m_qce.qce_dma_issue_pending(r);
-  }
+  m_qce.qce_start(r, req, nullptr, [&](unsigned rx_flags) { m_qce.qce_dma_prep_sgs(r, src, rx_flags, done); });
   r.sync();
   if (m_qce.config().poll) m_qce.poll_completion(r);
 }

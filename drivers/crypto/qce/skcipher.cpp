@@ -48,15 +48,8 @@ void SkcipherOps::async_req_handle(Runner& r, QceAsyncRequest& async_req) {
                   same ? dma::DmaDir::bidirectional : dma::DmaDir::from_device);
   if (!same) dma::dma_map_sg(r, m_qce.dma(), dma::sg_shape({&req.src}), dma::DmaDir::to_device);
   auto done = [this](Runner& s, const bam::DmaResult& res) { qce_skcipher_done(s, res); };
-  if (m_qce.config().reg_io == RegIo::mmio) {
-    m_qce.qce_dma_prep_sgs(r, req.src, 0, done, req.dst);
-    m_qce.qce_dma_issue_pending(r);
-    m_qce.qce_setup_regs_skcipher(r, req);
-  } else {
-    m_qce.qce_setup_regs_skcipher(r, req);  // builds and submits the command descriptor
-    m_qce.qce_dma_prep_sgs(r, req.src, bam::DMA_PREP_FENCE, done, req.dst);
-    m_qce.qce_dma_issue_pending(r);
-  }
+  m_qce.qce_start(r, req, nullptr,
+                  [&](unsigned rx_flags) { m_qce.qce_dma_prep_sgs(r, req.src, rx_flags, done, req.dst); });
   r.sync();
   if (m_qce.config().poll) m_qce.poll_completion(r);
 }
