@@ -218,13 +218,14 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   std::size_t failed = 0;
   std::map<std::string, json> done;
   std::vector<std::string> missing;  // a partial merge's runs that no shard file had
-  const std::size_t total = s.points().size() * s.variants.size();
+  const std::size_t n_points = s.points().size();
+  const std::size_t total = n_points * s.variants.size();
   if (opt.partial && !merged) throw model::ConfigError("--partial", "", "--merge with it", "no --merge");
   if (merged) {
     done = studies::merge_sweep_shards(s, shard.merge, shard.merge_files);
-    for (std::size_t p = 0; p < s.points().size(); ++p)
+    for (std::size_t p = 0; p < n_points; ++p)
       for (const std::string& v : s.variants)
-        if (const std::string id = fmt::format("{}/{}", p, v); !done.count(id)) missing.push_back(id);
+        if (const std::string id = studies::sweep_job_id(p, v); !done.count(id)) missing.push_back(id);
     if (!missing.empty() && !opt.partial)
       throw model::ConfigError(
           "--merge", "", fmt::format("every run of the sweep ({}; --partial merges what is there and says so)", total),

@@ -25,12 +25,10 @@ class LatencyStats {
   template <typename Each>
   void repeat(const std::vector<double>& cycle, std::uint64_t times, Each&& each) {
     if (cycle.empty() || times == 0) return;
-    std::vector<std::size_t> b(cycle.size());
-    for (std::size_t i = 0; i < cycle.size(); ++i) {
-      b[i] = bucket(cycle[i]);
-      if (cycle[i] > m_max) m_max = cycle[i];
+    for (const double ns : cycle) {
+      m_buckets[bucket(ns)] += times;
+      if (ns > m_max) m_max = ns;
     }
-    for (std::size_t i = 0; i < cycle.size(); ++i) m_buckets[b[i]] += times;
     m_count += times * cycle.size();
     for (std::uint64_t k = 0; k < times; ++k) {
       for (const double ns : cycle) m_sum += ns;

@@ -105,7 +105,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
 
 namespace {
 
-// Checks the host clock every 256 calls; reports when `every_s` has passed since the last, with
+// Checks the host clock every 256 requests of progress; reports when `every_s` has passed since the last, with
 // the time left estimated from the current phase's own rate (simulating requests, or checking
 // the bytes of the requests a fast-forward skipped: the two run at very different speeds).
 class ProgressTicker {
@@ -115,10 +115,12 @@ class ProgressTicker {
   void tick(std::uint64_t done, const char* phase = "requests") {
     // The clock is read once per 256 requests of progress (a simulated request, a repeated
     // cycle's worth, a chunk of checked ones: whatever each call brings).
-    if (!m_p || (done < m_next_read && std::strcmp(phase, m_phase) == 0)) return;
+    if (!m_p) return;
+    const bool new_phase = phase != m_phase && std::strcmp(phase, m_phase) != 0;
+    if (done < m_next_read && !new_phase) return;
     m_next_read = done + 256;
     const auto now = std::chrono::steady_clock::now();
-    if (std::strcmp(phase, m_phase) != 0) {  // a new phase: its rate starts here
+    if (new_phase) {  // its rate starts here
       m_phase = phase;
       m_phase_start = now;
       m_phase_done = done;
@@ -526,38 +528,37 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   emu.run([&](Emulator& e) {
     if (auto* tr = Tracer::active()) tr->set_own_ee(cfg.soc.linux_ee, cfg.driver.rx_pipe / 2);
     const bool ff_on = ff_allowed && !Tracer::active();
-    if (sc.workload.cipher()) {
+    // The replay between the two snapshots, with the fast-forward watching it; the skipped
+    // cycles' share added at the end.
+    const auto replay = [&](const std::function<void(FastForward&)>& workload) {
       e.task().sync();
       s0 = snapshot(e);
       FastForward ff(e, lat, res, ff_on, hash_ahead);
       ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); },
                       sc.workload.message_bytes);
-      run_cipher_workload(
-          e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
+      workload(ff);
       e.task().sync();
       s1 = snapshot(e);
       ff.extend(s1);
       res.fast_forward = ff.info();
       collect_extras(e, cfg, sc, res, s1);
+    };
+    if (sc.workload.cipher()) {
+      replay([&](FastForward& ff) {
+        run_cipher_workload(
+            e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
+      });
       return;
     }
     MessagePool pool(e, sc.workload, !timing_only);
-    e.task().sync();
-    s0 = snapshot(e);
-    FastForward ff(e, lat, res, ff_on, hash_ahead);
-    ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); },
-                    sc.workload.message_bytes);
-    CpuHash cpu_hash(e, sc.workload, pool, res);
-    if (v.engine == VariantEngine::ce) {
-      run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker, ff, pool.size());
-    } else {
-      QcePath(e, sc, cfg, pool, cpu_hash, lat, res, ticker, ff).run();
-    }
-    e.task().sync();
-    s1 = snapshot(e);
-    ff.extend(s1);
-    res.fast_forward = ff.info();
-    collect_extras(e, cfg, sc, res, s1);
+    replay([&](FastForward& ff) {
+      CpuHash cpu_hash(e, sc.workload, pool, res);
+      if (v.engine == VariantEngine::ce) {
+        run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker, ff, pool.size());
+      } else {
+        QcePath(e, sc, cfg, pool, cpu_hash, lat, res, ticker, ff).run();
+      }
+    });
   });
   fill_totals(res, s0, s1, lat, sc.workload, v.name);
   res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();

@@ -107,12 +107,14 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
     for (const auto& [q, _] : band_quantities()) effects[q].assign(k, {});
     for (std::size_t t = 0; t < spec.trajectories; ++t) {
       const std::size_t first = 1 + t * (k + 1);
+      std::vector<std::string> pb = design.point(t * (k + 1));  // each step's second point is the next one's first
       for (std::size_t s = 0; s < k; ++s) {
+        const std::vector<std::string> pa = std::move(pb);
+        pb = design.point(t * (k + 1) + s + 1);
         const json& a = raw[first + s][v];
         const json& b = raw[first + s + 1][v];
         if (a.contains("error") || b.contains("error")) continue;
         // The parameter that moved between the two points.
-        const std::vector<std::string> pa = design.point(t * (k + 1) + s), pb = design.point(t * (k + 1) + s + 1);
         std::size_t moved = 0;
         while (moved < k && pa[moved] == pb[moved]) ++moved;
         if (moved == k) continue;  // a clipped or rounded step that changed nothing
