@@ -2,21 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <random>
 #include <spdlog/fmt/fmt.h>
 
-#include "bam/bam_hw.h"
 #include "cpu/ce_core.h"
-#include "cpu/ce_sha.h"
 #include "cpu/core_type.h"
 #include "drivers/crypto/qce/fallback.h"
-#include "drivers/crypto/qce/sha.h"
 #include "model/hash_ahead.h"
-#include "model/read_only_pages.h"
 #include "model/stats.h"
 #include "model/trace.h"
-#include "studies/cipher_replay.h"
+#include "studies/workloads.h"
 #include "studies/fast_forward.h"
 
 namespace qcesim::studies {
@@ -144,292 +138,6 @@ class ProgressTicker {
 
 namespace {
 
-// The messages the caller hashes: a pool of distinct ones in DRAM, each request reads one of
-// them; their reference digests are computed once on the host. Whole host pages each, so
-// that hash-ahead can make them read-only.
-struct MessagePool {
-  std::vector<cpu::DmaBuf> msgs;
-  std::vector<std::vector<std::uint8_t>> refs;  // empty in timing-only runs
-  std::size_t alloc = 0;                        // bytes per message, whole host pages
-
-  MessagePool(Emulator& e, const Workload& w, bool check) {
-    const std::size_t pool =
-        std::max<std::size_t>(1, std::min<std::size_t>(64, (32u << 20) / std::max<std::uint32_t>(w.message_bytes, 1)));
-    std::mt19937_64 rng(2026);
-    const std::size_t page = ReadOnlyPages::page_size();
-    alloc = (std::max<std::size_t>(w.message_bytes, 1) + page - 1) / page * page;
-    for (std::size_t i = 0; i < pool; ++i) {
-      msgs.push_back(e.host().dma_alloc(alloc, std::max<std::size_t>(page, 4096)));
-      if (!check) continue;
-      for (std::uint32_t b = 0; b < w.message_bytes; b += 8) {  // eight random bytes per draw
-        const std::uint64_t r = rng();
-        std::memcpy(msgs.back().ptr + b, &r, std::min<std::size_t>(8, w.message_bytes - b));
-      }
-      refs.push_back(sha_digest(w.alg, msgs.back().ptr, w.message_bytes));
-    }
-  }
-  std::size_t size() const { return msgs.size(); }
-};
-
-// The kernel SHA library on this CPU (the CE loop, or sha256-neon on a core without crypto
-// instructions), in the caller's task context: messages first .. first + n - 1 (two interleaved
-// with finup2x on CE), their digests checked. The CPU path, and the caller's fallback after a
-// failed engine request.
-class CpuHash {
- public:
-  CpuHash(Emulator& e, const Workload& w, const MessagePool& pool, VariantResult& res)
-      : m_task(e.task()),
-        m_costs(e.kernel().costs()),
-        m_soft(e.qce().soft()),
-        m_w(w),
-        m_pool(pool),
-        m_res(res),
-        m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64) {}
-
-  // n: 1, or 2 for one sha256_ce_finup2x call (the variant's ce_interleave).
-  void hash(std::uint64_t first, unsigned n) {
-    m_task.charge(m_costs(cpu::Cost::sha256_lib_call));
-    m_soft.hash(m_task, m_costs, m_w.alg, m_blocks, n);
-    m_res.digest_mismatches += check(first, n);
-  }
-  // The digests alone (with real data), checked: also the requests a fast-forward skips (from
-  // two threads at once then). Returns the wrong ones.
-  std::uint64_t check(std::uint64_t first, std::uint64_t n) const {
-    std::uint64_t wrong = 0;
-    if (m_pool.refs.empty()) return wrong;
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const std::size_t m = (first + k) % m_pool.size();
-      cpu::CeSha h(m_w.alg);
-      h.update(m_pool.msgs[m].ptr, m_w.message_bytes);
-      wrong += h.final() != m_pool.refs[m];
-    }
-    return wrong;
-  }
-
- private:
-  cpu::Runner& m_task;
-  const cpu::Costs& m_costs;
-  const cpu::SoftCrypto& m_soft;
-  const Workload& m_w;
-  const MessagePool& m_pool;
-  VariantResult& m_res;
-  std::uint64_t m_blocks;
-};
-
-// The CPU path: ce_interleave messages per call, each call's latency charged to its messages.
-void run_ce_path(Emulator& e, const Variant& v, const Workload& w, CpuHash& cpu_hash, LatencyStats& lat,
-                 VariantResult& res, ProgressTicker& ticker, FastForward& ff, std::size_t pool) {
-  cpu::Runner& task = e.task();
-  for (std::uint64_t i = 0; i < w.messages; i += v.ce_interleave) {
-    if (const std::uint64_t skip = ff.at_boundary(i, w.messages, i % pool)) {
-      res.digest_mismatches +=
-          ff.check_skipped(i, skip, [&](std::uint64_t a, std::uint64_t k) { return cpu_hash.check(a, k); });
-      i += skip;
-      if (i >= w.messages) break;
-    }
-    ticker.tick(i);
-    const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(v.ce_interleave, w.messages - i));
-    const sc_time t0 = sc_core::sc_time_stamp();
-    if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(i));
-    cpu_hash.hash(i, n);
-    res.issued += n;
-    res.completed += n;
-    task.sync();
-    const sc_time t1 = sc_core::sc_time_stamp();
-    for (unsigned k = 0; k < n; ++k) record_latency(lat, i + k, t0, t1);
-  }
-}
-
-// The QCE path: up to queue_depth requests in flight, one engine request per message.
-class QcePath {
- public:
-  QcePath(Emulator& e, const Scenario& sc, const EmulatorConfig& cfg, MessagePool& pool, CpuHash& cpu_hash,
-          LatencyStats& lat, VariantResult& res, ProgressTicker& ticker, FastForward& ff)
-      : m_e(e),
-        m_task(e.task()),
-        m_sc(sc),
-        m_w(sc.workload),
-        m_cfg(cfg),
-        m_pool(pool),
-        m_cpu_hash(cpu_hash),
-        m_lat(lat),
-        m_res(res),
-        m_ticker(ticker),
-        m_ff(ff),
-        m_slots(sc.workload.queue_depth),
-        m_freed(e.kernel()),
-        // Failures are outcomes to count when another EE shares the engine or faults are
-        // injected; otherwise a failure is a bug in the model and stops the run.
-        m_failures_expected(e.tz() != nullptr || sc.faults.any()),
-        m_iv(sha_initial_state(sc.workload.alg)) {
-    start_hash_ahead();
-  }
-
-  void run() {
-    while (m_finished < m_w.messages) {
-      if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_w.messages, loop_state())) skip(n);
-      for (Slot& s : m_slots)
-        if (s.fallback) fall_back(s);
-      for (Slot& s : m_slots)
-        if (!s.busy && m_submitted < m_w.messages) submit(s);
-      const bool fallback_due = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.fallback; });
-      if (m_finished < m_w.messages && !fallback_due && !m_freed.wait_for(m_task, m_cfg.driver.timeout))
-        throw qce::QceError("a request did not complete within " + m_cfg.driver.timeout.to_string());
-      if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
-    }
-  }
-
- private:
-  struct Slot {
-    qce::ShaRequest req;
-    sc_time t0;
-    std::size_t msg = 0;
-    std::uint64_t id = 0;  // the request's number in the run
-    bool busy = false;
-    bool fallback = false;  // failed: the caller hashes it on the CPU when it runs again
-  };
-
-  // The caller's next messages go to the hash-ahead helper while the current ones are
-  // simulated: at least one request beyond those the queue holds, topped up four at a time
-  // (one publish per batch). Only messages that one BAM descriptor carries: the engine gets a
-  // longer one in pieces that do not end on a block.
-  void start_hash_ahead() {
-    const bool check = !m_pool.refs.empty();
-    m_ahead = check && m_w.message_bytes <= bam::BAM_FIFO_SIZE ? m_e.soc().qce.hash_ahead() : nullptr;
-    m_window = std::min<std::uint64_t>(m_w.queue_depth + 1, 4);
-    // The pool is written once, before; read-only from here it cannot change between a post
-    // and its take, so the helper hashes it in place and the engine skips the compare.
-    if (m_ahead)
-      for (const cpu::DmaBuf& m : m_pool.msgs) m_frozen.protect(m.ptr, m_pool.alloc);  // else copied and compared
-  }
-
-  // The loop's part of the state (studies/fast_forward.h): the next message's place in the
-  // pool, the requests in flight and posted ahead, each slot.
-  std::uint64_t loop_state() const {
-    model::StateHash h(sc_core::sc_time_stamp());
-    h.add(std::uint64_t{m_submitted % m_pool.size()});
-    h.add(m_submitted - m_finished);
-    if (m_ahead) h.add(m_posted - m_submitted);
-    for (const Slot& s : m_slots) {
-      h.add(s.busy);
-      h.add(s.fallback);
-      if (!s.busy && !s.fallback) continue;
-      h.add(m_submitted - s.id);
-      h.add_at(s.t0);
-    }
-    m_freed.fingerprint(h);
-    return h.value();
-  }
-
-  // A fast-forward skipped n requests (whole cycles: the pool's messages come round in the
-  // same order): with real data each one's digest by the engine's arithmetic, from the
-  // request's IV (the driver's carry) as the engine compresses and pads it.
-  void skip(std::uint64_t n) {
-    if (!m_pool.refs.empty()) {
-      const std::size_t blocks = m_w.message_bytes / kShaBlockBytes, tail = m_w.message_bytes % kShaBlockBytes;
-      m_res.digest_mismatches += m_ff.check_skipped(m_submitted, n, [&](std::uint64_t from, std::uint64_t count) {
-        std::uint64_t wrong = 0;
-        for (std::uint64_t id = from; id < from + count; ++id) {
-          const std::uint8_t* p = m_pool.msgs[id % m_pool.size()].ptr;
-          ShaState st = m_iv;
-          sha_compress(st, p, blocks);
-          wrong += sha_finish(st, p + blocks * kShaBlockBytes, tail) != m_pool.refs[id % m_pool.size()];
-        }
-        return wrong;
-      });
-    }
-    m_submitted += n;
-    m_finished += n;
-    if (m_ahead) m_posted += n;
-    for (Slot& s : m_slots)
-      if (s.busy || s.fallback) s.id += n;
-    m_ticker.tick(m_finished);
-  }
-
-  void post_ahead() {
-    constexpr std::uint64_t kBatch = 4;
-    if (!m_ahead || m_posted >= std::min(m_submitted + m_window, m_w.messages)) return;
-    for (; m_posted < std::min(m_submitted + m_window + kBatch - 1, m_w.messages); ++m_posted)
-      m_ahead->post(m_iv, m_pool.msgs[m_posted % m_pool.size()].ptr, m_w.message_bytes, &m_frozen);
-    m_ahead->publish();
-  }
-
-  void submit(Slot& s) {
-    post_ahead();
-    s.busy = true;
-    s.msg = m_submitted % m_pool.size();
-    s.req = qce::ShaRequest{};
-    s.req.alg = m_w.alg;
-    s.req.carry.iv = m_iv.h;
-    s.req.src = {{m_pool.msgs[s.msg].addr, m_w.message_bytes}};
-    s.req.nbytes = m_w.message_bytes;
-    s.req.complete = [this, sp = &s](cpu::Runner& k, const qce::QceStatus& st) { complete(k, *sp, st); };
-    // The caller starts the request when it has the CPU again.
-    m_task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
-    s.id = m_submitted;
-    if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(m_submitted));
-    ++m_submitted;
-    ++m_res.issued;
-    m_e.qce().enqueue(m_task, s.req);
-  }
-
-  // The request's completion, in the kworker.
-  void complete(cpu::Runner& k, Slot& s, const qce::QceStatus& st) {
-    if (st.failed()) {
-      ++m_res.failed_requests;
-      if (!m_failures_expected && m_failure.empty()) m_failure = st.why;
-      if (m_res.race.empty()) m_res.race = st.why;
-      if (m_sc.faults.cpu_fallback) {
-        s.fallback = true;
-        m_freed.complete(k);
-        return;
-      }
-      ++m_res.failed;
-    } else {
-      ++m_res.completed;
-    }
-    // The callback's moment is when the kworker gets there: after the work charged before it
-    // and after the softirq work that preempts it. The slot is reused before that moment: take
-    // its request's number and start now.
-    k.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
-    if (!m_pool.refs.empty() && !st.failed() && s.req.digest != m_pool.refs[s.msg]) ++m_res.digest_mismatches;
-    s.busy = false;
-    ++m_finished;
-    m_ticker.tick(m_finished);
-    m_freed.complete(k);
-  }
-
-  // A failed request the caller hashes again on the CPU: its latency ends when that is done.
-  void fall_back(Slot& s) {
-    if (auto* tr = Tracer::active()) tr->set_request(static_cast<std::int64_t>(s.id));
-    m_cpu_hash.hash(s.id, 1);
-    m_task.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
-    s.fallback = s.busy = false;
-    ++m_res.fallback;
-    ++m_finished;
-  }
-
-  Emulator& m_e;
-  cpu::Runner& m_task;
-  const Scenario& m_sc;
-  const Workload& m_w;
-  const EmulatorConfig& m_cfg;
-  MessagePool& m_pool;
-  CpuHash& m_cpu_hash;
-  LatencyStats& m_lat;
-  VariantResult& m_res;
-  ProgressTicker& m_ticker;
-  FastForward& m_ff;
-  std::vector<Slot> m_slots;
-  cpu::Completion m_freed;
-  bool m_failures_expected;
-  ShaState m_iv;
-  std::string m_failure;
-  std::uint64_t m_submitted = 0, m_finished = 0, m_posted = 0, m_window = 0;
-  HashAhead* m_ahead = nullptr;
-  ReadOnlyPages m_frozen;
-};
-
 // What the other EE, the injected faults and the helper did, after the run.
 void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, VariantResult& res,
                     const Snapshot& end) {
@@ -501,12 +209,6 @@ void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, con
 
 }  // namespace
 
-// Latency of one request, from t0 to `end`, into the statistics and the timeline.
-void record_latency(LatencyStats& lat, std::uint64_t id, const sc_time& t0, const sc_time& end) {
-  lat.add((end - t0).to_seconds() * 1e9);
-  if (auto* tr = Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
-}
-
 VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only, bool hash_ahead,
                           const ReplayProgress* progress) {
   const auto host_start = std::chrono::steady_clock::now();
@@ -528,37 +230,30 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   emu.run([&](Emulator& e) {
     if (auto* tr = Tracer::active()) tr->set_own_ee(cfg.soc.linux_ee, cfg.driver.rx_pipe / 2);
     const bool ff_on = ff_allowed && !Tracer::active();
+    const bool engine = v.engine == VariantEngine::qce;
+    const std::unique_ptr<RequestWorkload> workload =
+        sc.workload.cipher() ? make_cipher_workload(e, sc.workload, cfg, engine, !timing_only)
+                             : make_hash_workload(e, sc.workload, v, !timing_only);
+    RequestLoopConfig loop;
+    loop.messages = sc.workload.messages;
+    loop.queue_depth = sc.workload.queue_depth;
+    loop.failures_expected = e.tz() != nullptr || sc.faults.any();
+    loop.cpu_fallback = sc.faults.cpu_fallback;
+    loop.timeout = cfg.driver.timeout;
     // The replay between the two snapshots, with the fast-forward watching it; the skipped
     // cycles' share added at the end.
-    const auto replay = [&](const std::function<void(FastForward&)>& workload) {
-      e.task().sync();
-      s0 = snapshot(e);
-      FastForward ff(e, lat, res, ff_on, hash_ahead);
-      ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); },
-                      sc.workload.message_bytes);
-      workload(ff);
-      e.task().sync();
-      s1 = snapshot(e);
-      ff.extend(s1);
-      res.fast_forward = ff.info();
-      collect_extras(e, cfg, sc, res, s1);
-    };
-    if (sc.workload.cipher()) {
-      replay([&](FastForward& ff) {
-        run_cipher_workload(
-            e, sc, v, cfg, !timing_only, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
-      });
-      return;
-    }
-    MessagePool pool(e, sc.workload, !timing_only);
-    replay([&](FastForward& ff) {
-      CpuHash cpu_hash(e, sc.workload, pool, res);
-      if (v.engine == VariantEngine::ce) {
-        run_ce_path(e, v, sc.workload, cpu_hash, lat, res, ticker, ff, pool.size());
-      } else {
-        QcePath(e, sc, cfg, pool, cpu_hash, lat, res, ticker, ff).run();
-      }
-    });
+    e.task().sync();
+    s0 = snapshot(e);
+    FastForward ff(e, lat, res, ff_on, hash_ahead);
+    ff.set_progress([&ticker](std::uint64_t d, const char* phase) { ticker.tick(d, phase); },
+                    sc.workload.message_bytes);
+    run_requests(
+        e, *workload, loop, engine, lat, res, [&ticker](std::uint64_t d) { ticker.tick(d); }, ff);
+    e.task().sync();
+    s1 = snapshot(e);
+    ff.extend(s1);
+    res.fast_forward = ff.info();
+    collect_extras(e, cfg, sc, res, s1);
   });
   fill_totals(res, s0, s1, lat, sc.workload, v.name);
   res.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();

@@ -1,5 +1,5 @@
-// Cipher and AEAD workloads in the replay (studies/cipher_replay): real data through the CPU
-// path and the driver in both register-I/O modes with every output checked, both directions;
+// Cipher and AEAD workloads in the replay (studies/cipher_workload.cpp through the request loop):
+// real data through the CPU path and the driver in both register-I/O modes with every output checked, both directions;
 // the descriptors per request the reference counts; the kernel era's aes_sw_max_len sending
 // small XTS requests to the software fallback (and a scenario override turning it off); the
 // workload keys' refusals.

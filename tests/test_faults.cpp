@@ -150,6 +150,25 @@ TEST_F(Faults, CipherRequestsFailAloneAndTheRunGoesOn) {
   }
 }
 
+// One request loop for every workload: with the same fault seed a hash and a cipher workload
+// fail the same requests (the faults hit engine operations by number) and account them alike.
+TEST_F(Faults, HashAndCipherWorkloadsGoThroughTheSameLoop) {
+  fs::copy_file(test::scenario_source("sm8650-xts-4k.json"), dir + "/xts.json");
+  json xts = json::parse(test::slurp(dir + "/xts.json"));
+  const json faults = {{"engine_hang", 0.02}, {"cpu_fallback", true}, {"seed", 3}};
+  for (int depth : {1, 3}) {
+    json sha = seed, cipher = xts;
+    sha["workload"]["messages"] = cipher["workload"]["messages"] = 800;
+    sha["workload"]["queue_depth"] = cipher["workload"]["queue_depth"] = depth;
+    const json h = run(sha, faults, {"--variant", "sha256-qce-nolock"}).at("sha256-qce-nolock");
+    const json c = run(cipher, faults, {"--variant", "xts-qce-nolock"}).at("xts-qce-nolock");
+    EXPECT_GT(h["fallback"], 5) << depth;
+    for (const char* k : {"issued", "completed", "failed", "fallback", "failed_requests", "digest_mismatches"})
+      EXPECT_EQ(h[k], c[k]) << k << " at queue depth " << depth;
+    EXPECT_EQ(h["faults"]["engine_hangs"], c["faults"]["engine_hangs"]) << depth;
+  }
+}
+
 TEST_F(Faults, SameSeedSameFaultsAnotherSeedOthers) {
   const auto a = run(seed, {{"engine_hang", 0.03}, {"seed", 5}}, kQce);
   const auto b = run(seed, {{"engine_hang", 0.03}, {"seed", 5}}, kQce);

@@ -1,0 +1,226 @@
+#include "studies/request_loop.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/kernel.h"
+#include "model/state_hash.h"
+#include "model/trace.h"
+
+namespace qcesim::studies {
+
+using sc_core::sc_time;
+
+void record_latency(model::LatencyStats& lat, std::uint64_t id, const sc_time& t0, const sc_time& end) {
+  lat.add((end - t0).to_seconds() * 1e9);
+  if (auto* tr = model::Tracer::active()) tr->request_span(static_cast<std::int64_t>(id), t0, end);
+}
+
+namespace {
+
+void trace_request(std::uint64_t id) {
+  if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(id));
+}
+
+// The CPU path: cpu_batch() messages per call of the software implementation, each call's
+// latency charged to its messages.
+void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, model::LatencyStats& lat,
+             VariantResult& res, const RequestTick& tick, FastForward& ff) {
+  const unsigned batch = w.cpu_batch();
+  for (std::uint64_t i = 0; i < c.messages; i += batch) {
+    if (const std::uint64_t skip = ff.at_boundary(i, c.messages, i % w.pool_size())) {
+      if (const auto check = w.skipped_checker(false)) res.digest_mismatches += ff.check_skipped(i, skip, check);
+      i += skip;
+      if (i >= c.messages) break;
+    }
+    tick(i);
+    const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(batch, c.messages - i));
+    const sc_time t0 = sc_core::sc_time_stamp();
+    trace_request(i);
+    res.digest_mismatches += w.software(i, n);
+    res.issued += n;
+    res.completed += n;
+    e.task().sync();
+    const sc_time t1 = sc_core::sc_time_stamp();
+    for (unsigned k = 0; k < n; ++k) record_latency(lat, i + k, t0, t1);
+  }
+}
+
+// The engine path: up to queue_depth requests in flight through the driver, one per message.
+class EnginePath {
+ public:
+  EnginePath(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, model::LatencyStats& lat,
+             VariantResult& res, const RequestTick& tick, FastForward& ff)
+      : m_e(e),
+        m_task(e.task()),
+        m_w(w),
+        m_c(c),
+        m_lat(lat),
+        m_res(res),
+        m_tick(tick),
+        m_ff(ff),
+        m_slots(c.queue_depth),
+        m_freed(e.kernel()) {}
+
+  void run() {
+    while (m_finished < m_c.messages) {
+      if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_c.messages, loop_state())) skip(n);
+      // Failed requests first (the caller redoes them as it gets the CPU back), then new ones.
+      for (std::size_t i = 0; i < m_slots.size(); ++i)
+        if (m_slots[i].fallback) fall_back(m_slots[i]);
+      for (std::size_t i = 0; i < m_slots.size(); ++i)
+        if (!m_slots[i].busy && m_submitted < m_c.messages) submit(i);
+      // Wait for the engine unless a failed request is due for the caller's redo; a completion
+      // that came while the caller itself polled is taken at once.
+      const bool fallback_due = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.fallback; });
+      const bool in_flight = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy; });
+      if (!fallback_due && (in_flight || m_freed.done()) && !m_freed.wait_for(m_task, m_c.timeout))
+        throw qce::QceError("a request did not complete within " + m_c.timeout.to_string());
+      if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
+    }
+  }
+
+ private:
+  struct Slot {
+    sc_time t0;
+    std::size_t msg = 0;
+    std::uint64_t id = 0;  // the request's number in the run
+    bool busy = false;
+    bool fallback = false;  // failed: the caller redoes it in software when it runs again
+  };
+
+  // The loop's part of the state (studies/fast_forward.h): the next message's place in the
+  // pool, the requests in flight, each slot, and the workload's own part.
+  std::uint64_t loop_state() const {
+    model::StateHash h(sc_core::sc_time_stamp());
+    h.add(std::uint64_t{m_submitted % m_w.pool_size()});
+    h.add(m_submitted - m_finished);
+    m_w.add_state(h, m_submitted);
+    for (const Slot& s : m_slots) {
+      h.add(s.busy);
+      h.add(s.fallback);
+      if (!s.busy) continue;
+      h.add(m_submitted - s.id);
+      h.add_at(s.t0);
+    }
+    m_freed.fingerprint(h);
+    return h.value();
+  }
+
+  // A fast-forward skipped n requests (whole cycles): with real data, their outputs checked.
+  void skip(std::uint64_t n) {
+    if (const auto check = m_w.skipped_checker(true))
+      m_res.digest_mismatches += m_ff.check_skipped(m_submitted, n, check);
+    m_submitted += n;
+    m_finished += n;
+    m_w.skipped(n);
+    for (Slot& s : m_slots)
+      if (s.busy) s.id += n;
+    m_tick(m_finished);
+  }
+
+  void submit(std::size_t slot) {
+    Slot& s = m_slots[slot];
+    const std::uint64_t id = m_submitted;
+    s.msg = id % m_w.pool_size();
+    if (const std::optional<cpu::Cost> entry = m_w.driver_fallback(s.msg)) {
+      software_route(id, *entry);
+      return;
+    }
+    m_w.before_submit(id);
+    s.busy = true;
+    s.id = id;
+    qce::QceAsyncRequest& req = m_w.engine_request(slot, s.msg);
+    req.complete = [this, slot](cpu::Runner& k, const qce::QceStatus& st) { complete(k, slot, st); };
+    // The caller starts the request when it has the CPU again.
+    m_task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
+    trace_request(id);
+    ++m_submitted;
+    ++m_res.issued;
+    m_e.qce().enqueue(m_task, req);
+  }
+
+  // qce_*_crypt hands the request to its fallback tfm: done at once in the caller's context,
+  // from when the task gets here (its charges so far may not have been synced yet).
+  void software_route(std::uint64_t id, cpu::Cost entry) {
+    ++m_submitted;
+    ++m_res.issued;
+    trace_request(id);
+    auto t0 = std::make_shared<sc_time>();
+    m_task.when_done([t0](const sc_time& t) { *t0 = t; });
+    m_task.charge(m_e.kernel().costs()(entry));
+    m_res.digest_mismatches += m_w.software(id, 1);
+    ++m_res.software;
+    ++m_res.completed;
+    ++m_finished;
+    m_tick(m_finished);
+    m_task.when_done([&lat = m_lat, id, t0](const sc_time& end) { record_latency(lat, id, *t0, end); });
+  }
+
+  // The request's completion, in the kworker.
+  void complete(cpu::Runner& k, std::size_t slot, const qce::QceStatus& st) {
+    Slot& s = m_slots[slot];
+    if (st.failed()) {
+      ++m_res.failed_requests;
+      if (!m_c.failures_expected && m_failure.empty()) m_failure = st.why;
+      if (m_res.race.empty()) m_res.race = st.why;
+      if (m_c.cpu_fallback) {
+        s.fallback = true;
+        m_freed.complete(k);
+        return;
+      }
+      ++m_res.failed;
+    } else {
+      ++m_res.completed;
+      if (m_w.engine_output_wrong(slot, s.msg)) ++m_res.digest_mismatches;
+    }
+    // The callback's moment is when the kworker gets there: after the work charged before it
+    // and after the softirq work that preempts it. The slot is reused before that moment: take
+    // its request's number and start now.
+    k.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+    s.busy = false;
+    ++m_finished;
+    m_tick(m_finished);
+    m_freed.complete(k);
+  }
+
+  // A failed request the caller redoes with the software implementation (as a user of the
+  // crypto API would on -EIO): its latency ends when that is done; its output is checked.
+  void fall_back(Slot& s) {
+    trace_request(s.id);
+    m_res.digest_mismatches += m_w.software(s.id, 1);
+    m_task.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
+    s.fallback = s.busy = false;
+    ++m_res.fallback;
+    ++m_finished;
+    m_tick(m_finished);
+  }
+
+  soc::Emulator& m_e;
+  cpu::Runner& m_task;
+  RequestWorkload& m_w;
+  const RequestLoopConfig& m_c;
+  model::LatencyStats& m_lat;
+  VariantResult& m_res;
+  const RequestTick& m_tick;
+  FastForward& m_ff;
+  std::vector<Slot> m_slots;
+  cpu::Completion m_freed;
+  std::string m_failure;
+  std::uint64_t m_submitted = 0, m_finished = 0;
+};
+
+}  // namespace
+
+void run_requests(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, bool engine,
+                  model::LatencyStats& lat, VariantResult& res, const RequestTick& tick, FastForward& ff) {
+  if (engine) {
+    EnginePath(e, w, c, lat, res, tick, ff).run();
+  } else {
+    run_cpu(e, w, c, lat, res, tick, ff);
+  }
+}
+
+}  // namespace qcesim::studies
