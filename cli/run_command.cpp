@@ -69,13 +69,9 @@ std::string cell(double sim, const std::map<std::string, double>& measured, cons
 // The injected faults' counts, "2 engine AXI errors, 1 watchdog timeout".
 std::string fault_summary(const json& f) {
   std::string s;
-  for (const auto& [key, words] : {std::pair<const char*, const char*>{"bam_data_errors", "BAM bus errors"},
-                                   {"bam_descriptor_drops", "dropped descriptors"},
-                                   {"engine_axi_errors", "engine AXI errors"},
-                                   {"engine_hangs", "engine hangs"},
-                                   {"timeouts", "watchdog timeouts"}})
-    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", f.value(key, 0), words);
-  return s;
+  for (const studies::FaultKind& k : studies::fault_kinds())
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", f.value(k.counter, 0), k.words);
+  return s + fmt::format(", {} watchdog timeouts", f.value("timeouts", 0));
 }
 
 // What sharing the engine with another EE did, in words.

@@ -23,9 +23,22 @@ constexpr std::size_t kWindow = 2 * kMaxCycle + 64;
 
 sc_time times(const sc_time& t, std::uint64_t n) { return sc_time::from_value(t.value() * n); }
 
-// The result's request counters a cycle adds to (the data checks are made per request).
+// The result's request counters a cycle adds to (kCycle in QCESIM_RESULT_FIELDS; the data
+// checks are made per request).
+void add_counter(std::vector<std::uint64_t*>& v, std::uint64_t& c, unsigned flags) {
+  if (flags & kCycle) v.push_back(&c);
+}
+void add_counter(std::vector<std::uint64_t*>&, double&, unsigned flags) {
+  if (flags & kCycle) throw std::logic_error("a cycle counter must be a count");
+}
 std::vector<std::uint64_t*> counters(VariantResult& r) {
-  return {&r.issued, &r.completed, &r.failed, &r.fallback, &r.software, &r.failed_requests};
+  std::vector<std::uint64_t*> v;
+#define QCESIM_RESULT_COUNTER(member, key, kind, flags, ...) add_counter(v, r.member, flags);
+#define QCESIM_RESULT_SKIP(...)
+  QCESIM_RESULT_FIELDS(QCESIM_RESULT_COUNTER, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP)
+#undef QCESIM_RESULT_COUNTER
+#undef QCESIM_RESULT_SKIP
+  return v;
 }
 std::vector<std::uint64_t> counter_values(VariantResult& r) {
   std::vector<std::uint64_t> v;

@@ -156,17 +156,19 @@ void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, 
   }
   res.live_state_writes = end.live_state_writes;
   if (sc.faults.any()) {
-    std::uint64_t errors = 0, drops = 0;
+    // Each fault kind's count from the block that injects it (QCESIM_FAULT_KINDS).
+    std::map<std::string, std::uint64_t> injected;
     for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) {
-      errors += e.soc().bam.pipe_stats(p).injected_errors;
-      drops += e.soc().bam.pipe_stats(p).injected_drops;
+      injected["bam_data_error"] += e.soc().bam.pipe_stats(p).injected_errors;
+      injected["bam_descriptor_drop"] += e.soc().bam.pipe_stats(p).injected_drops;
     }
-    const qce::QceStats& q = e.soc().qce.stats();
-    res.faults = {{"bam_data_errors", errors},
-                  {"bam_descriptor_drops", drops},
-                  {"engine_axi_errors", q.injected_axi_errors},
-                  {"engine_hangs", q.injected_hangs},
-                  {"timeouts", e.qce().stats().timeouts}};
+    injected["engine_axi_error"] = e.soc().qce.stats().injected_axi_errors;
+    injected["engine_hang"] = e.soc().qce.stats().injected_hangs;
+    res.faults = {{"timeouts", e.qce().stats().timeouts}};
+    for (const FaultKind& k : fault_kinds()) {
+      if (!injected.count(k.key)) throw std::logic_error(std::string("fault kind ") + k.key + " has no count");
+      res.faults[k.counter] = injected[k.key];
+    }
   }
   if (HashAhead* ha = e.soc().qce.hash_ahead()) res.hash_ahead_hits = ha->stats().hits;
 }
@@ -260,43 +262,51 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
   return res;
 }
 
+namespace {
+
+// A dotted key's place in the JSON ("latency_us.mean": j["latency_us"]["mean"]).
+json& at_key(json& j, const char* key) {
+  const std::string k = key;
+  const auto dot = k.find('.');
+  return dot == std::string::npos ? j[k] : j[k.substr(0, dot)][k.substr(dot + 1)];
+}
+const json* find_key(const json& j, const char* key) {
+  const std::string k = key;
+  const auto dot = k.find('.');
+  const std::string head = k.substr(0, dot);
+  if (!j.contains(head)) return nullptr;
+  if (dot == std::string::npos) return &j[head];
+  const json& inner = j[head];
+  return inner.is_object() && inner.contains(k.substr(dot + 1)) ? &inner[k.substr(dot + 1)] : nullptr;
+}
+
+template <class T>
+void read_field(const json& j, const char* key, unsigned flags, T& out) {
+  const json* v = find_key(j, key);
+  if (!v) {
+    if (flags & kRequired) throw std::out_of_range(fmt::format("key '{}' not found", key));
+    out = 0;
+    return;
+  }
+  out = v->get<T>();
+}
+
+}  // namespace
+
 json VariantResult::to_json() const {
-  json j = {{"name", name},
-            {"wall_s", wall_s},
-            {"cpu_s", cpu_s},
-            {"hardirq_s", hardirq_s},
-            {"softirq_s", softirq_s},
-            {"task_s", task_s},
-            {"kworker_s", kworker_s},
-            {"idle_s", idle_s},
-            {"ksoftirqd_s", ksoftirqd_s},
-            {"requests", requests},
-            {"bytes", bytes},
-            {"latency_us", {{"mean", lat_mean_us}, {"p50", lat_p50_us}, {"p99", lat_p99_us}, {"max", lat_max_us}}},
-            {"irqs", irqs},
-            {"bam_descriptors", bam_descriptors},
-            {"digest_mismatches", digest_mismatches},
-            {"measured", measured},
-            {"timing_only", timing_only},
-            {"host_seconds", host_seconds}};
-  j["hash_ahead_hits"] = hash_ahead_hits;
-  j["issued"] = issued;
-  j["completed"] = completed;
-  j["failed"] = failed;
-  j["fallback"] = fallback;
-  j["software"] = software;
+  json j = {{"name", name}, {"measured", measured}, {"timing_only", timing_only}};
+#define QCESIM_RESULT_WRITE(member, key, kind, flags, ...) \
+  if (!((flags)&kWithTz) || !tz.is_null()) at_key(j, key) = member;
+#define QCESIM_RESULT_SKIP(...)
+  QCESIM_RESULT_FIELDS(QCESIM_RESULT_WRITE, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP)
+#undef QCESIM_RESULT_WRITE
   if (fast_forward.skipped)
     j["fast_forward"] = {{"skipped", fast_forward.skipped},
                          {"period", fast_forward.period},
                          {"found_at", fast_forward.found_at},
                          {"period_s", fast_forward.period_s}};
   if (!faults.is_null()) j["faults"] = faults;
-  j["failed_requests"] = failed_requests;
-  j["live_state_writes"] = live_state_writes;
-  if (!tz.is_null()) {
-    j["lock_wait_s"] = lock_wait_s;
-    j["tz"] = tz;
-  }
+  if (!tz.is_null()) j["tz"] = tz;
   if (!race.empty()) j["race"] = race;
   json prof = json::array();
   for (const auto& f : profile) prof.push_back({{"context", f.ctx}, {"function", f.function}, {"cpu_s", f.seconds}});
@@ -307,41 +317,18 @@ json VariantResult::to_json() const {
 VariantResult VariantResult::from_json(const json& j) {
   VariantResult r;
   r.name = j.at("name");
-  r.wall_s = j.at("wall_s");
-  r.cpu_s = j.at("cpu_s");
-  r.hardirq_s = j.at("hardirq_s");
-  r.softirq_s = j.at("softirq_s");
-  r.task_s = j.at("task_s");
-  r.kworker_s = j.at("kworker_s");
-  r.idle_s = j.at("idle_s");
-  r.ksoftirqd_s = j.value("ksoftirqd_s", 0.0);
-  r.requests = j.at("requests");
-  r.bytes = j.at("bytes");
-  r.irqs = j.at("irqs");
-  r.bam_descriptors = j.at("bam_descriptors");
-  r.digest_mismatches = j.at("digest_mismatches");
-  r.lat_mean_us = j.at("latency_us").at("mean");
-  r.lat_p50_us = j.at("latency_us").at("p50");
-  r.lat_p99_us = j.at("latency_us").at("p99");
-  r.lat_max_us = j.at("latency_us").at("max");
+#define QCESIM_RESULT_READ(member, key, kind, flags, ...) read_field(j, key, flags, r.member);
+  QCESIM_RESULT_FIELDS(QCESIM_RESULT_READ, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP)
+#undef QCESIM_RESULT_READ
+#undef QCESIM_RESULT_SKIP
   r.measured = j.at("measured").get<std::map<std::string, double>>();
   r.timing_only = j.at("timing_only");
-  r.host_seconds = j.at("host_seconds");
   for (const auto& f : j.at("profile")) r.profile.push_back({f.at("context"), f.at("function"), f.at("cpu_s")});
-  r.failed_requests = j.value("failed_requests", std::uint64_t{0});
-  r.issued = j.value("issued", std::uint64_t{0});
-  r.completed = j.value("completed", std::uint64_t{0});
-  r.failed = j.value("failed", std::uint64_t{0});
-  r.fallback = j.value("fallback", std::uint64_t{0});
-  r.software = j.value("software", std::uint64_t{0});
   if (j.contains("fast_forward")) {
     const json& f = j["fast_forward"];
     r.fast_forward = {f.at("skipped"), f.at("period"), f.at("found_at"), f.at("period_s")};
   }
   if (j.contains("faults")) r.faults = j["faults"];
-  r.hash_ahead_hits = j.value("hash_ahead_hits", std::uint64_t{0});
-  r.live_state_writes = j.value("live_state_writes", std::uint64_t{0});
-  r.lock_wait_s = j.value("lock_wait_s", 0.0);
   if (j.contains("tz")) r.tz = j["tz"];
   r.race = j.value("race", "");
   return r;

@@ -8,9 +8,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "studies/fast_forward.h"
+#include "studies/result_fields.h"
 #include "studies/scenario.h"
 #include "soc/soc.h"
 
@@ -26,33 +28,24 @@ struct FunctionTime {
   double seconds;
 };
 
+// One run's results: the numbers of QCESIM_RESULT_FIELDS (studies/result_fields.h, where each
+// is documented) as members, and what is not a number.
+template <ResultKind K>
+using result_type_t = std::conditional_t<K == ResultKind::count, std::uint64_t, double>;
+
 struct VariantResult {
   std::string name;
-  double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0, task_s = 0, kworker_s = 0, idle_s = 0;
-  double ksoftirqd_s = 0;  // the part of softirq_s that ran in ksoftirqd
-  std::uint64_t requests = 0, bytes = 0, irqs = 0, bam_descriptors = 0, digest_mismatches = 0;
-  // What became of the requests: issued = completed + failed + fallback (checked at the end of
-  // every run). completed: through the engine; failed: the error went back to the caller;
-  // fallback: failed on the engine and hashed again on the CPU (faults.cpu_fallback).
-  std::uint64_t issued = 0, completed = 0, failed = 0, fallback = 0;
-  // Of the completed, those the driver's kernel-era rules sent to its software fallback (cipher
-  // workloads: aes_sw_max_len, AES-192, ...), run in the caller's context.
-  std::uint64_t software = 0;
+#define QCESIM_RESULT_MEMBER(member, key, kind, ...) result_type_t<ResultKind::kind> member = 0;
+#define QCESIM_RESULT_SKIP(...)
+  QCESIM_RESULT_FIELDS(QCESIM_RESULT_MEMBER, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP)
+#undef QCESIM_RESULT_MEMBER
+#undef QCESIM_RESULT_SKIP
   nlohmann::json faults;  // injected faults by kind (null without faults)
-  double lat_mean_us = 0, lat_p50_us = 0, lat_p99_us = 0, lat_max_us = 0;
   std::map<std::string, double> measured;
   std::vector<FunctionTime> profile;  // CPU time per (context, function), largest first
   bool timing_only = false;
-  double host_seconds = 0;            // how long the simulation took to run
-  std::uint64_t hash_ahead_hits = 0;  // engine operations whose blocks the helper thread compressed
-  // Sharing the engine with another EE (workload.tz): Linux's failed requests, the time Linux's
-  // pipes waited for the other EE's BAM lock, AUTH_IV writes that hit a running operation, and
-  // the other EE's own counts; `race` explains mismatches and failures in words.
-  std::uint64_t failed_requests = 0;
-  double lock_wait_s = 0;
-  std::uint64_t live_state_writes = 0;
-  nlohmann::json tz;  // null without another EE
-  std::string race;
+  nlohmann::json tz;  // the other EE's counts (null without another EE)
+  std::string race;   // the first failure in words
   // The steady-state cycles repeated instead of simulated (studies/fast_forward.h).
   FastForwardInfo fast_forward;
 

@@ -167,14 +167,15 @@ Workload load_workload(const json& j, const std::string& file) {
 Faults load_faults(const json& j, const std::string& file) {
   Faults f;
   if (!j.contains("faults")) return f;
-  const JsonObject fj(j["faults"], file, "/faults",
-                      {"seed", "bam_data_error", "bam_descriptor_drop", "engine_axi_error", "engine_hang",
-                       "tz_lock_hold_us", "timeout_us", "cpu_fallback", "about"});
+  std::vector<std::string> keys = {"seed"};
+  for (const FaultKind& k : fault_kinds()) keys.push_back(k.key);
+  keys.insert(keys.end(), {"tz_lock_hold_us", "timeout_us", "cpu_fallback", "about"});
+  const JsonObject fj(j["faults"], file, "/faults", keys);
   f.seed = fj.whole("seed", 1, 0, UINT32_MAX);
-  f.bam_data_error = fj.number("bam_data_error", 0, 0, 1, "probability per data descriptor");
-  f.bam_descriptor_drop = fj.number("bam_descriptor_drop", 0, 0, 1, "probability per data descriptor");
-  f.engine_axi_error = fj.number("engine_axi_error", 0, 0, 1, "probability per engine operation");
-  f.engine_hang = fj.number("engine_hang", 0, 0, 1, "probability per engine operation");
+#define QCESIM_FAULT_READ(member, per, ...) \
+  f.member = fj.number(#member, 0, 0, 1, std::string("probability per ") + per);
+  QCESIM_FAULT_KINDS(QCESIM_FAULT_READ)
+#undef QCESIM_FAULT_READ
   if (f.bam_data_error + f.bam_descriptor_drop > 1)
     fj.fail("bam_descriptor_drop", "bam_data_error + bam_descriptor_drop <= 1");
   if (f.engine_axi_error + f.engine_hang > 1) fj.fail("engine_hang", "engine_axi_error + engine_hang <= 1");
@@ -335,6 +336,13 @@ const Variant& Scenario::variant(const std::string& wanted) const {
   std::vector<std::string> names;
   for (const auto& v : variants) names.push_back(v.name);
   throw ConfigError(file, "/variants", "a variant named one of " + join_names(names), quoted_input(wanted));
+}
+
+const std::vector<FaultKind>& fault_kinds() {
+#define QCESIM_FAULT_ROW(member, per, counter, words, label) FaultKind{#member, per, counter, words, label},
+  static const std::vector<FaultKind> rows = {QCESIM_FAULT_KINDS(QCESIM_FAULT_ROW)};
+#undef QCESIM_FAULT_ROW
+  return rows;
 }
 
 }  // namespace qcesim::studies

@@ -67,23 +67,46 @@ struct Workload {
   } tz;
 };
 
+// The hardware faults a scenario can inject, each a probability per event:
+// F(member, "per what", "result counter key", "counter in words", "sweep axis label").
+// The scenario key is faults.<member>; the run's JSON counts each under `faults.<counter>`
+// (studies/replay.cpp wires each to its block and reads its count back).
+#define QCESIM_FAULT_KINDS(F)                                                                                          \
+  F(bam_data_error, "data descriptor", "bam_data_errors", "BAM bus errors", "BAM bus errors per data descriptor")      \
+  F(bam_descriptor_drop, "data descriptor", "bam_descriptor_drops", "dropped descriptors",                             \
+    "dropped descriptors per data descriptor")                                                                         \
+  F(engine_axi_error, "engine operation", "engine_axi_errors", "engine AXI errors", "engine AXI errors per operation") \
+  F(engine_hang, "engine operation", "engine_hangs", "engine hangs", "engine hangs per operation")
+
 // Faults injected into the hardware (scenario key `faults`), and what the caller does about a
 // request that fails. The kernel driver has no watchdog; a request the hardware never finishes
 // is failed by the model's after `timeout_us`, standing in for the caller's own timeout.
 struct Faults {
   std::uint64_t seed = 1;
-  double bam_data_error = 0;       // per data descriptor into the engine: BAM bus error (P_ERR)
-  double bam_descriptor_drop = 0;  // per data descriptor: lost, the pipe stalls at it
-  double engine_axi_error = 0;     // per engine operation: STATUS AXI_ERR
-  double engine_hang = 0;          // per engine operation: never finishes
-  double tz_lock_hold_us = 0;      // TrustZone (workload.tz) keeps the BAM lock this much longer per job
-  double timeout_us = 2000;        // the request watchdog while faults are injected
-  bool cpu_fallback = false;       // a failed request is hashed again on the CPU (counted as a fallback)
+#define QCESIM_FAULT_MEMBER(member, ...) double member = 0;
+  QCESIM_FAULT_KINDS(QCESIM_FAULT_MEMBER)
+#undef QCESIM_FAULT_MEMBER
+  double tz_lock_hold_us = 0;  // TrustZone (workload.tz) keeps the BAM lock this much longer per job
+  double timeout_us = 2000;    // the request watchdog while faults are injected
+  bool cpu_fallback = false;   // a failed request is redone by the caller on the CPU (counted as a fallback)
   bool any() const {
-    return bam_data_error > 0 || bam_descriptor_drop > 0 || engine_axi_error > 0 || engine_hang > 0 ||
-           tz_lock_hold_us > 0;
+    bool some = tz_lock_hold_us > 0;
+#define QCESIM_FAULT_ANY(member, ...) some = some || member > 0;
+    QCESIM_FAULT_KINDS(QCESIM_FAULT_ANY)
+#undef QCESIM_FAULT_ANY
+    return some;
   }
 };
+
+// One fault kind's row, for code that goes over all of them.
+struct FaultKind {
+  const char* key;      // faults.<key>
+  const char* per;      // the event the probability is per
+  const char* counter;  // the result's faults.<counter>
+  const char* words;    // the counter in the text output
+  const char* label;    // the sweep axis label
+};
+const std::vector<FaultKind>& fault_kinds();
 
 struct Scenario {
   std::string file;

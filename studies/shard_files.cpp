@@ -46,26 +46,25 @@ std::string range_problem(const json& run, const VariantResult& r, const std::st
   if (!expected_name.empty() && r.name != expected_name)
     return fmt::format("the run of variant {}, found {}", model::quoted_input(expected_name),
                        model::quoted_input(r.name));
-  for (const char* k : {"requests", "bytes", "irqs", "bam_descriptors", "digest_mismatches", "issued", "completed",
-                        "failed", "fallback", "software", "failed_requests"})
-    if (run.contains(k) && !run[k].is_number_unsigned())
-      return fmt::format("{}: a whole number, found {}", k, model::describe_json(run[k]));
-  const std::pair<const char*, double> times[] = {{"wall_s", r.wall_s},
-                                                  {"cpu_s", r.cpu_s},
-                                                  {"hardirq_s", r.hardirq_s},
-                                                  {"softirq_s", r.softirq_s},
-                                                  {"task_s", r.task_s},
-                                                  {"kworker_s", r.kworker_s},
-                                                  {"idle_s", r.idle_s},
-                                                  {"ksoftirqd_s", r.ksoftirqd_s},
-                                                  {"lock_wait_s", r.lock_wait_s},
-                                                  {"host_seconds", r.host_seconds},
-                                                  {"latency_us/mean", r.lat_mean_us},
-                                                  {"latency_us/p50", r.lat_p50_us},
-                                                  {"latency_us/p99", r.lat_p99_us},
-                                                  {"latency_us/max", r.lat_max_us}};
-  for (const auto& [k, v] : times)
-    if (!std::isfinite(v) || v < 0) return fmt::format("{}: a time of at least 0, found {}", k, v);
+  // Every stored number of its kind (QCESIM_RESULT_FIELDS): counts whole, times finite and >= 0.
+  for (const ResultField& f : result_fields()) {
+    const std::string key = f.key;
+    const auto dot = key.find('.');
+    const json* v = nullptr;
+    if (dot == std::string::npos) {
+      if (run.contains(key)) v = &run[key];
+    } else if (run.contains(key.substr(0, dot)) && run[key.substr(0, dot)].contains(key.substr(dot + 1))) {
+      v = &run[key.substr(0, dot)][key.substr(dot + 1)];
+    }
+    if (!v) continue;  // a required one's absence: from_json said so
+    const std::string where = dot == std::string::npos ? key : key.substr(0, dot) + "/" + key.substr(dot + 1);
+    if (f.kind == ResultKind::count) {
+      if (!v->is_number_unsigned()) return fmt::format("{}: a whole number, found {}", where, model::describe_json(*v));
+    } else if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0) {
+      return fmt::format("{}: a time of at least 0, found {}", where,
+                         v->is_number() ? fmt::format("{}", v->get<double>()) : model::describe_json(*v));
+    }
+  }
   if (r.requests == 0) return "requests: at least 1, found 0";
   if (r.wall_s <= 0) return fmt::format("wall_s: above 0 for {} requests, found {}", r.requests, r.wall_s);
   const auto near = [](double a, double b) {

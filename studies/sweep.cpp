@@ -1,4 +1,5 @@
 #include "studies/sweep.h"
+#include "studies/result_fields.h"
 
 #include <cctype>
 
@@ -357,85 +358,18 @@ std::string Sweep::key() const {
 }
 
 const std::vector<std::string>& sweep_metric_names() {
-  static const std::vector<std::string> names = {"wall_s",
-                                                 "cpu_s",
-                                                 "hardirq_s",
-                                                 "softirq_s",
-                                                 "task_s",
-                                                 "kworker_s",
-                                                 "idle_s",
-                                                 "ksoftirqd_s",
-                                                 "requests",
-                                                 "bytes",
-                                                 "latency_us.mean",
-                                                 "latency_us.p50",
-                                                 "latency_us.p99",
-                                                 "latency_us.max",
-                                                 "irqs",
-                                                 "bam_descriptors",
-                                                 "digest_mismatches",
-                                                 "us_per_request",
-                                                 "cpu_us_per_request",
-                                                 "hardirq_us_per_request",
-                                                 "softirq_us_per_request",
-                                                 "mb_per_s",
-                                                 "host_seconds",
-                                                 "failed_requests",
-                                                 "live_state_writes",
-                                                 "lock_wait_s",
-                                                 "issued",
-                                                 "completed",
-                                                 "failed",
-                                                 "fallback",
-                                                 "tz.jobs",
-                                                 "tz.completed",
-                                                 "tz.digest_mismatches",
-                                                 "tz.errors",
-                                                 "tz.timeouts",
-                                                 "tz.lock_wait_s"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const SweepMetric& m : sweep_metrics_table()) v.push_back(m.name);
+    return v;
+  }();
   return names;
 }
 
 std::string sweep_metric_label(const std::string& metric) {
-  static const std::map<std::string, std::string> labels = {
-      {"wall_s", "wall time [s]"},
-      {"cpu_s", "CPU time [s]"},
-      {"hardirq_s", "hardirq time [s]"},
-      {"softirq_s", "softirq time [s]"},
-      {"task_s", "task time [s]"},
-      {"kworker_s", "kworker time [s]"},
-      {"idle_s", "idle time [s]"},
-      {"ksoftirqd_s", "ksoftirqd time [s]"},
-      {"requests", "requests completed"},
-      {"bytes", "bytes hashed"},
-      {"latency_us.mean", "mean latency per request [us]"},
-      {"latency_us.p50", "median latency per request [us]"},
-      {"latency_us.p99", "99th-percentile latency [us]"},
-      {"latency_us.max", "largest latency [us]"},
-      {"irqs", "interrupts"},
-      {"bam_descriptors", "BAM descriptors"},
-      {"digest_mismatches", "wrong digests (Linux)"},
-      {"us_per_request", "wall time per request [us]"},
-      {"cpu_us_per_request", "CPU time per request [us]"},
-      {"hardirq_us_per_request", "hardirq time per request [us]"},
-      {"softirq_us_per_request", "softirq time per request [us]"},
-      {"mb_per_s", "throughput [MB/s]"},
-      {"host_seconds", "simulation host time [s]"},
-      {"failed_requests", "failed requests (Linux)"},
-      {"live_state_writes", "AUTH_IV writes into a running operation"},
-      {"lock_wait_s", "Linux's wait for the other EE's lock [s]"},
-      {"tz.jobs", "TrustZone jobs"},
-      {"tz.completed", "TrustZone jobs completed"},
-      {"tz.digest_mismatches", "TrustZone wrong digests"},
-      {"tz.errors", "TrustZone engine errors"},
-      {"tz.timeouts", "TrustZone timeouts"},
-      {"tz.lock_wait_s", "TrustZone's wait for Linux's lock [s]"},
-      {"issued", "requests issued"},
-      {"completed", "requests completed through the engine"},
-      {"failed", "requests failed"},
-      {"fallback", "requests redone on the CPU"}};
-  auto it = labels.find(metric);
-  return it == labels.end() ? metric : it->second;
+  for (const SweepMetric& m : sweep_metrics_table())
+    if (m.name == metric) return m.label;
+  return metric;
 }
 
 std::string sweep_axis_label(const std::string& path, const Profile& profile) {
@@ -446,13 +380,11 @@ std::string sweep_axis_label(const std::string& path, const Profile& profile) {
       {"workload.tz.rate_per_s", "TrustZone jobs per second"},
       {"workload.tz.message_bytes", "TrustZone message size [bytes]"},
       {"workload.tz.timeout_us", "request watchdog [us]"},
-      {"faults.bam_data_error", "BAM bus errors per data descriptor"},
-      {"faults.bam_descriptor_drop", "dropped descriptors per data descriptor"},
-      {"faults.engine_axi_error", "engine AXI errors per operation"},
-      {"faults.engine_hang", "engine hangs per operation"},
       {"faults.tz_lock_hold_us", "TrustZone's extra lock hold per job [us]"},
       {"faults.timeout_us", "request watchdog [us]"}};
   if (auto it = scenario_keys.find(path); it != scenario_keys.end()) return it->second;
+  for (const FaultKind& k : fault_kinds())
+    if (path == std::string("faults.") + k.key) return k.label;
   const std::string name = path.rfind("overrides.", 0) == 0 ? path.substr(10) : path;
   if (!profile.has(name)) return path;
   const Param& p = profile.param(name);
@@ -469,23 +401,25 @@ std::string sweep_axis_label(const std::string& path, const Profile& profile) {
 
 json sweep_metrics(const json& r) {
   json m = json::object();
-  // The run's own keys (the derived and dotted names are not in it).
-  for (const std::string& k : sweep_metric_names())
-    if (r.contains(k) && r[k].is_number()) m[k] = r[k];
-  if (r.contains("tz") && r["tz"].is_object())
-    for (const auto& [k, v] : r["tz"].items())
-      if (v.is_number()) m["tz." + k] = v;
-  if (r.contains("latency_us"))
-    for (const auto& [k, v] : r["latency_us"].items()) m["latency_us." + k] = v;
-  const double n = r.value("requests", 0.0);
-  if (n > 0) {
-    m["us_per_request"] = r.value("wall_s", 0.0) / n * 1e6;
-    m["cpu_us_per_request"] = r.value("cpu_s", 0.0) / n * 1e6;
-    m["hardirq_us_per_request"] = r.value("hardirq_s", 0.0) / n * 1e6;
-    m["softirq_us_per_request"] = r.value("softirq_s", 0.0) / n * 1e6;
+  const double requests = r.value("requests", 0.0), wall = r.value("wall_s", 0.0);
+  for (const SweepMetric& sm : sweep_metrics_table()) {
+    if (sm.base) {  // derived
+      const double base = r.contains(sm.base) && r[sm.base].is_number() ? r[sm.base].get<double>() : 0.0;
+      if (sm.derive == Derive::per_request_us && requests > 0) m[sm.name] = base / requests * 1e6;
+      if (sm.derive == Derive::per_wall_mb && wall > 0) m[sm.name] = base / wall / 1e6;
+      continue;
+    }
+    // A stored number, nested under its first part when dotted (latency_us.mean, tz.jobs).
+    const auto dot = sm.name.find('.');
+    const json* v = nullptr;
+    if (dot == std::string::npos) {
+      if (r.contains(sm.name)) v = &r[sm.name];
+    } else {
+      const std::string head = sm.name.substr(0, dot), tail = sm.name.substr(dot + 1);
+      if (r.contains(head) && r[head].is_object() && r[head].contains(tail)) v = &r[head][tail];
+    }
+    if (v && v->is_number()) m[sm.name] = *v;
   }
-  const double wall = r.value("wall_s", 0.0);
-  if (wall > 0) m["mb_per_s"] = r.value("bytes", 0.0) / wall / 1e6;
   return m;
 }
 
