@@ -21,6 +21,7 @@
 
 #include <random>
 
+#include "model/timing_state.h"
 #include "bam/bam_hw.h"
 #include "bam/bam_peripheral_if.h"
 #include "model/irq_line.h"
@@ -105,7 +106,7 @@ struct BamPipeStats {
   std::uint64_t iotlb_misses = 0;                         // SMMU page walks this pipe waited for
 };
 
-class Bam : public sc_core::sc_module {
+class Bam : public sc_core::sc_module, public model::TimingState {
  public:
   tlm_utils::simple_target_socket<Bam> regs_socket;    // register window
   tlm_utils::simple_initiator_socket<Bam> bus_socket;  // descriptors, data, command elements
@@ -133,7 +134,10 @@ class Bam : public sc_core::sc_module {
   // control bits, pending interrupts, the descriptors between its read offset and the doorbell
   // (how many, not where in the ring: the position changes no timing), the run in progress and
   // what it waits for; the lock and the EE lines.
-  void fingerprint(model::StateHash& h) const;
+  void fingerprint(model::StateHash& h) const override;
+  // Not while it injects faults: each descriptor draws from the fault generator.
+  bool repeats() const override { return !m_cfg.faults.any(); }
+  std::string timing_name() const override { return name(); }
 
  private:
   struct Pipe {

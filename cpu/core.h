@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cpu/power.h"
+#include "model/timing_state.h"
 #include "model/state_hash.h"
 #include "model/trace.h"
 
@@ -170,7 +171,7 @@ class Runner {
   sc_core::sc_event m_done;  // timed: fires when the core will have run all of remaining()
 };
 
-class Core : public sc_core::sc_module {
+class Core : public sc_core::sc_module, public model::TimingState {
  public:
   Core(sc_core::sc_module_name name, unsigned id);
 
@@ -202,7 +203,10 @@ class Core : public sc_core::sc_module {
 
   // The core's state relative to now (model/state_hash.h): who runs and waits, when the running
   // work ends, the governors' state. Not its totals, which only grow.
-  void fingerprint(model::StateHash& h) const;
+  void fingerprint(model::StateHash& h) const override;
+  // Not with service-time variation (cpu.cost_cv and a sim.seed): every charge is a new draw.
+  bool repeats() const override { return m_cv == 0; }
+  std::string timing_name() const override { return name(); }
   // A digest of the work charged on this core (function and amount, in order) since the last
   // call: two stretches with equal digests ran the same items. Kept only while asked for
   // (digest_charges(true)): it costs every charge a few instructions.

@@ -13,6 +13,7 @@
 
 #include "cpu/core.h"
 #include "cpu/costs.h"
+#include "model/timing_state.h"
 
 namespace qcesim::cpu {
 
@@ -52,7 +53,7 @@ struct HostStats {
   std::uint64_t mmio_writes = 0;
 };
 
-class Host : public sc_core::sc_module {
+class Host : public sc_core::sc_module, public model::TimingState {
  public:
   tlm_utils::simple_initiator_socket<Host> bus;
 
@@ -75,6 +76,11 @@ class Host : public sc_core::sc_module {
   // Every driver write lands when the CPU gets there (a sync per write) instead of being posted
   // ahead of the CPU's owed time: slower, needed when another EE may interleave its writes.
   void set_exact_writes(bool on) { m_exact_writes = on; }
+
+  // Each access runs in the calling context at once; the time it owes is that context's (the
+  // kernel's runners): no state of its own decides timing.
+  void fingerprint(model::StateHash&) const override {}
+  std::string timing_name() const override { return name(); }
 
  private:
   std::uint32_t access(tlm::tlm_command cmd, std::uint64_t addr, std::uint32_t value);

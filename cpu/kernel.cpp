@@ -310,7 +310,6 @@ void Kernel::fingerprint(model::StateHash& h) const {
     }
   };
   for (const auto& c : m_cpus) {
-    c->core->fingerprint(h);
     for (const Runner* r : {c->hardirq.get(), c->softirq.get(), c->kworker.get(), c->ksoftirqd.get()})
       r->fingerprint(h);
     for (const Irq& irq : c->irqs) {

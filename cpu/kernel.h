@@ -23,7 +23,7 @@ using model::IrqLine;
 
 class Completion;
 
-class Kernel : public sc_core::sc_module {
+class Kernel : public sc_core::sc_module, public model::TimingState {
  public:
   using Fn = std::function<void(Runner&)>;
 
@@ -71,8 +71,9 @@ class Kernel : public sc_core::sc_module {
 
   // The state that decides what the kernel does next, relative to now (model/state_hash.h):
   // every core with its threads, the interrupt lines' levels, the softirq and work queues (by
-  // function), the armed timers, the dma-mapping layer.
-  void fingerprint(model::StateHash& h) const;
+  // function), the armed timers, the dma-mapping layer. The cores add their own.
+  void fingerprint(model::StateHash& h) const override;
+  std::string timing_name() const override { return name(); }
 
  private:
   friend class Completion;

@@ -10,6 +10,8 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "model/timing_state.h"
 #include <vector>
 
 namespace qcesim::model {
@@ -21,7 +23,7 @@ struct AddressWindow {
   unsigned target;  // index of the bound target socket
 };
 
-class Bus : public sc_core::sc_module {
+class Bus : public sc_core::sc_module, public TimingState {
  public:
   tlm_utils::multi_passthrough_target_socket<Bus> from_initiators;
   tlm_utils::multi_passthrough_initiator_socket<Bus> to_targets;
@@ -32,6 +34,10 @@ class Bus : public sc_core::sc_module {
   void map(const std::string& name, std::uint64_t base, std::uint64_t size, unsigned target);
   const AddressWindow* decode(std::uint64_t addr) const;
   const std::vector<AddressWindow>& windows() const { return m_windows; }
+
+  // Routes each access by its address alone: no state decides its timing.
+  void fingerprint(StateHash&) const override {}
+  std::string timing_name() const override { return name(); }
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

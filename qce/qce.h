@@ -18,6 +18,7 @@
 
 #include <random>
 
+#include "model/timing_state.h"
 #include "bam/bam_peripheral_if.h"
 #include "model/profile.h"
 #include "model/register_bank.h"
@@ -71,7 +72,7 @@ struct QceStats {
   std::uint64_t injected_axi_errors = 0, injected_hangs = 0;  // faults.axi_error, faults.hang
 };
 
-class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
+class Qce : public sc_core::sc_module, public bam::BamPeripheralIf, public model::TimingState {
  public:
   tlm_utils::simple_target_socket<Qce> regs_socket;
 
@@ -92,7 +93,10 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf {
   bool busy() const { return m_state != State::idle; }
   // The engine's state relative to now (model/state_hash.h): the operation in progress, what
   // it has taken and still owes the producer pipe, when its core is free, the status register.
-  void fingerprint(model::StateHash& h) const;
+  void fingerprint(model::StateHash& h) const override;
+  // Not while it injects faults: each operation draws from the fault generator.
+  bool repeats() const override { return !m_cfg.faults.any(); }
+  std::string timing_name() const override { return name(); }
   const CipherSpec* latched_cipher() const { return m_cipher.latched(); }
   // Where a workload posts the buffers it will hand the engine next; null unless configured.
   HashAhead* hash_ahead() { return m_ahead.get(); }

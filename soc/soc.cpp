@@ -57,15 +57,9 @@ Emulator::Emulator(const EmulatorConfig& cfg) {
 
 Emulator::~Emulator() = default;
 
-void Emulator::fingerprint(model::StateHash& h) const {
-  m_soc->kernel.fingerprint(h);
-  m_soc->bam.fingerprint(h);
-  m_soc->qce.fingerprint(h);
-  m_qce->fingerprint(h);  // and its BAM channels
-  for (const auto& line : m_soc->bam_irq) h.add(line.read());
-  // Another EE's jobs come at random: its state is never the same twice.
-  if (m_tz) h.add(static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()));
-}
+void Emulator::fingerprint(model::StateHash& h) const { model::TimingState::fingerprint_all(h); }
+
+std::string Emulator::random_part() const { return model::TimingState::first_random(); }
 
 void Emulator::run(const std::function<void(Emulator&)>& job) {
   if (m_ran) throw std::logic_error("Emulator::run: the simulation already ran in this process");

@@ -49,7 +49,7 @@ struct SocConfig {
 // the task's CPU, the cost items, bam.*, qce.*).
 SocConfig soc_config(const Profile& p);
 
-class Soc : public sc_core::sc_module {
+class Soc : public sc_core::sc_module, public model::TimingState {
  public:
   Soc(sc_core::sc_module_name name, const SocConfig& cfg);
 
@@ -63,6 +63,12 @@ class Soc : public sc_core::sc_module {
   // One line per EE, driven by whichever process changes a BAM interrupt status (unchecked:
   // two may in one delta, each writing the current level).
   sc_core::sc_vector<sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS>> bam_irq;
+
+  // The interrupt lines' levels (the blocks add their own state).
+  void fingerprint(model::StateHash& h) const override {
+    for (const auto& line : bam_irq) h.add(line.read());
+  }
+  std::string timing_name() const override { return name(); }
 };
 
 struct EmulatorConfig {
@@ -91,11 +97,15 @@ class Emulator {
   qce::TzAgent* tz() { return m_tz.get(); }
 
   // The whole platform's state relative to now (model/state_hash.h) as far as it decides what
-  // happens next: the kernel and its cores, the BAM, the engine, both drivers, the interrupt
-  // signals. Each part adds the instants its pending work will happen at; not the simulator's
-  // next event, which may be a disarmed timer's that changes nothing. Not the data, the
-  // registers' contents or the totals, which change no timing.
+  // happens next: every part that registered itself (model/timing_state.h: the kernel and its
+  // cores, the BAM, the engine, both drivers, the interrupt signals). Each part adds the instants
+  // its pending work will happen at; not the simulator's next event, which may be a disarmed
+  // timer's that changes nothing. Not the data, the registers' contents or the totals, which
+  // change no timing.
   void fingerprint(model::StateHash& h) const;
+  // Whether every part's future can repeat (none draws random numbers that decide timing): else
+  // a fast-forward has nothing to find. The first part that cannot, in words, or "".
+  std::string random_part() const;
 
  private:
   std::unique_ptr<Soc> m_soc;

@@ -63,8 +63,14 @@ Snapshot snapshot(soc::Emulator& e) {
 }
 
 FastForward::FastForward(soc::Emulator& e, model::LatencyStats& lat, VariantResult& res, bool enabled, bool spare_core)
-    : m_e(e), m_spare_core(spare_core), m_lat(lat), m_res(res), m_phase(enabled ? Phase::searching : Phase::done) {
-  if (!enabled) return;
+    : m_e(e),
+      m_spare_core(spare_core),
+      m_lat(lat),
+      m_res(res),
+      // A part that draws random numbers deciding timing (faults, varying costs, another EE)
+      // never repeats a state: it switches the fast-forward off by saying so.
+      m_phase(enabled && e.random_part().empty() ? Phase::searching : Phase::done) {
+  if (m_phase == Phase::done) return;
   m_lat.set_tap(&m_tap);
   m_last_at = sc_core::sc_time_stamp();
   for (unsigned c = 0; c < e.kernel().num_cores(); ++c) {

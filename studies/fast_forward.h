@@ -8,12 +8,13 @@
 // the two on every shipped scenario); only the host time differs.
 //
 // "The state" is the digest of everything that decides what the platform does next
-// (soc::Emulator::fingerprint: the cores, their threads and governors, kernel queues and timers,
-// dma-mapping, the BAM's pipes and lock, the engine, both drivers; the workload loop's slots
-// and next message), taken with every time relative to now, together with what the last stretch
-// did (the CPU work charged on each core, item by item, the time per context, the latencies
-// recorded). Off (sim.fast_forward = 0) and never with a timeline, service-time variation,
-// another EE or injected faults, whose randomness or records need every request simulated.
+// (every part registered as a model::TimingState: the cores, their threads and governors, kernel
+// queues and timers, dma-mapping, the BAM's pipes and lock, the engine, both drivers, the
+// interrupt lines; and the workload loop's slots and next message), taken with every time
+// relative to now, together with what the last stretch did (the CPU work charged on each core,
+// item by item, the time per context, the latencies recorded). Off with sim.fast_forward = 0 and
+// with a timeline (whose records need every request), and off by itself while a part says its
+// state cannot repeat (TimingState::repeats: service-time variation, another EE, injected faults).
 #pragma once
 
 #include <algorithm>

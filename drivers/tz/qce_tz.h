@@ -12,6 +12,7 @@
 #include <systemc>
 #include <vector>
 
+#include "model/timing_state.h"
 #include "bam/bam.h"
 #include "cpu/host.h"
 #include "model/sha_core.h"
@@ -40,7 +41,7 @@ struct TzStats {
   sc_core::sc_time lock_wait;           // its pipes' time blocked by Linux's lock
 };
 
-class TzAgent : public sc_core::sc_module {
+class TzAgent : public sc_core::sc_module, public model::TimingState {
  public:
   TzAgent(sc_core::sc_module_name name, cpu::Host& host, bam::Bam& bam, std::uint64_t bam_base, std::uint64_t qce_base,
           const TzConfig& cfg);
@@ -49,6 +50,12 @@ class TzAgent : public sc_core::sc_module {
   // Stops after the job in progress.
   void stop() { m_stopped = true; }
   TzStats stats() const;
+
+  // Its jobs arrive at random (Poisson): no state of the platform repeats while it runs, and its
+  // own adds nothing the fast-forward could use.
+  void fingerprint(model::StateHash&) const override {}
+  bool repeats() const override { return false; }
+  std::string timing_name() const override { return name(); }
 
  private:
   void thread();

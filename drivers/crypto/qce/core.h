@@ -17,6 +17,7 @@
 #include <systemc>
 #include <vector>
 
+#include "model/timing_state.h"
 #include "cpu/host.h"
 #include "cpu/kernel.h"
 #include "cpu/soft_crypto.h"
@@ -126,7 +127,7 @@ struct SkcipherRequest;
 struct AeadRequest;
 struct AeadRegs;
 
-class QceDevice {
+class QceDevice : public model::TimingState {
  public:
   QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
             const QceDriverConfig& cfg);
@@ -155,14 +156,14 @@ class QceDevice {
   const cpu::SoftCrypto& soft() const { return m_soft; }
   void count_fallback() { ++m_stats.fallbacks; }
   // The driver's queue and request in flight, relative to now (model/state_hash.h).
-  void fingerprint(model::StateHash& h) const {
+  void fingerprint(model::StateHash& h) const override {
     h.add(std::uint64_t{m_queue.size()});
     h.add(m_req != nullptr);
     h.add(std::uint64_t{m_ce_count});
     h.add(std::uint64_t{m_ce_mapped.nents});
     h.add(m_req_seq == m_failed_seq);
-    m_bam.fingerprint(h);
   }
+  std::string timing_name() const override { return "qce_device"; }
 
   // ---- What the algorithm files use (struct qce_device's helpers) ----------------------------
   // core.c: qce->async_req_done: the request in flight ended ("" or what went wrong).

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/timing_state.h"
 #include "bam/bam_hw.h"
 #include "cpu/host.h"
 #include "cpu/kernel.h"
@@ -118,7 +119,7 @@ struct BamIrqStats {
   std::uint64_t pipe_events = 0;  // status bits seen across pipes
 };
 
-class BamDma {
+class BamDma : public model::TimingState {
  public:
   static constexpr std::uint32_t kRingSlots = BAM_DESC_FIFO_SIZE / BAM_DESC_BYTES;  // 4096
 
@@ -146,7 +147,8 @@ class BamDma {
 
   const BamIrqStats& irq_stats() const { return m_irq_stats; }
   // Every channel's queues and FIFO fill, relative to now (model/state_hash.h).
-  void fingerprint(model::StateHash& h) const;
+  void fingerprint(model::StateHash& h) const override;
+  std::string timing_name() const override { return "bam_dma"; }
 
  private:
   void bam_chan_init_hw(Runner& r, BamChan& c);
