@@ -11,6 +11,7 @@
 
 namespace qcesim::bam {
 
+using model::Register;
 using sc_core::SC_ZERO_TIME;
 
 const char* pipe_error_name(PipeError e) {
@@ -73,8 +74,7 @@ Bam::Bam(sc_core::sc_module_name name, const BamConfig& cfg)
 
 void Bam::build_registers() {
   using model::Access;
-  using model::Register;
-  m_regs.add("BAM_CTRL", BAM_CTRL, 0);
+  m_ctrl = &m_regs.add("BAM_CTRL", BAM_CTRL, 0).writes(this, &Bam::write_BAM_CTRL);
   m_regs.add("BAM_DESC_CNT_TRSHLD", BAM_DESC_CNT_TRSHLD, 0xFFFF);
   m_regs.add("BAM_IRQ_STTS", BAM_IRQ_STTS, 0, Access::ro);
   m_regs.add("BAM_IRQ_CLR", BAM_IRQ_CLR, 0, Access::wo);
@@ -83,52 +83,80 @@ void Bam::build_registers() {
   m_regs.add("BAM_REVISION", BAM_REVISION, m_cfg.revision, Access::ro);
   m_regs.add("BAM_NUM_PIPES", BAM_NUM_PIPES, m_cfg.num_pipes, Access::ro);
   for (unsigned ee = 0; ee < m_cfg.num_ees; ++ee) {
-    auto& srcs = m_regs.add("BAM_IRQ_SRCS_EE" + std::to_string(ee), BAM_IRQ_SRCS_EE(ee), 0, Access::ro, ee);
-    srcs.on_read = [this](Register& r) { return irq_sources()[r.tag]; };
-    auto& msk = m_regs.add("BAM_IRQ_SRCS_MSK_EE" + std::to_string(ee), BAM_IRQ_SRCS_MSK_EE(ee), 0, Access::rw, ee);
-    msk.on_write = [this](Register& r, std::uint32_t v) {
-      r.value = v;
-      update_irq();
-    };
-    m_srcs_msk.push_back(&msk);
+    const std::string sfx = std::to_string(ee);
+    m_regs.add("BAM_IRQ_SRCS_EE" + sfx, BAM_IRQ_SRCS_EE(ee), 0, Access::ro, ee).reads(this, &Bam::read_IRQ_SRCS_EE);
+    m_srcs_msk.push_back(&m_regs.add("BAM_IRQ_SRCS_MSK_EE" + sfx, BAM_IRQ_SRCS_MSK_EE(ee), 0, Access::rw, ee)
+                              .writes(this, &Bam::write_IRQ_SRCS_MSK_EE));
   }
   for (unsigned p = 0; p < m_cfg.num_pipes; ++p) {
     Pipe& pp = m_pipes[p];
     const std::string sfx = "[" + std::to_string(p) + "]";
-    pp.ctrl = &m_regs.add("BAM_P_CTRL" + sfx, BAM_P_CTRL(p), 0, Access::rw, p);
-    pp.ctrl->on_write = [this](Register& r, std::uint32_t v) {
-      r.value = v;
-      m_pipes[r.tag].kick.notify();
-    };
-    auto& rst = m_regs.add("BAM_P_RST" + sfx, BAM_P_RST(p), 0, Access::wo, p);
-    rst.on_write = [this](Register& r, std::uint32_t v) {
-      if (v & 1u) on_pipe_reset(m_pipes[r.tag]);
-    };
+    pp.ctrl = &m_regs.add("BAM_P_CTRL" + sfx, BAM_P_CTRL(p), 0, Access::rw, p).writes(this, &Bam::write_P_CTRL);
+    m_regs.add("BAM_P_RST" + sfx, BAM_P_RST(p), 0, Access::wo, p).writes(this, &Bam::write_P_RST);
     m_regs.add("BAM_P_HALT" + sfx, BAM_P_HALT(p), 0, Access::rw, p);
     pp.irq_stts = &m_regs.add("BAM_P_IRQ_STTS" + sfx, BAM_P_IRQ_STTS(p), 0, Access::ro, p);
-    auto& clr = m_regs.add("BAM_P_IRQ_CLR" + sfx, BAM_P_IRQ_CLR(p), 0, Access::wo, p);
-    clr.on_write = [this](Register& r, std::uint32_t v) {
-      m_pipes[r.tag].irq_stts->value &= ~v;
-      update_irq();
-    };
-    pp.irq_en = &m_regs.add("BAM_P_IRQ_EN" + sfx, BAM_P_IRQ_EN(p), 0, Access::rw, p);
-    pp.irq_en->on_write = [this](Register& r, std::uint32_t v) {
-      r.value = v;
-      update_irq();
-    };
-    pp.trust = &m_regs.add("BAM_P_TRUST_REG" + sfx, BAM_P_TRUST_REG(p), m_cfg.pipe_owner_ee, Access::rw, p);
-    pp.trust->on_write = [this](Register& r, std::uint32_t v) {
-      r.value = v & 0x7u;
-      update_irq();
-      notify_lock_changed();
-    };
+    m_regs.add("BAM_P_IRQ_CLR" + sfx, BAM_P_IRQ_CLR(p), 0, Access::wo, p).writes(this, &Bam::write_P_IRQ_CLR);
+    pp.irq_en = &m_regs.add("BAM_P_IRQ_EN" + sfx, BAM_P_IRQ_EN(p), 0, Access::rw, p).writes(this, &Bam::write_P_IRQ_EN);
+    pp.trust = &m_regs.add("BAM_P_TRUST_REG" + sfx, BAM_P_TRUST_REG(p), m_cfg.pipe_owner_ee, Access::rw, p)
+                    .writes(this, &Bam::write_P_TRUST_REG);
     pp.sw_ofsts = &m_regs.add("BAM_P_SW_OFSTS" + sfx, BAM_P_SW_OFSTS(p), 0, Access::ro, p);
-    pp.evnt = &m_regs.add("BAM_P_EVNT_REG" + sfx, BAM_P_EVNT_REG(p), 0, Access::rw, p);
-    pp.evnt->on_write = [this](Register& r, std::uint32_t v) { on_doorbell(m_pipes[r.tag], v); };
+    pp.evnt =
+        &m_regs.add("BAM_P_EVNT_REG" + sfx, BAM_P_EVNT_REG(p), 0, Access::rw, p).writes(this, &Bam::write_P_EVNT_REG);
     pp.fifo_addr = &m_regs.add("BAM_P_DESC_FIFO_ADDR" + sfx, BAM_P_DESC_FIFO_ADDR(p), 0, Access::rw, p);
     pp.fifo_sizes = &m_regs.add("BAM_P_FIFO_SIZES" + sfx, BAM_P_FIFO_SIZES(p), 0, Access::rw, p);
     m_regs.add("BAM_P_EVNT_GEN_TRSHLD" + sfx, BAM_P_EVNT_GEN_TRSHLD(p), 0, Access::rw, p);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The registers' named handlers (a banked register's tag is its EE or pipe)
+
+// BAM_SW_RST resets the whole BAM (bam_init writes it 1 then 0 before BAM_EN): every register
+// back to its reset value, every pipe idle and empty, the lock free, the lines low.
+void Bam::write_BAM_CTRL(Register& r, std::uint32_t v) {
+  const bool rising = (v & BAM_SW_RST) && !(r.value & BAM_SW_RST);
+  if (rising) reset();
+  r.value = v;
+}
+
+std::uint32_t Bam::read_IRQ_SRCS_EE(Register& r) { return irq_sources()[r.tag]; }
+
+void Bam::write_IRQ_SRCS_MSK_EE(Register& r, std::uint32_t v) {
+  r.value = v;
+  update_irq();
+}
+
+void Bam::write_P_CTRL(Register& r, std::uint32_t v) {
+  r.value = v;
+  m_pipes[r.tag].kick.notify();
+}
+
+void Bam::write_P_RST(Register& r, std::uint32_t v) {
+  if (v & 1u) reset_pipe(r.tag);
+}
+
+void Bam::write_P_IRQ_CLR(Register& r, std::uint32_t v) {
+  m_pipes[r.tag].irq_stts->value &= ~v;
+  update_irq();
+}
+
+void Bam::write_P_IRQ_EN(Register& r, std::uint32_t v) {
+  r.value = v;
+  update_irq();
+}
+
+void Bam::write_P_TRUST_REG(Register& r, std::uint32_t v) {
+  r.value = v & 0x7u;
+  update_irq();
+  notify_lock_changed();
+}
+
+void Bam::write_P_EVNT_REG(Register& r, std::uint32_t v) { on_doorbell(m_pipes[r.tag], v); }
+
+void Bam::reset() {
+  for (Pipe& pp : m_pipes) reset_pipe(pp.index);
+  m_regs.reset();  // BAM_CTRL included: the caller's write lands after
+  update_irq();
 }
 
 unsigned Bam::pipe_ee(unsigned pipe) const { return m_pipes.at(pipe).trust->value & 0x7u; }
@@ -198,7 +226,8 @@ void Bam::on_doorbell(Pipe& pp, std::uint32_t value) {
   pp.kick.notify();
 }
 
-void Bam::on_pipe_reset(Pipe& pp) {
+void Bam::reset_pipe(unsigned pipe) {
+  Pipe& pp = m_pipes.at(pipe);
   ++pp.generation;
   pp.read_off = pp.write_off = 0;
   pp.error = PipeError::none;

@@ -116,6 +116,13 @@ class Bam : public sc_core::sc_module, public model::TimingState {
   Bam(sc_core::sc_module_name name, const BamConfig& cfg);
 
   const BamConfig& config() const { return m_cfg; }
+  // BAM_CTRL.BAM_SW_RST: the whole BAM back to reset (every register, every pipe idle and empty,
+  // the lock free). Not for Linux on a BAM another EE controls (qcom,controlled-remotely:
+  // bam_dma skips bam_init); its recovery resets single pipes.
+  void reset();
+  // BAM_P_RST: the pipe's registers back to reset, its ring empty, its work in flight dropped,
+  // its error cleared, the lock freed if the pipe held it.
+  void reset_pipe(unsigned pipe);
   PipeError pipe_error(unsigned pipe) const { return m_pipes.at(pipe).error; }
   std::string pipe_error_detail(unsigned pipe) const { return m_pipes.at(pipe).error_detail; }
   const BamPipeStats& pipe_stats(unsigned pipe) const { return m_pipes.at(pipe).stats; }
@@ -200,7 +207,16 @@ class Bam : public sc_core::sc_module, public model::TimingState {
   void fail(Pipe& pp, PipeError e, const std::string& detail);
   void raise(Pipe& pp, std::uint32_t bits);
   void on_doorbell(Pipe& pp, std::uint32_t value);
-  void on_pipe_reset(Pipe& pp);
+  // The registers' named handlers.
+  void write_BAM_CTRL(model::Register& r, std::uint32_t v);
+  std::uint32_t read_IRQ_SRCS_EE(model::Register& r);
+  void write_IRQ_SRCS_MSK_EE(model::Register& r, std::uint32_t v);
+  void write_P_CTRL(model::Register& r, std::uint32_t v);
+  void write_P_RST(model::Register& r, std::uint32_t v);
+  void write_P_IRQ_CLR(model::Register& r, std::uint32_t v);
+  void write_P_IRQ_EN(model::Register& r, std::uint32_t v);
+  void write_P_TRUST_REG(model::Register& r, std::uint32_t v);
+  void write_P_EVNT_REG(model::Register& r, std::uint32_t v);
 
   // Bus helpers: DMI for memory where granted, b_transport otherwise.
   // Memory the BAM reads and writes directly, or null (then bus transactions). Inline for the
@@ -251,6 +267,7 @@ class Bam : public sc_core::sc_module, public model::TimingState {
   std::function<std::uint64_t(bool)> m_fresh_pages;
   std::mt19937_64 m_fault_rng;  // faults only
   model::RegisterBank m_regs;
+  model::Register* m_ctrl = nullptr;  // BAM_CTRL
   std::vector<std::unique_ptr<Line>> m_lines;
   std::vector<Pipe> m_pipes;
   std::vector<model::Register*> m_srcs_msk;

@@ -25,6 +25,19 @@ struct Register {
   std::function<std::uint32_t(Register&)> on_read;
   // on_write gets the written value; default: store it.
   std::function<void(Register&, std::uint32_t)> on_write;
+
+  // The peripheral's named handler for this register (VCML's read/write callbacks):
+  // `bank.add("GOPROC", REG_GOPROC).writes(this, &Qce::write_GOPROC)`.
+  template <class T>
+  Register& reads(T* owner, std::uint32_t (T::*handler)(Register&)) {
+    on_read = [owner, handler](Register& r) { return (owner->*handler)(r); };
+    return *this;
+  }
+  template <class T>
+  Register& writes(T* owner, void (T::*handler)(Register&, std::uint32_t)) {
+    on_write = [owner, handler](Register& r, std::uint32_t v) { (owner->*handler)(r, v); };
+    return *this;
+  }
 };
 
 class RegisterBank {

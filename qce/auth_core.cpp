@@ -9,12 +9,10 @@
 
 namespace qcesim::qce {
 
-namespace {
-std::uint32_t reg(model::RegisterBank& regs, std::uint32_t off) { return regs.at(off).value; }
-}  // namespace
+namespace {}  // namespace
 
-std::string AuthCore::latch_config(model::RegisterBank& regs, bool cipher_active) {
-  const std::uint32_t auth = reg(regs, REG_AUTH_SEG_CFG);
+std::string AuthCore::latch_config(QceRegs& regs, bool cipher_active) {
+  const std::uint32_t auth = regs.AUTH_SEG_CFG->value;
   m_active = false;
   m_alg = HashAlg::sha256;
   m_hmac = false;
@@ -66,18 +64,18 @@ std::string AuthCore::latch_ccm(std::uint32_t auth) {
   return "";
 }
 
-std::string AuthCore::latch_segment(model::RegisterBank& regs, std::uint32_t seg_size) {
+std::string AuthCore::latch_segment(QceRegs& regs, std::uint32_t seg_size) {
   if (!m_active) return "";
-  m_start = reg(regs, REG_AUTH_SEG_START);
-  m_size = reg(regs, REG_AUTH_SEG_SIZE);
+  m_start = regs.AUTH_SEG_START->value;
+  m_size = regs.AUTH_SEG_SIZE->value;
   if (std::uint64_t{m_start} + m_size > seg_size)
     return fmt::format("AUTH_SEG_START {} + AUTH_SEG_SIZE {} exceed SEG_SIZE {}", m_start, m_size, seg_size);
   if (m_ccm) {
     // The MAC key from AUTH_KEYn and B0 from AUTH_INFO_NONCEn, as big-endian words.
     std::vector<std::uint8_t> key(4 * m_key_words);
-    for (unsigned i = 0; i < m_key_words; ++i) store_be32(key.data() + 4 * i, reg(regs, REG_AUTH_KEY0 + 4 * i));
+    for (unsigned i = 0; i < m_key_words; ++i) store_be32(key.data() + 4 * i, regs.AUTH_KEY[i]->value);
     std::array<std::uint8_t, 16> b0;
-    for (unsigned i = 0; i < 4; ++i) store_be32(b0.data() + 4 * i, reg(regs, REG_AUTH_INFO_NONCE0 + 4 * i));
+    for (unsigned i = 0; i < 4; ++i) store_be32(b0.data() + 4 * i, regs.AUTH_INFO_NONCE[i]->value);
     m_cbc_mac.emplace(key);
     if (m_functional) m_cbc_mac->update(b0.data(), b0.size());
     return "";
@@ -89,15 +87,15 @@ std::string AuthCore::latch_segment(model::RegisterBank& regs, std::uint32_t seg
   // Import the chaining state and byte count.
   ShaState st;
   st.alg = m_alg;
-  for (unsigned i = 0; i < state_words(m_alg); ++i) st.h[i] = reg(regs, REG_AUTH_IV0 + 4 * i);
-  st.byte_count = std::uint64_t{reg(regs, REG_AUTH_BYTECNT0)} | (std::uint64_t{reg(regs, REG_AUTH_BYTECNT0 + 4)} << 32);
+  for (unsigned i = 0; i < state_words(m_alg); ++i) st.h[i] = regs.AUTH_IV[i]->value;
+  st.byte_count = std::uint64_t{regs.AUTH_BYTECNT[0]->value} | (std::uint64_t{regs.AUTH_BYTECNT[1]->value} << 32);
   if (st.byte_count % kShaBlockBytes != 0)
     return fmt::format("AUTH_BYTECNT {} is not a whole number of blocks", st.byte_count);
   m_hash.emplace(st);
   m_start_count = st.byte_count;
   if (m_hmac) {
     // K0 from AUTH_KEY0..15 as big-endian words (the driver writes the key zero-padded).
-    for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i) store_be32(m_k0.data() + 4 * i, reg(regs, REG_AUTH_KEY0 + 4 * i));
+    for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i) store_be32(m_k0.data() + 4 * i, regs.AUTH_KEY[i]->value);
     if (m_first) {
       std::array<std::uint8_t, kShaBlockBytes> ipad;
       for (std::size_t i = 0; i < kShaBlockBytes; ++i) ipad[i] = static_cast<std::uint8_t>(m_k0[i] ^ 0x36);
@@ -158,7 +156,7 @@ bool AuthCore::padded_by_helper(std::array<std::uint32_t, AUTH_IV_WORDS>& iv) {
   return true;
 }
 
-std::uint64_t AuthCore::finish(model::RegisterBank& regs) {
+std::uint64_t AuthCore::finish(QceRegs& regs) {
   if (!m_active) return 0;
   if (m_ccm) {  // the payload's last partial block is zero-padded; T is the chain value
     m_cbc_mac->pad();
@@ -188,9 +186,9 @@ std::uint64_t AuthCore::finish(model::RegisterBank& regs) {
     for (std::size_t i = 0; i < state_words(m_alg); ++i) iv[i] = h.state().h[i];
     count = h.state().byte_count;
   }
-  for (unsigned i = 0; i < state_words(m_alg); ++i) regs.at(REG_AUTH_IV0 + 4 * i).value = iv[i];
-  regs.at(REG_AUTH_BYTECNT0).value = static_cast<std::uint32_t>(count);
-  regs.at(REG_AUTH_BYTECNT0 + 4).value = static_cast<std::uint32_t>(count >> 32);
+  for (unsigned i = 0; i < state_words(m_alg); ++i) regs.AUTH_IV[i]->value = iv[i];
+  regs.AUTH_BYTECNT[0]->value = static_cast<std::uint32_t>(count);
+  regs.AUTH_BYTECNT[1]->value = static_cast<std::uint32_t>(count >> 32);
   // Compression blocks this operation ran: data (and ipad) blocks, padding, HMAC's outer hash.
   return (m_hashed + head_blocks() * kShaBlockBytes) / kShaBlockBytes + tail_blocks();
 }

@@ -16,6 +16,7 @@
 
 #include "model/block_cipher.h"
 #include "model/register_bank.h"
+#include "qce/qce_regs.h"
 #include "model/sha_core.h"
 #include "qce/regs_v5.h"
 
@@ -38,10 +39,10 @@ class AuthCore {
 
   // At GO, in the engine's order of checks: AUTH_SEG_CFG (algorithm, mode, size, key source) ..
   // (no algorithm is fine when the operation has a cipher: the auth part then sits out)
-  std::string latch_config(model::RegisterBank& regs, bool cipher_active);
+  std::string latch_config(QceRegs& regs, bool cipher_active);
   // .. then the auth segment within SEG_SIZE, and the imported chaining state. "" or why the
   // operation cannot run.
-  std::string latch_segment(model::RegisterBank& regs, std::uint32_t seg_size);
+  std::string latch_segment(QceRegs& regs, std::uint32_t seg_size);
 
   // Bytes [offset, offset + len) of the operation's data, as the pipe delivers them: the part
   // inside the auth segment goes to the hash core.
@@ -61,7 +62,7 @@ class AuthCore {
 
   // The operation ended well: the state (or the digest, on LAST) into AUTH_IVn and the byte count
   // into AUTH_BYTECNTn. Returns the compression blocks this operation ran.
-  std::uint64_t finish(model::RegisterBank& regs);
+  std::uint64_t finish(QceRegs& regs);
 
   bool active() const { return m_active; }
   HashAlg alg() const { return m_alg; }

@@ -12,18 +12,17 @@ namespace qcesim::qce {
 
 namespace {
 
-std::uint32_t reg(model::RegisterBank& regs, std::uint32_t off) { return regs.at(off).value; }
-
 // n big-endian register words from `first` as bytes (qce_cpu_to_be32p_array's inverse).
-std::vector<std::uint8_t> be_words(model::RegisterBank& regs, std::uint32_t first, unsigned n) {
+template <std::size_t N>
+std::vector<std::uint8_t> be_words(const std::array<QceRegs::Reg, N>& words, unsigned n) {
   std::vector<std::uint8_t> b(4 * n);
-  for (unsigned i = 0; i < n; ++i) store_be32(b.data() + 4 * i, reg(regs, first + 4 * i));
+  for (unsigned i = 0; i < n; ++i) store_be32(b.data() + 4 * i, words[i]->value);
   return b;
 }
 
 }  // namespace
 
-std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size) {
+std::string CipherCore::latch(QceRegs& regs, std::uint32_t seg_size) {
   if (m_stream) m_spare = std::move(m_stream);
   m_active = false;
   m_pending.clear();
@@ -31,7 +30,7 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
   m_ccm = false;
   m_mac_bytes = 0;
   m_rx_mac.clear();
-  const std::uint32_t encr = reg(regs, REG_ENCR_SEG_CFG);
+  const std::uint32_t encr = regs.ENCR_SEG_CFG->value;
   if (encr == 0) return "";
   const std::uint32_t alg = (encr >> ENCR_ALG_SHIFT) & 0x7u, key_sz = (encr >> ENCR_KEY_SZ_SHIFT) & 0x7u,
                       mode = (encr >> ENCR_MODE_SHIFT) & 0xFu;
@@ -71,31 +70,31 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
     return bad(fmt::format("MODE={} with ALG={} is not a mode the engine runs", mode, alg));
   if ((encr >> CNTR_ALG_SHIFT) & 0x3u) return bad("CNTR_ALG other than NIST (0) is not modelled");
 
-  m_start = reg(regs, REG_ENCR_SEG_START);
-  m_size = reg(regs, REG_ENCR_SEG_SIZE);
+  m_start = regs.ENCR_SEG_START->value;
+  m_size = regs.ENCR_SEG_SIZE->value;
   if (std::uint64_t{m_start} + m_size > seg_size)
     return fmt::format("ENCR_SEG_START {} + ENCR_SEG_SIZE {} exceed SEG_SIZE {}", m_start, m_size, seg_size);
   if (m_size == 0) return bad("a cipher with ENCR_SEG_SIZE 0");
   const std::size_t block = cipher_block_bytes(s.alg);
   if (m_ccm) {
     if (!(encr & LAST_CCM)) return bad("CCM without LAST_CCM (a MAC over more than one operation) is not modelled");
-    if (!s.encrypt) m_mac_bytes = ((reg(regs, REG_AUTH_SEG_CFG) >> AUTH_SIZE_SHIFT) & 0x1Fu) + 1;
+    if (!s.encrypt) m_mac_bytes = ((regs.AUTH_SEG_CFG->value >> AUTH_SIZE_SHIFT) & 0x1Fu) + 1;
     if (m_size < m_mac_bytes)
       return fmt::format("ENCR_SEG_SIZE {} is shorter than the {}-byte CCM MAC it must end with", m_size, m_mac_bytes);
     // The engine waits for a full block that never comes (S7 patch 8).
     if ((m_size - m_mac_bytes) % 16 != 0)
       m_stall = fmt::format("CCM payload of {} bytes, not whole 16-byte blocks", m_size - m_mac_bytes);
-    for (unsigned i = 0; i < 4; ++i) store_be32(m_a0.data() + 4 * i, reg(regs, REG_ENCR_CCM_INT_CNTR0 + 4 * i));
+    for (unsigned i = 0; i < 4; ++i) store_be32(m_a0.data() + 4 * i, regs.ENCR_CCM_INT_CNTR[i]->value);
   } else if (s.mode != CipherMode::ctr && m_size % block != 0)
     return fmt::format("ENCR_SEG_SIZE {} is not whole {}-byte blocks for {}", m_size, block, cipher_mode_name(s.mode));
 
-  s.key = be_words(regs, REG_ENCR_KEY0, key_words);
-  const std::vector<std::uint8_t> iv = be_words(regs, REG_CNTR0_IV0, 4);
+  s.key = be_words(regs.ENCR_KEY, key_words);
+  const std::vector<std::uint8_t> iv = be_words(regs.CNTR_IV, 4);
   if (s.mode == CipherMode::xts) {
-    s.xts_key = be_words(regs, REG_ENCR_XTS_KEY0, key_words);
+    s.xts_key = be_words(regs.ENCR_XTS_KEY, key_words);
     // The engine reads the tweak as one big-endian number; IEEE 1619's i is little-endian.
     std::reverse_copy(iv.begin(), iv.end(), s.iv.begin());
-    s.data_unit_bytes = reg(regs, REG_ENCR_XTS_DU_SIZE) & 0xFFFFFu;
+    s.data_unit_bytes = regs.ENCR_XTS_DU_SIZE->value & 0xFFFFFu;
     if (s.data_unit_bytes == 0 || s.data_unit_bytes % 16 != 0)
       return fmt::format("ENCR_XTS_DU_SIZE {} is not a positive number of 16-byte blocks", s.data_unit_bytes);
     // Lengths that are not whole data units hang the engine (linux-qce-cipher.md section 5).
@@ -106,8 +105,8 @@ std::string CipherCore::latch(model::RegisterBank& regs, std::uint32_t seg_size)
     std::copy(iv.begin(), iv.end(), s.iv.begin());
   }
   if (s.mode == CipherMode::ctr)
-    for (std::uint32_t m : {REG_CNTR_MASK, REG_CNTR_MASK0, REG_CNTR_MASK1, REG_CNTR_MASK2})
-      if (reg(regs, m) != 0xFFFFFFFFu) return fmt::format("CNTR_MASK registers other than all ones are not modelled");
+    for (const model::Register* m : {regs.CNTR_MASK, regs.CNTR_MASK0, regs.CNTR_MASK1, regs.CNTR_MASK2})
+      if (m->value != 0xFFFFFFFFu) return fmt::format("CNTR_MASK registers other than all ones are not modelled");
   m_spec = s;
   m_active = true;
   // Timing only: no arithmetic, so no OpenSSL contexts (their key schedules cost host time). The
@@ -200,11 +199,11 @@ std::array<std::uint8_t, 16> CipherCore::ccm_s0() const {
   return s0;
 }
 
-void CipherCore::finish(model::RegisterBank& regs) {
+void CipherCore::finish(QceRegs& regs) {
   if (!m_stream) return;
   std::array<std::uint8_t, 16> iv = m_stream->iv();
   if (m_spec.mode == CipherMode::xts) std::reverse(iv.begin(), iv.end());
-  for (unsigned i = 0; i < 4; ++i) regs.at(REG_CNTR0_IV0 + 4 * i).value = load_be32(iv.data() + 4 * i);
+  for (unsigned i = 0; i < 4; ++i) regs.CNTR_IV[i]->value = load_be32(iv.data() + 4 * i);
 }
 
 std::string CipherCore::name() const {

@@ -19,6 +19,7 @@
 
 #include "model/block_cipher.h"
 #include "model/register_bank.h"
+#include "qce/qce_regs.h"
 
 namespace qcesim::qce {
 
@@ -33,7 +34,7 @@ class CipherCore {
 
   // At GO, first of the engine's checks: "" when the operation selects no cipher or one the
   // engine runs, else why it cannot run (SW_ERR).
-  std::string latch(model::RegisterBank& regs, std::uint32_t seg_size);
+  std::string latch(QceRegs& regs, std::uint32_t seg_size);
   bool active() const { return m_active; }
   std::size_t pending_bytes() const { return m_pending.size(); }
   // The last operation's cipher as the registers set it (keys, mode, direction, data unit, its
@@ -58,7 +59,7 @@ class CipherCore {
   // cipher segment's bytes transformed, the others as they are, appended to `out` in order.
   void data_in(std::uint64_t offset, const std::uint8_t* data, std::size_t len, std::vector<std::uint8_t>& out);
   // The operation ended well: the next IV or counter into CNTRn_IVn.
-  void finish(model::RegisterBank& regs);
+  void finish(QceRegs& regs);
 
   // The cipher core's time for `bytes` of the cipher segment.
   sc_core::sc_time time_for(std::uint64_t bytes) const;

@@ -60,56 +60,65 @@ void Qce::fingerprint(model::StateHash& h) const {
   h.add(std::uint64_t{m_out.size() - m_out_pos});
   h.add(m_out_ends_op);
   h.add(std::uint64_t{m_dump_pos});
-  for (std::uint32_t off : {REG_STATUS, REG_STATUS2})
-    if (const model::Register* r = m_regs.find(off)) h.add(std::uint64_t{r->value});
+  h.add(std::uint64_t{m_r.STATUS->value});
+  h.add(std::uint64_t{m_r.STATUS2->value});
 }
 
 void Qce::build_registers() {
-  auto& r = m_regs;
-  r.add("VERSION", REG_VERSION, m_cfg.version, Access::ro);
-  auto& status = r.add("STATUS", REG_STATUS, 0, Access::rw);
-  status.on_write = [](Register& reg, std::uint32_t v) { reg.value = v; };
-  r.add("STATUS2", REG_STATUS2, 0, Access::ro);
-  r.add("ENGINES_AVAIL", REG_ENGINES_AVAIL, SHA_SEL | (m_cfg.pipe_sets << BAM_PIPE_SETS_SHIFT), Access::ro);
-  r.add("FIFO_SIZES", REG_FIFO_SIZES, 0, Access::ro);
-  r.add("SEG_SIZE", REG_SEG_SIZE);
-  auto& go = r.add("GOPROC", REG_GOPROC, 0, Access::wo);
-  go.on_write = [this](Register&, std::uint32_t v) { on_goproc(v); };
-  r.add("ENCR_SEG_CFG", REG_ENCR_SEG_CFG);
-  r.add("ENCR_SEG_SIZE", REG_ENCR_SEG_SIZE);
-  r.add("ENCR_SEG_START", REG_ENCR_SEG_START);
-  r.add("CNTR0_IV0", REG_CNTR0_IV0);
-  r.add("CNTR1_IV1", REG_CNTR1_IV1);
-  r.add("CNTR2_IV2", REG_CNTR2_IV2);
-  r.add("CNTR3_IV3", REG_CNTR3_IV3);
-  r.add("CNTR_MASK", REG_CNTR_MASK);
-  for (unsigned i = 0; i < 4; ++i) r.add("ENCR_CCM_INT_CNTR" + std::to_string(i), REG_ENCR_CCM_INT_CNTR0 + 4 * i);
-  r.add("ENCR_XTS_DU_SIZE", REG_ENCR_XTS_DU_SIZE);
-  r.add("CNTR_MASK2", REG_CNTR_MASK2);
-  r.add("CNTR_MASK1", REG_CNTR_MASK1);
-  r.add("CNTR_MASK0", REG_CNTR_MASK0);
-  r.add("AUTH_SEG_CFG", REG_AUTH_SEG_CFG);
-  r.add("AUTH_SEG_SIZE", REG_AUTH_SEG_SIZE);
-  r.add("AUTH_SEG_START", REG_AUTH_SEG_START);
-  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) {
-    auto& iv = r.add("AUTH_IV" + std::to_string(i), REG_AUTH_IV0 + 4 * i, 0, Access::rw, i);
-    // AUTH_IVn hold the hash core's running state: a write during an operation (another EE
-    // programming the engine without the BAM lock) replaces that word of the state, applied to the
-    // state after the data delivered so far (the emulator hashes a delivery at once).
-    iv.on_write = [this](Register& reg, std::uint32_t v) {
-      reg.value = v;
-      if (m_state == State::running && m_auth.live_state_write(reg.tag, v)) ++m_stats.live_state_writes;
-    };
-  }
-  for (unsigned i = 0; i < 4; ++i) r.add("AUTH_INFO_NONCE" + std::to_string(i), REG_AUTH_INFO_NONCE0 + 4 * i);
+  auto& b = m_regs;
+  QceRegs& r = m_r;
+  r.VERSION = &b.add("VERSION", REG_VERSION, m_cfg.version, Access::ro);
+  r.STATUS = &b.add("STATUS", REG_STATUS, 0, Access::rw).writes(this, &Qce::write_STATUS);
+  r.STATUS2 = &b.add("STATUS2", REG_STATUS2, 0, Access::ro);
+  r.ENGINES_AVAIL =
+      &b.add("ENGINES_AVAIL", REG_ENGINES_AVAIL, SHA_SEL | (m_cfg.pipe_sets << BAM_PIPE_SETS_SHIFT), Access::ro);
+  r.FIFO_SIZES = &b.add("FIFO_SIZES", REG_FIFO_SIZES, 0, Access::ro);
+  r.SEG_SIZE = &b.add("SEG_SIZE", REG_SEG_SIZE);
+  r.GOPROC = &b.add("GOPROC", REG_GOPROC, 0, Access::wo).writes(this, &Qce::write_GOPROC);
+  r.ENCR_SEG_CFG = &b.add("ENCR_SEG_CFG", REG_ENCR_SEG_CFG);
+  r.ENCR_SEG_SIZE = &b.add("ENCR_SEG_SIZE", REG_ENCR_SEG_SIZE);
+  r.ENCR_SEG_START = &b.add("ENCR_SEG_START", REG_ENCR_SEG_START);
+  for (unsigned i = 0; i < 4; ++i)
+    r.CNTR_IV[i] = &b.add(fmt::format("CNTR{}_IV{}", i, i), REG_CNTR0_IV0 + 4 * i, 0, Access::rw, i);
+  r.CNTR_MASK = &b.add("CNTR_MASK", REG_CNTR_MASK);
+  for (unsigned i = 0; i < 4; ++i)
+    r.ENCR_CCM_INT_CNTR[i] =
+        &b.add("ENCR_CCM_INT_CNTR" + std::to_string(i), REG_ENCR_CCM_INT_CNTR0 + 4 * i, 0, Access::rw, i);
+  r.ENCR_XTS_DU_SIZE = &b.add("ENCR_XTS_DU_SIZE", REG_ENCR_XTS_DU_SIZE);
+  r.CNTR_MASK2 = &b.add("CNTR_MASK2", REG_CNTR_MASK2);
+  r.CNTR_MASK1 = &b.add("CNTR_MASK1", REG_CNTR_MASK1);
+  r.CNTR_MASK0 = &b.add("CNTR_MASK0", REG_CNTR_MASK0);
+  r.AUTH_SEG_CFG = &b.add("AUTH_SEG_CFG", REG_AUTH_SEG_CFG);
+  r.AUTH_SEG_SIZE = &b.add("AUTH_SEG_SIZE", REG_AUTH_SEG_SIZE);
+  r.AUTH_SEG_START = &b.add("AUTH_SEG_START", REG_AUTH_SEG_START);
+  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i)
+    r.AUTH_IV[i] =
+        &b.add("AUTH_IV" + std::to_string(i), REG_AUTH_IV0 + 4 * i, 0, Access::rw, i).writes(this, &Qce::write_AUTH_IV);
+  for (unsigned i = 0; i < 4; ++i)
+    r.AUTH_INFO_NONCE[i] =
+        &b.add("AUTH_INFO_NONCE" + std::to_string(i), REG_AUTH_INFO_NONCE0 + 4 * i, 0, Access::rw, i);
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i)
-    r.add("AUTH_BYTECNT" + std::to_string(i), REG_AUTH_BYTECNT0 + 4 * i);
-  r.add("CONFIG", REG_CONFIG);
+    r.AUTH_BYTECNT[i] = &b.add("AUTH_BYTECNT" + std::to_string(i), REG_AUTH_BYTECNT0 + 4 * i, 0, Access::rw, i);
+  r.CONFIG = &b.add("CONFIG", REG_CONFIG);
   // Key registers are write-only [I]: reads return 0.
-  for (unsigned i = 0; i < 8; ++i) r.add("ENCR_KEY" + std::to_string(i), REG_ENCR_KEY0 + 4 * i, 0, Access::wo);
-  for (unsigned i = 0; i < 8; ++i) r.add("ENCR_XTS_KEY" + std::to_string(i), REG_ENCR_XTS_KEY0 + 4 * i, 0, Access::wo);
+  for (unsigned i = 0; i < 8; ++i)
+    r.ENCR_KEY[i] = &b.add("ENCR_KEY" + std::to_string(i), REG_ENCR_KEY0 + 4 * i, 0, Access::wo, i);
+  for (unsigned i = 0; i < 8; ++i)
+    r.ENCR_XTS_KEY[i] = &b.add("ENCR_XTS_KEY" + std::to_string(i), REG_ENCR_XTS_KEY0 + 4 * i, 0, Access::wo, i);
   for (unsigned i = 0; i < AUTH_KEY_WORDS; ++i)
-    r.add("AUTH_KEY" + std::to_string(i), REG_AUTH_KEY0 + 4 * i, 0, Access::wo);
+    r.AUTH_KEY[i] = &b.add("AUTH_KEY" + std::to_string(i), REG_AUTH_KEY0 + 4 * i, 0, Access::wo, i);
+}
+
+void Qce::write_STATUS(Register& reg, std::uint32_t v) { reg.value = v; }
+
+void Qce::write_GOPROC(Register&, std::uint32_t v) { on_goproc(v); }
+
+// AUTH_IVn hold the hash core's running state: a write during an operation (another EE
+// programming the engine without the BAM lock) replaces that word of the state, applied to the
+// state after the data delivered so far (the emulator hashes a delivery at once).
+void Qce::write_AUTH_IV(Register& reg, std::uint32_t v) {
+  reg.value = v;
+  if (m_state == State::running && m_auth.live_state_write(reg.tag, v)) ++m_stats.live_state_writes;
 }
 
 void Qce::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) { m_regs.transport(trans); }
@@ -120,37 +129,45 @@ unsigned int Qce::transport_dbg(tlm::tlm_generic_payload& trans) {
 }
 
 void Qce::set_status_bits(std::uint32_t set, std::uint32_t clear) {
-  Register& s = m_regs.at(REG_STATUS);
+  Register& s = *m_r.STATUS;
   s.value = (s.value & ~clear) | set;
 }
 
 // Latches the programmed operation; returns why it cannot run, or "" when it can.
 std::string Qce::validate_and_latch(Op& op) {
-  const std::uint32_t config = reg(REG_CONFIG);
-  op.seg_size = reg(REG_SEG_SIZE);
+  const std::uint32_t config = m_r.CONFIG->value;
+  op.seg_size = m_r.SEG_SIZE->value;
   op.pipe_set = (config & PIPE_SET_SELECT_MASK) >> PIPE_SET_SELECT_SHIFT;
-  if (std::string e = m_cipher.latch(m_regs, op.seg_size); !e.empty()) return e;
-  if (std::string e = m_auth.latch_config(m_regs, m_cipher.active()); !e.empty()) return e;
+  if (std::string e = m_cipher.latch(m_r, op.seg_size); !e.empty()) return e;
+  if (std::string e = m_auth.latch_config(m_r, m_cipher.active()); !e.empty()) return e;
   if (m_cipher.ccm() != m_auth.ccm())
     return m_cipher.ccm() ? "ENCR_SEG_CFG selects CCM but AUTH_SEG_CFG does not select its CBC-MAC (ALG AES, MODE CCM)"
                           : "AUTH_SEG_CFG selects CCM's CBC-MAC but ENCR_SEG_CFG does not select CCM";
   if (op.pipe_set >= m_cfg.pipe_sets)
     return fmt::format("CONFIG PIPE_SET_SELECT={} but the engine has {} pipe sets", op.pipe_set, m_cfg.pipe_sets);
-  return m_auth.latch_segment(m_regs, op.seg_size);
+  return m_auth.latch_segment(m_r, op.seg_size);
+}
+
+// Clearing the context abandons the operation in progress, its output and any unread dump [I].
+void Qce::clear_context() {
+  m_out.clear();
+  m_out_pos = 0;
+  m_out_ends_op = false;
+  if (m_state != State::idle) {
+    m_state = State::idle;
+    set_status_bits(0, AUTH_BUSY | DIN_RDY | DOUT_RDY | (0xFu << CRYPTO_STATE_SHIFT));
+    state_changed();
+  }
+}
+
+void Qce::reset() {
+  clear_context();
+  m_regs.reset();
+  state_changed();
 }
 
 void Qce::on_goproc(std::uint32_t v) {
-  if (v & CLR_CNTXT) {
-    // Clearing the context abandons the operation in progress, its output and any unread dump [I].
-    m_out.clear();
-    m_out_pos = 0;
-    m_out_ends_op = false;
-    if (m_state != State::idle) {
-      m_state = State::idle;
-      set_status_bits(0, AUTH_BUSY | DIN_RDY | DOUT_RDY | (0xFu << CRYPTO_STATE_SHIFT));
-      state_changed();
-    }
-  }
+  if (v & CLR_CNTXT) clear_context();
   if (!(v & GO)) return;
   if (m_state != State::idle || m_out_pos < m_out.size()) {
     m_last_error = "GO while the previous operation is still running or its result dump is unread";
@@ -298,8 +315,8 @@ void Qce::finish_op() {
     spdlog::debug("{}: {}", name(), m_last_error);
   } else {
     m_last_error.clear();
-    m_stats.blocks_hashed += m_auth.finish(m_regs);
-    m_cipher.finish(m_regs);
+    m_stats.blocks_hashed += m_auth.finish(m_r);
+    m_cipher.finish(m_r);
     set_status_bits(OPERATION_DONE | OP_DONE_INTR, AUTH_BUSY | DIN_RDY | (0xFu << CRYPTO_STATE_SHIFT));
     if (m_cipher.ccm()) finish_ccm();
     if (m_op.fault == Op::Fault::axi_error) {
@@ -328,8 +345,8 @@ void Qce::finish_ccm() {
   const std::array<std::uint8_t, 16> s0 = m_cipher.ccm_s0();
   std::array<std::uint8_t, 16> u{};
   for (unsigned i = 0; i < m; ++i) u[i] = static_cast<std::uint8_t>(m_auth.ccm_mac()[i] ^ s0[i]);
-  for (unsigned i = 0; i < 4; ++i) set_reg(REG_AUTH_IV0 + 4 * i, load_be32(u.data() + 4 * i));
-  const bool encrypt = (reg(REG_ENCR_SEG_CFG) & ENCODE) != 0;
+  for (unsigned i = 0; i < 4; ++i) m_r.AUTH_IV[i]->value = load_be32(u.data() + 4 * i);
+  const bool encrypt = (m_r.ENCR_SEG_CFG->value & ENCODE) != 0;
   if (encrypt) {
     m_out.insert(m_out.end(), u.begin(), u.begin() + m);
   } else {
@@ -347,13 +364,12 @@ void Qce::finish_ccm() {
 void Qce::build_dump() {
   auto put_le = [this](unsigned off, std::uint32_t v) { std::memcpy(m_dump.data() + off, &v, 4); };
   // auth_iv in digest byte order (big-endian words), so a final digest is read straight out.
-  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i)
-    store_be32(m_dump.data() + DUMP_AUTH_IV + 4 * i, reg(REG_AUTH_IV0 + 4 * i));
-  for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i) put_le(DUMP_AUTH_BYTECNT + 4 * i, reg(REG_AUTH_BYTECNT0 + 4 * i));
+  for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) store_be32(m_dump.data() + DUMP_AUTH_IV + 4 * i, m_r.AUTH_IV[i]->value);
+  for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i) put_le(DUMP_AUTH_BYTECNT + 4 * i, m_r.AUTH_BYTECNT[i]->value);
   // encr_cntr_iv in the IV's byte order (big-endian words), so the driver copies the next IV out.
-  for (unsigned i = 0; i < 4; ++i) store_be32(m_dump.data() + DUMP_ENCR_CNTR_IV + 4 * i, reg(REG_CNTR0_IV0 + 4 * i));
-  put_le(DUMP_STATUS, reg(REG_STATUS));
-  put_le(DUMP_STATUS2, reg(REG_STATUS2));
+  for (unsigned i = 0; i < 4; ++i) store_be32(m_dump.data() + DUMP_ENCR_CNTR_IV + 4 * i, m_r.CNTR_IV[i]->value);
+  put_le(DUMP_STATUS, m_r.STATUS->value);
+  put_le(DUMP_STATUS2, m_r.STATUS2->value);
   m_dump_pos = 0;
   ++m_stats.dumps;
 }

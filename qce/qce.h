@@ -98,6 +98,10 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf, public model
   bool repeats() const override { return !m_cfg.faults.any(); }
   std::string timing_name() const override { return name(); }
   const CipherSpec* latched_cipher() const { return m_cipher.latched(); }
+  // The block's reset (the clock controller's crypto block reset; the engine has no software
+  // reset register of its own): the operation in progress abandoned as by GOPROC.CLR_CNTXT, and
+  // every register back to its reset value. The kernel driver never asserts it; tests do.
+  void reset();
   // Where a workload posts the buffers it will hand the engine next; null unless configured.
   HashAhead* hash_ahead() { return m_ahead.get(); }
 
@@ -119,13 +123,16 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf, public model
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
   void on_goproc(std::uint32_t v);
+  void clear_context();
   std::string validate_and_latch(Op& op);
   void engine_thread();
   void finish_op();
   void trace_op();
   void build_dump();
-  std::uint32_t reg(std::uint32_t off) { return m_regs.at(off).value; }
-  void set_reg(std::uint32_t off, std::uint32_t v) { m_regs.at(off).value = v; }
+  // The registers' named handlers.
+  void write_STATUS(model::Register& reg, std::uint32_t v);
+  void write_GOPROC(model::Register& reg, std::uint32_t v);
+  void write_AUTH_IV(model::Register& reg, std::uint32_t v);
   void set_status_bits(std::uint32_t set, std::uint32_t clear);
   // The time per 64-byte burst of the core that paces the data: the hash core when the
   // operation hashes, else the cipher core.
@@ -141,6 +148,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf, public model
   std::mt19937_64 m_fault_rng;  // faults only
   std::unique_ptr<HashAhead> m_ahead;
   model::RegisterBank m_regs;
+  QceRegs m_r;  // handles into m_regs
   State m_state = State::idle;
   Op m_op;
   AuthCore m_auth;
