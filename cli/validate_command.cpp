@@ -63,6 +63,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   if (files.empty()) throw model::ConfigError(opt.dir, "", "scenario files with measured values", "none");
   // Check every scenario before the first simulation.
   std::vector<studies::Scenario> scenarios;
+  scenarios.reserve(files.size());
   for (const MeasuredFile& f : files) scenarios.push_back(studies::Scenario::load(f.path));
   // In sample: a parameter was set from this scenario's measurements (its provenance names a
   // scenario that carries the same measured block: a study repeating P1 is in sample too).

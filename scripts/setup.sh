@@ -18,6 +18,7 @@ PACKAGES=(
   gnuplot-nox             # qcesim sweep --plot: SVG charts
   clang libclang-rt-14-dev  # CI's sanitizer build and libFuzzer (scripts/ci-sanitize.sh)
   clang-format            # scripts/check-format.sh: the code's layout (.clang-format)
+  clang-tidy              # scripts/check-tidy.sh: the checks the code follows (.clang-tidy)
   slurm-wlm munge         # a real single-node Slurm for the sharded-run test (tests/slurm_shards.sh)
 )
 

@@ -306,6 +306,7 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
   // Where each --set landed: an error at or below it names the option, not the file.
   std::vector<std::pair<std::string, std::string>> set_at;
+  set_at.reserve(sets.size());
   for (const auto& s : sets) set_at.emplace_back(apply_set(j, s, file), s);
   try {
     Scenario sc = parse(j, file);

@@ -255,7 +255,7 @@ TEST(BlockCipher, BadSpecsAreRefusedWithWhatWasExpected) {
 
 // The software AEADs (model/aead_cipher.h): every NIST CCM record (1920, partial payloads and the
 // 6-byte length header's neighbour included), decryption-verification Fail records refused.
-TEST(SoftwareAead, EveryNistCcmRecord) {
+TEST(BlockCipher, SoftwareAeadEveryNistCcmRecord) {
   std::size_t n = 0, fails = 0;
   for (const char* f : test::kCcmFiles) {
     for (const test::CcmCase& c : test::ccm_cases(f)) {
@@ -281,7 +281,7 @@ TEST(SoftwareAead, EveryNistCcmRecord) {
 
 // authenc against OpenSSL composed (CBC, then HMAC over assoc || ciphertext), and CCM against
 // OpenSSL's EVP CCM over partial payloads and long associated data.
-TEST(SoftwareAead, MatchesOpenSsl) {
+TEST(BlockCipher, SoftwareAeadMatchesOpenSsl) {
   unsigned seed = 40;
   for (unsigned i = 0; i < 12; ++i) {
     const auto key = test::random_bytes(i % 2 ? 32 : 16, seed++), hkey = test::random_bytes(20 + i * 7, seed++);

@@ -116,7 +116,7 @@ TEST(CpuCore, ProfileAttributesEveryChargeToItsFunction) {
 
 // Softirq work raised from a thread goes to ksoftirqd: it runs as a thread (it does not
 // preempt the task, which keeps the core until it sleeps) and its time counts as softirq.
-TEST(Kernel, SoftirqRaisedFromATaskRunsInKsoftirqd) {
+TEST(CpuCore, KernelSoftirqRaisedFromATaskRunsInKsoftirqd) {
   Costs costs;
   Kernel k("kernel", costs);
   sc_time work_done_at, task_done_at;
@@ -140,7 +140,7 @@ TEST(Kernel, SoftirqRaisedFromATaskRunsInKsoftirqd) {
 
 // The per-function table grows past its first size and keeps every total; the last-hit shortcut
 // must follow the slots when they move.
-TEST(FnTimesTable, KeepsEveryNameAcrossGrowth) {
+TEST(CpuCore, FnTimesTableKeepsEveryNameAcrossGrowth) {
   static char names[200];  // distinct addresses, as string literals are
   FnTimes t;
   for (int round = 0; round < 3; ++round)
@@ -158,7 +158,7 @@ TEST(FnTimesTable, KeepsEveryNameAcrossGrowth) {
 // Timed completion waits share one kernel timer: a waiter completed in time returns true at
 // the completion, one nobody completes gives up exactly at its own deadline, whatever the
 // order in which the deadlines were armed.
-TEST(Kernel, CompletionTimeoutsExpireAtTheirOwnDeadlines) {
+TEST(CpuCore, KernelCompletionTimeoutsExpireAtTheirOwnDeadlines) {
   Costs costs;
   costs.cpus.assign(2, CoreType{});  // two zero-cost cores
   Kernel k("kernel", costs);
@@ -226,7 +226,7 @@ TEST(CpuCore, WhenDoneReportsWhereTheCpuGetsWithoutASync) {
 // CPU takes the IPI after the GIC's latency and its wake-up from WFI, runs the handler in hardirq
 // context (irq entry, sched_ttwu_pending, irq exit), and only then does the task run. A waiter on
 // the waker's own CPU wakes at once, with no IPI.
-TEST(Kernel, ARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
+TEST(CpuCore, KernelARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
   Costs costs;
   CoreType t;
   t.freq_max = 1.0;  // 1 GHz at IPC 1: one instruction per ns

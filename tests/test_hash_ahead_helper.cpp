@@ -33,7 +33,7 @@ struct Pages {
 
 }  // namespace
 
-TEST(HashAhead, HitGivesTheStateOfCompressingInLine) {
+TEST(HashAheadHelper, HashAheadHitGivesTheStateOfCompressingInLine) {
   const auto msg = random_bytes(4096 + 10, 1);
   HashAhead ha;
   ShaState from = sha_initial_state(HashAlg::sha256);
@@ -59,7 +59,7 @@ TEST(HashAhead, HitGivesTheStateOfCompressingInLine) {
   EXPECT_FALSE(ha.take(again, msg.data(), 4096));
 }
 
-TEST(HashAhead, OtherBytesPlaceOrStateAreMisses) {
+TEST(HashAheadHelper, HashAheadOtherBytesPlaceOrStateAreMisses) {
   auto msg = random_bytes(4096, 2);
   const auto copy = msg;
   HashAhead ha;
@@ -79,7 +79,7 @@ TEST(HashAhead, OtherBytesPlaceOrStateAreMisses) {
   EXPECT_EQ(ha.stats().hits, 0u);
 }
 
-TEST(HashAhead, RingOfPostsKeepsUpWithManyJobs) {
+TEST(HashAheadHelper, HashAheadRingOfPostsKeepsUpWithManyJobs) {
   const auto msgs = random_bytes(64 * 1024, 3);
   HashAhead ha;
   const ShaState from = sha_initial_state(HashAlg::sha1);
@@ -95,7 +95,7 @@ TEST(HashAhead, RingOfPostsKeepsUpWithManyJobs) {
   EXPECT_EQ(ha.stats().hits, 62u);
 }
 
-TEST(ReadOnlyPages, ProtectsWholePagesUntilItGoes) {
+TEST(HashAheadHelper, ReadOnlyPagesProtectsWholePagesUntilItGoes) {
   const std::size_t page = ReadOnlyPages::page_size();
   Pages mem(3);
   ASSERT_NE(mem.p, MAP_FAILED);
@@ -114,7 +114,7 @@ TEST(ReadOnlyPages, ProtectsWholePagesUntilItGoes) {
   EXPECT_EQ(mem.p[page + 5], 2);
 }
 
-TEST(HashAhead, ReadOnlyBytesAreHashedInPlace) {
+TEST(HashAheadHelper, HashAheadReadOnlyBytesAreHashedInPlace) {
   const std::size_t page = ReadOnlyPages::page_size();
   Pages mem(2);
   ASSERT_NE(mem.p, MAP_FAILED);
@@ -143,7 +143,7 @@ TEST(HashAhead, ReadOnlyBytesAreHashedInPlace) {
 // The replay's pattern at length, for the ThreadSanitizer build: batches of four posts with one
 // publish, half of them in place on read-only pages, taken two batches behind, each result and
 // padding checked against compressing in line.
-TEST(HashAhead, ThousandsOfBatchedJobsMatchInLineCompression) {
+TEST(HashAheadHelper, HashAheadThousandsOfBatchedJobsMatchInLineCompression) {
   const std::size_t page = ReadOnlyPages::page_size();
   Pages mem(16);
   ASSERT_NE(mem.p, MAP_FAILED);

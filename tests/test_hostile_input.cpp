@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class Hostile : public ::testing::Test {
+class HostileInput : public ::testing::Test {
  protected:
   void SetUp() override {
     // A private copy of the seed scenario and its profile: its path marks this test's processes.
@@ -76,13 +76,13 @@ bool none_left(const std::string& needle) {
 
 // ---- 1. Nothing reaches an interpreter -------------------------------------------------------
 
-TEST(Gnuplot, QuotedStringsCarryNoNewlineAndDoubleTheirQuotes) {
+TEST_F(HostileInput, GnuplotQuotedStringsCarryNoNewlineAndDoubleTheirQuotes) {
   EXPECT_EQ(cli::gnuplot_quoted("a'b\nsystem(\"x\")\r`y`"), "'a''b system(\"x\") `y`'");
 }
 
 // A title that would run a shell command if gnuplot read it as code: drawn as text. With a line
 // break in it (a new gnuplot command), it is refused when the sweep file is read.
-TEST_F(Hostile, SweepTitlesReachGnuplotAsTextNeverAsCode) {
+TEST_F(HostileInput, SweepTitlesReachGnuplotAsTextNeverAsCode) {
   const std::string marker = dir + "/pwned";
   const std::string title = "x'; system(\"touch " + marker + "\"); set title '`touch " + marker + "` @x";
   json sw = {{"sweep", "t"},
@@ -110,7 +110,7 @@ TEST_F(Hostile, SweepTitlesReachGnuplotAsTextNeverAsCode) {
 
 // Zipped axes: one line per variant (not one per point), the paired values as x labels, axis
 // titles in words with units, the legend in the sweep's variant order.
-TEST_F(Hostile, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
+TEST_F(HostileInput, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock", "sha256-qce-lock", "sha256-lib"}},
@@ -141,7 +141,7 @@ TEST_F(Hostile, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
 }
 
 // Folded stacks become a flame graph with every name escaped; a bad line is named.
-TEST_F(Hostile, FlamegraphEscapesNamesAndRefusesBadLines) {
+TEST_F(HostileInput, FlamegraphEscapesNamesAndRefusesBadLines) {
   test::write_text(dir + "/p.folded", "task;<script>alert(1)</script> 300\nsoftirq;dma_unmap_sg 700\n");
   auto r = qcesim({"flamegraph", "p.folded", "-o", "f.svg"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -159,7 +159,7 @@ TEST_F(Hostile, FlamegraphEscapesNamesAndRefusesBadLines) {
 
 // ---- 2. Outputs --------------------------------------------------------------------------------
 
-TEST(OutputFile, DevicesAreWrittenThroughAndNewNamesUnderDevRefused) {
+TEST_F(HostileInput, OutputFileDevicesAreWrittenThroughAndNewNamesUnderDevRefused) {
   // Only looked at: classifying /dev/null writes nothing.
   EXPECT_EQ(cli::check_output("--json", "/dev/null"), cli::OutputKind::write_through);
   EXPECT_THROW(cli::check_output("--json", "/dev/qcesim-test-new-file"), model::ConfigError);
@@ -167,7 +167,7 @@ TEST(OutputFile, DevicesAreWrittenThroughAndNewNamesUnderDevRefused) {
   EXPECT_THROW(cli::check_output("--json", "/no-such-folder/x.json"), model::ConfigError);
 }
 
-TEST_F(Hostile, AFolderAsOutputIsRefusedBeforeTheRunAndLeavesNothing) {
+TEST_F(HostileInput, AFolderAsOutputIsRefusedBeforeTheRunAndLeavesNothing) {
   fs::create_directory(dir + "/out");
   const auto r = qcesim({"run", "seed.json", "--set", "workload.messages=5", "--json", "out"});
   EXPECT_EQ(r.exit_code, 2);
@@ -178,7 +178,7 @@ TEST_F(Hostile, AFolderAsOutputIsRefusedBeforeTheRunAndLeavesNothing) {
   EXPECT_TRUE(test::list_dir(dir + "/out").empty());
 }
 
-TEST_F(Hostile, AFifoIsWrittenThroughAndStaysAFifo) {
+TEST_F(HostileInput, AFifoIsWrittenThroughAndStaysAFifo) {
   const std::string fifo = dir + "/results.fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   std::string got;
@@ -196,7 +196,7 @@ TEST_F(Hostile, AFifoIsWrittenThroughAndStaysAFifo) {
   EXPECT_EQ(json::parse(got)["variants"][0]["requests"], 5);
 }
 
-TEST_F(Hostile, ALinkToARegularFileStaysALinkAndItsTargetIsReplaced) {
+TEST_F(HostileInput, ALinkToARegularFileStaysALinkAndItsTargetIsReplaced) {
   test::write_text(dir + "/target.json", "old");
   fs::create_symlink(dir + "/target.json", dir + "/link.json");
   const auto r =
@@ -207,7 +207,7 @@ TEST_F(Hostile, ALinkToARegularFileStaysALinkAndItsTargetIsReplaced) {
   EXPECT_EQ(outputs(), (std::vector<std::string>{"link.json", "target.json"}));
 }
 
-TEST_F(Hostile, AnUncommittedOutputLeavesNoTemporaryFile) {
+TEST_F(HostileInput, AnUncommittedOutputLeavesNoTemporaryFile) {
   {
     cli::OutputFile f("--json", dir + "/a.json");
     f.write("partial");
@@ -241,7 +241,7 @@ std::vector<std::string> long_run(const std::string& scenario, const std::string
           "t.json"};
 }
 
-TEST_F(Hostile, SigtermToTheParentStopsItsChildrenAndRemovesPartialFiles) {
+TEST_F(HostileInput, SigtermToTheParentStopsItsChildrenAndRemovesPartialFiles) {
   const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
     ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
     // The children's timelines, being written (at most 20 s for three processes to start).
@@ -259,7 +259,7 @@ TEST_F(Hostile, SigtermToTheParentStopsItsChildrenAndRemovesPartialFiles) {
   EXPECT_TRUE(outputs().empty());
 }
 
-TEST_F(Hostile, SigintExits130) {
+TEST_F(HostileInput, SigintExits130) {
   const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
     ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -269,7 +269,7 @@ TEST_F(Hostile, SigintExits130) {
   EXPECT_TRUE(none_left(seed_file));
 }
 
-TEST_F(Hostile, ChildrenDieWhenTheirParentIsKilled) {
+TEST_F(HostileInput, ChildrenDieWhenTheirParentIsKilled) {
   const auto r = qcesim(long_run(seed_file, "r.json"), [&](pid_t pid) {
     ASSERT_TRUE(wait_for_text(dir + "/.stderr", "variant(s)"));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -280,7 +280,7 @@ TEST_F(Hostile, ChildrenDieWhenTheirParentIsKilled) {
   EXPECT_TRUE(none_left(seed_file)) << "orphaned simulations";
 }
 
-TEST_F(Hostile, AStoppedSweepResumes) {
+TEST_F(HostileInput, AStoppedSweepResumes) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock"}},
@@ -308,7 +308,7 @@ TEST_F(Hostile, AStoppedSweepResumes) {
 
 // A run whose process dies is reported as failed, counted once ("[3/4]", not "[5/4]"), and the
 // sweep goes on with the next; it exits 2 and keeps the journal for a retry.
-TEST_F(Hostile, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
+TEST_F(HostileInput, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock"}},
@@ -337,7 +337,7 @@ TEST_F(Hostile, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
 
 // The whole run traced takes about the memory of a run that keeps ten requests: the trace goes
 // to the file as it is made.
-TEST_F(Hostile, ATraceOfEveryRequestIsStreamedNotHeld) {
+TEST_F(HostileInput, ATraceOfEveryRequestIsStreamedNotHeld) {
   auto traced = [&](const std::string& range) {
     return qcesim({"run", "seed.json", "--timing-only", "--variant", "sha256-qce-lock", "--set",
                    "workload.messages=4000", "--trace", "t.json", "--trace-requests", range});
@@ -357,7 +357,7 @@ TEST_F(Hostile, ATraceOfEveryRequestIsStreamedNotHeld) {
   EXPECT_EQ(requests, 4000u);
 }
 
-TEST_F(Hostile, SweepSizesAreCheckedFromTheDefinition) {
+TEST_F(HostileInput, SweepSizesAreCheckedFromTheDefinition) {
   json sw = {{"sweep", "t"}, {"scenario", "seed.json"}};
   sw["axes"] = {{{"path", "qce.clock"}, {"range", {{"from", 50}, {"to", 600}, {"step", 0.5}}}},
                 {{"path", "cost.readl"}, {"range", {{"from", 0.01}, {"to", 10}, {"step", 0.01}}}},
@@ -382,7 +382,7 @@ TEST_F(Hostile, SweepSizesAreCheckedFromTheDefinition) {
   EXPECT_NE(r.err.find("expected at most 20000 runs (points x variants), found 10000 x 3"), std::string::npos) << r.err;
 }
 
-TEST_F(Hostile, OversizedAndDeeplyNestedFilesAreRefusedUnparsed) {
+TEST_F(HostileInput, OversizedAndDeeplyNestedFilesAreRefusedUnparsed) {
   test::write_text(dir + "/big.json", "{\"scenario\": \"" + std::string(5u << 20, 'x') + "\"}");
   auto r = qcesim({"run", "big.json"});
   EXPECT_EQ(r.exit_code, 2);
@@ -398,7 +398,7 @@ TEST_F(Hostile, OversizedAndDeeplyNestedFilesAreRefusedUnparsed) {
 
 // ---- 5. Everything checked before the first simulation -----------------------------------------
 
-TEST_F(Hostile, ABadValueAtALaterSweepPointIsFoundBeforeAnyRun) {
+TEST_F(HostileInput, ABadValueAtALaterSweepPointIsFoundBeforeAnyRun) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"set", {{"workload.messages", 5}}},
@@ -420,7 +420,7 @@ struct Refusal {
 };
 
 // Each of these exits 2 with this message before anything runs.
-TEST_F(Hostile, BadSetsAndOptionsAreNamedByTheOption) {
+TEST_F(HostileInput, BadSetsAndOptionsAreNamedByTheOption) {
   const std::vector<Refusal> cases = {
       {{"--set", "cpu.irq_cpu=9"},
        "--set cpu.irq_cpu=9: at /overrides/cpu.irq_cpu: expected a CPU of cpu.cpus (0..7), found 9"},
@@ -452,7 +452,7 @@ TEST_F(Hostile, BadSetsAndOptionsAreNamedByTheOption) {
   }
 }
 
-TEST_F(Hostile, LibraryAndFileErrorsNameTheFile) {
+TEST_F(HostileInput, LibraryAndFileErrorsNameTheFile) {
   fs::create_directory(dir + "/folder.json");
   auto r = qcesim({"run", "folder.json"});
   EXPECT_EQ(r.exit_code, 2);
@@ -488,7 +488,7 @@ TEST_F(Hostile, LibraryAndFileErrorsNameTheFile) {
   EXPECT_NE(r.err.find("expected hex digits, found ' ' at position 2"), std::string::npos) << r.err;
 }
 
-TEST_F(Hostile, NamesThatBecomeFilesOrCellsAreChecked) {
+TEST_F(HostileInput, NamesThatBecomeFilesOrCellsAreChecked) {
   for (const std::string& bad :
        std::vector<std::string>{"a/b", "", "x\ny", std::string("nul\0x", 5), "..", "-rf", std::string(65, 'v')}) {
     json s = seed;
@@ -516,7 +516,7 @@ TEST_F(Hostile, NamesThatBecomeFilesOrCellsAreChecked) {
   EXPECT_FALSE(fs::exists(fs::path(dir).parent_path().parent_path() / "x.csv"));
 }
 
-TEST_F(Hostile, MeasuredValuesAreCheckedByKeyAndValue) {
+TEST_F(HostileInput, MeasuredValuesAreCheckedByKeyAndValue) {
   json s = seed;
   s["variants"][1]["measured"]["wal_s"] = 1.0;
   save(s);
@@ -532,7 +532,7 @@ TEST_F(Hostile, MeasuredValuesAreCheckedByKeyAndValue) {
       << r.err;
 }
 
-TEST_F(Hostile, CalibrateNeedsAsManyMeasuredNumbersAsParameters) {
+TEST_F(HostileInput, CalibrateNeedsAsManyMeasuredNumbersAsParameters) {
   json s = seed;
   for (auto& v : s["variants"]) v.erase("measured");
   save(s);
@@ -555,64 +555,4 @@ TEST_F(Hostile, CalibrateNeedsAsManyMeasuredNumbersAsParameters) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(test::slurp(dir + "/fit.md").find("Fitted 3 parameters to 2 measured numbers"), std::string::npos);
   EXPECT_NE(test::slurp(dir + "/fit.md").find("-1 degrees of freedom left"), std::string::npos);
-}
-
-// ---- 9. A whole repository -----------------------------------------------------------------------
-
-// Nothing in the build, the tests, the scripts or the docs reads from beside the clone.
-TEST(Repository, NothingRefersToFilesBesideTheClone) {
-  const fs::path root = QCESIM_SOURCE_DIR;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    const std::string rel = fs::relative(e.path(), root).string();
-    if (rel.rfind(".git", 0) == 0 || rel.rfind("build", 0) == 0 || rel.rfind("tests/vectors", 0) == 0 ||
-        !e.is_regular_file())
-      continue;
-    const std::string text = test::slurp(e.path().string());
-    EXPECT_EQ(text.find(std::string("..") + "/shared"), std::string::npos) << rel;
-  }
-}
-
-// The vectors are the published files: each matches the hash its SHA256SUMS line gives.
-TEST(Repository, VectorsMatchTheirChecksums) {
-  const std::string root = std::string(QCESIM_SOURCE_DIR) + "/tests/vectors/";
-  std::istringstream sums(test::slurp(root + "SHA256SUMS"));
-  std::size_t files = 0;
-  for (std::string line; std::getline(sums, line);) {
-    const std::string want = line.substr(0, 64), name = line.substr(66);
-    const std::string text = test::slurp(root + name);
-    ASSERT_FALSE(text.empty()) << name;
-    const std::vector<std::uint8_t> bytes(text.begin(), text.end());
-    EXPECT_EQ(test::hex(test::openssl_digest(HashAlg::sha256, bytes)), want) << name;
-    ++files;
-  }
-  EXPECT_EQ(files, 75u);
-}
-
-// The seed scenario's measured block says what the published measurement (P1) says.
-TEST(Repository, SeedMeasurementsAreP1) {
-  const std::string src = QCESIM_SOURCE_DIR;
-  const json p1 = json::parse(test::slurp(src + "/docs/reference/measurements.json"))["P1"];
-  const json sc = json::parse(test::slurp(src + "/scenarios/sm8650-seed.json"));
-  ASSERT_EQ(sc["variants"].size(), 3u);
-  for (const json& v : sc["variants"]) {
-    const json& m = p1["variants"][v["name"].get<std::string>()];
-    for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s"})
-      EXPECT_EQ(v["measured"][k], m[k]) << v["name"] << k;
-    EXPECT_EQ(v["measured"]["messages"], p1["workload"]["messages"]);
-  }
-}
-
-// docs/profile.md's table is what `qcesim profile` prints for the shipped profile (cost items'
-// meanings from cpu/costs.h's table), so the doc cannot drift from the profile or the table.
-TEST(Repository, ProfileDocIsTheGeneratedTable) {
-  const std::string src = QCESIM_SOURCE_DIR;
-  for (const auto& [doc, profile] :
-       {std::pair<std::string, std::string>{"profile.md", "sm8650.json"}, {"ipq40xx.md", "ipq40xx.json"}}) {
-    const test::ProcessResult r = test::run_qcesim({"profile", src + "/scenarios/" + profile}, src);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    ASSERT_GT(r.out.size(), 1000u);
-    EXPECT_NE(test::slurp(src + "/docs/" + doc).find(r.out), std::string::npos)
-        << "regenerate the tables: scripts/gen-profile-doc.py (" << doc << ")";
-    EXPECT_NE(r.out.find("`gic_handle_irq`: interrupt entry"), std::string::npos);
-  }
 }

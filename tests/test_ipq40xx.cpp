@@ -174,7 +174,7 @@ TEST(Ipq40xx, TcryptStudyBreaksEvenPerKeySize) {
 
 // The BAM waits for the SMMU's walks of the pages mapped for each request: the locking series'
 // command elements (each its own IOVA page) cost a walk each; passthrough has none.
-TEST(Iotlb, TheBamWaitsForAWalkPerFreshlyMappedPage) {
+TEST(Ipq40xx, IotlbTheBamWaitsForAWalkPerFreshlyMappedPage) {
   auto lat = [](const std::string& mode, std::string* narration) {
     const std::vector<std::string> sets = {"workload.messages=6", "iommu.mode=" + mode};
     const CliRun r = run_variant("sm8650-seed.json", "sha256-qce-lock", sets);

@@ -95,16 +95,18 @@ void check_rfc4231(qce::RegIo io) {
 
 }  // namespace
 
-#define NIST_TESTS(MODE, IO)                                                                                  \
-  TEST(NistSha256, ShortMsg_##MODE) { check_msg_file(IO, HashAlg::sha256, "sha256/SHA256ShortMsg.rsp", 65); } \
-  TEST(NistSha256, LongMsg_##MODE) { check_msg_file(IO, HashAlg::sha256, "sha256/SHA256LongMsg.rsp", 64); }   \
-  TEST(NistSha256, Monte_##MODE) { check_monte(IO, HashAlg::sha256, "sha256/SHA256Monte.rsp"); }              \
-  TEST(NistSha1, ShortMsg_##MODE) { check_msg_file(IO, HashAlg::sha1, "sha1/SHA1ShortMsg.rsp", 65); }         \
-  TEST(NistSha1, LongMsg_##MODE) { check_msg_file(IO, HashAlg::sha1, "sha1/SHA1LongMsg.rsp", 64); }           \
-  TEST(NistSha1, Monte_##MODE) { check_monte(IO, HashAlg::sha1, "sha1/SHA1Monte.rsp"); }                      \
-  TEST(NistHmac, L20_Sha1_##MODE) { check_hmac_rsp(IO, "L=20", HashAlg::sha1, 300); }                         \
-  TEST(NistHmac, L32_Sha256_##MODE) { check_hmac_rsp(IO, "L=32", HashAlg::sha256, 225); }                     \
-  TEST(Rfc4231, HmacSha256_##MODE) { check_rfc4231(IO); }
+#define NIST_TESTS(MODE, IO)                                                                                           \
+  TEST(NistVectors, NistSha256ShortMsg_##MODE) {                                                                       \
+    check_msg_file(IO, HashAlg::sha256, "sha256/SHA256ShortMsg.rsp", 65);                                              \
+  }                                                                                                                    \
+  TEST(NistVectors, NistSha256LongMsg_##MODE) { check_msg_file(IO, HashAlg::sha256, "sha256/SHA256LongMsg.rsp", 64); } \
+  TEST(NistVectors, NistSha256Monte_##MODE) { check_monte(IO, HashAlg::sha256, "sha256/SHA256Monte.rsp"); }            \
+  TEST(NistVectors, NistSha1ShortMsg_##MODE) { check_msg_file(IO, HashAlg::sha1, "sha1/SHA1ShortMsg.rsp", 65); }       \
+  TEST(NistVectors, NistSha1LongMsg_##MODE) { check_msg_file(IO, HashAlg::sha1, "sha1/SHA1LongMsg.rsp", 64); }         \
+  TEST(NistVectors, NistSha1Monte_##MODE) { check_monte(IO, HashAlg::sha1, "sha1/SHA1Monte.rsp"); }                    \
+  TEST(NistVectors, NistHmacL20_Sha1_##MODE) { check_hmac_rsp(IO, "L=20", HashAlg::sha1, 300); }                       \
+  TEST(NistVectors, NistHmacL32_Sha256_##MODE) { check_hmac_rsp(IO, "L=32", HashAlg::sha256, 225); }                   \
+  TEST(NistVectors, Rfc4231HmacSha256_##MODE) { check_rfc4231(IO); }
 
 NIST_TESTS(mmio, qce::RegIo::mmio)
 NIST_TESTS(bam, qce::RegIo::bam)

@@ -40,7 +40,7 @@ sc_time on_task_cpu(const Costs& k, Cost c) { return k.on(c, k.cpus.at(k.task_cp
 // whole: dma_map_single / dma_unmap_single of 4 KiB through Qualcomm's apps_smmu, non-coherent,
 // strict: 0.6 / 3.9 us (kernel-costs.md section 5.1). The source ran on Snapdragon X's Oryon and
 // this on the X4: the unmap is nearly all waits (10 %), the map a third work (25 %).
-TEST(DmaIommu, Strict4KiBMapAndUnmapAddUpToTheMeasuredTotals) {
+TEST(Power, DmaIommuStrict4KiBMapAndUnmapAddUpToTheMeasuredTotals) {
   const Costs k = costs_from_profile(sm8650());
   Core core("core0", 0);
   on_task_cpu(core, k);
@@ -61,7 +61,7 @@ TEST(DmaIommu, Strict4KiBMapAndUnmapAddUpToTheMeasuredTotals) {
 // iommu-dma gives each scatterlist entry its own IOVA page: the locking series' command
 // elements (n x 16 bytes in one buffer) cost n cache syncs with a DSB each, n io-pgtable map
 // calls and n page-table entries to map, n invalidations and one sync to unmap.
-TEST(DmaIommu, EveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
+TEST(Power, DmaIommuEveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
   const Costs k = costs_from_profile(sm8650());
   Core core("core0", 0);
   on_task_cpu(core, k);
@@ -92,7 +92,7 @@ TEST(DmaIommu, EveryScatterlistEntryTakesItsOwnPageButOneSyncPerCall) {
 
 // Lazy mode: no invalidation per unmap; the 256th queued IOVA flushes the queue with one
 // invalidation and one sync. Passthrough: cache maintenance only. Coherent: not even that.
-TEST(DmaIommu, LazyFlushesOncePerQueuePassthroughAndCoherentSkipTheirParts) {
+TEST(Power, DmaIommuLazyFlushesOncePerQueuePassthroughAndCoherentSkipTheirParts) {
   Profile p = sm8650();
   p.set_text("iommu.mode", "lazy", "t", "/");
   const Costs lazy = costs_from_profile(p);
@@ -160,7 +160,7 @@ struct Duty {
 // The device side: every page of a new mapping is an IOTLB miss for the BAM, the pages the device
 // reads for a consumer pipe and those it writes for a producer, in strict and lazy modes; none
 // without translation.
-TEST(DmaIommu, NewMappingsAreTheDevicesIotlbMisses) {
+TEST(Power, DmaIommuNewMappingsAreTheDevicesIotlbMisses) {
   Profile p = sm8650();
   for (const char* mode : {"strict", "lazy", "passthrough", "none"}) {
     p.set_text("iommu.mode", mode, "t", "/");
@@ -180,7 +180,7 @@ TEST(DmaIommu, NewMappingsAreTheDevicesIotlbMisses) {
   }
 }
 
-TEST(Cpuidle, ShortGapsStayInWfiLongGapsGoDeeper) {
+TEST(Power, CpuidleShortGapsStayInWfiLongGapsGoDeeper) {
   const CpuPower p = costs_from_profile(sm8650()).power;
   ASSERT_EQ(p.idle_states.size(), 3u);
   EXPECT_EQ(p.idle_states[0].name, "wfi");
@@ -190,7 +190,7 @@ TEST(Cpuidle, ShortGapsStayInWfiLongGapsGoDeeper) {
   EXPECT_EQ(d.core.idle_entries()[1] + d.core.idle_entries()[2], 0u);
 }
 
-TEST(Cpuidle, LongGapsReachTheClusterStateAndCpuidleOffKeepsWfi) {
+TEST(Power, CpuidleLongGapsReachTheClusterStateAndCpuidleOffKeepsWfi) {
   Profile prof = sm8650();
   const CpuPower p = costs_from_profile(prof).power;
   Duty d;
@@ -202,7 +202,7 @@ TEST(Cpuidle, LongGapsReachTheClusterStateAndCpuidleOffKeepsWfi) {
 
 // schedutil: a core that is always busy climbs to f_max; one that is nearly always idle sits at
 // f_min, and its CPU-bound work takes f_max / f_min times as long.
-TEST(Schedutil, BusyCoreRunsAtMaxIdleCoreAtMin) {
+TEST(Power, SchedutilBusyCoreRunsAtMaxIdleCoreAtMin) {
   Profile prof = sm8650();
   prof.set_text("cpu.governor", "schedutil", "t", "/");
   const Costs k = costs_from_profile(prof);
@@ -213,7 +213,7 @@ TEST(Schedutil, BusyCoreRunsAtMaxIdleCoreAtMin) {
   EXPECT_GT(busy.core.mean_busy_freq(), 0.5 * p.freq_max);
 }
 
-TEST(Schedutil, NearlyIdleCoreSitsAtTheLowestFrequency) {
+TEST(Power, SchedutilNearlyIdleCoreSitsAtTheLowestFrequency) {
   Profile prof = sm8650();
   prof.set_text("cpu.governor", "schedutil", "t", "/");
   const Costs k = costs_from_profile(prof);
@@ -225,7 +225,7 @@ TEST(Schedutil, NearlyIdleCoreSitsAtTheLowestFrequency) {
 
 // Service-time variation: log-normal factors with mean 1 and the asked coefficient of variation,
 // the same sequence from the same seed, none with seed 0.
-TEST(Variation, DrawsHaveMeanOneAndTheirCvAndRepeatWithTheSeed) {
+TEST(Power, VariationDrawsHaveMeanOneAndTheirCvAndRepeatWithTheSeed) {
   Core a("a", 0), b("b", 0), off("off", 0);
   a.set_variation(0.2, 5);
   b.set_variation(0.2, 5);

@@ -66,7 +66,7 @@ TEST(RandomVsOpenSsl, HmacSha1_mmio) { random_digests(qce::RegIo::mmio, HashAlg:
 
 // One message of 1 MiB + 13 bytes in updates of 64 KiB - 1: every request but the last
 // carries a partial block forward in the driver and IV/byte count forward in the engine.
-TEST(MultiRequest, StateCarriesAcrossManyRequests) {
+TEST(RandomVsOpenSsl, MultiRequestStateCarriesAcrossManyRequests) {
   std::mt19937 rng(11);
   const auto msg = random_message((1u << 20) + 13, rng);
   test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
@@ -82,7 +82,7 @@ TEST(MultiRequest, StateCarriesAcrossManyRequests) {
 
 // A message longer than the FIFO holds (4095 descriptors of 32760 bytes is ~134 MB) is not
 // needed to fill it: 4096 descriptors of 64 bytes do, and the driver reloads on interrupt.
-TEST(MultiRequest, RequestWithMoreDescriptorsThanTheRing) {
+TEST(RandomVsOpenSsl, MultiRequestRequestWithMoreDescriptorsThanTheRing) {
   test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
     std::mt19937 rng(12);
     const std::size_t n = 5000 * 64;

@@ -52,15 +52,15 @@ void expect_seed_match(const std::string& variant, double hardirq_error = 0, dou
 
 }  // namespace
 
-TEST(SeedReplay, Sha256Lib) { expect_seed_match("sha256-lib"); }
-TEST(SeedReplay, Sha256QceLock) { expect_seed_match("sha256-qce-lock", 0.43, 0); }
-TEST(SeedReplay, Sha256QceNolock) { expect_seed_match("sha256-qce-nolock", -0.16, -0.34); }
+TEST(Replay, SeedReplaySha256Lib) { expect_seed_match("sha256-lib"); }
+TEST(Replay, SeedReplaySha256QceLock) { expect_seed_match("sha256-qce-lock", 0.43, 0); }
+TEST(Replay, SeedReplaySha256QceNolock) { expect_seed_match("sha256-qce-nolock", -0.16, -0.34); }
 
 // Per request: 1 + 1 hardware descriptors without locking, 24 + 1 with; the series adds one
 // pipe event. Mainline takes two hardirqs (rx EOT, tx EOT); with the series the UNLOCK's INT
 // comes about 3 us after the tx EOT, after that interrupt's handler read IRQ_SRCS_EE, so it takes
 // a third (docs/calibration.md).
-TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
+TEST(Replay, SeedReplayDescriptorsPerRequestLockVsNolock) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=100"});
   const auto raw = studies::fork_each(
       2, 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variants[i + 1], true).to_json(); },
@@ -75,7 +75,7 @@ TEST(SeedReplay, DescriptorsPerRequestLockVsNolock) {
 }
 
 // Two runs of the same variant, each in its own process, give the same results.
-TEST(SeedReplay, Deterministic) {
+TEST(Replay, SeedReplayDeterministic) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=200"});
   const auto raw = studies::fork_each(
       2, 2, [&](std::size_t) { return studies::run_variant(sc, sc.variant("sha256-qce-lock"), false).to_json(); },
@@ -87,7 +87,7 @@ TEST(SeedReplay, Deterministic) {
 }
 
 // --timing-only skips the bytes and gives the same timing.
-TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
+TEST(Replay, SeedReplayTimingOnlyGivesIdenticalTiming) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=200"});
   const auto raw = studies::fork_each(
       2, 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), i == 1).to_json(); },
@@ -99,7 +99,7 @@ TEST(SeedReplay, TimingOnlyGivesIdenticalTiming) {
 
 // The hash-ahead helper changes the host time only: the same JSON with and without it (every
 // request simulated, so that every one goes through the helper).
-TEST(SeedReplay, HashAheadGivesIdenticalResults) {
+TEST(Replay, SeedReplayHashAheadGivesIdenticalResults) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=300", "sim.fast_forward=0"});
   const auto raw = studies::fork_each(
       2, 2,
@@ -121,7 +121,7 @@ TEST(SeedReplay, HashAheadGivesIdenticalResults) {
 // at 0, each later write waits for the ones before), the engine streams 64 bursts and hashes
 // 64 data blocks plus one padding block, finishes, the dump goes out in 2 bursts, the GIC
 // delivers, the hardirq clears the tx pipe's status (one writel), and everything else is free.
-TEST(TimedRequest, MainlineLatencyIsTheHandDerivedSum) {
+TEST(Replay, TimedRequestMainlineLatencyIsTheHandDerivedSum) {
   soc::EmulatorConfig cfg;
   cfg.soc.costs[cpu::Cost::writel].wait = sc_time(1, SC_US);
   cfg.soc.costs.gic_latency = sc_time(0.5, SC_US);
@@ -152,7 +152,7 @@ TEST(TimedRequest, MainlineLatencyIsTheHandDerivedSum) {
 
 // With two requests in flight the caller prepares the next one while the engine works, but QCE
 // still runs one at a time: the wall time drops by the caller's share, the CPU time does not.
-TEST(SeedReplay, QueueDepthTwoOverlapsTheCallerNotTheEngine) {
+TEST(Replay, SeedReplayQueueDepthTwoOverlapsTheCallerNotTheEngine) {
   const auto raw = studies::fork_each(
       2, 2,
       [&](std::size_t i) {
@@ -180,7 +180,7 @@ studies::VariantResult trustzone_variant(const char* name) {
 }
 }  // namespace
 
-TEST(TrustZone, RaceWithoutLockingNoneWithIt) {
+TEST(Replay, TrustZoneRaceWithoutLockingNoneWithIt) {
   const auto nolock = trustzone_variant("mainline-no-lock");
   // Corrupted: wrong digests, or failed requests when the engine flags the clash (which of the
   // two depends on where in Linux's request TrustZone's writes land).
@@ -192,7 +192,7 @@ TEST(TrustZone, RaceWithoutLockingNoneWithIt) {
   EXPECT_DOUBLE_EQ(nolock.lock_wait_s, 0.0);
 }
 
-TEST(TrustZone, LockedSeriesGivesNoWrongDigestAndWaitsForTheLock) {
+TEST(Replay, TrustZoneLockedSeriesGivesNoWrongDigestAndWaitsForTheLock) {
   const auto lock = trustzone_variant("series-lock-dump-status");
   EXPECT_EQ(lock.digest_mismatches, 0u);
   EXPECT_EQ(lock.failed_requests, 0u);
@@ -217,14 +217,14 @@ studies::VariantResult completion_variant(const char* name) {
 }
 }  // namespace
 
-TEST(Completion, WithoutTheDataPipesInterruptOneHardirqPerRequest) {
+TEST(Replay, CompletionWithoutTheDataPipesInterruptOneHardirqPerRequest) {
   const auto one = completion_variant("irq-one-per-request");
   EXPECT_EQ(one.irqs, 200u);
   // Half the mainline's 9.64 us of hardirq per request.
   EXPECT_NEAR(one.hardirq_s / 200 * 1e6, 9.64 / 2, 0.2);
 }
 
-TEST(Completion, PollingTakesNoInterruptAndKeepsTheCpuBusy) {
+TEST(Replay, CompletionPollingTakesNoInterruptAndKeepsTheCpuBusy) {
   const auto poll = completion_variant("poll-1us");
   EXPECT_EQ(poll.irqs, 0u);
   EXPECT_EQ(poll.hardirq_s + poll.softirq_s + poll.kworker_s, 0.0);
@@ -234,7 +234,7 @@ TEST(Completion, PollingTakesNoInterruptAndKeepsTheCpuBusy) {
 
 // The 2025 measurements on the same profile with the 2025 kernel's one difference (no qce.finish
 // latency, the scenarios' overrides): single-request QCE at 4 KiB within 15%, as issue 3 asks.
-TEST(Measurements2025, P2QceAt4KiBWithin15Percent) {
+TEST(Replay, Measurements2025P2QceAt4KiBWithin15Percent) {
   const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-p2-4k.json",
                                           {"workload.messages=500"});
   const auto r = studies::run_variant(sc, sc.variant("sha256-qce"), true);

@@ -82,7 +82,9 @@ TEST(ResultFields, JsonHasEveryFieldAndReadsBack) {
     keys.insert(k.substr(0, dot));
   }
   for (const auto& [k, v] : j.items())
-    if (v.is_number()) EXPECT_TRUE(keys.count(k)) << k << " is a number outside the table";
+    if (v.is_number()) {
+      EXPECT_TRUE(keys.count(k)) << k << " is a number outside the table";
+    }
   const json back = studies::VariantResult::from_json(j).to_json();
   EXPECT_EQ(back, j);
   // Read back from another process's file: a count that is not whole is refused by the merge.

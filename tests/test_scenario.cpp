@@ -91,7 +91,7 @@ TEST(Scenario, BadFilesAreReportedNotCrashed) {
   std::remove(no_variants.c_str());
 }
 
-TEST(Profile, EveryParameterHasUnitRangeProvenanceAndDoc) {
+TEST(Scenario, ProfileEveryParameterHasUnitRangeProvenanceAndDoc) {
   const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
   EXPECT_GT(p.params().size(), 40u);
   for (const auto& [name, prm] : p.params()) {
@@ -109,7 +109,7 @@ TEST(Profile, EveryParameterHasUnitRangeProvenanceAndDoc) {
 
 // Each cost item is named once: a field, a kernel label and a doc line in cpu/costs.h; the
 // profile gives its value under "cost.<field>", and charges carry the label.
-TEST(CostItems, EveryItemHasALabelADocAndAProfileValue) {
+TEST(Scenario, CostItemsEveryItemHasALabelADocAndAProfileValue) {
   const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
   const cpu::Costs k = cpu::costs_from_profile(p);
   const cpu::CoreType& task = k.cpus.at(k.task_cpu);
@@ -137,7 +137,7 @@ TEST(CostItems, EveryItemHasALabelADocAndAProfileValue) {
 // Work travels: the same item on a core type at half the clock, or with half the kernel IPC,
 // takes twice as long; a wait (an MMIO read's bus round trip, the SMMU's TLB sync) is the same on
 // every core.
-TEST(CostItems, WorkScalesWithTheCoreAndWaitsDoNot) {
+TEST(Scenario, CostItemsWorkScalesWithTheCoreAndWaitsDoNot) {
   const Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
   const cpu::Costs k = cpu::costs_from_profile(p);
   cpu::CoreType base = k.cpus.at(k.task_cpu), slow = base, narrow = base;
@@ -157,7 +157,7 @@ TEST(CostItems, WorkScalesWithTheCoreAndWaitsDoNot) {
 
 // Items that share a factor move together with it, the others not at all; a share must name a
 // ratio parameter of the profile and sit on a cost item.
-TEST(CostItems, SharedItemsMoveWithTheirCommonFactor) {
+TEST(Scenario, CostItemsSharedItemsMoveWithTheirCommonFactor) {
   const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";
   Profile p = Profile::load(src);
   EXPECT_EQ(p.param("cost.bam_start_dma").shared, "cpu.count_scale");
@@ -188,7 +188,7 @@ TEST(CostItems, SharedItemsMoveWithTheirCommonFactor) {
 }
 
 // A profile without an item, or with a cost key no item has, is refused naming the key.
-TEST(CostItems, AMissingOrUnknownItemIsAnErrorNamingIt) {
+TEST(Scenario, CostItemsAMissingOrUnknownItemIsAnErrorNamingIt) {
   const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";
   nlohmann::json j = nlohmann::json::parse(std::ifstream(src));
   nlohmann::json missing = j;

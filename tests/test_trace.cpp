@@ -108,7 +108,7 @@ TEST(Trace, ARequestsCpuSpansAddUpToItsCpuTime) {
 }
 
 // The narration closes: CPU = task + kworker + softirq + hardirq, and busy + idle = wall.
-TEST(Explain, AccountsForTheWholeWallAndCpuTime) {
+TEST(Trace, ExplainAccountsForTheWholeWallAndCpuTime) {
   const Traced t = run_traced("sha256-qce-lock", 4, 6, 7);
   const std::string& n = t.narration;
   std::smatch m;

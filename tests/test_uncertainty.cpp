@@ -69,59 +69,8 @@ TEST(Uncertainty, TheProfilesIntervalsAreWhatVaries) {
   EXPECT_FALSE(freq);  // a datasheet clock is held
 }
 
-class UncertaintyCli : public ::testing::Test {
- protected:
-  void SetUp() override { dir = test::make_scenario_dir("uncertainty"); }
-  void TearDown() override { test::remove_tree(dir); }
-  test::ProcessResult qcesim(const std::vector<std::string>& args) { return test::run_qcesim(args, dir); }
-  std::string dir;
-};
-
-// --uncertainty: a band per output around the nominal run, the same with the same seed, and
-// P1's numbers compared with it.
-TEST_F(UncertaintyCli, RunReportsBandsReproducibly) {
-  const std::vector<std::string> args = {
-      "run",       "seed.json",         "--uncertainty", "6",     "--set", "workload.messages=40",
-      "--variant", "sha256-qce-nolock", "--json",        "u.json"};
-  const auto r1 = qcesim(args);
-  ASSERT_EQ(r1.exit_code, 0) << r1.err;
-  const json j1 = json::parse(test::slurp(dir + "/u.json"));
-  const auto r2 = qcesim(args);
-  ASSERT_EQ(r2.exit_code, 0) << r2.err;
-  EXPECT_EQ(r1.out, r2.out);
-  EXPECT_NE(r1.out.find("90 % interval"), std::string::npos);
-  const json& wall = j1["variants"][0]["quantities"]["wall_s"];
-  EXPECT_LE(wall["p05"].get<double>(), wall["median"].get<double>());
-  EXPECT_LE(wall["median"].get<double>(), wall["p95"].get<double>());
-  EXPECT_LT(wall["p05"].get<double>(), wall["p95"].get<double>());  // the costs do vary
-  EXPECT_NEAR(wall["measured"].get<double>(), 4.85 * 40 / 50000, 1e-9);
-  EXPECT_GT(j1["parameters"].size(), 30u);
-  const auto bad = qcesim({"run", "seed.json", "--uncertainty", "1"});
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--uncertainty: expected a whole number from 2 to 10000, found \"1\""), std::string::npos)
-      << bad.err;
-}
-
-// validate: every measured number of the folder's scenarios, marked in sample when a profile
-// parameter was set from that scenario (its provenance names it).
-TEST_F(UncertaintyCli, ValidateMarksInSampleFromProvenance) {
-  const auto r = qcesim({"validate", ".", "--samples", "4", "--messages", "30", "--json", "v.json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json rows = json::parse(test::slurp(dir + "/v.json"))["rows"];
-  ASSERT_EQ(rows.size(), 10u);  // P1: 2 for the CE path (its irq times are zero), 4 + 4 for QCE
-  for (const json& row : rows) {
-    EXPECT_EQ(row["scenario"], "sm8650-seed");
-    EXPECT_TRUE(row["in_sample"].get<bool>());
-    EXPECT_NE(std::find(row["fitted_from_it"].begin(), row["fitted_from_it"].end(), "qce.finish"),
-              row["fitted_from_it"].end());
-  }
-  EXPECT_NE(r.out.find("measured numbers inside the 90 % interval"), std::string::npos);
-  const auto none = qcesim({"validate", dir + "/no-such-folder"});
-  EXPECT_EQ(none.exit_code, 2);
-}
-
 // The 95 % points of Student's t the --seeds intervals use.
-TEST(Seeds, StudentTValues) {
+TEST(Uncertainty, SeedsStudentTValues) {
   EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(1), 12.706);
   EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(3), 3.182);
   EXPECT_DOUBLE_EQ(qcesim::studies::student_t975(9), 2.262);
@@ -131,7 +80,7 @@ TEST(Seeds, StudentTValues) {
 
 // Morris trajectories: k + 1 points each, one parameter moving per step and every parameter
 // exactly once per trajectory, the same from the same seed.
-TEST(Sensitivity, TrajectoriesMoveOneParameterAtATimeEachOnce) {
+TEST(Uncertainty, SensitivityTrajectoriesMoveOneParameterAtATimeEachOnce) {
   const std::vector<UncertainParam> ps = {
       {"a", 100, 400, 1, 1e6, false}, {"b", -1, 1, -10, 10, false}, {"c", 1, 1000, 0, 1e4, false}};
   const auto pts = qcesim::studies::morris_points(ps, 5, 3);
@@ -151,135 +100,4 @@ TEST(Sensitivity, TrajectoriesMoveOneParameterAtATimeEachOnce) {
     }
     EXPECT_EQ(moved, std::vector<int>({1, 1, 1}));
   }
-}
-
-// End to end: the hardirq time's most influential parameter is one the hardirq path charges.
-TEST_F(UncertaintyCli, SensitivityRanksTheHardirqPathsOwnItemsForHardirqTime) {
-  const auto r = qcesim({"sensitivity", "seed.json", "--set", "workload.messages=30", "--variant", "sha256-qce-nolock",
-                         "--trajectories", "3", "--json", "s.json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(test::slurp(dir + "/s.json"));
-  const json& hard = j["variants"][0]["quantities"]["hardirq_s"];
-  ASSERT_FALSE(hard.empty());
-  const std::string top = hard[0]["parameter"];
-  // cpu.count_scale: the shared factor on process_channel_irqs and the other unsourced items.
-  const std::vector<std::string> hardirq_items = {
-      "cost.process_channel_irqs", "cost.readl",  "cost.irq_entry", "cost.irq_exit",
-      "cost.tasklet_schedule",     "cost.writel", "cpu.count_scale"};
-  EXPECT_NE(std::find(hardirq_items.begin(), hardirq_items.end(), top), hardirq_items.end()) << top;
-  // Parameters the hardirq path never charges have no effect on it; the ones it charges only
-  // ever add to it, so every effect is positive (mu = mu*), whatever the values' digit counts.
-  std::size_t charged = 0;
-  for (const json& e : hard) {
-    if (e["parameter"] == "cost.crypto_ahash_digest") {
-      EXPECT_EQ(e["mu_star"].get<double>(), 0.0);
-    }
-    const std::string p = e["parameter"];
-    if (std::find(hardirq_items.begin(), hardirq_items.end(), p) != hardirq_items.end() &&
-        e["mu_star"].get<double>() > 0) {
-      ++charged;
-      EXPECT_NEAR(e["mu"].get<double>(), e["mu_star"].get<double>(), 1e-9 * e["mu_star"].get<double>()) << p;
-    }
-  }
-  EXPECT_GE(charged, 3u);
-  EXPECT_NE(r.out.find("mu*"), std::string::npos);
-}
-
-// --seeds: the TrustZone race as a count with an interval, the same table from the same seeds.
-TEST_F(UncertaintyCli, SeedsGiveTheRaceWithAConfidenceInterval) {
-  test::write_text(dir + "/tz.json", test::slurp(test::scenario_source("study-trustzone.json")));
-  const std::vector<std::string> args = {
-      "run",       "tz.json",          "--seeds", "4",     "--set", "workload.messages=600",
-      "--variant", "mainline-no-lock", "--json",  "t.json"};
-  const auto r1 = qcesim(args);
-  ASSERT_EQ(r1.exit_code, 0) << r1.err;
-  EXPECT_EQ(r1.out, qcesim(args).out);
-  const json q = json::parse(test::slurp(dir + "/t.json"))["variants"][0]["quantities"];
-  const double bad = q["failed_requests"]["mean"].get<double>() + q["digest_mismatches"]["mean"].get<double>();
-  EXPECT_GT(bad, 0);
-  EXPECT_LE(q["wall_s"]["ci95"][0].get<double>(), q["wall_s"]["mean"].get<double>());
-  EXPECT_LT(q["wall_s"]["ci95"][0].get<double>(), q["wall_s"]["ci95"][1].get<double>());  // the runs differ
-  EXPECT_EQ(qcesim({"run", "tz.json", "--seeds", "1"}).exit_code, 2);
-  const auto both = qcesim({"run", "tz.json", "--seeds", "3", "--set", "sim.seed=2"});
-  EXPECT_EQ(both.exit_code, 2);
-  EXPECT_NE(both.err.find("no sim.seed with --seeds"), std::string::npos) << both.err;
-}
-
-// The hypotheses for P1's locking run differ where a board can tell them apart: booted with
-// iommu.passthrough=1, slow page walks (H2) lose most of the series' wall time, slow command
-// elements (H1) keep it; both take three interrupts per request with locking.
-TEST_F(UncertaintyCli, HypothesesDifferWithThePassthroughBoot) {
-  test::write_text(dir + "/h.json", test::slurp(test::scenario_source("study-hypotheses.json")));
-  const auto r =
-      qcesim({"run", "h.json", "--timing-only", "--set", "workload.messages=50", "--variant", "h1-lock-passthrough",
-              "--variant", "h2-lock-passthrough", "--variant", "h1-lock", "--json", "h.out.json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json v = json::parse(test::slurp(dir + "/h.out.json"))["variants"];
-  const double h1 = v[0]["latency_us"]["p50"].get<double>(), h2 = v[1]["latency_us"]["p50"].get<double>();
-  EXPECT_LT(h2, 0.75 * h1);  // 23 command elements at 2.7 us stay; 26 walks at 2.8 us go
-  EXPECT_EQ(v[2]["irqs"].get<int>(), 150);
-}
-
-// Sharding: N shards under xargs (scripts/shards.sh local), merged, print exactly the unsharded
-// table; a shard of another command, or a missing one, is refused naming the file.
-TEST_F(UncertaintyCli, ShardsUnderXargsMergeToTheUnshardedResult) {
-  const std::vector<std::string> base = {"run", "seed.json", "--uncertainty", "6", "--set", "workload.messages=30"};
-  const auto whole = qcesim(base);
-  ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  const std::string cmd = "cd " + dir + " && " + QCESIM_SOURCE_DIR + "/scripts/shards.sh local 3 2 out -- " +
-                          QCESIM_BINARY + " run seed.json --uncertainty 6 --set workload.messages=30 > /dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  EXPECT_EQ(test::slurp(dir + "/out/result.txt"), whole.out);
-
-  auto other = base;
-  other[5] = "workload.messages=31";
-  const auto wrong = qcesim([&] {
-    auto a = other;
-    for (const char* f : {"out/shard-0.json", "out/shard-1.json", "out/shard-2.json"})
-      a.insert(a.end(), {"--merge", f});
-    return a;
-  }());
-  EXPECT_EQ(wrong.exit_code, 2);
-  EXPECT_NE(wrong.err.find("out/shard-0.json: at /fingerprint"), std::string::npos) << wrong.err;
-  auto two = base;
-  two.insert(two.end(), {"--merge", "out/shard-0.json", "out/shard-1.json"});
-  const auto missing = qcesim(two);
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("all 3 shard files"), std::string::npos) << missing.err;
-
-  // A shard file edited by someone else: its fields are checked before anything is read from them.
-  json doc = json::parse(test::slurp(dir + "/out/shard-1.json"));
-  auto merge_with = [&](const json& bad) {
-    test::write_text(dir + "/bad.json", bad.dump());
-    auto a = base;
-    a.insert(a.end(), {"--merge", "out/shard-0.json", "bad.json", "out/shard-2.json"});
-    return qcesim(a);
-  };
-  json bad_of = doc;
-  bad_of["of"] = "three";
-  auto r = merge_with(bad_of);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("bad.json: at /of: expected a whole number"), std::string::npos) << r.err;
-  json bad_run = doc;
-  bad_run["results"].begin().value()[0] = {{"name", 3}};
-  r = merge_with(bad_run);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("expected a run's results as qcesim writes them"), std::string::npos) << r.err;
-}
-
-TEST_F(UncertaintyCli, SensitivityShardsMergeToTheUnshardedResult) {
-  const std::vector<std::string> base = {"sensitivity", "seed.json",         "--set",          "workload.messages=20",
-                                         "--variant",   "sha256-qce-nolock", "--trajectories", "2"};
-  const auto whole = qcesim(base);
-  ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  for (const char* i : {"0", "1"}) {
-    auto a = base;
-    a.insert(a.end(), {"--shard", std::string(i) + "/2", "--shard-out", std::string("t") + i + ".json"});
-    ASSERT_EQ(qcesim(a).exit_code, 0);
-  }
-  auto m = base;
-  m.insert(m.end(), {"--merge", "t0.json", "t1.json"});
-  const auto merged = qcesim(m);
-  ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_EQ(merged.out, whole.out);
 }

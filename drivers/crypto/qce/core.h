@@ -131,7 +131,7 @@ class QceDevice : public model::TimingState {
  public:
   QceDevice(cpu::Host& host, cpu::Kernel& kernel, bam::BamDma& bam, std::uint64_t base_phys,
             const QceDriverConfig& cfg);
-  ~QceDevice();
+  ~QceDevice() override;
   QceDevice(const QceDevice&) = delete;
   QceDevice& operator=(const QceDevice&) = delete;
 

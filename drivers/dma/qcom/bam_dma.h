@@ -124,7 +124,7 @@ class BamDma : public model::TimingState {
   static constexpr std::uint32_t kRingSlots = BAM_DESC_FIFO_SIZE / BAM_DESC_BYTES;  // 4096
 
   BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes, bool bh_workqueue);
-  ~BamDma();
+  ~BamDma() override;
   BamDma(const BamDma&) = delete;
   BamDma& operator=(const BamDma&) = delete;
 

@@ -14,7 +14,7 @@ using namespace qcesim;
 using test::hex;
 using test::random_bytes;
 
-TEST(ShaCore, CompressInPiecesEqualsOneShot) {
+TEST(Pieces, ShaCoreCompressInPiecesEqualsOneShot) {
   for (HashAlg alg : {HashAlg::sha1, HashAlg::sha256}) {
     const auto msg = random_bytes(64 * 10, 1);
     ShaState a = sha_initial_state(alg);
@@ -29,7 +29,7 @@ TEST(ShaCore, CompressInPiecesEqualsOneShot) {
   }
 }
 
-TEST(ShaCore, PaddingAtEveryLengthUpTo200) {
+TEST(Pieces, ShaCorePaddingAtEveryLengthUpTo200) {
   for (HashAlg alg : {HashAlg::sha1, HashAlg::sha256}) {
     const auto data = random_bytes(200, 2);
     for (std::size_t n = 0; n <= 200; ++n) {
@@ -39,7 +39,7 @@ TEST(ShaCore, PaddingAtEveryLengthUpTo200) {
   }
 }
 
-TEST(ShaCore, StreamAcceptsAnySplit) {
+TEST(Pieces, ShaCoreStreamAcceptsAnySplit) {
   const auto msg = random_bytes(1000, 3);
   ShaStream s(HashAlg::sha256);
   std::size_t off = 0;
@@ -51,7 +51,7 @@ TEST(ShaCore, StreamAcceptsAnySplit) {
   EXPECT_EQ(hex(s.finish()), hex(test::openssl_digest(HashAlg::sha256, msg)));
 }
 
-TEST(ShaCore, HmacMatchesOpenSslForShortBlockAndLongKeys) {
+TEST(Pieces, ShaCoreHmacMatchesOpenSslForShortBlockAndLongKeys) {
   const auto msg = random_bytes(300, 4);
   for (HashAlg alg : {HashAlg::sha1, HashAlg::sha256}) {
     for (std::size_t klen : {0u, 1u, 20u, 32u, 64u, 65u, 131u}) {
@@ -65,7 +65,7 @@ TEST(ShaCore, HmacMatchesOpenSslForShortBlockAndLongKeys) {
   }
 }
 
-TEST(Hex, ParsesAndExplainsErrors) {
+TEST(Pieces, HexParsesAndExplainsErrors) {
   EXPECT_EQ(hex(*cli::parse_hex("00ffA0")), "00ffa0");
   std::string why;
   EXPECT_FALSE(cli::parse_hex("abc", &why));
@@ -74,7 +74,7 @@ TEST(Hex, ParsesAndExplainsErrors) {
   EXPECT_NE(why.find("'z'"), std::string::npos);
 }
 
-TEST(ChecksumLine, MatchesSha256sumEscaping) {
+TEST(Pieces, ChecksumLineMatchesSha256sumEscaping) {
   const std::vector<std::uint8_t> d{0xab, 0xcd};
   EXPECT_EQ(cli::checksum_line(d, "file.bin"), "abcd  file.bin");
   EXPECT_EQ(cli::checksum_line(d, "-"), "abcd  -");
@@ -82,7 +82,7 @@ TEST(ChecksumLine, MatchesSha256sumEscaping) {
   EXPECT_EQ(cli::checksum_line(d, "a\nb"), "\\abcd  a\\nb");
 }
 
-TEST(DmaAllocator, AlignsSplitsAndCoalesces) {
+TEST(Pieces, DmaAllocatorAlignsSplitsAndCoalesces) {
   cpu::DmaAllocator a(0x1000, 0x10000);
   const auto x = a.alloc(100, 64);
   const auto y = a.alloc(5000, 4096);
@@ -98,7 +98,7 @@ TEST(DmaAllocator, AlignsSplitsAndCoalesces) {
 
 // A burst write that reaches a missing register takes no effect at all; a whole one writes
 // each word in order.
-TEST(RegisterBank, BurstWriteIsAllOrNothing) {
+TEST(Pieces, RegisterBankBurstWriteIsAllOrNothing) {
   model::RegisterBank bank("t");
   bank.add("A", 0x0, 0);
   bank.add("B", 0x4, 0);
@@ -118,7 +118,7 @@ TEST(RegisterBank, BurstWriteIsAllOrNothing) {
   EXPECT_EQ(bank.at(0x4).value, 2u);
 }
 
-TEST(RegisterBank, AccessKindsAndDecode) {
+TEST(Pieces, RegisterBankAccessKindsAndDecode) {
   model::RegisterBank bank("t");
   bank.add("RW", 0x0, 0x11);
   bank.add("RO", 0x4, 0x22, model::Access::ro);

@@ -1,0 +1,74 @@
+// The repository as a whole: it stands alone (nothing refers to files beside the clone), its
+// vectors are the published files, the seed's measured values are P1's, and docs/profile.md is
+// the generated table.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/emu_helpers.h"
+#include "tests/process.h"
+
+using namespace qcesim;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Nothing in the build, the tests, the scripts or the docs reads from beside the clone.
+TEST(Repository, NothingRefersToFilesBesideTheClone) {
+  const fs::path root = QCESIM_SOURCE_DIR;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const std::string rel = fs::relative(e.path(), root).string();
+    if (rel.rfind(".git", 0) == 0 || rel.rfind("build", 0) == 0 || rel.rfind("tests/vectors", 0) == 0 ||
+        !e.is_regular_file())
+      continue;
+    const std::string text = test::slurp(e.path().string());
+    EXPECT_EQ(text.find(std::string("..") + "/shared"), std::string::npos) << rel;
+  }
+}
+
+// The vectors are the published files: each matches the hash its SHA256SUMS line gives.
+TEST(Repository, VectorsMatchTheirChecksums) {
+  const std::string root = std::string(QCESIM_SOURCE_DIR) + "/tests/vectors/";
+  std::istringstream sums(test::slurp(root + "SHA256SUMS"));
+  std::size_t files = 0;
+  for (std::string line; std::getline(sums, line);) {
+    const std::string want = line.substr(0, 64), name = line.substr(66);
+    const std::string text = test::slurp(root + name);
+    ASSERT_FALSE(text.empty()) << name;
+    const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+    EXPECT_EQ(test::hex(test::openssl_digest(HashAlg::sha256, bytes)), want) << name;
+    ++files;
+  }
+  EXPECT_EQ(files, 75u);
+}
+
+// The seed scenario's measured block says what the published measurement (P1) says.
+TEST(Repository, SeedMeasurementsAreP1) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  const json p1 = json::parse(test::slurp(src + "/docs/reference/measurements.json"))["P1"];
+  const json sc = json::parse(test::slurp(src + "/scenarios/sm8650-seed.json"));
+  ASSERT_EQ(sc["variants"].size(), 3u);
+  for (const json& v : sc["variants"]) {
+    const json& m = p1["variants"][v["name"].get<std::string>()];
+    for (const char* k : {"wall_s", "cpu_s", "hardirq_s", "softirq_s"})
+      EXPECT_EQ(v["measured"][k], m[k]) << v["name"] << k;
+    EXPECT_EQ(v["measured"]["messages"], p1["workload"]["messages"]);
+  }
+}
+
+// docs/profile.md's table is what `qcesim profile` prints for the shipped profile (cost items'
+// meanings from cpu/costs.h's table), so the doc cannot drift from the profile or the table.
+TEST(Repository, ProfileDocIsTheGeneratedTable) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  for (const auto& [doc, profile] :
+       {std::pair<std::string, std::string>{"profile.md", "sm8650.json"}, {"ipq40xx.md", "ipq40xx.json"}}) {
+    const test::ProcessResult r = test::run_qcesim({"profile", src + "/scenarios/" + profile}, src);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_GT(r.out.size(), 1000u);
+    EXPECT_NE(test::slurp(src + "/docs/" + doc).find(r.out), std::string::npos)
+        << "regenerate the tables: scripts/gen-profile-doc.py (" << doc << ")";
+    EXPECT_NE(r.out.find("`gic_handle_irq`: interrupt entry"), std::string::npos);
+  }
+}
