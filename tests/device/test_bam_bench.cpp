@@ -15,6 +15,7 @@
 #include "bam/bam_hw.h"
 #include "model/bus.h"
 #include "model/memory.h"
+#include "tests/device/bench.h"
 
 using namespace qcesim;
 using namespace qcesim::bam;
@@ -115,28 +116,14 @@ class BamBench : public sc_core::sc_module {
 
  private:
   std::uint32_t access(tlm::tlm_command cmd, std::uint32_t off, std::uint32_t v) {
-    tlm::tlm_generic_payload t;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    t.set_command(cmd);
-    t.set_address(kBamBase + off);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    cpu->b_transport(t, delay);
-    EXPECT_TRUE(t.is_response_ok()) << std::hex << off;
-    return v;
+    return test::reg_access(cpu, cmd, kBamBase + off, v);
   }
 };
 
 // Elaborates the bench and runs `body` as the CPU's thread.
 void run_bench(const BamConfig& cfg, const std::function<void(BamBench&)>& body) {
   BamBench bench("bench", cfg);
-  sc_core::sc_spawn([&] {
-    body(bench);
-    sc_core::sc_stop();
-  });
-  sc_core::sc_start();
+  test::run_on(bench, body);
 }
 
 void settle() { sc_core::wait(sc_core::sc_time(1, sc_core::SC_US)); }

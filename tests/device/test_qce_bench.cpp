@@ -16,6 +16,7 @@
 #include "model/sha_core.h"
 #include "qce/qce.h"
 #include "qce/regs_v5.h"
+#include "tests/device/bench.h"
 
 using namespace qcesim;
 using namespace qcesim::qce;
@@ -80,27 +81,13 @@ class QceBench : public sc_core::sc_module {
   static constexpr std::uint32_t kConfig = (7u << REQ_SIZE_SHIFT) | MASK_DOUT_INTR | MASK_OP_DONE_INTR | MASK_ERR_INTR;
 
   std::uint32_t access(tlm::tlm_command cmd, std::uint32_t off, std::uint32_t v) {
-    tlm::tlm_generic_payload t;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    t.set_command(cmd);
-    t.set_address(off);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
-    t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    cpu->b_transport(t, delay);
-    EXPECT_TRUE(t.is_response_ok()) << std::hex << off;
-    return v;
+    return test::reg_access(cpu, cmd, off, v);
   }
 };
 
 void run_bench(const QceConfig& cfg, const std::function<void(QceBench&)>& body) {
   QceBench bench("bench", cfg);
-  sc_core::sc_spawn([&] {
-    body(bench);
-    sc_core::sc_stop();
-  });
-  sc_core::sc_start();
+  test::run_on(bench, body);
 }
 
 // The digest in the dump's AUTH_IV words (big-endian, as the driver copies it out), as hex.
