@@ -5,7 +5,7 @@
 # report, crash, hang (10 s per input) or allocation above 1 GiB fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${QCESIM_FUZZ_SECONDS:-30}
+seconds=${QCESIM_FUZZ_SECONDS:-12}
 
 echo "== ASan + UBSan: the test suite (build/sanitize)" >&2
 cmake --preset sanitize

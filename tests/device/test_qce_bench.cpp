@@ -58,9 +58,9 @@ class QceBench : public sc_core::sc_module {
       given += qce.bam_din(0, p, msg.size() - given, true, true, sc_core::sc_time_stamp(), sc_core::SC_ZERO_TIME, at);
       if (given < msg.size()) sc_core::wait(changed);
     }
-    return dump();
+    return take_dump();
   }
-  std::vector<std::uint8_t> dump() {
+  std::vector<std::uint8_t> take_dump() {
     std::vector<std::uint8_t> out(RESULT_DUMP_BYTES);
     std::size_t got = 0;
     bool eot = false;
@@ -131,7 +131,7 @@ TEST(QceBench, AStarvedOperationIsClearedAndTheNextIsRight) {
     EXPECT_EQ(b.qce.bam_din(0, reinterpret_cast<const std::uint8_t*>(kAbc.data()), 3, false, false,
                             sc_core::sc_time_stamp(), sc_core::SC_ZERO_TIME, at),
               3u);
-    EXPECT_TRUE(b.dump().empty());
+    EXPECT_TRUE(b.take_dump().empty());
     EXPECT_TRUE(b.qce.busy());
     b.write(REG_GOPROC, GO | RESULTS_DUMP);
     EXPECT_TRUE(b.read(REG_STATUS) & SW_ERR);
