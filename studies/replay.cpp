@@ -28,6 +28,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.reg_io = v.reg_io;
   c.driver.bam_lock = v.bam_lock;
   c.driver.status_from_dump = v.status_from_dump;
+  c.driver.coherent_ce = v.coherent_ce;
   c.driver.poll = v.poll;
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);

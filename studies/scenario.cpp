@@ -19,8 +19,9 @@ namespace {
 const std::vector<std::string> kTopKeys = {"scenario", "about",    "profile",  "workload",
                                            "faults",   "variants", "overrides"};
 const std::vector<std::string> kVariantKeys = {"name",          "engine",           "reg_io",     "bam_lock",
-                                               "ce_interleave", "status_from_dump", "completion", "rx_interrupt",
-                                               "poll_delay_us", "overrides",        "measured",   "about"};
+                                               "ce_interleave", "status_from_dump", "ce_buffers", "completion",
+                                               "rx_interrupt",  "poll_delay_us",    "overrides",  "measured",
+                                               "about"};
 // What a variant's `measured` block may say: the workload it was taken with and the four
 // numbers of the measurement's table.
 const std::vector<std::string> kMeasuredKeys = {"messages", "message_bytes", "wall_s",
@@ -208,6 +209,9 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
   v.rx_interrupt = vj.flag("rx_interrupt", true);
   v.poll_delay_us = vj.number("poll_delay_us", 1, 0.01, 1000, "microseconds");
   v.status_from_dump = vj.flag("status_from_dump", false);
+  v.coherent_ce = vj.choice("ce_buffers", "mapped", {"mapped", "coherent"}) == "coherent";
+  if (v.coherent_ce && v.reg_io != qce::RegIo::bam)
+    vj.fail("ce_buffers", "\"mapped\" with reg_io \"mmio\" (command elements are the series')");
   v.bam_lock = vj.flag("bam_lock", v.reg_io == qce::RegIo::bam);  // the series always locks
   if (v.bam_lock && v.reg_io != qce::RegIo::bam)
     vj.fail("bam_lock", "false with reg_io \"mmio\" (locks are command descriptors)");

@@ -30,6 +30,7 @@ struct Variant {
   bool bam_lock = false;          // LOCK/UNLOCK around each transaction (with reg_io bam)
   unsigned ce_interleave = 1;     // CPU path: 1, or 2 (finup2x)
   bool status_from_dump = false;  // what-if: the done callback's STATUS from the result dump
+  bool coherent_ce = false;       // design: command elements in coherent buffers mapped once (ce_buffers)
   bool poll = false;              // completion: "poll" instead of "irq"
   bool rx_interrupt = true;       // what-if: no interrupt for the data pipe
   double poll_delay_us = 1;

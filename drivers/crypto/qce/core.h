@@ -44,6 +44,10 @@ struct QceDriverConfig {
   // What-if: qce_check_status takes STATUS from the result dump instead of a CPU read of the
   // register (which, after UNLOCK, may see another EE's operation).
   bool status_from_dump = false;
+  // Design alternative: the command-element list and the lock elements in buffers allocated
+  // coherent and mapped once (downstream qce50's pre-allocated command lists), not mapped and
+  // unmapped per request as the series does (variant key ce_buffers "coherent").
+  bool coherent_ce = false;
   // What-ifs on completion: no interrupt for the rx (data) pipe, one per request instead of two
   // (the rx descriptors are reclaimed by terminate_all, which then resets the pipe); or no
   // interrupts at all, the submitting context polling the tx pipe every poll_delay and

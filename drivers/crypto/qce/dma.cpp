@@ -12,14 +12,16 @@ namespace {
 constexpr unsigned kMaxCmdElements = 128;  // capacity of the series' command-element list
 }  // namespace
 
-void QceDevice::qce_dma_request(Runner&) {
+void QceDevice::qce_dma_request(Runner& r) {
   m_rx = &m_bam.chan(m_cfg.rx_pipe);
   m_tx = &m_bam.chan(m_cfg.tx_pipe);
   bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
   if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock)
     rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
   rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
+  rx.coherent_lock_ce = m_cfg.coherent_ce;
   m_bam.bam_slave_config(*m_rx, rx);
+  m_bam.bam_alloc_chan_resources(r, *m_rx);
   bam::BamSlaveConfig tx{bam::DmaDir::dev_to_mem, std::nullopt};
   tx.interrupts = !m_cfg.poll;
   m_bam.bam_slave_config(*m_tx, tx);
@@ -29,6 +31,11 @@ void QceDevice::qce_dma_request(Runner&) {
   m_result_buf = m_host.dma_alloc(QCE_RESULT_BUF_SZ, 64);
   m_result_sg = {{m_result_buf.addr, QCE_RESULT_BUF_SZ}};
   m_ce_buf = m_host.dma_alloc(kMaxCmdElements * sizeof(bam::BamCmdElement), 64);
+  if (m_cfg.coherent_ce) {  // dma_alloc_coherent: one mapping for the device's lifetime
+    cpu::SgShape whole;
+    whole.add(m_ce_buf.addr, m_ce_buf.size);
+    dma::dma_map_sg(r, m_kernel.dma(), whole, dma::DmaDir::to_device);
+  }
 }
 
 void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
@@ -81,8 +88,10 @@ void QceDevice::qce_submit_cmd_desc(Runner& r) {
   sg.clear();
   for (unsigned i = 0; i < m_ce_count; ++i)
     sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
-  m_ce_mapped = dma::sg_shape({&sg});
-  dma::dma_map_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
+  if (!m_cfg.coherent_ce) {  // the series maps the list per request (unmapped by terminate_all)
+    m_ce_mapped = dma::sg_shape({&sg});
+    dma::dma_map_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
+  }
   bam::BamDescPtr d = m_bam.bam_prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD);
   // dmaengine_desc_attach_metadata (the scratchpad, under the channel's lock), dmaengine_submit.
   r.charge(m_costs(cpu::Cost::qce_submit_cmd_desc));

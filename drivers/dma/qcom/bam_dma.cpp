@@ -124,19 +124,29 @@ cpu::SgShape ce_buf_shape(const cpu::DmaBuf& b) {
 }
 }  // namespace
 
+void BamDma::bam_alloc_chan_resources(Runner& r, BamChan& c) {
+  if (!c.cfg.coherent_lock_ce || c.lock_ce[0]) return;
+  for (cpu::DmaBuf& b : c.lock_ce) {  // dma_alloc_coherent: mapped for the channel's lifetime
+    b = m_host.dma_alloc(sizeof(BamCmdElement), 16);
+    dma::dma_map_sg(r, m_kernel.dma(), ce_buf_shape(b), dma::DmaDir::to_device);
+  }
+}
+
 // The locking series: one command element writing 0 to the scratchpad register, with
 // CMD|LOCK or CMD|UNLOCK, in its own kmalloc'ed and DMA-mapped buffer.
 BamDescPtr BamDma::bam_make_lock_desc(Runner& r, BamChan& c, bool lock) {
   BamDescPtr d = m_pool.get();
   r.charge(m_costs.as("bam_make_lock_desc", cpu::Cost::kmalloc));  // kzalloc_flex(GFP_NOWAIT)
-  // The simulated kernel kmallocs and maps it; the simulator reuses buffers.
-  if (m_ce_bufs.empty()) {
+  if (c.cfg.coherent_lock_ce) {  // the channel's element, mapped at bam_alloc_chan_resources
+    d->ce_buf = c.lock_ce[lock ? 0 : 1];
+    d->ce_coherent = true;
+  } else if (m_ce_bufs.empty()) {  // the simulated kernel kmallocs and maps; the simulator reuses buffers
     d->ce_buf = m_host.dma_alloc(sizeof(BamCmdElement), 16);
   } else {
     d->ce_buf = m_ce_bufs.back();
     m_ce_bufs.pop_back();
   }
-  dma::dma_map_sg(r, m_kernel.dma(), ce_buf_shape(d->ce_buf), dma::DmaDir::to_device);
+  if (!d->ce_coherent) dma::dma_map_sg(r, m_kernel.dma(), ce_buf_shape(d->ce_buf), dma::DmaDir::to_device);
   const BamCmdElement ce = bam_prep_ce(static_cast<std::uint32_t>(*c.cfg.scratchpad), BAM_WRITE_COMMAND, 0);
   std::memcpy(d->ce_buf.ptr, &ce, sizeof ce);
   d->desc.push_back({static_cast<std::uint32_t>(d->ce_buf.addr), sizeof(BamCmdElement),
@@ -226,6 +236,12 @@ void BamDma::bam_start_dma(Runner& r, BamChan& c) {
 }
 
 void BamDma::bam_dma_free_desc(Runner& r, BamAsyncDesc& d) {
+  if (d.ce_coherent) {  // the channel keeps its coherent element
+    d.ce_buf = {};
+    d.ce_coherent = false;
+    r.charge(m_costs.as("bam_dma_free_lock_desc", cpu::Cost::kfree));
+    return;
+  }
   if (d.ce_buf) {
     // The series' bam_dma_free_lock_desc (or bam_dma_free_desc when terminate_all finds it).
     dma::dma_unmap_sg(r, m_kernel.dma(), ce_buf_shape(d.ce_buf), dma::DmaDir::to_device);

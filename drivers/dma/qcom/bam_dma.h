@@ -51,7 +51,8 @@ struct BamAsyncDesc {
   std::uint16_t flags = 0;      // EOT / NWD for the last hardware descriptor
   DmaCallback callback;
   bool lock = false, unlock = false;
-  cpu::DmaBuf ce_buf;  // LOCK/UNLOCK: their one command element
+  cpu::DmaBuf ce_buf;        // LOCK/UNLOCK: their one command element
+  bool ce_coherent = false;  // ... in the channel's coherent buffer (not unmapped or recycled)
 };
 
 // The simulator recycles async descriptors (their descriptor vectors keep their capacity); the
@@ -84,6 +85,11 @@ struct BamSlaveConfig {
   // false: the pipe raises no completion interrupts (P_IRQ_EN keeps only P_ERR, no INT flags);
   // its descriptors are reclaimed by terminate_all, or the client polls (poll_done).
   bool interrupts = true;
+  // The LOCK/UNLOCK command elements in two buffers allocated coherent and mapped once per channel
+  // (bam_alloc_chan_resources) and reused, as downstream qce50's pre-allocated command lists are:
+  // no per-request map and unmap (nor their IOTLB misses). false: the series' kmalloc'ed and mapped
+  // buffer per descriptor.
+  bool coherent_lock_ce = false;
 };
 
 struct BamChanStats {
@@ -98,7 +104,8 @@ struct BamChan {
   unsigned id = 0;
   BamSlaveConfig cfg;
   bool initialized = false;
-  bool locked = false;  // a LOCK is queued whose UNLOCK has not completed
+  bool locked = false;     // a LOCK is queued whose UNLOCK has not completed
+  cpu::DmaBuf lock_ce[2];  // with cfg.coherent_lock_ce: the LOCK's and the UNLOCK's, mapped once
   cpu::DmaBuf fifo;
   std::uint32_t head = 0;  // first slot not yet retired
   std::uint32_t tail = 0;  // next free slot
@@ -133,6 +140,9 @@ class BamDma : public model::TimingState {
 
   BamChan& chan(unsigned pipe);
   void bam_slave_config(BamChan& c, const BamSlaveConfig& cfg);
+  // device_alloc_chan_resources: with cfg.coherent_lock_ce, the channel's two lock command
+  // elements allocated and mapped once.
+  void bam_alloc_chan_resources(Runner& r, BamChan& c);
   BamDescPtr bam_prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
                                DmaCallback cb = {});
   void submit(BamChan& c, BamDescPtr d);
