@@ -264,25 +264,9 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
 
 namespace {
 
-// A dotted key's place in the JSON ("latency_us.mean": j["latency_us"]["mean"]).
-json& at_key(json& j, const char* key) {
-  const std::string k = key;
-  const auto dot = k.find('.');
-  return dot == std::string::npos ? j[k] : j[k.substr(0, dot)][k.substr(dot + 1)];
-}
-const json* find_key(const json& j, const char* key) {
-  const std::string k = key;
-  const auto dot = k.find('.');
-  const std::string head = k.substr(0, dot);
-  if (!j.contains(head)) return nullptr;
-  if (dot == std::string::npos) return &j[head];
-  const json& inner = j[head];
-  return inner.is_object() && inner.contains(k.substr(dot + 1)) ? &inner[k.substr(dot + 1)] : nullptr;
-}
-
 template <class T>
 void read_field(const json& j, const char* key, unsigned flags, T& out) {
-  const json* v = find_key(j, key);
+  const json* v = find_result_key(j, key);
   if (!v) {
     if (flags & kRequired) throw std::out_of_range(fmt::format("key '{}' not found", key));
     out = 0;
@@ -296,7 +280,7 @@ void read_field(const json& j, const char* key, unsigned flags, T& out) {
 json VariantResult::to_json() const {
   json j = {{"name", name}, {"measured", measured}, {"timing_only", timing_only}};
 #define QCESIM_RESULT_WRITE(member, key, kind, flags, ...) \
-  if (!((flags)&kWithTz) || !tz.is_null()) at_key(j, key) = member;
+  if (!((flags)&kWithTz) || !tz.is_null()) result_key_slot(j, key) = member;
 #define QCESIM_RESULT_SKIP(...)
   QCESIM_RESULT_FIELDS(QCESIM_RESULT_WRITE, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP, QCESIM_RESULT_SKIP)
 #undef QCESIM_RESULT_WRITE

@@ -64,6 +64,21 @@ const std::vector<SweepMetric>& sweep_metrics_table() {
   return rows;
 }
 
+const nlohmann::json* find_result_key(const nlohmann::json& j, const std::string& key) {
+  const auto dot = key.find('.');
+  const std::string head = key.substr(0, dot);
+  if (!j.is_object() || !j.contains(head)) return nullptr;
+  if (dot == std::string::npos) return &j[head];
+  const nlohmann::json& inner = j[head];
+  const std::string tail = key.substr(dot + 1);
+  return inner.is_object() && inner.contains(tail) ? &inner[tail] : nullptr;
+}
+
+nlohmann::json& result_key_slot(nlohmann::json& j, const std::string& key) {
+  const auto dot = key.find('.');
+  return dot == std::string::npos ? j[key] : j[key.substr(0, dot)][key.substr(dot + 1)];
+}
+
 std::string result_fields_markdown() {
   std::string md = "| key | unit | meaning |\n|---|---|---|\n";
   const auto& fields = result_fields();

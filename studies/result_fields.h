@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,11 @@ struct SweepMetric {
   Derive derive = Derive::per_request_us;
 };
 const std::vector<SweepMetric>& sweep_metrics_table();
+
+// A dotted key's place in a run's JSON ("latency_us.mean": j["latency_us"]["mean"], "tz.jobs"):
+// the value, or null when it is absent; and the slot to write it to.
+const nlohmann::json* find_result_key(const nlohmann::json& j, const std::string& key);
+nlohmann::json& result_key_slot(nlohmann::json& j, const std::string& key);
 
 // The docs' tables, generated: docs/run.md's JSON keys and docs/sweep.md's metrics.
 std::string result_fields_markdown();

@@ -50,12 +50,7 @@ std::string range_problem(const json& run, const VariantResult& r, const std::st
   for (const ResultField& f : result_fields()) {
     const std::string key = f.key;
     const auto dot = key.find('.');
-    const json* v = nullptr;
-    if (dot == std::string::npos) {
-      if (run.contains(key)) v = &run[key];
-    } else if (run.contains(key.substr(0, dot)) && run[key.substr(0, dot)].contains(key.substr(dot + 1))) {
-      v = &run[key.substr(0, dot)][key.substr(dot + 1)];
-    }
+    const json* v = find_result_key(run, key);
     if (!v) continue;  // a required one's absence: from_json said so
     const std::string where = dot == std::string::npos ? key : key.substr(0, dot) + "/" + key.substr(dot + 1);
     if (f.kind == ResultKind::count) {

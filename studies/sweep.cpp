@@ -410,14 +410,7 @@ json sweep_metrics(const json& r) {
       continue;
     }
     // A stored number, nested under its first part when dotted (latency_us.mean, tz.jobs).
-    const auto dot = sm.name.find('.');
-    const json* v = nullptr;
-    if (dot == std::string::npos) {
-      if (r.contains(sm.name)) v = &r[sm.name];
-    } else {
-      const std::string head = sm.name.substr(0, dot), tail = sm.name.substr(dot + 1);
-      if (r.contains(head) && r[head].is_object() && r[head].contains(tail)) v = &r[head][tail];
-    }
+    const json* v = find_result_key(r, sm.name);
     if (v && v->is_number()) m[sm.name] = *v;
   }
   return m;
