@@ -207,6 +207,8 @@ Command run_command(CLI::App& app) {
        "--seeds", run.seeds,
        "N: run each variant N times with service-time variation (sim.seed 1..N) and report means with 95 % intervals")
       ->check(cli::whole_number(2, kMaxSamples));
+  r->add_option("--compare", run.compare,
+                "NAME: a table of every variant's difference to variant NAME per request, CPU split by mechanism");
   r->add_option("--top", run.top, "Functions listed per variant in the CPU summary")
       ->check(cli::whole_number(0, 1000))
       ->capture_default_str();

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <thread>
 
+#include "cli/compare_table.h"
 #include "cli/numbers.h"
 #include "cli/output_file.h"
 #include "studies/stop_signals.h"
@@ -110,15 +112,17 @@ std::string race_summary(const studies::VariantResult& r) {
 }
 
 std::string format_table(const std::vector<studies::VariantResult>& results) {
+  std::size_t w = 20;  // the variant column, as wide as the longest name
+  for (const auto& r : results) w = std::max(w, r.name.size());
   std::string s;
-  s += fmt::format("{:<20} | {:^22} | {:^22} | {:^22} | {:^22}\n", "variant", "wall [s]", "CPU [s]", "hardirq [s]",
+  s += fmt::format("{:<{}} | {:^22} | {:^22} | {:^22} | {:^22}\n", "variant", w, "wall [s]", "CPU [s]", "hardirq [s]",
                    "softirq [s]");
-  s += fmt::format("{:<20} | {:^22} | {:^22} | {:^22} | {:^22}\n", "", "sim   meas    err", "sim   meas    err",
+  s += fmt::format("{:<{}} | {:^22} | {:^22} | {:^22} | {:^22}\n", "", w, "sim   meas    err", "sim   meas    err",
                    "sim   meas    err", "sim   meas    err");
-  s += std::string(20, '-') + ("-+-" + std::string(22, '-')) + ("-+-" + std::string(22, '-')) +
+  s += std::string(w, '-') + ("-+-" + std::string(22, '-')) + ("-+-" + std::string(22, '-')) +
        ("-+-" + std::string(22, '-')) + ("-+-" + std::string(22, '-')) + "\n";
   for (const auto& r : results) {
-    s += fmt::format("{:<20} | {} | {} | {} | {}\n", r.name, cell(r.wall_s, r.measured, "wall_s"),
+    s += fmt::format("{:<{}} | {} | {} | {} | {}\n", r.name, w, cell(r.wall_s, r.measured, "wall_s"),
                      cell(r.cpu_s, r.measured, "cpu_s"), cell(r.hardirq_s, r.measured, "hardirq_s"),
                      cell(r.softirq_s, r.measured, "softirq_s"));
   }
@@ -237,6 +241,8 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
                                     std::pair<const char*, bool>{"--profile", !opt.profile_file.empty()}})
     if (set)
       throw model::ConfigError(option, "", "no per-run output with --uncertainty or --seeds (many runs)", option);
+  if (!opt.compare.empty())
+    throw model::ConfigError("--compare", "", "a plain run (one run per variant)", "--uncertainty or --seeds");
   if (opt.uncertainty && opt.seeds) throw model::ConfigError("--seeds", "", "either --uncertainty or --seeds", "both");
   if (!opt.json_file.empty()) check_output("--json", opt.json_file);
   studies::UncertaintySpec spec;
@@ -272,6 +278,9 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   const studies::Scenario sc = studies::Scenario::load(opt.scenario, opt.sets);
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   check_outputs(opt, chosen);
+  if (!opt.compare.empty() &&
+      std::none_of(chosen.begin(), chosen.end(), [&](const auto* v) { return v->name == opt.compare; }))
+    throw model::ConfigError("--compare", "", "a variant the run simulates", model::quoted_input(opt.compare));
   err << fmt::format("qcesim run: {} ({} x {} B {}, queue depth {}), {} variant(s){}\n", sc.name, sc.workload.messages,
                      sc.workload.message_bytes, sc.workload.algorithm.name, sc.workload.queue_depth, chosen.size(),
                      opt.timing_only ? ", timing only" : "");
@@ -308,6 +317,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
     results.push_back(studies::VariantResult::from_json(r));
   }
   print_results(results, opt.top, sc.workload.cipher() ? "output" : "digest", out);
+  if (!opt.compare.empty()) out << format_compare(results, opt.compare);
   if (!opt.json_file.empty()) {
     json j = {{"scenario", sc.name}, {"variants", json::array()}};
     for (const auto& r : results) j["variants"].push_back(r.to_json());

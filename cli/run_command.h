@@ -29,6 +29,7 @@ struct RunOptions {
   std::uint64_t seed = 1;                          // --seed: the samples' generator
   std::size_t seeds = 0;  // --seeds N: runs with service-time variation under seeds 1..N (0: none)
   ShardCli shards;        // --shard I/N, --shard-out, --merge (with --uncertainty or --seeds)
+  std::string compare;    // --compare NAME: every variant against this one, by mechanism
 };
 
 // FILE for one variant; with several, the variant's name goes before the extension

@@ -69,7 +69,10 @@ void Emulator::run(const std::function<void(Emulator&)>& job) {
   m_task = &m_soc->kernel.spawn_task(m_soc->cfg.costs.task_cpu, "task", [&](cpu::Runner& r) {
     try {
       m_qce->probe(r);
-      if (m_tz) m_tz->start();
+      if (m_tz) {
+        if (m_qce->config().lock_when_shared) m_tz->share_with(m_qce->config().share_addr);
+        m_tz->start();
+      }
       job(*this);
       if (m_tz) m_tz->stop();
       r.sync();

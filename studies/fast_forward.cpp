@@ -58,6 +58,7 @@ Snapshot snapshot(soc::Emulator& e) {
   s.irqs = e.kernel().hardirqs();
   for (unsigned p = 0; p < e.soc().bam.config().num_pipes; ++p) s.descriptors += e.soc().bam.pipe_stats(p).descriptors;
   s.live_state_writes = e.soc().qce.stats().live_state_writes;
+  s.lock_pairs = e.bam_dma().chan(e.qce().config().rx_pipe).stats.lock_pairs;
   s.at = sc_core::sc_time_stamp();
   return s;
 }
@@ -198,6 +199,7 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   m_delta.irqs = end.irqs - m_start.irqs;
   m_delta.descriptors = end.descriptors - m_start.descriptors;
   m_delta.live_state_writes = end.live_state_writes - m_start.live_state_writes;
+  m_delta.lock_pairs = end.lock_pairs - m_start.lock_pairs;
   // Latencies in the order the full run records them: the cycles' come before what follows.
   m_lat.repeat(m_tap, cycles, [&](std::uint64_t k) {
     if (m_progress) m_progress(submitted + k * per_cycle, "requests");
@@ -263,6 +265,7 @@ void FastForward::extend(Snapshot& end) const {
   end.irqs += n * m_delta.irqs;
   end.descriptors += n * m_delta.descriptors;
   end.live_state_writes += n * m_delta.live_state_writes;
+  end.lock_pairs += n * m_delta.lock_pairs;
 }
 
 }  // namespace qcesim::studies

@@ -38,7 +38,7 @@ struct Snapshot {
   std::vector<cpu::CpuTimes> cores;
   std::vector<bool> used;  // per core: has anything run there (cpu::Core::used)
   std::map<std::pair<cpu::Ctx, std::string>, sc_core::sc_time> profile;
-  std::uint64_t irqs = 0, descriptors = 0, live_state_writes = 0;
+  std::uint64_t irqs = 0, descriptors = 0, live_state_writes = 0, lock_pairs = 0;
   sc_core::sc_time at;
 };
 Snapshot snapshot(soc::Emulator& e);

@@ -29,6 +29,9 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.bam_lock = v.bam_lock;
   c.driver.status_from_dump = v.status_from_dump;
   c.driver.coherent_ce = v.coherent_ce;
+  c.driver.lock_mmio = v.bam_lock && v.reg_io == qce::RegIo::mmio;
+  c.driver.lock_batch = v.lock_batch;
+  c.driver.lock_when_shared = v.lock_when_shared;
   c.driver.poll = v.poll;
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
@@ -83,7 +86,9 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
     c.tz.rate_per_s = w.tz.rate_per_s;
     c.tz.ee = c.soc.linux_ee == 1 ? 0 : 1;  // the other EE
     c.tz.message_bytes = w.tz.message_bytes;
-    c.tz.lock = v.bam_lock && v.reg_io == qce::RegIo::bam;  // one protocol for the whole system
+    c.tz.lock = v.bam_lock;  // one protocol for the whole system
+    c.tz.seed = w.tz.seed;
+    c.tz.share_hold = sc_time(w.tz.share_hold_us, sc_core::SC_US);
     c.tz.functional = !timing_only;
     c.tz.timeout = sc_time(w.tz.timeout_us, sc_core::SC_US);
     c.driver.request_timeout = c.tz.timeout;
@@ -151,6 +156,10 @@ void collect_extras(Emulator& e, const EmulatorConfig& cfg, const Scenario& sc, 
               {"errors", t.errors},
               {"timeouts", t.timeouts},
               {"lock_wait_s", t.lock_wait.to_seconds()}};
+    if (cfg.driver.lock_when_shared) {
+      res.tz["share_wait_s"] = t.share_wait.to_seconds();
+      res.tz["share_switches"] = t.share_switches;
+    }
     const auto& cfgd = e.qce().config();
     res.lock_wait_s =
         (e.soc().bam.pipe_stats(cfgd.rx_pipe).lock_wait + e.soc().bam.pipe_stats(cfgd.tx_pipe).lock_wait).to_seconds();
@@ -197,6 +206,7 @@ void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, con
   res.bytes = w.bytes_of_first(res.completed + res.fallback);  // done: failed requests give no output
   res.irqs = s1.irqs - s0.irqs;
   res.bam_descriptors = s1.descriptors - s0.descriptors;
+  res.lock_pairs = s1.lock_pairs - s0.lock_pairs;
   res.lat_mean_us = lat.mean() / 1e3;
   res.lat_p50_us = lat.quantile(0.5) / 1e3;
   res.lat_p99_us = lat.quantile(0.99) / 1e3;
@@ -205,6 +215,15 @@ void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, con
     auto it = s0.profile.find(key);
     const double sec = (t - (it == s0.profile.end() ? sc_core::SC_ZERO_TIME : it->second)).to_seconds();
     if (sec > 0) res.profile.push_back({cpu::ctx_name(key.first), key.second, sec});
+    if (sec <= 0) continue;
+    switch (mechanism_of(key.second)) {
+#define QCESIM_MECHANISM_ADD(A, name, ...) \
+  case Mechanism::name:                    \
+    res.mech_##name##_s += sec;            \
+    break;
+      QCESIM_MECHANISMS(QCESIM_MECHANISM_ADD, _)
+#undef QCESIM_MECHANISM_ADD
+    }
   }
   std::sort(res.profile.begin(), res.profile.end(),
             [](const FunctionTime& a, const FunctionTime& b) { return a.seconds > b.seconds; });

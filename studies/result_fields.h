@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "studies/mechanisms.h"
+
 namespace qcesim::studies {
 
 // What a stored number is: its C++ type, its unit, the merge's check.
@@ -42,6 +44,9 @@ enum class Derive {
 // O("json key", "meaning"): a key that is not a number (text, flags, objects): documented here,
 //   written by hand in replay.cpp.
 // The order is the CSV's column order and the docs' row order.
+// The CPU time per mechanism (studies/mechanisms.h), one field each: cpu_by_mechanism.<name>.
+#define QCESIM_MECHANISM_FIELD(F, name, label, doc) \
+  F(mech_##name##_s, "cpu_by_mechanism." #name, seconds, kMetric, "CPU in " label " [s]", "CPU time in " doc)
 #define QCESIM_RESULT_FIELDS(F, D, T, O)                                                                              \
   O("name", "variant name")                                                                                           \
   F(wall_s, "wall_s", seconds, kRequired | kMetric, "wall time [s]",                                                  \
@@ -77,6 +82,10 @@ enum class Derive {
   F(digest_mismatches, "digest_mismatches", count, kRequired | kMetric, "wrong digests (Linux)",                      \
     "requests whose output (digest; ciphertext, plaintext or tag for ciphers: \"output mismatches\" in the text) "    \
     "differed from the host's reference (0 unless something is wrong)")                                               \
+  F(lock_pairs, "lock_pairs", count, kMetric, "BAM lock pairs (Linux)",                                               \
+    "LOCK/UNLOCK pairs Linux's driver put around its work: one per request with the series, fewer with "              \
+    "`lock_batch` or `lock_when: shared` ([locking-designs.md](locking-designs.md))")                                 \
+  QCESIM_MECHANISMS(QCESIM_MECHANISM_FIELD, F)                                                                        \
   D(us_per_request, "wall_s", per_request_us, "wall time per request [us]", "`wall_s` / `requests`")                  \
   D(cpu_us_per_request, "cpu_s", per_request_us, "CPU time per request [us]", "`cpu_s` / `requests`")                 \
   D(hardirq_us_per_request, "hardirq_s", per_request_us, "hardirq time per request [us]", "`hardirq_s` / `requests`") \
@@ -116,7 +125,8 @@ enum class Derive {
   O("profile", "`[{context, function, cpu_s}]`, every function's CPU time, largest first")                            \
   O("tz",                                                                                                             \
     "with `workload.tz`: the other EE's `{lock, jobs, completed, digest_mismatches, errors, timeouts, "               \
-    "lock_wait_s}`")                                                                                                  \
+    "lock_wait_s}`, and with `lock_when: shared` `share_wait_s` (its waits for Linux's unlocked requests) and "       \
+    "`share_switches` (times it asked Linux to lock)")                                                                \
   O("race", "the first failure's message, when there was one")                                                        \
   O("fast_forward",                                                                                                   \
     "when the run repeated steady-state cycles instead of simulating them: `{skipped, period, found_at, period_s}`, " \

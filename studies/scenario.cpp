@@ -20,8 +20,8 @@ const std::vector<std::string> kTopKeys = {"scenario", "about",    "profile",  "
                                            "faults",   "variants", "overrides"};
 const std::vector<std::string> kVariantKeys = {"name",          "engine",           "reg_io",     "bam_lock",
                                                "ce_interleave", "status_from_dump", "ce_buffers", "completion",
-                                               "rx_interrupt",  "poll_delay_us",    "overrides",  "measured",
-                                               "about"};
+                                               "rx_interrupt",  "poll_delay_us",    "lock_batch", "lock_when",
+                                               "overrides",     "measured",         "about"};
 // What a variant's `measured` block may say: the workload it was taken with and the four
 // numbers of the measurement's table.
 const std::vector<std::string> kMeasuredKeys = {"messages", "message_bytes", "wall_s",
@@ -157,10 +157,13 @@ Workload load_workload(const json& j, const std::string& file) {
   for (const char* k : {"key_bytes", "direction", "assoc_bytes", "tag_bytes", "auth_key_bytes", "size_mix"})
     if (!wl.cipher() && w.has(k)) w.fail(k, "nothing: the workload's algorithm is a hash, not a cipher");
   if (w.has("tz")) {
-    const JsonObject t(w.at("tz"), file, "/workload/tz", {"rate_per_s", "message_bytes", "timeout_us"});
+    const JsonObject t(w.at("tz"), file, "/workload/tz",
+                       {"rate_per_s", "message_bytes", "timeout_us", "seed", "share_hold_us"});
     wl.tz.rate_per_s = t.number("rate_per_s", 0, 0, 1e6, "jobs per second");
     wl.tz.message_bytes = static_cast<std::uint32_t>(t.whole("message_bytes", 4096, 1, 32760));
     wl.tz.timeout_us = t.number("timeout_us", 2000, 10, 1e6, "microseconds");
+    wl.tz.seed = t.whole("seed", 7, 0, UINT32_MAX);
+    wl.tz.share_hold_us = t.number("share_hold_us", 1000, 0, 1e6, "microseconds");
   }
   return wl;
 }
@@ -210,11 +213,16 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
   v.poll_delay_us = vj.number("poll_delay_us", 1, 0.01, 1000, "microseconds");
   v.status_from_dump = vj.flag("status_from_dump", false);
   v.coherent_ce = vj.choice("ce_buffers", "mapped", {"mapped", "coherent"}) == "coherent";
-  if (v.coherent_ce && v.reg_io != qce::RegIo::bam)
-    vj.fail("ce_buffers", "\"mapped\" with reg_io \"mmio\" (command elements are the series')");
-  v.bam_lock = vj.flag("bam_lock", v.reg_io == qce::RegIo::bam);  // the series always locks
-  if (v.bam_lock && v.reg_io != qce::RegIo::bam)
-    vj.fail("bam_lock", "false with reg_io \"mmio\" (locks are command descriptors)");
+  // The series always locks; with reg_io mmio a lock pair is a design alternative.
+  v.bam_lock = vj.flag("bam_lock", v.reg_io == qce::RegIo::bam);
+  if (v.coherent_ce && v.reg_io != qce::RegIo::bam && !v.bam_lock)
+    vj.fail("ce_buffers", "\"mapped\" with reg_io \"mmio\" and no bam_lock (no command elements to place)");
+  v.lock_batch = static_cast<unsigned>(vj.whole("lock_batch", 1, 1, 64));
+  v.lock_when_shared = vj.choice("lock_when", "always", {"always", "shared"}) == "shared";
+  if (!v.bam_lock && (v.lock_batch > 1 || v.lock_when_shared))
+    vj.fail(v.lock_batch > 1 ? "lock_batch" : "lock_when", "a variant with bam_lock (there is no lock to place)");
+  if (v.lock_when_shared && v.lock_batch > 1)
+    vj.fail("lock_batch", "1 with lock_when \"shared\" (one design at a time)");
   v.ce_interleave = static_cast<unsigned>(vj.whole("ce_interleave", 1, 1, 2));
   if (vj.has("overrides")) v.overrides = vj.object("overrides");
   v.measured = load_measured(vj);

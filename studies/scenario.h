@@ -31,6 +31,8 @@ struct Variant {
   unsigned ce_interleave = 1;     // CPU path: 1, or 2 (finup2x)
   bool status_from_dump = false;  // what-if: the done callback's STATUS from the result dump
   bool coherent_ce = false;       // design: command elements in coherent buffers mapped once (ce_buffers)
+  unsigned lock_batch = 1;        // design: one LOCK/UNLOCK pair around up to this many queued requests
+  bool lock_when_shared = false;  // design: lock only while the other EE uses the engine (lock_when "shared")
   bool poll = false;              // completion: "poll" instead of "irq"
   bool rx_interrupt = true;       // what-if: no interrupt for the data pipe
   double poll_delay_us = 1;
@@ -64,7 +66,9 @@ struct Workload {
   struct Tz {
     double rate_per_s = 0;  // 0: none
     std::uint32_t message_bytes = 4096;
-    double timeout_us = 2000;  // its jobs' and Linux's request watchdog
+    double timeout_us = 2000;     // its jobs' and Linux's request watchdog
+    std::uint64_t seed = 7;       // its arrivals' and messages' random generator
+    double share_hold_us = 1000;  // lock_when "shared": how long after its last job it still says it uses the engine
   } tz;
 };
 

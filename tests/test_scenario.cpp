@@ -70,8 +70,14 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
   EXPECT_NE(e.find("/variants/0/engine: expected \"qce\", \"cpu\" or \"ce\", found the string \"gpu\""),
             std::string::npos)
       << e;
-  e = error_of({"variants.2.bam_lock=true"});
-  EXPECT_NE(e.find("/variants/2/bam_lock"), std::string::npos) << e;
+  e = error_of({"variants.2.lock_batch=4"});
+  EXPECT_NE(e.find("/variants/2/lock_batch: expected a variant with bam_lock (there is no lock to place)"),
+            std::string::npos)
+      << e;
+  e = error_of({"variants.1.lock_when=\"shared\"", "variants.1.lock_batch=2"});
+  EXPECT_NE(e.find("/variants/1/lock_batch: expected 1 with lock_when \"shared\""), std::string::npos) << e;
+  e = error_of({"variants.2.ce_buffers=\"coherent\""});
+  EXPECT_NE(e.find("/variants/2/ce_buffers"), std::string::npos) << e;
   e = error_of({"workload.size=3"});
   EXPECT_NE(e.find("/workload/size: expected one of messages"), std::string::npos) << e;
 }

@@ -69,13 +69,34 @@ void TzAgent::thread() {
   setup_pipes();
   std::exponential_distribution<double> gap(m_cfg.rate_per_s);
   while (!m_stopped) {
-    sc_core::wait(sc_core::sc_time(gap(m_rng), sc_core::SC_SEC));
+    sc_core::sc_time next(gap(m_rng), sc_core::SC_SEC);
+    if (m_wants && next > m_cfg.share_hold) {  // idle long enough: Linux may stop locking
+      sc_core::wait(m_cfg.share_hold);
+      m_host.writel(m_cfg.share_addr, 0);
+      m_wants = false;
+      next -= m_cfg.share_hold;
+    }
+    sc_core::wait(next);
     if (m_stopped) break;
+    if (m_cfg.share) share_enter();
     if (!run_job()) {
       ++m_stats.timeouts;
       setup_pipes();  // reset: also releases the BAM lock if this EE held it
     }
   }
+}
+
+// Dekker's entry on the other side: want the engine, then wait until Linux has no unlocked
+// request on it (its next ones will lock, seeing word 0).
+void TzAgent::share_enter() {
+  if (!m_wants) {
+    m_host.writel(m_cfg.share_addr, 1);
+    m_wants = true;
+    ++m_stats.share_switches;
+  }
+  const sc_core::sc_time since = sc_core::sc_time_stamp();
+  while (m_host.readl(m_cfg.share_addr + 4) != 0) sc_core::wait(m_cfg.share_poll);
+  m_stats.share_wait += sc_core::sc_time_stamp() - since;
 }
 
 // One digest: program the engine with command descriptors, feed it the message, read the dump.

@@ -30,6 +30,13 @@ struct TzConfig {
   std::uint64_t seed = 7;
   // Fault injection: with the lock, each job keeps it this much longer (UNLOCK queued late).
   sc_core::sc_time lock_hold = sc_core::SC_ZERO_TIME;
+  // Lock only while shared (QceDriverConfig::lock_when_shared, share_with): before a job this EE
+  // sets word 0 of the handshake at share_addr and waits, reading word 1 every share_poll, until Linux has
+  // no unlocked request on the engine; it clears word 0 when no job has come for share_hold.
+  bool share = false;
+  std::uint64_t share_addr = 0;
+  sc_core::sc_time share_hold = sc_core::sc_time(1, sc_core::SC_MS);
+  sc_core::sc_time share_poll = sc_core::sc_time(1, sc_core::SC_US);
 };
 
 struct TzStats {
@@ -39,6 +46,8 @@ struct TzStats {
   std::uint64_t errors = 0;             // engine reported an error (SW_ERR: GO while busy)
   std::uint64_t timeouts = 0;           // no result in time: pipes reset
   sc_core::sc_time lock_wait;           // its pipes' time blocked by Linux's lock
+  sc_core::sc_time share_wait;          // share: its wait for Linux's unlocked requests to end
+  std::uint64_t share_switches = 0;     // share: times it set word 0 (Linux switched to locking)
 };
 
 class TzAgent : public sc_core::sc_module, public model::TimingState {
@@ -47,6 +56,11 @@ class TzAgent : public sc_core::sc_module, public model::TimingState {
           const TzConfig& cfg);
   // Starts submitting (after Linux has probed and set up the BAM).
   void start() { m_start.notify(sc_core::SC_ZERO_TIME); }
+  // Lock only while shared: the handshake words Linux's driver set up at probe.
+  void share_with(std::uint64_t addr) {
+    m_cfg.share = true;
+    m_cfg.share_addr = addr;
+  }
   // Stops after the job in progress.
   void stop() { m_stopped = true; }
   TzStats stats() const;
@@ -63,6 +77,7 @@ class TzAgent : public sc_core::sc_module, public model::TimingState {
   void setup_pipe(unsigned p, bool producer);
   void push(unsigned pipe, std::uint32_t addr, std::uint16_t size, std::uint16_t flags);
   bool run_job();
+  void share_enter();
   std::uint32_t bam_reg(std::uint32_t off) { return m_host.readl(m_bam_base + off); }
   void set_bam_reg(std::uint32_t off, std::uint32_t v) { m_host.writel(m_bam_base + off, v); }
 
@@ -76,7 +91,8 @@ class TzAgent : public sc_core::sc_module, public model::TimingState {
   std::mt19937_64 m_rng;
   sc_core::sc_event m_start;
   bool m_stopped = false;
-  TzStats m_stats;  // lock_wait is the BAM's, filled in by stats()
+  bool m_wants = false;  // share: word 0 is set
+  TzStats m_stats;       // lock_wait is the BAM's, filled in by stats()
 };
 
 }  // namespace qcesim::qce

@@ -214,7 +214,15 @@ void QceDevice::qce_start(Runner& r, const QceAsyncRequest& req, const AeadRegs*
         return qce_setup_regs_aead(r, static_cast<const AeadRequest&>(req), *aead);
     }
   };
-  if (m_cfg.reg_io == RegIo::mmio) {
+  qce_lock_policy(r);
+  if (m_cfg.reg_io == RegIo::mmio && m_cfg.locks() && m_rx->lock_next) {
+    // One lock pair around the data (NWD: UNLOCK waits for the engine's dump); the CPU writes
+    // the registers once the BAM serves only this EE.
+    prep_sgs(bam::DMA_PREP_FENCE);
+    qce_dma_issue_pending(r);
+    qce_wait_lock(r);
+    setup_regs();
+  } else if (m_cfg.reg_io == RegIo::mmio) {
     prep_sgs(0);
     qce_dma_issue_pending(r);
     setup_regs();  // writel after writel, GO last

@@ -2,6 +2,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <cstring>
+
 #include "drivers/crypto/qce/aead.h"
 #include "drivers/crypto/qce/sha.h"
 #include "drivers/crypto/qce/skcipher.h"
@@ -47,6 +49,11 @@ void QceDevice::probe(Runner& r) {
   if (major < 5 || (major == 5 && minor == 0))
     throw QceError(fmt::format("unsupported QCE version {}.{}.{}", major, minor, m_version & 0xFFFF));
   qce_dma_request(r);
+  if (m_cfg.lock_when_shared) {
+    const cpu::DmaBuf share = m_host.dma_alloc(64, 64);
+    std::memset(share.ptr, 0, 8);
+    m_cfg.share_addr = share.addr;
+  }
   for (OpsFactory make : kQceOps) m_ops.push_back(make(*this));  // qce_register_algs
 }
 
@@ -146,6 +153,7 @@ void QceDevice::async_req_done(Runner& r, QceStatus status) {
     m_host.writel(r, m_base + REG_GOPROC, CLR_CNTXT);
     m_failed_seq = m_req_seq;
   }
+  qce_share_release(r);  // the engine is done with this request
   const std::uint64_t seq = m_req_seq;
   if (m_cfg.poll && cpu::ctx_level(r.ctx()) == 0) {
     // Polled: the request completes in the context that waited for it, no workqueue.

@@ -48,6 +48,23 @@ struct QceDriverConfig {
   // coherent and mapped once (downstream qce50's pre-allocated command lists), not mapped and
   // unmapped per request as the series does (variant key ce_buffers "coherent").
   bool coherent_ce = false;
+  // Design alternative: register writes by MMIO (reg_io mmio) inside one LOCK/UNLOCK pair around
+  // the data descriptors; the CPU waits, polling the rx pipe every poll_delay, until the BAM has
+  // taken the LOCK before it writes the engine's registers (variant: bam_lock with reg_io mmio).
+  bool lock_mmio = false;
+  // Design alternative: one LOCK/UNLOCK pair around up to this many requests while more are
+  // queued behind the one starting (1: a pair per request, as the series does).
+  unsigned lock_batch = 1;
+  // Design alternative: lock only while the other EE uses the engine. The two EEs share a
+  // handshake in uncached memory at share_addr (word 0: the other EE wants the engine; word 1:
+  // Linux has an unlocked request on it), used as Dekker's algorithm: Linux sets word 1, then
+  // reads word 0, and locks (clearing word 1) when it is set; the other EE sets word 0, then
+  // waits for word 1 to clear before its first job. probe allocates the words (on a board the
+  // firmware would name them) and sets share_addr.
+  bool lock_when_shared = false;
+  std::uint64_t share_addr = 0;
+  // Whether requests lock at all (the series' bam_lock, or lock_mmio).
+  bool locks() const { return reg_io == RegIo::bam ? bam_lock : lock_mmio; }
   // What-ifs on completion: no interrupt for the rx (data) pipe, one per request instead of two
   // (the rx descriptors are reclaimed by terminate_all, which then resets the pipe); or no
   // interrupts at all, the submitting context polling the tx pipe every poll_delay and
@@ -121,9 +138,11 @@ struct QceDriverStats {
   std::uint64_t command_elements = 0;  // of those, sent as command elements
   std::uint64_t status_reads = 0;
   std::uint64_t errors = 0;
-  std::uint64_t timeouts = 0;   // requests failed by the request_timeout watchdog
-  std::uint64_t polls = 0;      // status reads while polling
-  std::uint64_t fallbacks = 0;  // requests the era's rules sent to the software fallback
+  std::uint64_t timeouts = 0;         // requests failed by the request_timeout watchdog
+  std::uint64_t polls = 0;            // status reads while polling
+  std::uint64_t fallbacks = 0;        // requests the era's rules sent to the software fallback
+  std::uint64_t locked_requests = 0;  // requests that ran inside a BAM lock
+  std::uint64_t lock_polls = 0;       // lock_mmio: P_SW_OFSTS reads until the LOCK was taken
 };
 
 struct ShaRequest;
@@ -166,6 +185,8 @@ class QceDevice : public model::TimingState {
     h.add(std::uint64_t{m_ce_count});
     h.add(std::uint64_t{m_ce_mapped.nents});
     h.add(m_req_seq == m_failed_seq);
+    h.add(std::uint64_t{m_batch});
+    h.add(m_unlocked_busy);
   }
   std::string timing_name() const override { return "qce_device"; }
 
@@ -224,6 +245,13 @@ class QceDevice : public model::TimingState {
   void on_channel_error(Runner& r, const std::string& why);
   void qce_request_timeout(Runner& k, std::uint64_t seq);
   void qce_dma_request(Runner& r);
+  // Whether the request starting locks, and whether it keeps the lock for the next (the
+  // locking designs); sets the rx channel's lock_next and keep_lock.
+  void qce_lock_policy(Runner& r);
+  // lock_mmio: wait until the BAM has taken the LOCK queued ahead of the data.
+  void qce_wait_lock(Runner& r);
+  // lock_when_shared: Linux's request is off the engine; clear the handshake's word 1.
+  void qce_share_release(Runner& r);
 
   cpu::Host& m_host;
   cpu::Kernel& m_kernel;
@@ -249,6 +277,8 @@ class QceDevice : public model::TimingState {
   std::uint64_t m_req_seq = 0;           // which request that is: stale completions are dropped
   std::uint64_t m_failed_seq = 0;        // the last request failed by an error path
   QceDriverStats m_stats;
+  unsigned m_batch = 0;          // requests under the lock held now (lock_batch)
+  bool m_unlocked_busy = false;  // lock_when_shared: word 1 is set for the request in flight
 };
 
 }  // namespace qcesim::qce

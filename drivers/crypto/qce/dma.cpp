@@ -16,8 +16,7 @@ void QceDevice::qce_dma_request(Runner& r) {
   m_rx = &m_bam.chan(m_cfg.rx_pipe);
   m_tx = &m_bam.chan(m_cfg.tx_pipe);
   bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
-  if (m_cfg.reg_io == RegIo::bam && m_cfg.bam_lock)
-    rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
+  if (m_cfg.locks()) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
   rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
   rx.coherent_lock_ce = m_cfg.coherent_ce;
   m_bam.bam_slave_config(*m_rx, rx);
@@ -97,6 +96,45 @@ void QceDevice::qce_submit_cmd_desc(Runner& r) {
   r.charge(m_costs(cpu::Cost::qce_submit_cmd_desc));
   m_bam.submit(*m_rx, std::move(d));
   m_ce_count = 0;
+}
+
+// With the lock (or a LOCK queued) the request writes the engine's registers inside it; without,
+// as mainline. Decided per request: lock_when_shared asks the handshake, lock_batch looks at the
+// queue behind.
+void QceDevice::qce_lock_policy(Runner& r) {
+  if (!m_cfg.locks()) return;
+  bool lock = true;
+  if (m_cfg.lock_when_shared && !m_rx->locked) {
+    // Dekker's entry: announce an unlocked request, then look whether the other EE wants in.
+    m_host.writel(r, m_cfg.share_addr + 4, 1);
+    lock = m_host.readl(r, m_cfg.share_addr) != 0;
+    if (lock) m_host.writel(r, m_cfg.share_addr + 4, 0);
+    m_unlocked_busy = !lock;
+  }
+  m_rx->lock_next = lock;
+  if (!lock) {
+    m_rx->keep_lock = false;
+    return;
+  }
+  ++m_stats.locked_requests;
+  if (!m_rx->locked) m_batch = 0;
+  ++m_batch;
+  m_rx->keep_lock = m_batch < m_cfg.lock_batch && !m_queue.empty();
+}
+
+void QceDevice::qce_wait_lock(Runner& r) {
+  const std::uint64_t seq = m_req_seq;
+  while (!m_bam.lock_acquired(r, *m_rx)) {
+    ++m_stats.lock_polls;
+    r.run("__udelay", m_cfg.poll_delay);
+    if (seq != m_req_seq) return;  // failed meanwhile (watchdog)
+  }
+}
+
+void QceDevice::qce_share_release(Runner& r) {
+  if (!m_unlocked_busy) return;
+  m_host.writel(r, m_cfg.share_addr + 4, 0);
+  m_unlocked_busy = false;
 }
 
 // Polling: the submitting context reads the tx pipe's offset until the dump is in, waiting

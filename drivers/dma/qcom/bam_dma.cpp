@@ -79,7 +79,7 @@ void BamDma::bam_chan_init_hw(Runner& r, BamChan& c) {
   if (c.cfg.dir == DmaDir::dev_to_mem) ctrl |= P_DIRECTION;
   m_host.writel(r, reg(BAM_P_CTRL(c.id)), ctrl);
   c.head = c.tail = c.in_fifo = 0;
-  c.locked = false;
+  c.locked = c.unlock_queued = c.lock_unseen = false;
   c.error.reset();
   c.initialized = true;
   ++c.stats.resets;
@@ -165,6 +165,10 @@ void BamDma::fingerprint(model::StateHash& h) const {
     h.add(empty);
     if (!c.initialized && empty) continue;  // a channel with nothing started or queued
     h.add(c.locked);
+    h.add(c.unlock_queued);
+    h.add(c.keep_lock);
+    h.add(c.lock_next);
+    h.add(c.lock_unseen);
     h.add(std::uint64_t{(c.tail + kRingSlots - c.head) % kRingSlots});
     h.add(std::uint64_t{c.in_fifo});
     for (const auto* q : {&c.issued, &c.active}) {
@@ -186,11 +190,18 @@ void BamDma::fingerprint(model::StateHash& h) const {
 void BamDma::bam_start_dma(Runner& r, BamChan& c) {
   if (!c.initialized) bam_chan_init_hw(r, c);
   r.charge(m_costs(cpu::Cost::bam_start_dma));
-  if (c.cfg.dir == DmaDir::mem_to_dev && c.cfg.scratchpad && !c.locked && !c.issued.empty()) {
-    c.issued.push_front(bam_make_lock_desc(r, c, true));
-    c.issued.push_back(bam_make_lock_desc(r, c, false));
-    c.locked = true;
-    ++c.stats.lock_pairs;
+  if (c.cfg.dir == DmaDir::mem_to_dev && c.cfg.scratchpad && !c.issued.empty()) {
+    if (!c.locked && c.lock_next) {
+      c.issued.push_front(bam_make_lock_desc(r, c, true));
+      c.locked = true;
+      c.unlock_queued = false;
+      ++c.stats.lock_pairs;
+    }
+    // The series appends UNLOCK at once; a client holding the lock for a batch, with its last.
+    if (c.locked && !c.unlock_queued && !c.keep_lock) {
+      c.issued.push_back(bam_make_lock_desc(r, c, false));
+      c.unlock_queued = true;
+    }
   }
   std::uint32_t avail = MAX_DESCRIPTORS - c.in_fifo;
   bool loaded_any = false;
@@ -201,6 +212,10 @@ void BamDma::bam_start_dma(Runner& r, BamChan& c) {
     const std::size_t n = std::min<std::size_t>(left, avail);
     for (std::size_t i = 0; i < n; ++i) {
       BamDescHw h = d->desc[d->loaded + i];
+      if (d->lock) {
+        c.lock_slot = c.tail;
+        c.lock_unseen = true;
+      }
       if (i + 1 == n) {
         if (d->loaded + n == d->desc.size()) {
           h.flags = static_cast<std::uint16_t>(h.flags | d->flags);
@@ -260,7 +275,7 @@ void BamDma::fail_channel(Runner& r, BamChan& c, const std::string& why) {
     q->clear();
   }
   c.in_fifo = 0;
-  c.locked = false;
+  c.locked = c.unlock_queued = c.lock_unseen = false;
   c.initialized = false;  // the next transfer resets the pipe (bam_chan_init_hw)
   if (c.on_error) c.on_error(r, why);
 }
@@ -299,7 +314,7 @@ void BamDma::bam_dma_irq(Runner& r) {
       r.charge(m_costs(cpu::Cost::bam_retire_desc));
       if (done->lock || done->unlock) {
         // The series frees LOCK/UNLOCK descriptors right here, in hardirq context.
-        if (done->unlock) c.locked = false;
+        if (done->unlock) c.locked = c.unlock_queued = false;
         bam_dma_free_desc(r, *done);
       } else if (done->loaded < done->desc.size()) {
         done->xfer_len = 0;
@@ -351,10 +366,21 @@ bool BamDma::poll_done(Runner& r, BamChan& c) {
   return m_host.readl(r, reg(BAM_P_SW_OFSTS(c.id))) == c.tail * BAM_DESC_BYTES;
 }
 
+bool BamDma::lock_acquired(Runner& r, BamChan& c) {
+  if (!c.lock_unseen) return true;
+  const std::uint32_t ofsts = (m_host.readl(r, reg(BAM_P_SW_OFSTS(c.id))) & 0xFFFFu) / BAM_DESC_BYTES;
+  // Past the LOCK's slot: at most the descriptors loaded since are behind it.
+  const std::uint32_t past = (ofsts + kRingSlots - c.lock_slot) % kRingSlots;
+  if (past == 0) return false;
+  c.lock_unseen = false;
+  return true;
+}
+
 // bam_dma_terminate_all: a pipe that still holds descriptors is reset; all are dropped.
 void BamDma::bam_dma_terminate_all(Runner& r, BamChan& c) {
   r.charge(m_costs(cpu::Cost::bam_terminate_all));
-  if (!c.active.empty() && c.initialized) bam_chan_init_hw(r, c);
+  const bool reset = !c.active.empty() && c.initialized;
+  if (reset) bam_chan_init_hw(r, c);  // the pipe's reset releases a lock it holds
   for (auto* q : {&c.active, &c.issued}) {
     for (auto& d : *q) bam_dma_free_desc(r, *d);
     q->clear();
@@ -362,7 +388,10 @@ void BamDma::bam_dma_terminate_all(Runner& r, BamChan& c) {
   c.submitted.clear();
   c.in_fifo = 0;
   c.head = c.tail;
-  c.locked = false;
+  // A lock held open for a batch (no UNLOCK queued) survives when the pipe was not reset.
+  c.locked = c.locked && !reset && !c.unlock_queued;
+  c.unlock_queued = false;
+  c.lock_unseen = false;
 }
 
 }  // namespace qcesim::bam

@@ -104,8 +104,16 @@ struct BamChan {
   unsigned id = 0;
   BamSlaveConfig cfg;
   bool initialized = false;
-  bool locked = false;     // a LOCK is queued whose UNLOCK has not completed
-  cpu::DmaBuf lock_ce[2];  // with cfg.coherent_lock_ce: the LOCK's and the UNLOCK's, mapped once
+  bool locked = false;  // a LOCK is queued whose UNLOCK has not completed
+  // Set by the client before bam_issue_pending (the locking designs, docs/locking-designs.md):
+  // lock_next false leaves the next work without LOCK (the engine not shared now); keep_lock
+  // holds the lock past it, no UNLOCK appended (one pair around a batch of requests).
+  bool lock_next = true;
+  bool keep_lock = false;
+  bool unlock_queued = false;   // the current lock's UNLOCK is queued
+  bool lock_unseen = false;     // a LOCK was loaded the client has not yet seen taken (lock_acquired)
+  std::uint32_t lock_slot = 0;  // its FIFO slot
+  cpu::DmaBuf lock_ce[2];       // with cfg.coherent_lock_ce: the LOCK's and the UNLOCK's, mapped once
   cpu::DmaBuf fifo;
   std::uint32_t head = 0;  // first slot not yet retired
   std::uint32_t tail = 0;  // next free slot
@@ -151,6 +159,10 @@ class BamDma : public model::TimingState {
   // Polling instead of an interrupt: one CPU read of the pipe's P_SW_OFSTS; true when the BAM
   // has processed every descriptor loaded into the FIFO.
   bool poll_done(Runner& r, BamChan& c);
+  // Whether the LOCK loaded last has been processed (the BAM now serves only this EE): one CPU
+  // read of P_SW_OFSTS unless no LOCK is outstanding. For a client that writes the peripheral's
+  // registers itself (MMIO) inside the lock.
+  bool lock_acquired(Runner& r, BamChan& c);
 
   // bam_dma_irq, in hardirq context.
   void bam_dma_irq(Runner& r);

@@ -1,0 +1,149 @@
+// The locking design alternatives (issue 24, docs/locking-designs.md), each run through the
+// whole platform with real bytes: what each changes in descriptors, interrupts and lock pairs,
+// and whether the TrustZone race still finds a way in.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/compare_table.h"
+#include "cli/run_command.h"
+#include "model/config_error.h"
+#include "studies/mechanisms.h"
+#include "studies/processes.h"
+#include "studies/replay.h"
+#include "cpu/costs.h"
+
+namespace qcesim {
+namespace {
+
+std::string study_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-locking-designs.json"; }
+
+// The named variants of the study, each in its own process, with the scenario changed by `sets`.
+std::vector<studies::VariantResult> run_designs(const std::vector<std::string>& names,
+                                                const std::vector<std::string>& sets) {
+  const auto sc = studies::Scenario::load(study_path(), sets);
+  const auto raw = studies::fork_each(
+      names.size(), 2, [&](std::size_t i) { return studies::run_variant(sc, sc.variant(names[i]), false).to_json(); },
+      [](std::size_t, const nlohmann::json&) {});
+  std::vector<studies::VariantResult> out;
+  for (const auto& j : raw) {
+    EXPECT_FALSE(j.contains("error")) << j.dump();
+    out.push_back(studies::VariantResult::from_json(j));
+  }
+  return out;
+}
+
+// Register writes by MMIO inside one lock pair: four hardware descriptors per request (LOCK, the
+// data, UNLOCK on rx; the dump on tx) instead of the series' 25, the series' three interrupts, one
+// lock pair per request, right digests, and far less time than the series.
+TEST(LockingDesigns, MmioInsideOneLockPair) {
+  const auto r = run_designs({"mainline", "series", "mmio-lock"}, {"workload.messages=300"});
+  const auto &mainline = r[0], &series = r[1], &mmio = r[2];
+  EXPECT_EQ(mmio.digest_mismatches, 0u);
+  EXPECT_EQ(mmio.bam_descriptors, 4u * 300);
+  EXPECT_EQ(series.bam_descriptors, 25u * 300);
+  EXPECT_EQ(mmio.irqs, 3u * 300);
+  EXPECT_EQ(mmio.lock_pairs, 300u);
+  EXPECT_EQ(mainline.lock_pairs, 0u);
+  EXPECT_GT(mmio.wall_s, mainline.wall_s);  // the lock's round trip and its interrupt
+  EXPECT_LT(mmio.wall_s, 0.6 * series.wall_s);
+  EXPECT_GT(mmio.mech_polling_s, 0.0);  // the CPU waited for the LOCK
+  EXPECT_EQ(series.mech_polling_s, 0.0);
+}
+
+// One lock pair around a batch: at queue depth 1 there is never a request queued behind, so a
+// pair per request as the series; at depth 4 the batches share pairs (at most 8 requests each).
+TEST(LockingDesigns, LockBatchSharesPairsOnlyWhenRequestsQueue) {
+  const auto d1 = run_designs({"series-coherent-dump-batch8"}, {"workload.messages=200"});
+  EXPECT_EQ(d1[0].lock_pairs, 200u);
+  const auto d4 = run_designs({"series-coherent-dump", "series-coherent-dump-batch8"},
+                              {"workload.messages=400", "workload.queue_depth=4"});
+  EXPECT_EQ(d4[0].lock_pairs, 400u);
+  EXPECT_EQ(d4[1].digest_mismatches, 0u);
+  EXPECT_GE(d4[1].lock_pairs, 400u / 8);
+  EXPECT_LT(d4[1].lock_pairs, 400u / 2);
+  EXPECT_LT(d4[1].bam_descriptors, d4[0].bam_descriptors);
+  EXPECT_LT(d4[1].irqs, d4[0].irqs);
+}
+
+// Lock only while shared: with no other EE the handshake never asks for the lock (mainline's
+// descriptors and interrupts); with one, Linux locks while it is active and both sides' digests
+// stay right, no request fails.
+TEST(LockingDesigns, LockWhenSharedLocksOnlyWhileTheOtherEeIsActive) {
+  const auto alone = run_designs({"mmio-shared"}, {"workload.messages=200"});
+  EXPECT_EQ(alone[0].lock_pairs, 0u);
+  EXPECT_EQ(alone[0].bam_descriptors, 2u * 200);
+  const auto shared =
+      run_designs({"mmio-shared", "series-shared"}, {"workload.messages=1500", "workload.tz.rate_per_s=500"});
+  for (const auto& r : shared) {
+    SCOPED_TRACE(r.name);
+    EXPECT_EQ(r.digest_mismatches, 0u);
+    EXPECT_EQ(r.failed_requests, 0u);
+    EXPECT_GT(r.lock_pairs, 0u);
+    EXPECT_LT(r.lock_pairs, r.requests);  // unlocked between the other EE's bursts
+    EXPECT_GT(r.tz.at("share_switches").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(r.tz.at("digest_mismatches").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(r.tz.at("timeouts").get<std::uint64_t>(), 0u);
+    // Every job but one still under way when Linux's last request ended.
+    EXPECT_GE(r.tz.at("completed").get<std::uint64_t>() + 1, r.tz.at("jobs").get<std::uint64_t>());
+  }
+}
+
+// The designs that keep the lock and take STATUS from the dump are safe by construction: no
+// wrong digest, no failed request, no timeout on either side at a high TrustZone rate; mainline
+// in the same run is not.
+TEST(LockingDesigns, SafeDesignsPassTheTrustZoneRace) {
+  const auto r = run_designs({"mainline", "mmio-lock-dump", "series-coherent-dump"},
+                             {"workload.messages=1500", "workload.tz.rate_per_s=5000"});
+  EXPECT_GT(r[0].digest_mismatches + r[0].failed_requests, 0u);
+  for (std::size_t i = 1; i < r.size(); ++i) {
+    SCOPED_TRACE(r[i].name);
+    EXPECT_EQ(r[i].digest_mismatches, 0u);
+    EXPECT_EQ(r[i].failed_requests, 0u);
+    EXPECT_EQ(r[i].tz.at("digest_mismatches").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(r[i].tz.at("timeouts").get<std::uint64_t>(), 0u);
+    EXPECT_GT(r[i].lock_wait_s, 0.0);  // the two EEs did contend
+  }
+}
+
+// Every cost item's kernel function belongs to a mechanism, and a run's CPU time is the sum of
+// its mechanisms'.
+TEST(LockingDesigns, MechanismsCoverEveryCostItemAndAddUpToTheCpuTime) {
+  for (const auto& item : cpu::kCostItems)
+    EXPECT_NE(studies::mechanism_of(item.label), studies::Mechanism::other) << item.label;
+  EXPECT_EQ(studies::mechanism_of("no_such_function"), studies::Mechanism::other);
+  const auto r = run_designs({"series", "series-coherent-dump-poll"}, {"workload.messages=200"});
+  for (const auto& v : r) {
+    double sum = 0;
+#define QCESIM_MECHANISM_SUM(A, name, ...) sum += v.mech_##name##_s;
+    QCESIM_MECHANISMS(QCESIM_MECHANISM_SUM, _)
+#undef QCESIM_MECHANISM_SUM
+    EXPECT_NEAR(sum, v.cpu_s, 1e-9 * v.cpu_s + 1e-12) << v.name;
+    EXPECT_EQ(v.mech_other_s, 0.0) << v.name;
+  }
+  // The coherent command elements' saving is in the TLB and the maps, none of it in interrupts.
+  const std::string table = cli::format_compare(r, "series");
+  EXPECT_NE(table.find("difference to series"), std::string::npos) << table;
+  EXPECT_NE(table.find("tlb"), std::string::npos) << table;
+}
+
+// --compare names a variant the run simulates, checked before any run.
+TEST(LockingDesigns, CompareNamesAVariantOfTheRun) {
+  cli::RunOptions o;
+  o.scenario = study_path();
+  o.variants = {"mainline"};
+  o.compare = "series";
+  std::ostringstream out, err;
+  try {
+    cli::run_scenario(o, out, err);
+    ADD_FAILURE() << "no error";
+  } catch (const model::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("a variant the run simulates"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace qcesim
