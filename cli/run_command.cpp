@@ -241,8 +241,8 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
                                     std::pair<const char*, bool>{"--profile", !opt.profile_file.empty()}})
     if (set)
       throw model::ConfigError(option, "", "no per-run output with --uncertainty or --seeds (many runs)", option);
-  if (!opt.compare.empty())
-    throw model::ConfigError("--compare", "", "a plain run (one run per variant)", "--uncertainty or --seeds");
+  if (!opt.compare.empty() && opt.seeds)
+    throw model::ConfigError("--compare", "", "a plain run or --uncertainty (paired samples)", "--seeds");
   if (opt.uncertainty && opt.seeds) throw model::ConfigError("--seeds", "", "either --uncertainty or --seeds", "both");
   if (!opt.json_file.empty()) check_output("--json", opt.json_file);
   studies::UncertaintySpec spec;
@@ -252,6 +252,7 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
   spec.samples = opt.uncertainty;
   spec.seed = opt.seed;
   spec.jobs = opt.jobs;
+  spec.compare = opt.compare;
   json shard_doc;
   apply_shard_options(opt.shards, spec.shard, shard_doc);
   if (opt.seeds) {

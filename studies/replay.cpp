@@ -32,6 +32,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.lock_mmio = v.bam_lock && v.reg_io == qce::RegIo::mmio;
   c.driver.lock_batch = v.lock_batch;
   c.driver.lock_when_shared = v.lock_when_shared;
+  c.driver.lock_inline = v.lock_inline;
   c.driver.poll = v.poll;
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);

@@ -18,10 +18,10 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"scenario", "about",    "profile",  "workload",
                                            "faults",   "variants", "overrides"};
-const std::vector<std::string> kVariantKeys = {"name",          "engine",           "reg_io",     "bam_lock",
-                                               "ce_interleave", "status_from_dump", "ce_buffers", "completion",
-                                               "rx_interrupt",  "poll_delay_us",    "lock_batch", "lock_when",
-                                               "overrides",     "measured",         "about"};
+const std::vector<std::string> kVariantKeys = {
+    "name",       "engine",       "reg_io",        "bam_lock",   "ce_interleave", "status_from_dump", "ce_buffers",
+    "completion", "rx_interrupt", "poll_delay_us", "lock_batch", "lock_when",     "lock_descriptors", "overrides",
+    "measured",   "about"};
 // What a variant's `measured` block may say: the workload it was taken with and the four
 // numbers of the measurement's table.
 const std::vector<std::string> kMeasuredKeys = {"messages", "message_bytes", "wall_s",
@@ -223,6 +223,12 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
     vj.fail(v.lock_batch > 1 ? "lock_batch" : "lock_when", "a variant with bam_lock (there is no lock to place)");
   if (v.lock_when_shared && v.lock_batch > 1)
     vj.fail("lock_batch", "1 with lock_when \"shared\" (one design at a time)");
+  v.lock_inline = vj.choice("lock_descriptors", "dummy", {"dummy", "inline"}) == "inline";
+  if (v.lock_inline && (v.reg_io != qce::RegIo::bam || !v.bam_lock))
+    vj.fail("lock_descriptors",
+            "\"dummy\" unless reg_io is \"bam\" with bam_lock (the flags ride on command descriptors)");
+  if (v.lock_inline && v.lock_batch > 1)
+    vj.fail("lock_batch", "1 with lock_descriptors \"inline\" (one design at a time)");
   v.ce_interleave = static_cast<unsigned>(vj.whole("ce_interleave", 1, 1, 2));
   if (vj.has("overrides")) v.overrides = vj.object("overrides");
   v.measured = load_measured(vj);

@@ -33,6 +33,7 @@ struct Variant {
   bool coherent_ce = false;       // design: command elements in coherent buffers mapped once (ce_buffers)
   unsigned lock_batch = 1;        // design: one LOCK/UNLOCK pair around up to this many queued requests
   bool lock_when_shared = false;  // design: lock only while the other EE uses the engine (lock_when "shared")
+  bool lock_inline = false;       // design: LOCK/UNLOCK as flags on real command descriptors (lock_descriptors)
   bool poll = false;              // completion: "poll" instead of "irq"
   bool rx_interrupt = true;       // what-if: no interrupt for the data pipe
   double poll_delay_us = 1;

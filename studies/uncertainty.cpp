@@ -72,6 +72,8 @@ Design design_for(const UncertaintySpec& spec) {
     for (const std::string& n : spec.variants) d.variants.push_back(d.sc.variant(n).name);
   }
   for (const std::string& n : d.variants) check_variant(d.sc, d.sc.variant(n));
+  if (!spec.compare.empty() && std::find(d.variants.begin(), d.variants.end(), spec.compare) == d.variants.end())
+    throw model::ConfigError("--compare", "", "a variant the run simulates", model::quoted_input(spec.compare));
   // What varies: the intervals of the first variant's profile, minus what the scenario, a
   // variant or --set pins.
   std::set<std::string> pinned;
@@ -204,6 +206,58 @@ std::map<std::string, double> quantities_of(const VariantResult& r) {
           {"mb_per_s", r.wall_s > 0 ? static_cast<double>(r.bytes) / r.wall_s / 1e6 : 0.0}};
 }
 
+namespace {
+
+// Sample by sample, each variant's quantities minus the compared variant's; a sample where either
+// run failed is left out.
+std::vector<VariantDiffs> paired_differences(const std::vector<std::vector<json>>& raw,
+                                             const std::vector<std::string>& names, const std::string& base) {
+  const std::size_t b = static_cast<std::size_t>(std::find(names.begin(), names.end(), base) - names.begin());
+  std::vector<std::map<std::string, double>> base_q(raw.size());
+  std::vector<bool> base_ok(raw.size(), false);
+  for (std::size_t s = 0; s < raw.size(); ++s) {
+    if (raw[s][b].contains("error")) continue;
+    base_q[s] = quantities_of(VariantResult::from_json(raw[s][b]));
+    base_ok[s] = true;
+  }
+  std::vector<VariantDiffs> out;
+  for (std::size_t v = 0; v < names.size(); ++v) {
+    if (v == b) continue;
+    VariantDiffs vd;
+    vd.name = names[v];
+    std::map<std::string, std::vector<double>> d;
+    std::map<std::string, double> nominal;
+    for (std::size_t s = 0; s < raw.size(); ++s) {
+      if (!base_ok[s] || raw[s][v].contains("error")) continue;
+      for (const auto& [k, x] : quantities_of(VariantResult::from_json(raw[s][v]))) {
+        if (s == 0) {
+          nominal[k] = x - base_q[s][k];
+        } else {
+          d[k].push_back(x - base_q[s][k]);
+        }
+      }
+    }
+    for (const auto& [k, heading] : band_quantities()) {
+      DiffBand db;
+      db.nominal = nominal[k];
+      const std::vector<double>& x = d[k];
+      db.n = x.size();
+      if (!x.empty()) {
+        db.p05 = quantile(x, 0.05);
+        db.median = quantile(x, 0.5);
+        db.p95 = quantile(x, 0.95);
+        db.lower = static_cast<double>(std::count_if(x.begin(), x.end(), [](double a) { return a < 0; })) /
+                   static_cast<double>(x.size());
+      }
+      vd.quantity[k] = db;
+    }
+    out.push_back(std::move(vd));
+  }
+  return out;
+}
+
+}  // namespace
+
 UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& progress) {
   if (spec.samples < 2)
     throw model::ConfigError("--uncertainty", "", "at least 2 samples", std::to_string(spec.samples));
@@ -259,6 +313,7 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
     }
     res.variants.push_back(std::move(vb));
   }
+  if (!spec.compare.empty()) res.diffs = paired_differences(raw, names, spec.compare), res.compare = spec.compare;
   return res;
 }
 
@@ -275,6 +330,20 @@ std::string uncertainty_table(const UncertaintyResult& r) {
     }
   }
   if (r.failed) s += fmt::format("{} sample run(s) failed and are left out of the intervals\n", r.failed);
+  if (!r.diffs.empty()) {
+    s += fmt::format(
+        "\ndifference to {}, sample by sample (both runs draw the same parameter values); lower in: the share of "
+        "samples where the variant's value is below {}'s\n",
+        r.compare, r.compare);
+    s += fmt::format("{:<22} {:<18} {:>12} {:>25} {:>9}\n", "variant", "quantity", "nominal", "90 % interval",
+                     "lower in");
+    for (const VariantDiffs& v : r.diffs)
+      for (const auto& [k, heading] : band_quantities()) {
+        const DiffBand& b = v.quantity.at(k);
+        s += fmt::format("{:<22} {:<18} {:>+12.4g} {:>25} {:>8.0f}%\n", v.name, heading, b.nominal,
+                         fmt::format("[{:+.4g}, {:+.4g}]", b.p05, b.p95), 100 * b.lower);
+      }
+  }
   return s;
 }
 
@@ -289,6 +358,17 @@ json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
       if (b.measured >= 0) q[k]["measured"] = b.measured;
     }
     j["variants"].push_back({{"name", v.name}, {"quantities", q}});
+  }
+  if (!r.diffs.empty()) {
+    json c = {{"variant", r.compare}, {"variants", json::array()}};
+    for (const VariantDiffs& v : r.diffs) {
+      json q = json::object();
+      for (const auto& [k, b] : v.quantity)
+        q[k] = {{"nominal", b.nominal}, {"p05", b.p05},     {"median", b.median},
+                {"p95", b.p95},         {"lower", b.lower}, {"samples", b.n}};
+      c["variants"].push_back({{"name", v.name}, {"quantities", q}});
+    }
+    j["compare"] = c;
   }
   return j;
 }

@@ -58,17 +58,34 @@ struct ShardOptions {
 struct UncertaintySpec {
   std::string scenario;
   std::vector<std::string> sets, variants;  // variants: all when empty
+  std::string compare;                      // a variant: every other's paired difference to it
   std::size_t samples = 100;
   std::uint64_t seed = 1;
   unsigned jobs = 0;
   ShardOptions shard;
 };
 
+// A variant's difference to the compared one, sample by sample (both runs draw the same
+// parameter values): the nominal difference, the 90 % interval of the differences, and the share
+// of samples in which the variant's value is below the other's (1: lower in every sample, a
+// ranking that holds across the intervals; near 0.5: the intervals decide it).
+struct DiffBand {
+  double nominal = 0, p05 = 0, median = 0, p95 = 0;
+  double lower = 0;  // fraction of the samples with a negative difference
+  std::size_t n = 0;
+};
+struct VariantDiffs {
+  std::string name;
+  std::map<std::string, DiffBand> quantity;
+};
+
 struct UncertaintyResult {
   std::string scenario;
   std::vector<UncertainParam> params;
   std::vector<VariantBands> variants;
-  std::size_t failed = 0;  // sample runs that failed (a sample outside what the model accepts)
+  std::string compare;              // the variant the differences are to ("" when none)
+  std::vector<VariantDiffs> diffs;  // every other variant's, with compare
+  std::size_t failed = 0;           // sample runs that failed (a sample outside what the model accepts)
 };
 
 // A checked sampling design: the scenario (with --set), the variants, the parameters that vary

@@ -13,6 +13,7 @@
 #include "studies/mechanisms.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
+#include "studies/uncertainty.h"
 #include "cpu/costs.h"
 
 namespace qcesim {
@@ -51,6 +52,20 @@ TEST(LockingDesigns, MmioInsideOneLockPair) {
   EXPECT_LT(mmio.wall_s, 0.6 * series.wall_s);
   EXPECT_GT(mmio.mech_polling_s, 0.0);  // the CPU waited for the LOCK
   EXPECT_EQ(series.mech_polling_s, 0.0);
+}
+
+// Lock flags on the request's own descriptors: no dummy LOCK, the UNLOCK a CONFIG reset after the
+// data: 24 hardware descriptors per request instead of 25, still one lock pair and three
+// interrupts, right digests, and less time than the series (no LOCK element to map, fetch and run).
+TEST(LockingDesigns, InlineLockFlagsReplaceTheDummyDescriptors) {
+  const auto r = run_designs({"series", "series-inline"}, {"workload.messages=300"});
+  const auto &series = r[0], &inl = r[1];
+  EXPECT_EQ(inl.digest_mismatches, 0u);
+  EXPECT_EQ(inl.bam_descriptors, 24u * 300);
+  EXPECT_EQ(inl.lock_pairs, 300u);
+  EXPECT_EQ(inl.irqs, series.irqs);
+  EXPECT_LT(inl.wall_s, series.wall_s);
+  EXPECT_LT(inl.cpu_s, series.cpu_s);
 }
 
 // One lock pair around a batch: at queue depth 1 there is never a request queued behind, so a
@@ -95,7 +110,7 @@ TEST(LockingDesigns, LockWhenSharedLocksOnlyWhileTheOtherEeIsActive) {
 // wrong digest, no failed request, no timeout on either side at a high TrustZone rate; mainline
 // in the same run is not.
 TEST(LockingDesigns, SafeDesignsPassTheTrustZoneRace) {
-  const auto r = run_designs({"mainline", "mmio-lock-dump", "series-coherent-dump"},
+  const auto r = run_designs({"mainline", "mmio-lock-dump", "series-coherent-dump", "series-inline-coherent-dump"},
                              {"workload.messages=1500", "workload.tz.rate_per_s=5000"});
   EXPECT_GT(r[0].digest_mismatches + r[0].failed_requests, 0u);
   for (std::size_t i = 1; i < r.size(); ++i) {
@@ -127,6 +142,35 @@ TEST(LockingDesigns, MechanismsCoverEveryCostItemAndAddUpToTheCpuTime) {
   const std::string table = cli::format_compare(r, "series");
   EXPECT_NE(table.find("difference to series"), std::string::npos) << table;
   EXPECT_NE(table.find("tlb"), std::string::npos) << table;
+}
+
+// --uncertainty with --compare: the differences are taken sample by sample (both variants draw
+// the same parameter values), so the series' lead over mainline shows in every sample and its
+// nominal difference is the two nominal runs' difference.
+TEST(LockingDesigns, UncertaintyComparesPairedSamples) {
+  studies::UncertaintySpec spec;
+  spec.scenario = study_path();
+  spec.sets = {"workload.messages=200"};
+  spec.variants = {"mainline", "series", "mmio-shared"};
+  spec.samples = 6;
+  spec.jobs = 2;
+  spec.compare = "mainline";
+  std::ostringstream progress;
+  const studies::UncertaintyResult r = studies::run_uncertainty(spec, progress);
+  ASSERT_EQ(r.diffs.size(), 2u);
+  EXPECT_EQ(r.diffs[0].name, "series");
+  const studies::DiffBand& wall = r.diffs[0].quantity.at("wall_s");
+  EXPECT_EQ(wall.n, 6u);
+  EXPECT_EQ(wall.lower, 0.0);  // slower than mainline in every sample
+  EXPECT_GT(wall.p05, 0.0);
+  const double nominal = r.variants[1].quantity.at("wall_s").nominal - r.variants[0].quantity.at("wall_s").nominal;
+  EXPECT_DOUBLE_EQ(wall.nominal, nominal);
+  // mmio-shared with no other EE is mainline plus a handshake: never faster.
+  EXPECT_EQ(r.diffs[1].quantity.at("wall_s").lower, 0.0);
+  EXPECT_LT(r.diffs[1].quantity.at("wall_s").p95, 0.01 * r.variants[0].quantity.at("wall_s").nominal);
+  const std::string table = studies::uncertainty_table(r);
+  EXPECT_NE(table.find("difference to mainline, sample by sample"), std::string::npos) << table;
+  EXPECT_TRUE(studies::uncertainty_json(r, spec).contains("compare"));
 }
 
 // --compare names a variant the run simulates, checked before any run.

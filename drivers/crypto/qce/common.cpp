@@ -16,6 +16,9 @@ namespace qcesim::qce {
 
 namespace {
 constexpr unsigned kBurstSize = 64;  // QCE_BAM_BURST_SIZE
+// lock_inline's UNLOCK element: CONFIG back to its reset value (the model's; qce50 names it
+// CRYPTO_CONFIG_RESET).
+constexpr std::uint32_t kConfigReset = 0;
 
 // qce_cpu_to_be32p_array: each 4 bytes as one big-endian register word.
 std::vector<std::uint32_t> be_words(const std::uint8_t* b, std::size_t n) {
@@ -227,9 +230,17 @@ void QceDevice::qce_start(Runner& r, const QceAsyncRequest& req, const AeadRegs*
     qce_dma_issue_pending(r);
     setup_regs();  // writel after writel, GO last
   } else {
+    m_ce_first = m_ce_count = 0;
+    // lock_inline: LOCK rides on the first command descriptor, UNLOCK on a CONFIG reset after
+    // the data (NWD: the engine has finished and dumped before it runs).
+    const bool inline_lock = m_cfg.lock_inline && m_cfg.locks() && m_rx->lock_next;
     setup_regs();  // qce_write -> command elements
-    qce_submit_cmd_desc(r);
+    qce_submit_cmd_desc(r, inline_lock ? bam::DMA_PREP_LOCK : 0u);
     prep_sgs(bam::DMA_PREP_FENCE);
+    if (inline_lock) {
+      qce_write_dma(r, REG_CONFIG, kConfigReset);
+      qce_submit_cmd_desc(r, bam::DMA_PREP_UNLOCK);
+    }
     qce_dma_issue_pending(r);
   }
 }

@@ -65,6 +65,11 @@ struct QceDriverConfig {
   std::uint64_t share_addr = 0;
   // Whether requests lock at all (the series' bam_lock, or lock_mmio).
   bool locks() const { return reg_io == RegIo::bam ? bam_lock : lock_mmio; }
+  // Design alternative (with reg_io bam and the lock; downstream qce50's way, suggested in the
+  // series' RFC v11 review): no dummy LOCK/UNLOCK descriptors; LOCK is a flag on the request's
+  // first command descriptor, UNLOCK on a one-element command descriptor after the data that
+  // writes CONFIG's reset value (qce50's CRYPTO_CONFIG_RESET: the next EE finds a known state).
+  bool lock_inline = false;
   // What-ifs on completion: no interrupt for the rx (data) pipe, one per request instead of two
   // (the rx descriptors are reclaimed by terminate_all, which then resets the pipe); or no
   // interrupts at all, the submitting context polling the tx pipe every poll_delay and
@@ -183,7 +188,10 @@ class QceDevice : public model::TimingState {
     h.add(std::uint64_t{m_queue.size()});
     h.add(m_req != nullptr);
     h.add(std::uint64_t{m_ce_count});
-    h.add(std::uint64_t{m_ce_mapped.nents});
+    h.add(std::uint64_t{m_ce_first});
+    std::uint64_t mapped = 0;
+    for (const cpu::SgShape& s : m_ce_maps) mapped += s.nents;
+    h.add(mapped);
     h.add(m_req_seq == m_failed_seq);
     h.add(std::uint64_t{m_batch});
     h.add(m_unlocked_busy);
@@ -232,7 +240,8 @@ class QceDevice : public model::TimingState {
   // The series: a register write as a command element; the ones built so far as one CMD
   // descriptor on rx.
   void qce_write_dma(Runner& r, std::uint32_t offset, std::uint32_t val);
-  void qce_submit_cmd_desc(Runner& r);
+  // `flags`: DMA_PREP_LOCK or DMA_PREP_UNLOCK with lock_inline.
+  void qce_submit_cmd_desc(Runner& r, unsigned flags = 0);
   // Polling instead of interrupts: wait for the result dump, then run the done callback here.
   void poll_completion(Runner& r);
 
@@ -269,8 +278,9 @@ class QceDevice : public model::TimingState {
   std::vector<bam::ScatterEntry> m_ce_sg;      // the command elements' scatterlist (storage reused)
   cpu::DmaBuf m_ce_buf;                        // command elements of the request being built (series: 128 max)
   unsigned m_ce_count = 0;
-  cpu::SgShape m_ce_mapped;  // the command elements of the request in flight, as mapped
-  bam::DmaCallback m_done;   // the tx callback of the request in flight (polling calls it)
+  unsigned m_ce_first = 0;              // the first element not yet in a command descriptor
+  std::vector<cpu::SgShape> m_ce_maps;  // the request's command-element lists, as mapped
+  bam::DmaCallback m_done;              // the tx callback of the request in flight (polling calls it)
   std::uint32_t m_version = 0;
   std::deque<QceAsyncRequest*> m_queue;  // crypto_queue; QCE_QUEUE_LENGTH
   QceAsyncRequest* m_req = nullptr;      // qce->req: the request in flight

@@ -16,7 +16,7 @@ void QceDevice::qce_dma_request(Runner& r) {
   m_rx = &m_bam.chan(m_cfg.rx_pipe);
   m_tx = &m_bam.chan(m_cfg.tx_pipe);
   bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
-  if (m_cfg.locks()) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
+  if (m_cfg.locks() && !m_cfg.lock_inline) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
   rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
   rx.coherent_lock_ce = m_cfg.coherent_ce;
   m_bam.bam_slave_config(*m_rx, rx);
@@ -65,10 +65,9 @@ void QceDevice::qce_dma_issue_pending(Runner& r) {
 void QceDevice::qce_dma_terminate_all(Runner& r) {
   m_bam.bam_dma_terminate_all(r, *m_rx);
   m_bam.bam_dma_terminate_all(r, *m_tx);
-  if (m_ce_mapped.nents) {
-    dma::dma_unmap_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
-    m_ce_mapped = {};
-  }
+  for (const cpu::SgShape& s : m_ce_maps) dma::dma_unmap_sg(r, m_kernel.dma(), s, dma::DmaDir::to_device);
+  m_ce_maps.clear();
+  m_ce_first = m_ce_count = 0;
 }
 
 void QceDevice::qce_write_dma(Runner& r, std::uint32_t offset, std::uint32_t val) {
@@ -82,20 +81,20 @@ void QceDevice::qce_write_dma(Runner& r, std::uint32_t offset, std::uint32_t val
 }
 
 // qce_submit_cmd_desc: one scatterlist entry per command element, mapped, one CMD transfer on rx.
-void QceDevice::qce_submit_cmd_desc(Runner& r) {
+void QceDevice::qce_submit_cmd_desc(Runner& r, unsigned flags) {
   std::vector<bam::ScatterEntry>& sg = m_ce_sg;
   sg.clear();
-  for (unsigned i = 0; i < m_ce_count; ++i)
+  for (unsigned i = m_ce_first; i < m_ce_count; ++i)
     sg.push_back({m_ce_buf.addr + i * sizeof(bam::BamCmdElement), sizeof(bam::BamCmdElement)});
   if (!m_cfg.coherent_ce) {  // the series maps the list per request (unmapped by terminate_all)
-    m_ce_mapped = dma::sg_shape({&sg});
-    dma::dma_map_sg(r, m_kernel.dma(), m_ce_mapped, dma::DmaDir::to_device);
+    m_ce_maps.push_back(dma::sg_shape({&sg}));
+    dma::dma_map_sg(r, m_kernel.dma(), m_ce_maps.back(), dma::DmaDir::to_device);
   }
-  bam::BamDescPtr d = m_bam.bam_prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD);
+  bam::BamDescPtr d = m_bam.bam_prep_slave_sg(r, *m_rx, sg, bam::DMA_PREP_CMD | flags);
   // dmaengine_desc_attach_metadata (the scratchpad, under the channel's lock), dmaengine_submit.
   r.charge(m_costs(cpu::Cost::qce_submit_cmd_desc));
   m_bam.submit(*m_rx, std::move(d));
-  m_ce_count = 0;
+  m_ce_first = m_ce_count;  // the elements stay where the BAM will read them until the request ends
 }
 
 // With the lock (or a LOCK queued) the request writes the engine's registers inside it; without,

@@ -85,7 +85,7 @@ void BamDma::bam_chan_init_hw(Runner& r, BamChan& c) {
   ++c.stats.resets;
 }
 
-BamDescPtr BamDma::bam_prep_slave_sg(Runner& r, BamChan&, const std::vector<ScatterEntry>& sg, unsigned flags,
+BamDescPtr BamDma::bam_prep_slave_sg(Runner& r, BamChan& c, const std::vector<ScatterEntry>& sg, unsigned flags,
                                      DmaCallback cb) {
   BamDescPtr d = m_pool.get();
   r.charge(m_costs(cpu::Cost::kmalloc));  // the async descriptor (kzalloc)
@@ -102,6 +102,12 @@ BamDescPtr BamDma::bam_prep_slave_sg(Runner& r, BamChan&, const std::vector<Scat
       off += n;
     } while (off < e.len);
   }
+  if (!d->desc.empty() && (flags & DMA_PREP_LOCK)) {
+    d->desc.front().flags = static_cast<std::uint16_t>(d->desc.front().flags | DESC_FLAG_LOCK);
+    ++c.stats.lock_pairs;
+  }
+  if (!d->desc.empty() && (flags & DMA_PREP_UNLOCK))
+    d->desc.back().flags = static_cast<std::uint16_t>(d->desc.back().flags | DESC_FLAG_UNLOCK);
   if (flags & DMA_PREP_INTERRUPT) d->flags |= DESC_FLAG_EOT;
   if (flags & DMA_PREP_FENCE) d->flags |= DESC_FLAG_NWD;
   d->callback = std::move(cb);

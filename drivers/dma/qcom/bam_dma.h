@@ -31,6 +31,10 @@ constexpr unsigned DMA_PREP_INTERRUPT = 1u << 0;  // -> EOT on the last hardware
 constexpr unsigned DMA_CTRL_ACK = 1u << 1;
 constexpr unsigned DMA_PREP_FENCE = 1u << 2;  // -> NWD
 constexpr unsigned DMA_PREP_CMD = 1u << 3;    // -> CMD on every hardware descriptor
+// The lock as flags on a client's own descriptors (the series' v8 proposed these generic flags;
+// here for the lock_inline design): LOCK on the first hardware descriptor, UNLOCK on the last.
+constexpr unsigned DMA_PREP_LOCK = 1u << 4;
+constexpr unsigned DMA_PREP_UNLOCK = 1u << 5;
 
 struct ScatterEntry {
   std::uint64_t addr;  // bus address (dma_map_sg result)
