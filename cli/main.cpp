@@ -284,6 +284,8 @@ Command sensitivity_command(CLI::App& app) {
   c->add_option("--seed", o->seed, "Seed of the trajectories")->check(kSeed)->capture_default_str();
   c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--json", o->json_file, "Write every parameter's mu* and sigma per output as JSON");
+  c->add_option("--compare", o->compare,
+                "NAME: rank the parameters by their effect on each variant's difference to variant NAME");
   c->add_option("--shard", o->shards.shard, "I/N: run only shard I of N of the runs (a batch task)");
   c->add_option("--shard-out", o->shards.shard_out, "Where --shard writes its results");
   c->add_option("--merge", o->shards.merge, "All N shard files: analyse them as one run (the same command otherwise)")

@@ -171,6 +171,7 @@ int run_sensitivity(const SensitivityOptions& opt, std::ostream& out, std::ostre
   spec.base.variants = opt.variants;
   spec.base.seed = opt.seed;
   spec.base.jobs = opt.jobs;
+  spec.base.compare = opt.compare;
   spec.trajectories = opt.trajectories;
   spec.top = opt.top;
   json shard_doc;

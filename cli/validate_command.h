@@ -33,6 +33,7 @@ struct SensitivityOptions {
   std::uint64_t seed = 1;
   unsigned jobs = 0;
   std::string json_file;
+  std::string compare;  // --compare NAME: the effects on each variant's difference to NAME
   ShardCli shards;
 };
 

@@ -20,6 +20,9 @@ const std::map<std::string, std::string>& reasons() {
       {"dma_tasklet", "bam_dma's tasklet: starts descriptors still waiting for FIFO room"},
       {"bam_dma_work", "bam_dma's BH work item: starts descriptors still waiting for FIFO room"},
       {"wakeup_softirqd", "softirq work raised outside interrupt context goes to ksoftirqd"},
+      {"__udelay",
+       "a busy wait between two polls of a BAM pipe's offset: completion by polling, or (MMIO inside a lock pair) "
+       "until the BAM has taken the LOCK"},
       {"sha256_ce_transform", "the ARMv8 Crypto Extensions block loop (SHA256H/H2/SU0/SU1), one buffer"},
       {"sha256_ce_finup2x", "the ARMv8 CE loop hashing two buffers interleaved"},
       {"sha1_ce_transform", "the ARMv8 Crypto Extensions SHA-1 block loop"},

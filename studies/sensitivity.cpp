@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
@@ -98,36 +99,42 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
   res.params = k;
   res.runs = n_points * d.variants.size();
   if (raw.empty()) return res;  // a shard
-  for (std::size_t v = 0; v < d.variants.size(); ++v) {
+  // Each run's quantities, computed once: [point][variant], empty when the run failed.
+  std::vector<std::vector<std::map<std::string, double>>> q(raw.size());
+  for (std::size_t p = 0; p < raw.size(); ++p)
+    for (const json& j : raw[p])
+      q[p].push_back(j.contains("error") ? std::map<std::string, double>{}
+                                         : quantities_of(VariantResult::from_json(j)));
+  for (std::size_t v = 0; v < d.variants.size(); ++v)
     if (raw[0][v].contains("error"))
       throw model::ConfigError(spec.base.scenario, "", "a nominal run that completes",
                                raw[0][v]["error"].get<std::string>());
-    const auto nominal = quantities_of(VariantResult::from_json(raw[0][v]));
+  // The elementary effects on `at(point)` (empty: no value), relative to `scale` per quantity.
+  const auto effects_of = [&](const std::function<std::map<std::string, double>(std::size_t)>& at,
+                              const std::map<std::string, double>& scale) {
     std::map<std::string, std::vector<std::vector<double>>> effects;  // quantity -> param -> EEs
-    for (const auto& [q, _] : band_quantities()) effects[q].assign(k, {});
+    for (const auto& [qn, _] : band_quantities()) effects[qn].assign(k, {});
     for (std::size_t t = 0; t < spec.trajectories; ++t) {
       const std::size_t first = 1 + t * (k + 1);
       std::vector<std::string> pb = design.point(t * (k + 1));  // each step's second point is the next one's first
-      for (std::size_t s = 0; s < k; ++s) {
+      for (std::size_t st = 0; st < k; ++st) {
         const std::vector<std::string> pa = std::move(pb);
-        pb = design.point(t * (k + 1) + s + 1);
-        const json& a = raw[first + s][v];
-        const json& b = raw[first + s + 1][v];
-        if (a.contains("error") || b.contains("error")) continue;
+        pb = design.point(t * (k + 1) + st + 1);
+        const auto qa = at(first + st), qb = at(first + st + 1);
+        if (qa.empty() || qb.empty()) continue;
         // The parameter that moved between the two points.
         std::size_t moved = 0;
         while (moved < k && pa[moved] == pb[moved]) ++moved;
         if (moved == k) continue;  // a clipped or rounded step that changed nothing
         const bool up = value_of(pb[moved]) > value_of(pa[moved]);
-        const auto qa = quantities_of(VariantResult::from_json(a)), qb = quantities_of(VariantResult::from_json(b));
-        for (const auto& [q, _] : band_quantities()) {
-          const double scale = nominal.at(q) != 0 ? nominal.at(q) : 1.0;
-          effects[q][moved].push_back((qb.at(q) - qa.at(q)) / scale / kDelta * (up ? 1 : -1));
+        for (const auto& [qn, _] : band_quantities()) {
+          const double sc = scale.at(qn) != 0 ? scale.at(qn) : 1.0;
+          effects[qn][moved].push_back((qb.at(qn) - qa.at(qn)) / sc / kDelta * (up ? 1 : -1));
         }
       }
     }
     std::map<std::string, std::vector<Effect>> by_q;
-    for (auto& [q, per_param] : effects) {
+    for (auto& [qn, per_param] : effects) {
       std::vector<Effect> list;
       for (std::size_t i = 0; i < k; ++i) {
         const auto& e = per_param[i];
@@ -139,22 +146,45 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
       }
       std::stable_sort(list.begin(), list.end(),
                        [](const Effect& a, const Effect& b) { return a.mu_star > b.mu_star; });
-      by_q[q] = std::move(list);
+      by_q[qn] = std::move(list);
     }
-    res.variants.emplace_back(d.variants[v], std::move(by_q));
+    return by_q;
+  };
+  const std::string& base = spec.base.compare;
+  res.compare = base;
+  if (base.empty()) {
+    for (std::size_t v = 0; v < d.variants.size(); ++v)
+      res.variants.emplace_back(d.variants[v], effects_of([&](std::size_t p) { return q[p][v]; }, q[0][v]));
+    return res;
+  }
+  // --compare: the effects on each variant's difference to the compared one, sample by sample,
+  // relative to the compared variant's nominal value.
+  const std::size_t b =
+      static_cast<std::size_t>(std::find(d.variants.begin(), d.variants.end(), base) - d.variants.begin());
+  for (std::size_t v = 0; v < d.variants.size(); ++v) {
+    if (v == b) continue;
+    const auto diff = [&](std::size_t p) {
+      std::map<std::string, double> out;
+      if (q[p][v].empty() || q[p][b].empty()) return out;
+      for (const auto& [qn, x] : q[p][v]) out[qn] = x - q[p][b].at(qn);
+      return out;
+    };
+    res.variants.emplace_back(d.variants[v] + " - " + base, effects_of(diff, q[0][b]));
   }
   return res;
 }
 
 std::string sensitivity_table(const SensitivityResult& r, std::size_t top) {
-  std::string s = fmt::format("{:<20} {:<18} {:>4}  {:<36} {:>8} {:>8}\n", "variant", "quantity", "rank", "parameter",
-                              "mu*", "sigma");
+  std::size_t w = 20;  // as wide as the longest variant (or "variant - compared") name
+  for (const auto& [variant, by_q] : r.variants) w = std::max(w, variant.size());
+  std::string s = fmt::format("{:<{}} {:<18} {:>4}  {:<36} {:>8} {:>8}\n", "variant", w, "quantity", "rank",
+                              "parameter", "mu*", "sigma");
   for (const auto& [variant, by_q] : r.variants) {
     for (const auto& [q, heading] : band_quantities()) {
       const auto& list = by_q.at(q);
       for (std::size_t i = 0; i < std::min(top, list.size()); ++i) {
         if (list[i].mu_star == 0) break;
-        s += fmt::format("{:<20} {:<18} {:>4}  {:<36} {:>8.3f} {:>8.3f}\n", variant, heading, i + 1, list[i].param,
+        s += fmt::format("{:<{}} {:<18} {:>4}  {:<36} {:>8.3f} {:>8.3f}\n", variant, w, heading, i + 1, list[i].param,
                          list[i].mu_star, list[i].sigma);
       }
     }
@@ -163,6 +193,11 @@ std::string sensitivity_table(const SensitivityResult& r, std::size_t top) {
       "mu*, sigma: the output's change relative to the nominal run when a parameter moves across its 90 % "
       "interval ({} parameters, {} runs)\n",
       r.params, r.runs);
+  if (!r.compare.empty())
+    s += fmt::format(
+        "\"X - {0}\": the change of X's difference to {0}, relative to {0}'s nominal value; mu's sign (JSON) says "
+        "which way the difference moves\n",
+        r.compare);
   return s;
 }
 

@@ -35,6 +35,7 @@ struct Effect {
 
 struct SensitivityResult {
   std::string scenario;
+  std::string compare;  // with --compare: the variants are "NAME - compared", effects on the difference
   std::size_t params = 0, runs = 0;
   // [variant][quantity] -> effects, largest mu* first
   std::vector<std::pair<std::string, std::map<std::string, std::vector<Effect>>>> variants;

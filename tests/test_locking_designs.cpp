@@ -13,6 +13,7 @@
 #include "studies/mechanisms.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
+#include "studies/sensitivity.h"
 #include "studies/uncertainty.h"
 #include "cpu/costs.h"
 
@@ -171,6 +172,27 @@ TEST(LockingDesigns, UncertaintyComparesPairedSamples) {
   const std::string table = studies::uncertainty_table(r);
   EXPECT_NE(table.find("difference to mainline, sample by sample"), std::string::npos) << table;
   EXPECT_TRUE(studies::uncertainty_json(r, spec).contains("compare"));
+}
+
+// sensitivity --compare: the effects on a difference between two designs, named "X - NAME";
+// the wall difference between MMIO inside one lock pair and command elements moves with the BAM's
+// command-element timing, which only the command-element design uses.
+TEST(LockingDesigns, SensitivityRanksTheParametersOfADifference) {
+  studies::SensitivitySpec spec;
+  spec.base.scenario = study_path();
+  spec.base.sets = {"workload.messages=200"};
+  spec.base.variants = {"series-inline-coherent-dump", "mmio-lock-dump"};
+  spec.base.compare = "series-inline-coherent-dump";
+  spec.base.jobs = 2;
+  spec.trajectories = 2;
+  std::ostringstream progress;
+  const studies::SensitivityResult r = studies::run_sensitivity(spec, progress);
+  ASSERT_EQ(r.variants.size(), 1u);
+  EXPECT_EQ(r.variants[0].first, "mmio-lock-dump - series-inline-coherent-dump");
+  const auto& wall = r.variants[0].second.at("wall_s");
+  ASSERT_FALSE(wall.empty());
+  EXPECT_EQ(wall.front().param.rfind("bam.", 0), 0u) << wall.front().param;
+  EXPECT_GT(wall.front().mu_star, 0.0);
 }
 
 // --compare names a variant the run simulates, checked before any run.
