@@ -34,6 +34,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.lock_when_shared = v.lock_when_shared;
   c.driver.lock_inline = v.lock_inline;
   c.driver.poll = v.poll;
+  c.driver.poll_at_load = v.poll_at_load;
   c.driver.rx_interrupt = v.rx_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
   c.driver.irq_cpu = cpu::irq_cpu_from_profile(p);

@@ -208,7 +208,9 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
   // "cpu": the implementation the kernel would pick on the core ("ce", the older name, is the same).
   v.engine = vj.choice("engine", "qce", {"qce", "cpu", "ce"}) == "qce" ? VariantEngine::qce : VariantEngine::ce;
   v.reg_io = vj.choice("reg_io", "mmio", {"mmio", "bam"}) == "bam" ? qce::RegIo::bam : qce::RegIo::mmio;
-  v.poll = vj.choice("completion", "irq", {"irq", "poll"}) == "poll";
+  const std::string completion = vj.choice("completion", "irq", {"irq", "poll", "adaptive"});
+  v.poll = completion == "poll";
+  v.poll_at_load = completion == "adaptive";
   v.rx_interrupt = vj.flag("rx_interrupt", true);
   v.poll_delay_us = vj.number("poll_delay_us", 1, 0.01, 1000, "microseconds");
   v.status_from_dump = vj.flag("status_from_dump", false);

@@ -35,6 +35,7 @@ struct Variant {
   bool lock_when_shared = false;  // design: lock only while the other EE uses the engine (lock_when "shared")
   bool lock_inline = false;       // design: LOCK/UNLOCK as flags on real command descriptors (lock_descriptors)
   bool poll = false;              // completion: "poll" instead of "irq"
+  bool poll_at_load = false;      // completion: "adaptive" (poll while requests queue, else interrupts)
   bool rx_interrupt = true;       // what-if: no interrupt for the data pipe
   double poll_delay_us = 1;
   nlohmann::json overrides = nlohmann::json::object();

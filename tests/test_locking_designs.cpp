@@ -84,6 +84,22 @@ TEST(LockingDesigns, LockBatchSharesPairsOnlyWhenRequestsQueue) {
   EXPECT_LT(d4[1].irqs, d4[0].irqs);
 }
 
+// Polling at load: at queue depth 1 no request is ever queued behind the one starting, so the
+// same run as with interrupts; at depth 4 the requests that start with others behind them are
+// polled for (no interrupt of theirs), the digests stay right, and the CPU pays for the polling.
+TEST(LockingDesigns, AdaptiveCompletionPollsOnlyWhileRequestsQueue) {
+  const auto d1 = run_designs({"series-coherent-dump", "series-coherent-dump-adaptive"}, {"workload.messages=200"});
+  EXPECT_EQ(d1[1].irqs, d1[0].irqs);
+  EXPECT_DOUBLE_EQ(d1[1].wall_s, d1[0].wall_s);
+  const auto d4 = run_designs({"series-coherent-dump", "series-coherent-dump-adaptive"},
+                              {"workload.messages=400", "workload.queue_depth=4"});
+  EXPECT_EQ(d4[1].digest_mismatches, 0u);
+  EXPECT_EQ(d4[1].completed, 400u);
+  EXPECT_LT(d4[1].irqs, d4[0].irqs / 2);
+  EXPECT_GT(d4[1].mech_polling_s, 0.0);
+  EXPECT_EQ(d4[0].mech_polling_s, 0.0);
+}
+
 // Lock only while shared: with no other EE the handshake never asks for the lock (mainline's
 // descriptors and interrupts); with one, Linux locks while it is active and both sides' digests
 // stay right, no request fails.

@@ -83,7 +83,28 @@ void QceDevice::qce_handle_queue(Runner& r) {
     m_kernel.schedule_delayed_work_on(m_cfg.irq_cpu, m_cfg.request_timeout + r.debt(), "qce_request_timeout",
                                       [this, seq](Runner& k) { qce_request_timeout(k, seq); });
   }
+  if (m_cfg.poll_at_load) qce_set_polling(r, !m_queue.empty());
   qce_handle_request(r, *m_req);
+  if (m_polling && !m_in_poll_loop) qce_poll_loop(r);
+}
+
+void QceDevice::qce_set_polling(Runner& r, bool on) {
+  if (on == m_polling) return;
+  m_polling = on;
+  ++m_stats.mode_switches;
+  m_bam.set_interrupts(r, *m_rx, on ? false : m_cfg.rx_interrupt);
+  m_bam.set_interrupts(r, *m_tx, !on);
+}
+
+// The requests started while polling complete here, one after another (each completion starts
+// the next queued one, which returns to this loop instead of polling inside it).
+void QceDevice::qce_poll_loop(Runner& r) {
+  m_in_poll_loop = true;
+  while (m_req && m_polling) {
+    ++m_stats.polled_requests;
+    poll_completion(r);
+  }
+  m_in_poll_loop = false;
 }
 
 // qce_handle_request: the ops entry of the request's type handles it.
@@ -155,7 +176,7 @@ void QceDevice::async_req_done(Runner& r, QceStatus status) {
   }
   qce_share_release(r);  // the engine is done with this request
   const std::uint64_t seq = m_req_seq;
-  if (m_cfg.poll && cpu::ctx_level(r.ctx()) == 0) {
+  if ((m_cfg.poll || m_in_poll_loop) && cpu::ctx_level(r.ctx()) == 0) {
     // Polled: the request completes in the context that waited for it, no workqueue.
     qce_req_done_work(r, seq, status);
     return;

@@ -76,6 +76,11 @@ struct QceDriverConfig {
   // completing the request itself.
   bool rx_interrupt = true;
   bool poll = false;
+  // Design alternative: poll at load, interrupts otherwise (NAPI's idea): a request started with
+  // others queued behind it is polled for by the context that started it, with both pipes'
+  // interrupts masked (BAM_P_IRQ_EN), and the next queued ones in the same loop; when a request
+  // starts with none behind it, the interrupts come back (variant completion "adaptive").
+  bool poll_at_load = false;
   sc_core::sc_time poll_delay = sc_core::sc_time(1, sc_core::SC_US);
   // Before the December 2024 refactor the done path was a tasklet (qce_tasklet_req_done, in
   // softirq, which also starts the next request), not a kworker.
@@ -148,6 +153,8 @@ struct QceDriverStats {
   std::uint64_t fallbacks = 0;        // requests the era's rules sent to the software fallback
   std::uint64_t locked_requests = 0;  // requests that ran inside a BAM lock
   std::uint64_t lock_polls = 0;       // lock_mmio: P_SW_OFSTS reads until the LOCK was taken
+  std::uint64_t polled_requests = 0;  // poll_at_load: requests completed by polling
+  std::uint64_t mode_switches = 0;    // poll_at_load: switches between interrupts and polling
 };
 
 struct ShaRequest;
@@ -195,6 +202,8 @@ class QceDevice : public model::TimingState {
     h.add(m_req_seq == m_failed_seq);
     h.add(std::uint64_t{m_batch});
     h.add(m_unlocked_busy);
+    h.add(m_polling);
+    h.add(m_in_poll_loop);
   }
   std::string timing_name() const override { return "qce_device"; }
 
@@ -261,6 +270,10 @@ class QceDevice : public model::TimingState {
   void qce_wait_lock(Runner& r);
   // lock_when_shared: Linux's request is off the engine; clear the handshake's word 1.
   void qce_share_release(Runner& r);
+  // poll_at_load: mask or unmask both pipes' interrupts; then, in the context that started the
+  // request, poll for it and for the queued ones after it until a request starts alone.
+  void qce_set_polling(Runner& r, bool on);
+  void qce_poll_loop(Runner& r);
 
   cpu::Host& m_host;
   cpu::Kernel& m_kernel;
@@ -289,6 +302,8 @@ class QceDevice : public model::TimingState {
   QceDriverStats m_stats;
   unsigned m_batch = 0;          // requests under the lock held now (lock_batch)
   bool m_unlocked_busy = false;  // lock_when_shared: word 1 is set for the request in flight
+  bool m_polling = false;        // poll_at_load: the pipes' interrupts are masked
+  bool m_in_poll_loop = false;   // a context is polling the requests (qce_poll_loop)
 };
 
 }  // namespace qcesim::qce

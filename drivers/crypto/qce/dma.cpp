@@ -40,7 +40,7 @@ void QceDevice::qce_dma_request(Runner& r) {
 void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>& src, unsigned rx_flags,
                                  bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst, bool add_result) {
   const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
-  if (m_cfg.poll) m_done = done;
+  if (m_cfg.poll || m_cfg.poll_at_load) m_done = done;
   if (!src.empty()) m_bam.submit(*m_rx, m_bam.bam_prep_slave_sg(r, *m_rx, src, flags | rx_flags));
   if (dst.empty()) {
     m_bam.submit(*m_tx, m_bam.bam_prep_slave_sg(r, *m_tx, m_result_sg, flags, std::move(done)));

@@ -175,6 +175,7 @@ void BamDma::fingerprint(model::StateHash& h) const {
     h.add(c.keep_lock);
     h.add(c.lock_next);
     h.add(c.lock_unseen);
+    h.add(c.cfg.interrupts);
     h.add(std::uint64_t{(c.tail + kRingSlots - c.head) % kRingSlots});
     h.add(std::uint64_t{c.in_fifo});
     for (const auto* q : {&c.issued, &c.active}) {
@@ -370,6 +371,13 @@ void BamDma::dma_tasklet(Runner& r) {
 
 bool BamDma::poll_done(Runner& r, BamChan& c) {
   return m_host.readl(r, reg(BAM_P_SW_OFSTS(c.id))) == c.tail * BAM_DESC_BYTES;
+}
+
+void BamDma::set_interrupts(Runner& r, BamChan& c, bool on) {
+  c.cfg.interrupts = on;
+  if (!c.initialized) return;  // bam_chan_init_hw writes P_IRQ_EN from cfg
+  if (on) m_host.writel(r, reg(BAM_P_IRQ_CLR(c.id)), ~0u);
+  m_host.writel(r, reg(BAM_P_IRQ_EN(c.id)), on ? P_DEFAULT_IRQS_EN : P_ERR);
 }
 
 bool BamDma::lock_acquired(Runner& r, BamChan& c) {

@@ -167,6 +167,10 @@ class BamDma : public model::TimingState {
   // read of P_SW_OFSTS unless no LOCK is outstanding. For a client that writes the peripheral's
   // registers itself (MMIO) inside the lock.
   bool lock_acquired(Runner& r, BamChan& c);
+  // Interrupts on or off for a channel from now on (a client switching between interrupts and
+  // polling): descriptors loaded later get INT flags or not, and P_IRQ_EN is written (pending
+  // status cleared first when turning them on, so nothing stale fires).
+  void set_interrupts(Runner& r, BamChan& c, bool on);
 
   // bam_dma_irq, in hardirq context.
   void bam_dma_irq(Runner& r);
