@@ -142,7 +142,8 @@ std::string setup(const CipherOptions& opt, studies::CipherSetup& s) {
   if (opt.era >= 0) {
     s.rules.era = opt.era;
     if (opt.platform.empty()) s.rules.aes_sw_max_len = 512;  // CONFIG_CRYPTO_DEV_QCE_SW_MAX_LEN's default
-    if (std::string e = qce::check_rules(s.rules); !e.empty()) return "--era: expected " + e;
+    if (std::string e = qce::check_rules(s.rules); !e.empty())
+      return "--era: expected " + e + ", found " + std::to_string(s.rules.era);
   }
   return "";
 }

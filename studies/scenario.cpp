@@ -225,6 +225,8 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
     vj.fail(v.lock_batch > 1 ? "lock_batch" : "lock_when", "a variant with bam_lock (there is no lock to place)");
   if (v.lock_when_shared && v.lock_batch > 1)
     vj.fail("lock_batch", "1 with lock_when \"shared\" (one design at a time)");
+  if ((v.poll || v.poll_at_load) && v.lock_batch > 1)
+    vj.fail("lock_batch", "1 with completion \"poll\" or \"adaptive\" (a kept lock is released by an interrupt)");
   v.lock_inline = vj.choice("lock_descriptors", "dummy", {"dummy", "inline"}) == "inline";
   if (v.lock_inline && (v.reg_io != qce::RegIo::bam || !v.bam_lock))
     vj.fail("lock_descriptors",

@@ -79,6 +79,10 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
   if (spec.trajectories < 2)
     throw model::ConfigError("--trajectories", "", "at least 2 trajectories", std::to_string(spec.trajectories));
   const Design d = design_for(spec.base);
+  if (!spec.base.compare.empty() && d.variants.size() < 2)
+    throw model::ConfigError("--compare", "",
+                             "another variant to compare with " + model::quoted_input(spec.base.compare),
+                             "only " + model::quoted_input(spec.base.compare));
   const std::size_t k = d.params.size();
   if (k == 0) throw model::ConfigError(spec.base.scenario, "", "parameters with an interval to vary", "none");
   // Point 0: nominal, for the relative effects; point 1 + q: the design's point q.
@@ -203,6 +207,7 @@ std::string sensitivity_table(const SensitivityResult& r, std::size_t top) {
 
 json sensitivity_json(const SensitivityResult& r) {
   json j = {{"scenario", r.scenario}, {"parameters", r.params}, {"runs", r.runs}, {"variants", json::array()}};
+  if (!r.compare.empty()) j["compare"] = r.compare;  // the variants are then "X - compare": effects on the difference
   for (const auto& [variant, by_q] : r.variants) {
     json q = json::object();
     for (const auto& [name, list] : by_q) {

@@ -335,12 +335,18 @@ std::string uncertainty_table(const UncertaintyResult& r) {
         "\ndifference to {}, sample by sample (both runs draw the same parameter values); lower in: the share of "
         "samples where the variant's value is below {}'s\n",
         r.compare, r.compare);
-    s += fmt::format("{:<22} {:<18} {:>12} {:>25} {:>9}\n", "variant", "quantity", "nominal", "90 % interval",
+    std::size_t w = 22;
+    for (const VariantDiffs& v : r.diffs) w = std::max(w, v.name.size() + 1);
+    s += fmt::format("{:<{}} {:<18} {:>12} {:>25} {:>9}\n", "variant", w, "quantity", "nominal", "90 % interval",
                      "lower in");
     for (const VariantDiffs& v : r.diffs)
       for (const auto& [k, heading] : band_quantities()) {
         const DiffBand& b = v.quantity.at(k);
-        s += fmt::format("{:<22} {:<18} {:>+12.4g} {:>25} {:>8.0f}%\n", v.name, heading, b.nominal,
+        if (b.n == 0) {  // every sample run of one of the two failed
+          s += fmt::format("{:<{}} {:<18} {:>+12.4g} {:>25} {:>9}\n", v.name, w, heading, b.nominal, "n/a", "n/a");
+          continue;
+        }
+        s += fmt::format("{:<{}} {:<18} {:>+12.4g} {:>25} {:>8.0f}%\n", v.name, w, heading, b.nominal,
                          fmt::format("[{:+.4g}, {:+.4g}]", b.p05, b.p95), 100 * b.lower);
       }
   }

@@ -100,6 +100,22 @@ TEST(LockingDesigns, AdaptiveCompletionPollsOnlyWhileRequestsQueue) {
   EXPECT_EQ(d4[0].mech_polling_s, 0.0);
 }
 
+// Polling at load where the done path is the pre-2024 tasklet (softirq: no context to spin in)
+// stays with interrupts, and a hung engine under polling at load fails its requests by the poll's
+// own deadline (the watchdog's work would be queued behind the polling kworker) and the run goes on.
+TEST(LockingDesigns, AdaptiveCompletionSurvivesTaskletErasAndHangs) {
+  const auto era = run_designs({"series-coherent-dump-adaptive"},
+                               {"workload.messages=300", "workload.queue_depth=4", "overrides.driver.era=2021"});
+  EXPECT_EQ(era[0].completed, 300u);
+  EXPECT_EQ(era[0].digest_mismatches, 0u);
+  const auto hang = run_designs({"series-coherent-dump-adaptive"},
+                                {"workload.messages=400", "workload.queue_depth=4", "faults.engine_hang=0.02"});
+  EXPECT_EQ(hang[0].issued, hang[0].completed + hang[0].failed + hang[0].fallback);
+  EXPECT_GT(hang[0].failed, 0u);
+  EXPECT_GT(hang[0].completed, 300u);
+  EXPECT_EQ(hang[0].digest_mismatches, 0u);
+}
+
 // Lock only while shared: with no other EE the handshake never asks for the lock (mainline's
 // descriptors and interrupts); with one, Linux locks while it is active and both sides' digests
 // stay right, no request fails.

@@ -95,7 +95,7 @@ void TzAgent::share_enter() {
     ++m_stats.share_switches;
   }
   const sc_core::sc_time since = sc_core::sc_time_stamp();
-  while (m_host.readl(m_cfg.share_addr + 4) != 0) sc_core::wait(m_cfg.share_poll);
+  while (m_host.readl(m_cfg.share_addr + 4) != 0 && !m_stopped) sc_core::wait(m_cfg.share_poll);
   m_stats.share_wait += sc_core::sc_time_stamp() - since;
 }
 

@@ -223,7 +223,7 @@ void QceDevice::qce_start(Runner& r, const QceAsyncRequest& req, const AeadRegs*
     // the registers once the BAM serves only this EE.
     prep_sgs(bam::DMA_PREP_FENCE);
     qce_dma_issue_pending(r);
-    qce_wait_lock(r);
+    if (!qce_wait_lock(r)) return;  // failed while waiting: nothing of it may reach the engine
     setup_regs();
   } else if (m_cfg.reg_io == RegIo::mmio) {
     prep_sgs(0);

@@ -83,9 +83,11 @@ void QceDevice::qce_handle_queue(Runner& r) {
     m_kernel.schedule_delayed_work_on(m_cfg.irq_cpu, m_cfg.request_timeout + r.debt(), "qce_request_timeout",
                                       [this, seq](Runner& k) { qce_request_timeout(k, seq); });
   }
-  if (m_cfg.poll_at_load) qce_set_polling(r, !m_queue.empty());
+  // Polling needs a process context to spin in (not the pre-2024 done tasklet).
+  const bool process = cpu::ctx_level(r.ctx()) == 0;
+  if (m_cfg.poll_at_load) qce_set_polling(r, !m_queue.empty() && process);
   qce_handle_request(r, *m_req);
-  if (m_polling && !m_in_poll_loop) qce_poll_loop(r);
+  if (m_polling && !m_in_poll_loop && process) qce_poll_loop(r);
 }
 
 void QceDevice::qce_set_polling(Runner& r, bool on) {
@@ -100,7 +102,9 @@ void QceDevice::qce_set_polling(Runner& r, bool on) {
 // the next queued one, which returns to this loop instead of polling inside it).
 void QceDevice::qce_poll_loop(Runner& r) {
   m_in_poll_loop = true;
-  while (m_req && m_polling) {
+  // A request that failed before issuing anything, or that an error path has failed, completes
+  // through the work it queued: leave the loop so that work can run.
+  while (m_req && m_polling && m_issued_seq == m_req_seq && m_failed_seq != m_req_seq) {
     ++m_stats.polled_requests;
     poll_completion(r);
   }
@@ -126,6 +130,8 @@ void QceDevice::run_sync(Runner& task, QceAsyncRequest& req) {
     // Nothing completed the request: drop it and reset what it left behind.
     qce_dma_terminate_all(task);
     m_host.writel(task, m_base + REG_GOPROC, CLR_CNTXT);
+    qce_share_release(task);
+    m_bam.bam_release_lock(task, *m_rx);
     m_req = nullptr;
     ++m_req_seq;  // a late completion of the abandoned request is ignored
     ++m_stats.errors;
@@ -208,6 +214,9 @@ void QceDevice::finish_request(Runner& r, std::uint64_t seq, const QceStatus& st
   r.charge(m_costs(cpu::Cost::crypto_request_complete));
   if (req->complete) req->complete(r, status);
   qce_handle_queue(r);
+  // lock_batch: a lock kept for a request that then did not come (it failed before taking it,
+  // or the queue drained) is released now, not left to the next request.
+  if (!m_req && m_rx && m_rx->locked && !m_rx->unlock_queued) m_bam.bam_release_lock(r, *m_rx);
 }
 
 }  // namespace qcesim::qce

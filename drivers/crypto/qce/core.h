@@ -266,8 +266,9 @@ class QceDevice : public model::TimingState {
   // Whether the request starting locks, and whether it keeps the lock for the next (the
   // locking designs); sets the rx channel's lock_next and keep_lock.
   void qce_lock_policy(Runner& r);
-  // lock_mmio: wait until the BAM has taken the LOCK queued ahead of the data.
-  void qce_wait_lock(Runner& r);
+  // lock_mmio: wait until the BAM has taken the LOCK queued ahead of the data; false when the
+  // request was failed meanwhile (its registers must not be written).
+  bool qce_wait_lock(Runner& r);
   // lock_when_shared: Linux's request is off the engine; clear the handshake's word 1.
   void qce_share_release(Runner& r);
   // poll_at_load: mask or unmask both pipes' interrupts; then, in the context that started the
@@ -300,10 +301,11 @@ class QceDevice : public model::TimingState {
   std::uint64_t m_req_seq = 0;           // which request that is: stale completions are dropped
   std::uint64_t m_failed_seq = 0;        // the last request failed by an error path
   QceDriverStats m_stats;
-  unsigned m_batch = 0;          // requests under the lock held now (lock_batch)
-  bool m_unlocked_busy = false;  // lock_when_shared: word 1 is set for the request in flight
-  bool m_polling = false;        // poll_at_load: the pipes' interrupts are masked
-  bool m_in_poll_loop = false;   // a context is polling the requests (qce_poll_loop)
+  unsigned m_batch = 0;            // requests under the lock held now (lock_batch)
+  bool m_unlocked_busy = false;    // lock_when_shared: word 1 is set for the request in flight
+  bool m_polling = false;          // poll_at_load: the pipes' interrupts are masked
+  bool m_in_poll_loop = false;     // a context is polling the requests (qce_poll_loop)
+  std::uint64_t m_issued_seq = 0;  // the last request whose descriptors were prepared (polling waits for them)
 };
 
 }  // namespace qcesim::qce

@@ -41,6 +41,7 @@ void QceDevice::qce_dma_prep_sgs(Runner& r, const std::vector<bam::ScatterEntry>
                                  bam::DmaCallback done, const std::vector<bam::ScatterEntry>& dst, bool add_result) {
   const unsigned flags = bam::DMA_PREP_INTERRUPT | bam::DMA_CTRL_ACK;
   if (m_cfg.poll || m_cfg.poll_at_load) m_done = done;
+  m_issued_seq = m_req_seq;
   if (!src.empty()) m_bam.submit(*m_rx, m_bam.bam_prep_slave_sg(r, *m_rx, src, flags | rx_flags));
   if (dst.empty()) {
     m_bam.submit(*m_tx, m_bam.bam_prep_slave_sg(r, *m_tx, m_result_sg, flags, std::move(done)));
@@ -121,13 +122,14 @@ void QceDevice::qce_lock_policy(Runner& r) {
   m_rx->keep_lock = m_batch < m_cfg.lock_batch && !m_queue.empty();
 }
 
-void QceDevice::qce_wait_lock(Runner& r) {
+bool QceDevice::qce_wait_lock(Runner& r) {
   const std::uint64_t seq = m_req_seq;
   while (!m_bam.lock_acquired(r, *m_rx)) {
     ++m_stats.lock_polls;
     r.run("__udelay", m_cfg.poll_delay);
-    if (seq != m_req_seq) return;  // failed meanwhile (watchdog)
+    if (seq != m_req_seq || m_failed_seq == seq) return false;  // failed meanwhile (watchdog, error)
   }
+  return seq == m_req_seq && m_failed_seq != seq;
 }
 
 void QceDevice::qce_share_release(Runner& r) {
@@ -140,12 +142,19 @@ void QceDevice::qce_share_release(Runner& r) {
 // poll_delay between reads (udelay: the CPU stays busy), then runs the done callback itself.
 void QceDevice::poll_completion(Runner& r) {
   const std::uint64_t seq = m_req_seq;
+  if (m_issued_seq != seq) return;  // nothing of this request's was issued (it failed before)
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
   for (;;) {
     ++m_stats.polls;
     if (m_bam.poll_done(r, *m_tx)) break;
     r.run("__udelay", m_cfg.poll_delay);
-    if (seq != m_req_seq) return;  // failed meanwhile (watchdog)
+    if (seq != m_req_seq || m_failed_seq == seq) return;  // failed meanwhile (the watchdog, an error path)
+    // The watchdog's work may be queued behind this very context (a kworker polling at load):
+    // the poll keeps its own deadline.
+    if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() - start >= m_cfg.request_timeout)
+      return qce_request_timeout(r, seq);
   }
+  if (m_failed_seq == seq) return;  // an error path failed it while the offset caught up
   m_done(r, bam::DmaResult{});
 }
 

@@ -24,7 +24,7 @@ struct QceRules {
   int era = 0;
   std::uint32_t aes_sw_max_len = 0;  // bytes; 0: never by length (CONFIG_CRYPTO_DEV_QCE_SW_MAX_LEN: 512)
 };
-// "" or why the era is not one of the above.
+// "" when the era is one of the above, else what it must be (the caller adds what it found).
 std::string check_rules(const QceRules& r);
 // driver.era and driver.aes_sw_max_len; a ConfigError naming driver.era when it is no era.
 QceRules qce_rules(const model::Profile& p);

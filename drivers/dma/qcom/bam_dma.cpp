@@ -373,6 +373,14 @@ bool BamDma::poll_done(Runner& r, BamChan& c) {
   return m_host.readl(r, reg(BAM_P_SW_OFSTS(c.id))) == c.tail * BAM_DESC_BYTES;
 }
 
+void BamDma::bam_release_lock(Runner& r, BamChan& c) {
+  c.keep_lock = false;
+  if (!c.locked || c.unlock_queued || !c.cfg.scratchpad || !c.initialized) return;
+  c.issued.push_back(bam_make_lock_desc(r, c, false));
+  c.unlock_queued = true;
+  if (c.in_fifo < MAX_DESCRIPTORS) bam_start_dma(r, c);
+}
+
 void BamDma::set_interrupts(Runner& r, BamChan& c, bool on) {
   c.cfg.interrupts = on;
   if (!c.initialized) return;  // bam_chan_init_hw writes P_IRQ_EN from cfg

@@ -167,6 +167,9 @@ class BamDma : public model::TimingState {
   // read of P_SW_OFSTS unless no LOCK is outstanding. For a client that writes the peripheral's
   // registers itself (MMIO) inside the lock.
   bool lock_acquired(Runner& r, BamChan& c);
+  // A lock held open for a batch (keep_lock, no UNLOCK queued) is released: an UNLOCK is queued
+  // and started. Nothing when the channel holds no such lock.
+  void bam_release_lock(Runner& r, BamChan& c);
   // Interrupts on or off for a channel from now on (a client switching between interrupts and
   // polling): descriptors loaded later get INT flags or not, and P_IRQ_EN is written (pending
   // status cleared first when turning them on, so nothing stale fires).
