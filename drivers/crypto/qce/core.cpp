@@ -93,7 +93,6 @@ void QceDevice::qce_handle_queue(Runner& r) {
 void QceDevice::qce_set_polling(Runner& r, bool on) {
   if (on == m_polling) return;
   m_polling = on;
-  ++m_stats.mode_switches;
   m_bam.set_interrupts(r, *m_rx, on ? false : m_cfg.rx_interrupt);
   m_bam.set_interrupts(r, *m_tx, !on);
 }
@@ -105,7 +104,6 @@ void QceDevice::qce_poll_loop(Runner& r) {
   // A request that failed before issuing anything, or that an error path has failed, completes
   // through the work it queued: leave the loop so that work can run.
   while (m_req && m_polling && m_issued_seq == m_req_seq && m_failed_seq != m_req_seq) {
-    ++m_stats.polled_requests;
     poll_completion(r);
   }
   m_in_poll_loop = false;

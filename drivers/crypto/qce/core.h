@@ -148,13 +148,9 @@ struct QceDriverStats {
   std::uint64_t command_elements = 0;  // of those, sent as command elements
   std::uint64_t status_reads = 0;
   std::uint64_t errors = 0;
-  std::uint64_t timeouts = 0;         // requests failed by the request_timeout watchdog
-  std::uint64_t polls = 0;            // status reads while polling
-  std::uint64_t fallbacks = 0;        // requests the era's rules sent to the software fallback
-  std::uint64_t locked_requests = 0;  // requests that ran inside a BAM lock
-  std::uint64_t lock_polls = 0;       // lock_mmio: P_SW_OFSTS reads until the LOCK was taken
-  std::uint64_t polled_requests = 0;  // poll_at_load: requests completed by polling
-  std::uint64_t mode_switches = 0;    // poll_at_load: switches between interrupts and polling
+  std::uint64_t timeouts = 0;   // requests failed by the request_timeout watchdog
+  std::uint64_t polls = 0;      // P_SW_OFSTS reads while polling (completion, or the LOCK wait)
+  std::uint64_t fallbacks = 0;  // requests the era's rules sent to the software fallback
 };
 
 struct ShaRequest;
@@ -269,6 +265,7 @@ class QceDevice : public model::TimingState {
   // lock_mmio: wait until the BAM has taken the LOCK queued ahead of the data; false when the
   // request was failed meanwhile (its registers must not be written).
   bool qce_wait_lock(Runner& r);
+  bool qce_poll_until(Runner& r, const std::function<bool()>& ready);
   // lock_when_shared: Linux's request is off the engine; clear the handshake's word 1.
   void qce_share_release(Runner& r);
   // poll_at_load: mask or unmask both pipes' interrupts; then, in the context that started the

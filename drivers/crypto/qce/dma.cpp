@@ -116,20 +116,33 @@ void QceDevice::qce_lock_policy(Runner& r) {
     m_rx->keep_lock = false;
     return;
   }
-  ++m_stats.locked_requests;
   if (!m_rx->locked) m_batch = 0;
   ++m_batch;
   m_rx->keep_lock = m_batch < m_cfg.lock_batch && !m_queue.empty();
 }
 
 bool QceDevice::qce_wait_lock(Runner& r) {
+  return qce_poll_until(r, [this, &r] { return m_bam.lock_acquired(r, *m_rx); });
+}
+
+// One poll loop for the LOCK wait and the completion: `ready` read every poll_delay (udelay: the
+// CPU stays busy) until it holds; false when the request in flight was failed meanwhile. The
+// watchdog's work may be queued behind this very context (a kworker), so the loop keeps its own
+// deadline and fails the request itself.
+bool QceDevice::qce_poll_until(Runner& r, const std::function<bool()>& ready) {
   const std::uint64_t seq = m_req_seq;
-  while (!m_bam.lock_acquired(r, *m_rx)) {
-    ++m_stats.lock_polls;
+  const sc_core::sc_time start = sc_core::sc_time_stamp();
+  for (;;) {
+    ++m_stats.polls;
+    if (ready()) break;
     r.run("__udelay", m_cfg.poll_delay);
-    if (seq != m_req_seq || m_failed_seq == seq) return false;  // failed meanwhile (watchdog, error)
+    if (seq != m_req_seq || m_failed_seq == seq) return false;  // failed meanwhile (the watchdog, an error path)
+    if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() - start >= m_cfg.request_timeout) {
+      qce_request_timeout(r, seq);
+      return false;
+    }
   }
-  return seq == m_req_seq && m_failed_seq != seq;
+  return seq == m_req_seq && m_failed_seq != seq;  // an error path may have failed it as it caught up
 }
 
 void QceDevice::qce_share_release(Runner& r) {
@@ -141,21 +154,8 @@ void QceDevice::qce_share_release(Runner& r) {
 // Polling: the submitting context reads the tx pipe's offset until the dump is in, waiting
 // poll_delay between reads (udelay: the CPU stays busy), then runs the done callback itself.
 void QceDevice::poll_completion(Runner& r) {
-  const std::uint64_t seq = m_req_seq;
-  if (m_issued_seq != seq) return;  // nothing of this request's was issued (it failed before)
-  const sc_core::sc_time start = sc_core::sc_time_stamp();
-  for (;;) {
-    ++m_stats.polls;
-    if (m_bam.poll_done(r, *m_tx)) break;
-    r.run("__udelay", m_cfg.poll_delay);
-    if (seq != m_req_seq || m_failed_seq == seq) return;  // failed meanwhile (the watchdog, an error path)
-    // The watchdog's work may be queued behind this very context (a kworker polling at load):
-    // the poll keeps its own deadline.
-    if (m_cfg.request_timeout != sc_core::SC_ZERO_TIME && sc_core::sc_time_stamp() - start >= m_cfg.request_timeout)
-      return qce_request_timeout(r, seq);
-  }
-  if (m_failed_seq == seq) return;  // an error path failed it while the offset caught up
-  m_done(r, bam::DmaResult{});
+  if (m_issued_seq != m_req_seq) return;  // nothing of this request's was issued (it failed before)
+  if (qce_poll_until(r, [this, &r] { return m_bam.poll_done(r, *m_tx); })) m_done(r, bam::DmaResult{});
 }
 
 }  // namespace qcesim::qce
