@@ -23,6 +23,7 @@
 #include "cli/sweep_command.h"
 #include "cli/explain_command.h"
 #include "cli/validate_command.h"
+#include "cli/ingest_command.h"
 #include "model/config_error.h"
 #include "cpu/costs.h"
 #include "model/profile.h"
@@ -251,6 +252,18 @@ Command calibrate_command(CLI::App& app) {
   return {c, [cal] { return cli::run_calibrate(*cal, std::cout, std::cerr); }};
 }
 
+Command ingest_command(CLI::App& app) {
+  auto o = std::make_shared<cli::IngestOptions>();
+  auto* c = app.add_subcommand("ingest",
+                               "Turn a board kit archive (board/qcesim-measure) into a profile, scenarios with the "
+                               "board's measurements, a per-function cost table and a report");
+  c->add_option("archive", o->archive, "The kit's archive (.tar)")->required();
+  c->add_option("--out,-o", o->out_dir, "Folder to write into (made if missing; default: the --name)");
+  c->add_option("--name", o->name, "The board's name: every output file starts with it (default: board)");
+  c->add_option("--profiles", o->profiles, "Folder of profiles to start from (default: the scenarios qcesim ships)");
+  return {c, [o] { return cli::run_ingest(*o, std::cout, std::cerr); }};
+}
+
 Command validate_command(CLI::App& app) {
   auto v = std::make_shared<cli::ValidateOptions>();
   auto* c = app.add_subcommand(
@@ -386,10 +399,10 @@ int sc_main(int argc, char* argv[]) {
   app.failure_message(
       [](const CLI::App* a, const CLI::Error& e) { return "qcesim: " + CLI::FailureMessage::simple(a, e); });
   app.set_version_flag("--version", "qcesim 0.1.0");
-  const Command commands[] = {hash_command(app),       cipher_command(app),  run_command(app),
-                              calibrate_command(app),  sweep_command(app),   explain_command(app),
-                              flamegraph_command(app), profile_command(app), validate_command(app),
-                              sensitivity_command(app)};
+  const Command commands[] = {hash_command(app),        cipher_command(app),  run_command(app),
+                              calibrate_command(app),   sweep_command(app),   explain_command(app),
+                              flamegraph_command(app),  profile_command(app), validate_command(app),
+                              sensitivity_command(app), ingest_command(app)};
   if (const int rc = parse(app, argc, argv); rc >= 0) return finish_stdout("", rc);
   for (const Command& c : commands)
     if (c.app->parsed()) return finish_stdout(c.app->get_name(), guarded(c.app->get_name(), c.run));

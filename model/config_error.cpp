@@ -38,7 +38,7 @@ std::string describe_json(const json& j) {
   }
 }
 
-std::string read_input_file(const std::string& file, const std::string& what, InputKind kind) {
+std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
   const std::string expected = "a readable " + what;
   struct stat st;
   if (stat(file.c_str(), &st) != 0)
@@ -47,9 +47,9 @@ std::string read_input_file(const std::string& file, const std::string& what, In
   if (kind == InputKind::regular && !S_ISREG(st.st_mode))
     throw ConfigError(file, "", "a regular file as " + what, "a device, FIFO or socket");
   const auto too_big = [&](const std::string& size) {
-    return ConfigError(file, "", fmt::format("{} of at most {} bytes", what, kMaxInputBytes), size);
+    return ConfigError(file, "", fmt::format("{} of at most {} bytes", what, max_bytes), size);
   };
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxInputBytes)
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes)
     throw too_big(fmt::format("{} bytes", st.st_size));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file, "", expected, std::string("a file it cannot open (") + std::strerror(errno) + ")");
@@ -57,12 +57,12 @@ std::string read_input_file(const std::string& file, const std::string& what, In
   std::string text;
   if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
   char block[65536];
-  while (in && text.size() <= kMaxInputBytes) {
+  while (in && text.size() <= max_bytes) {
     in.read(block, sizeof block);
     text.append(block, static_cast<std::size_t>(in.gcount()));
   }
   if (in.bad()) throw ConfigError(file, "", expected, "a read error");
-  if (text.size() > kMaxInputBytes) throw too_big("more");
+  if (text.size() > max_bytes) throw too_big("more");
   return text;
 }
 

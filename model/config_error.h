@@ -48,7 +48,8 @@ enum class InputKind { any, regular };
 
 nlohmann::json read_json_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any);
 // The two halves: the file's text (size checked), and that text parsed (nesting checked).
-std::string read_input_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any);
+std::string read_input_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any,
+                            std::size_t max_bytes = kMaxInputBytes);
 // Where a file named inside `file` (a scenario's profile, a sweep's scenario) is looked up:
 // `name` beside `file` when that is a regular file; from the current folder when `file` is a
 // pipe or a device (`qcesim run /dev/stdin`, `<(...)`), which has no folder of its own.

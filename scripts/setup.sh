@@ -20,6 +20,9 @@ PACKAGES=(
   clang-format            # scripts/check-format.sh: the code's layout (.clang-format)
   clang-tidy              # scripts/check-tidy.sh: the checks the code follows (.clang-tidy)
   slurm-wlm munge         # a real single-node Slurm for the sharded-run test (tests/slurm_shards.sh)
+  libfdt-dev              # qcesim ingest: a board's flattened device tree
+  gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross  # board/afalg-bench.c, static
+  qemu-system-arm cpio    # the board kit's end-to-end test: Debian's arm64 kernel under QEMU (tests/board)
 )
 
 missing=()
@@ -29,13 +32,37 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "setup: installing ${missing[*]}" >&2
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+updated=""
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  updated=yes
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# The board kit's test boots a real arm64 Linux: Debian's own arm64 kernel and busybox-static,
+# unpacked (not installed: they are another architecture's) into build/guest-arm64/. The kernel's
+# ABI number changes with every security update, so the metapackage names it.
+guest="build/guest-arm64"
+if [ ! -f "$guest/ok" ]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+    updated=""
+  fi
+  if [ -z "$updated" ]; then $SUDO apt-get update -qq; fi
+  kernel=$(apt-cache depends linux-image-arm64:arm64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-arm64\).*/\1/p' | head -n1)
+  if [ -z "$kernel" ]; then
+    echo "setup: apt names no arm64 kernel for linux-image-arm64:arm64" >&2
+    exit 1
+  fi
+  echo "setup: unpacking $kernel and busybox-static (arm64) into $guest" >&2
+  rm -rf "$guest"
+  mkdir -p "$guest/debs" "$guest/root"
+  (cd "$guest/debs" && apt-get download -qq "$kernel:arm64" busybox-static:arm64 >&2)
+  for d in "$guest"/debs/*.deb; do dpkg-deb -x "$d" "$guest/root"; done
+  rm -rf "$guest/debs"
+  echo "$kernel" >"$guest/ok"
+fi

@@ -1,0 +1,99 @@
+// A board kit archive (board/qcesim-measure, docs/board.md), read and checked: the manifest,
+// the system's facts, the AF_ALG runs, tcrypt's kernel-log lines and the optional ftrace
+// timings. Every member is hostile input: numbers are parsed strictly and range-checked, names
+// that reach an output are checked against the name rule, and an error names the archive, the
+// member and line, what was expected and what was found (model::ConfigError).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ingest/fdt_facts.h"
+#include "ingest/ftrace_table.h"
+#include "ingest/tar_reader.h"
+
+namespace qcesim::ingest {
+
+constexpr int kArchiveFormat = 1;  // the manifest's first line: "qcesim-board-archive 1"
+
+struct ManifestItem {
+  std::string path, status, note;  // status: collected, absent, skipped, partial, failed, optional, present
+};
+
+struct IrqDelta {
+  std::string label, name;  // "42", "42 GICv3 272 Level bam_dma"
+  std::uint64_t count = 0;
+};
+
+// One afalg-bench run (runs/NAME).
+struct BenchRun {
+  std::string member, type, alg, driver, status, check;
+  std::uint64_t bytes = 0, messages = 0, requested = 0, key_bytes = 0;
+  double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0;  // as the seed measurement reports them
+  int cpu = -1;                                                // where the loop started
+  std::vector<IrqDelta> irqs;
+};
+
+struct CryptoDriver {
+  std::string name, driver, module;
+  long priority = 0;
+};
+
+struct CpuId {
+  unsigned implementer = 0, part = 0;  // MIDR fields from /proc/cpuinfo
+};
+
+struct CpufreqPolicy {
+  std::string name, governor, driver;
+  std::vector<unsigned> cpus;
+  double max_khz = 0, min_khz = 0;
+};
+
+struct IdleState {
+  unsigned cpu = 0;
+  std::string state, name;
+  double latency_us = 0, residency_us = 0;
+  bool disabled = false;
+};
+
+struct IommuDevice {
+  unsigned group = 0;
+  std::string type, device;  // type: DMA (strict), DMA-FQ (lazy), identity (passthrough)
+};
+
+// tcrypt mode=400: one driver's one-shot digest rate at one size (the "1 updates" rows).
+struct TcryptRow {
+  std::string driver;
+  std::uint64_t block_bytes = 0, update_bytes = 0, updates = 0;
+  double ops_per_s = 0;
+};
+
+struct BoardArchive {
+  std::string file;
+  std::string kit, started, finished, options;
+  std::vector<ManifestItem> items;
+  std::string uname, release, cmdline;
+  std::vector<CpuId> cpus;
+  bool has_config = false;
+  std::map<std::string, std::string> config;  // CONFIG_X -> y/m/value
+  bool has_fdt = false;
+  FdtFacts fdt;
+  std::vector<CryptoDriver> drivers;
+  std::vector<CpufreqPolicy> cpufreq;
+  std::string cpuidle_driver;
+  std::vector<IdleState> idle;
+  std::vector<IommuDevice> iommu;
+  std::vector<BenchRun> runs;
+  std::vector<TcryptRow> tcrypt;
+  FtraceTable ftrace;
+
+  const ManifestItem* item(const std::string& path) const;
+};
+
+// Reads FILE (a regular file of at most 64 MiB), its tar members, and parses them.
+BoardArchive read_board_archive(const std::string& file);
+BoardArchive parse_board_archive(const TarMembers& members, const std::string& file);
+
+}  // namespace qcesim::ingest

@@ -1,0 +1,215 @@
+#include "ingest/fdt_facts.h"
+
+#include <spdlog/fmt/fmt.h>
+
+extern "C" {
+#include <libfdt.h>
+}
+
+#include <cstring>
+
+#include "model/config_error.h"
+
+namespace qcesim::ingest {
+
+using model::ConfigError;
+
+namespace {
+
+constexpr std::size_t kMaxFdtBytes = 4u << 20;
+
+struct Reader {
+  const void* fdt;
+  const std::string& file;
+  const std::string& member;
+
+  [[noreturn]] void fail(const std::string& at, const std::string& expected, const std::string& found) const {
+    throw ConfigError(file, member + (at.empty() ? "" : " " + at), expected, found);
+  }
+
+  // A property's bytes (nullptr and 0 when absent).
+  const unsigned char* prop(int node, const char* name, int& len) const {
+    len = 0;
+    const void* p = fdt_getprop(fdt, node, name, &len);
+    if (!p || len < 0) {
+      len = 0;
+      return nullptr;
+    }
+    return static_cast<const unsigned char*>(p);
+  }
+
+  std::string path(int node) const {
+    char buf[512];
+    return fdt_get_path(fdt, node, buf, sizeof buf) == 0 ? std::string(buf) : fmt::format("node at {}", node);
+  }
+
+  // A string-list property as "a, b"; control characters are refused.
+  std::string strings(int node, const char* name) const {
+    int len = 0;
+    const unsigned char* p = prop(node, name, len);
+    std::string out, cur;
+    for (int i = 0; i < len; ++i) {
+      const char c = static_cast<char>(p[i]);
+      if (c == '\0') {
+        if (!cur.empty()) out += (out.empty() ? "" : ", ") + cur;
+        cur.clear();
+      } else if (model::is_control(c) || static_cast<unsigned char>(c) >= 0x7f) {
+        fail(path(node) + " " + name, "printable strings", "a control or non-ASCII byte");
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) out += (out.empty() ? "" : ", ") + cur;
+    return out;
+  }
+
+  std::string first_string(int node, const char* name) const {
+    const std::string s = strings(node, name);
+    return s.substr(0, s.find(", "));
+  }
+
+  std::uint32_t cell(const unsigned char* p, int i) const {
+    std::uint32_t v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return fdt32_to_cpu(v);
+  }
+
+  bool u32(int node, const char* name, unsigned& out) const {
+    int len = 0;
+    const unsigned char* p = prop(node, name, len);
+    if (!p) return false;
+    if (len != 4) fail(path(node) + " " + name, "one 32-bit cell", fmt::format("{} bytes", len));
+    out = cell(p, 0);
+    return true;
+  }
+
+  // The first (address, size) of "reg", in the parent's #address-cells / #size-cells.
+  void reg(int node, std::uint64_t& base, std::uint64_t& size) const {
+    const int parent = fdt_parent_offset(fdt, node);
+    const int ac = parent >= 0 ? fdt_address_cells(fdt, parent) : 2;
+    const int sc = parent >= 0 ? fdt_size_cells(fdt, parent) : 1;
+    if (ac < 1 || ac > 2 || sc < 0 || sc > 2) fail(path(node), "#address-cells 1..2 and #size-cells 0..2", "other");
+    int len = 0;
+    const unsigned char* p = prop(node, "reg", len);
+    if (!p) return;
+    if (len < 4 * (ac + sc))
+      fail(path(node) + " reg", fmt::format("{} cells", ac + sc), fmt::format("{} bytes", len));
+    base = ac == 2 ? (std::uint64_t{cell(p, 0)} << 32 | cell(p, 1)) : cell(p, 0);
+    size = sc == 2 ? (std::uint64_t{cell(p, ac)} << 32 | cell(p, ac + 1)) : sc == 1 ? cell(p, ac) : 0;
+  }
+};
+
+// A crypto engine node: Qualcomm's compatible strings for it ("qcom,crypto-v5.1", "qcom,qce",
+// "qcom,sm8650-qce").
+bool is_qce(const std::string& list) {
+  std::size_t start = 0;
+  while (start < list.size()) {
+    const std::size_t end = std::min(list.find(", ", start), list.size());
+    const std::string c = list.substr(start, end - start);
+    if (c.rfind("qcom,crypto-v", 0) == 0 || c == "qcom,qce" ||
+        (c.rfind("qcom,", 0) == 0 && c.size() > 4 && c.compare(c.size() - 4, 4, "-qce") == 0))
+      return true;
+    start = end + 2;
+  }
+  return false;
+}
+
+void read_dmas(const Reader& r, int node, FdtCrypto& c) {
+  int len = 0;
+  const unsigned char* p = r.prop(node, "dmas", len);
+  if (!p) return;
+  if (len % 4) r.fail(c.path + " dmas", "whole cells", fmt::format("{} bytes", len));
+  const int cells = len / 4;
+  // dma-names says which specifier is rx and which tx.
+  std::vector<std::string> names;
+  {
+    const std::string s = r.strings(node, "dma-names");
+    std::size_t start = 0;
+    while (start < s.size()) {
+      const std::size_t end = std::min(s.find(", ", start), s.size());
+      names.push_back(s.substr(start, end - start));
+      start = end + 2;
+    }
+  }
+  int i = 0;
+  for (std::size_t k = 0; i < cells; ++k) {
+    const std::uint32_t ph = r.cell(p, i++);
+    const int bam = fdt_node_offset_by_phandle(r.fdt, ph);
+    if (bam < 0) r.fail(c.path + " dmas", "a phandle of a node", fmt::format("{:#x}, which no node has", ph));
+    unsigned n = 1;
+    if (!r.u32(bam, "#dma-cells", n)) n = 1;
+    if (n > 4 || i + static_cast<int>(n) > cells)
+      r.fail(c.path + " dmas", "specifiers of #dma-cells cells", fmt::format("{} cells left for {}", cells - i, n));
+    const unsigned pipe = n >= 1 ? r.cell(p, i) : 0;
+    i += static_cast<int>(n);
+    if (c.bam_path.empty()) {
+      c.bam_path = r.path(bam);
+      c.bam_compatible = r.strings(bam, "compatible");
+      r.reg(bam, c.bam_base, c.bam_size);
+      c.has_ee = r.u32(bam, "qcom,ee", c.bam_ee);
+      int l = 0;
+      c.controlled_remotely = r.prop(bam, "qcom,controlled-remotely", l) != nullptr;
+      int il = 0;
+      const unsigned char* irq = r.prop(bam, "interrupts", il);
+      // <GIC_SPI n flags>: type 0 is an SPI.
+      if (irq && il >= 12 && r.cell(irq, 0) == 0) {
+        c.has_spi = true;
+        c.bam_spi = r.cell(irq, 1);
+      }
+    }
+    const std::string name = k < names.size() ? names[k] : "";
+    if (name == "rx") c.rx_pipe = pipe, c.has_pipes = true;
+    if (name == "tx") c.tx_pipe = pipe;
+  }
+}
+
+}  // namespace
+
+FdtFacts read_fdt(const std::string& blob, const std::string& file, const std::string& member) {
+  if (blob.size() > kMaxFdtBytes)
+    throw ConfigError(file, member, fmt::format("a device tree of at most {} bytes", kMaxFdtBytes),
+                      fmt::format("{} bytes", blob.size()));
+  if (blob.size() < sizeof(struct fdt_header))
+    throw ConfigError(file, member, "a flattened device tree", fmt::format("{} bytes", blob.size()));
+  // libfdt reads 32-bit fields: give it an aligned copy.
+  std::vector<std::uint64_t> aligned((blob.size() + 7) / 8);
+  std::memcpy(aligned.data(), blob.data(), blob.size());
+  const void* fdt = aligned.data();
+  int err = fdt_check_header(fdt);
+  if (err == 0 && fdt_totalsize(fdt) > blob.size()) err = -FDT_ERR_TRUNCATED;
+  if (err == 0) err = fdt_check_full(fdt, blob.size());
+  if (err != 0) throw ConfigError(file, member, "a valid flattened device tree", fdt_strerror(err));
+  const Reader r{fdt, file, member};
+  FdtFacts f;
+  f.model = r.strings(0, "model");
+  f.compatible = r.strings(0, "compatible");
+  const int cpus = fdt_path_offset(fdt, "/cpus");
+  if (cpus >= 0) {
+    int node;
+    fdt_for_each_subnode(node, fdt, cpus) {
+      int l = 0;
+      const unsigned char* t = r.prop(node, "device_type", l);
+      if (t && l == 4 && std::memcmp(t, "cpu", 4) == 0) f.cpus.push_back(r.first_string(node, "compatible"));
+      if (f.cpus.size() > 1024) r.fail("/cpus", "at most 1024 cores", "more");
+    }
+  }
+  int depth = 0;
+  for (int node = fdt_next_node(fdt, -1, &depth); node >= 0; node = fdt_next_node(fdt, node, &depth)) {
+    const std::string compat = r.strings(node, "compatible");
+    if (!is_qce(compat)) continue;
+    FdtCrypto c;
+    c.path = r.path(node);
+    c.compatible = compat;
+    c.status = r.first_string(node, "status");
+    if (c.status.empty()) c.status = "okay";
+    r.reg(node, c.base, c.size);
+    int l = 0;
+    c.iommus = r.prop(node, "iommus", l) != nullptr;
+    read_dmas(r, node, c);
+    f.crypto.push_back(std::move(c));
+    if (f.crypto.size() > 16) r.fail("", "at most 16 crypto engine nodes", "more");
+  }
+  return f;
+}
+
+}  // namespace qcesim::ingest

@@ -1,0 +1,492 @@
+#include "ingest/ingest.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "model/config_error.h"
+#include "soc/device_tree.h"
+
+namespace qcesim::ingest {
+
+using model::ConfigError;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// MIDR (implementer, part) -> the core type's name as profiles spell it (arch/arm64's cputype.h).
+std::string core_from_midr(const CpuId& c) {
+  static const std::map<std::pair<unsigned, unsigned>, std::string> parts = {
+      {{0x41, 0xc07}, "cortex-a7"},   {{0x41, 0xd03}, "cortex-a53"},  {{0x41, 0xd04}, "cortex-a35"},
+      {{0x41, 0xd05}, "cortex-a55"},  {{0x41, 0xd07}, "cortex-a57"},  {{0x41, 0xd08}, "cortex-a72"},
+      {{0x41, 0xd0a}, "cortex-a75"},  {{0x41, 0xd0b}, "cortex-a76"},  {{0x41, 0xd0d}, "cortex-a77"},
+      {{0x41, 0xd41}, "cortex-a78"},  {{0x41, 0xd44}, "cortex-x1"},   {{0x41, 0xd46}, "cortex-a510"},
+      {{0x41, 0xd47}, "cortex-a710"}, {{0x41, 0xd48}, "cortex-x2"},   {{0x41, 0xd4d}, "cortex-a715"},
+      {{0x41, 0xd4e}, "cortex-x3"},   {{0x41, 0xd80}, "cortex-a520"}, {{0x41, 0xd81}, "cortex-a720"},
+      {{0x41, 0xd82}, "cortex-x4"}};
+  const auto it = parts.find({c.implementer, c.part});
+  return it == parts.end() ? fmt::format("unknown (implementer {:#x}, part {:#x})", c.implementer, c.part)
+                           : it->second;
+}
+
+// "arm,cortex-a720" -> "cortex-a720".
+std::string core_from_compatible(const std::string& c) {
+  const std::size_t comma = c.find(',');
+  return comma == std::string::npos ? c : c.substr(comma + 1);
+}
+
+// A name by the name rule, from a driver's name ("hmac(sha256-ce)" -> "hmac-sha256-ce").
+std::string name_from(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '=';
+    if (ok) out += c;
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  while (!out.empty() && (out[0] == '.' || out[0] == '-')) out.erase(0, 1);
+  return out.substr(0, 40);
+}
+
+bool is_qce_driver(const BenchRun& r, const BoardArchive& a) {
+  if (r.driver.size() > 4 && r.driver.compare(r.driver.size() - 4, 4, "-qce") == 0) return true;
+  for (const CryptoDriver& d : a.drivers)
+    if (d.driver == r.driver && d.module == "qcrypto") return true;
+  return false;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The engine's interrupts in a run: /proc/interrupts rows whose action names the BAM or QCE.
+std::uint64_t engine_irqs(const BenchRun& r) {
+  std::uint64_t n = 0;
+  for (const IrqDelta& d : r.irqs) {
+    const std::string s = lower(d.name);
+    if (s.find("bam") != std::string::npos || s.find("qce") != std::string::npos ||
+        s.find("crypto") != std::string::npos)
+      n += d.count;
+  }
+  return n;
+}
+
+// What each piece the archive may lack would settle (docs/board.md's table).
+const std::vector<std::pair<std::string, std::string>>& what_it_settles() {
+  static const std::vector<std::pair<std::string, std::string>> t = {
+      {"system/fdt", "which SoC and profile; the engine's and BAM's addresses, EE, pipes and interrupt"},
+      {"system/config", "whether /proc/stat's hardirq/softirq are exact (CONFIG_IRQ_TIME_ACCOUNTING) or tick samples; the IOMMU's default mode"},
+      {"system/cpufreq", "the cores' clocks (cpu.<core>.freq, freq_min) and governor"},
+      {"system/cpuidle", "the idle states' exit latencies (cpuidle.*): what each interrupt's wake-up costs"},
+      {"system/iommu", "the crypto device's IOMMU mode (iommu.mode): map and unmap costs per request"},
+      {"qce", "every engine number: the per-request fixed cost, the per-byte cost, interrupts per request"},
+      {"runs/seed-qce", "the seed comparison (CPU against engine) on this board"},
+      {"runs/hmac-4096-qce", "the command-element slope: hmac(sha256) adds the key and HMAC configuration elements"},
+      {"tcrypt", "an in-kernel rate without AF_ALG's system calls: the caller's share (cost.caller_overhead)"},
+      {"ftrace", "per-function times as direct evidence for the cost items (qcesim calibrate --evidence)"},
+      {"iommu-mode", "the unmap's cost on the crypto SMMU context: the same runs booted with iommu.strict=0 and iommu.passthrough=1"},
+      {"dma_map_benchmark", "map/unmap time per page on the crypto device's SMMU context"},
+  };
+  return t;
+}
+
+std::string settles(const std::string& path) {
+  for (const auto& [prefix, text] : what_it_settles())
+    if (path.rfind(prefix, 0) == 0) return text;
+  return "";
+}
+
+struct Profiles {
+  std::vector<std::string> files;
+  std::map<std::string, json> by_file;
+};
+
+const json* param(const json& profile, const std::string& name) {
+  const json& ps = profile["parameters"];
+  return ps.contains(name) ? &ps[name] : nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> profile_files(const std::string& dir) {
+  std::vector<std::string> v;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw ConfigError(dir, "", "a folder of profiles (scenarios/)", "not a folder");
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    const json j = model::read_json_file(e.path().string(), "profile", model::InputKind::regular);
+    if (j.is_object() && j.contains("parameters") && j["parameters"].is_object()) v.push_back(e.path().string());
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+IngestResult ingest_board(const BoardArchive& a, const std::string& board, const std::string& profiles_dir) {
+  if (!model::valid_name(board) || board.size() > 40)
+    throw ConfigError("--name", "", std::string(model::kNameRule) + ", at most 40 characters",
+                      model::quoted_input(board));
+  IngestResult res;
+  res.board = board;
+  std::string notes;  // the report's "how it was read" lines
+  const auto note = [&](const std::string& s) { notes += "- " + s + "\n"; };
+
+  // ---- which SoC: the device tree's crypto node against the known SoCs' wiring --------------
+  std::string soc_name, soc_why;
+  const FdtCrypto* crypto = nullptr;
+  if (a.has_fdt) {
+    for (const FdtCrypto& c : a.fdt.crypto)
+      if (c.status == "okay" || c.status == "ok") crypto = &c;
+    for (const std::string& n : soc::device_tree_names()) {
+      const soc::DeviceTree& d = soc::device_tree(n);
+      const bool root = a.fdt.compatible.find("qcom," + n) != std::string::npos;
+      const bool node = crypto && crypto->base == d.qce_base && crypto->compatible.find(d.compatible) != std::string::npos;
+      if (root || node) {
+        soc_name = n;
+        soc_why = node ? fmt::format("the device tree's {} ({}) at {:#x} is {}'s", crypto->path, crypto->compatible,
+                                     crypto->base, n)
+                       : fmt::format("the device tree's root is compatible with qcom,{}", n);
+        break;
+      }
+    }
+    if (a.fdt.crypto.empty())
+      note(fmt::format("The device tree (model {}, compatible {}) has no crypto engine node: the CPU part only.",
+                       a.fdt.model.empty() ? "none" : a.fdt.model, a.fdt.compatible.empty() ? "none" : a.fdt.compatible));
+    else if (!crypto)
+      note(fmt::format("The device tree's crypto engine node {} is disabled (status {}).", a.fdt.crypto[0].path,
+                       a.fdt.crypto[0].status));
+  } else {
+    note("No device tree in the archive: the SoC is not identified.");
+  }
+
+  // ---- the base profile ---------------------------------------------------------------------
+  const std::vector<std::string> profiles = profile_files(profiles_dir);
+  if (profiles.empty()) throw ConfigError(profiles_dir, "", "profile files", "none");
+  std::string base;
+  json prof;
+  for (const std::string& f : profiles) {
+    const json j = model::read_json_file(f, "profile", model::InputKind::regular);
+    const json* dt = param(j, "soc.dt");
+    if (!soc_name.empty() && dt && dt->contains("value") && (*dt)["value"] == soc_name) {
+      base = f;
+      prof = j;
+      break;
+    }
+  }
+  if (base.empty()) {
+    const std::string fallback = (fs::path(profiles_dir) / "sm8650.json").string();
+    base = std::find(profiles.begin(), profiles.end(), fallback) != profiles.end() ? fallback : profiles.front();
+    prof = model::read_json_file(base, "profile", model::InputKind::regular);
+    note(fmt::format("No profile for this board's SoC{}: the scenarios use {}'s engine, costs and cores where the "
+                     "board says nothing else. Their predictions are {}'s, not this board's.",
+                     soc_name.empty() ? "" : " (" + soc_name + ")", fs::path(base).filename().string(),
+                     prof.value("profile", "that profile")));
+  } else {
+    note(fmt::format("SoC {}: {}; profile {}.", soc_name, soc_why, fs::path(base).filename().string()));
+  }
+  res.base_profile = base;
+  const std::string base_name = fs::path(base).filename().string();
+
+  // Each value the board gives: the new value and where in the archive it came from.
+  struct Change {
+    std::string name, was, now, from;
+  };
+  std::vector<Change> changes;
+  const std::string src = fs::path(a.file).filename().string();
+  const auto set = [&](const std::string& name, const json& value, const std::string& from) {
+    json& ps = prof["parameters"];
+    if (!ps.contains(name)) return false;
+    json& p = ps[name];
+    changes.push_back({name, p.value("value", json()).dump(), value.dump(), from});
+    p["value"] = value;
+    p["provenance"] = fmt::format("measured: on the board, {} (archive {}, qcesim ingest)", from, src);
+    p.erase("interval");  // a board's stated value is not a draw
+    return true;
+  };
+
+  // ---- cores and clocks ---------------------------------------------------------------------
+  std::vector<std::string> cores;
+  std::string cores_from;
+  if (a.has_fdt && !a.fdt.cpus.empty()) {
+    for (const std::string& c : a.fdt.cpus) cores.push_back(core_from_compatible(c));
+    cores_from = "the device tree's /cpus compatibles";
+  } else if (!a.cpus.empty()) {
+    for (const CpuId& c : a.cpus) cores.push_back(core_from_midr(c));
+    cores_from = "/proc/cpuinfo's CPU implementer and part";
+  }
+  if (a.has_fdt && !a.fdt.cpus.empty() && a.fdt.cpus.size() == a.cpus.size()) {
+    for (std::size_t i = 0; i < a.cpus.size(); ++i) {
+      const std::string midr = core_from_midr(a.cpus[i]);
+      if (midr != cores[i]) {
+        note(fmt::format("cpu{}: the device tree says {}, its MIDR says {} (an emulator's or a vendor's core); the "
+                         "device tree's name is used.",
+                         i, cores[i], midr));
+        break;
+      }
+    }
+  }
+  bool cores_known = !cores.empty();
+  for (const std::string& c : cores) cores_known = cores_known && param(prof, "cpu." + c + ".freq") != nullptr;
+  if (!cores.empty()) {
+    std::string list;
+    for (const std::string& c : cores) list += (list.empty() ? "" : ",") + c;
+    if (cores_known) {
+      set("cpu.cpus", list, cores_from);
+    } else {
+      std::set<std::string> unknown;
+      for (const std::string& c : cores)
+        if (!param(prof, "cpu." + c + ".freq")) unknown.insert(c);
+      std::string u;
+      for (const std::string& c : unknown) u += (u.empty() ? "" : ", ") + c;
+      note(fmt::format("The board's cores ({}: {}) include types {} does not describe ({}): cpu.cpus stays {}'s.",
+                       cores_from, cores.size(), base_name, u, base_name));
+    }
+  }
+  if (cores_known) {
+    for (const CpufreqPolicy& p : a.cpufreq) {
+      if (p.cpus.empty() || p.cpus.front() >= cores.size()) continue;
+      const std::string& type = cores[p.cpus.front()];
+      if (p.max_khz > 0) set("cpu." + type + ".freq", p.max_khz / 1e6, "cpufreq " + p.name + " cpuinfo_max_freq");
+      if (p.min_khz > 0)
+        set("cpu." + type + ".freq_min", p.min_khz / 1e6, "cpufreq " + p.name + " cpuinfo_min_freq");
+      if (p.governor == "performance" || p.governor == "schedutil")
+        set("cpu.governor", p.governor, "cpufreq " + p.name + " scaling_governor");
+    }
+    for (const BenchRun& r : a.runs)
+      if (r.member == "runs/seed-qce" || (r.member == "runs/seed-cpu" && r.cpu >= 0)) {
+        if (r.cpu >= 0 && static_cast<std::size_t>(r.cpu) < cores.size())
+          set("cpu.task_cpu", r.cpu, r.member + " cpu_start (where the measuring loop ran)");
+      }
+  }
+  if (a.cpufreq.empty()) note("No cpufreq policies: the cores' clocks stay the profile's.");
+
+  // ---- idle states ----------------------------------------------------------------------------
+  const bool idle_states = std::any_of(a.idle.begin(), a.idle.end(), [](const IdleState& s) { return !s.disabled; });
+  if (a.item("system/cpuidle") && !idle_states) {
+    set("cpuidle.off", 1, "no cpuidle driver (" + (a.cpuidle_driver.empty() ? "none" : a.cpuidle_driver) +
+                              "): idle is the architecture's WFI");
+  } else {
+    const int task = static_cast<int>(prof["parameters"].value("cpu.task_cpu", json::object()).value("value", 0.0));
+    for (const IdleState& s : a.idle) {
+      if (static_cast<int>(s.cpu) != task || s.disabled) continue;
+      std::string n = lower(s.name);
+      std::replace(n.begin(), n.end(), '-', '_');
+      while (!n.empty() && (std::isdigit(static_cast<unsigned char>(n.back())) || n.back() == '_')) n.pop_back();
+      const std::string from = fmt::format("cpuidle cpu{} {} ({})", s.cpu, s.state, s.name);
+      if (set("cpuidle." + n + ".exit_latency", s.latency_us, from))
+        set("cpuidle." + n + ".target_residency", s.residency_us, from);
+      else if (n != "wfi" && n != "poll")
+        note(fmt::format("Idle state {} of cpu{} ({}: {} us exit latency) has no counterpart in {}.", s.name, s.cpu,
+                         s.state, s.latency_us, base_name));
+    }
+  }
+
+  // ---- the IOMMU mode -------------------------------------------------------------------------
+  {
+    std::string mode, from;
+    for (const IommuDevice& d : a.iommu)
+      if (lower(d.device).find("crypto") != std::string::npos) {
+        mode = d.type == "DMA" ? "strict" : d.type == "DMA-FQ" ? "lazy" : d.type == "identity" ? "passthrough" : "";
+        from = fmt::format("IOMMU group {} of {} is {}", d.group, d.device, d.type);
+      }
+    const std::string cmd = " " + a.cmdline + " ";
+    if (mode.empty() && cmd.find(" iommu.passthrough=1 ") != std::string::npos)
+      mode = "passthrough", from = "kernel command line iommu.passthrough=1";
+    if (mode.empty() && cmd.find(" iommu.strict=0 ") != std::string::npos)
+      mode = "lazy", from = "kernel command line iommu.strict=0";
+    if (mode.empty() && a.has_fdt && crypto && !crypto->iommus)
+      mode = "none", from = "the crypto node has no iommus property";
+    if (mode.empty() && a.has_config) {
+      if (a.config.count("CONFIG_IOMMU_DEFAULT_PASSTHROUGH") && a.config.at("CONFIG_IOMMU_DEFAULT_PASSTHROUGH") == "y")
+        mode = "passthrough", from = "kernel config CONFIG_IOMMU_DEFAULT_PASSTHROUGH";
+      else if (a.config.count("CONFIG_IOMMU_DEFAULT_DMA_LAZY") && a.config.at("CONFIG_IOMMU_DEFAULT_DMA_LAZY") == "y")
+        mode = "lazy", from = "kernel config CONFIG_IOMMU_DEFAULT_DMA_LAZY";
+      else if (a.config.count("CONFIG_IOMMU_DEFAULT_DMA_STRICT") &&
+               a.config.at("CONFIG_IOMMU_DEFAULT_DMA_STRICT") == "y" && crypto)
+        mode = "strict", from = "kernel config CONFIG_IOMMU_DEFAULT_DMA_STRICT";
+    }
+    if (!mode.empty()) set("iommu.mode", mode, from);
+    else note("The crypto device's IOMMU mode is not in the archive: iommu.mode stays the profile's.");
+  }
+
+  // ---- the driver's era: the kernel release and the engine's priority -------------------------
+  {
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(a.release.c_str(), "%u.%u", &major, &minor) == 2) {
+      const unsigned v = major * 1000 + minor;
+      // 2020: before Thara Gopinath's 2021 fixes (v5.12); 2021: until the December 2024 rework
+      // (v6.14); 2024 after (docs/cipher.md). The 2026 self-test fixes name no release yet.
+      const int era = v < 5012 ? 2020 : v < 6014 ? 2021 : 2024;
+      long prio = 0;
+      for (const CryptoDriver& d : a.drivers)
+        if (d.module == "qcrypto" || (d.driver.size() > 4 && d.driver.compare(d.driver.size() - 4, 4, "-qce") == 0))
+          prio = d.priority;
+      std::string from = "kernel release " + a.release;
+      if (prio) from += fmt::format(", qce priority {} in /proc/crypto ({})", prio,
+                                    prio == 300 ? "before December 2024" : prio == 275 ? "after December 2024" : "?");
+      set("driver.era", era, from);
+    }
+  }
+
+  // ---- the profile file -----------------------------------------------------------------------
+  const std::string profile_file = board + "-profile.json";
+  prof["profile"] = board;
+  prof["about"] = fmt::format(
+      "The board in {} ({}{}), made by qcesim ingest from {} with the board's stated and measured values; every "
+      "other value is {}'s.",
+      src, a.has_fdt && !a.fdt.model.empty() ? a.fdt.model : "no device tree model", a.uname.empty() ? "" : ", " + a.uname,
+      base_name, base_name);
+
+  // ---- scenarios: one per workload (algorithm, size), a variant per driver ----------------------
+  struct Group {
+    std::string alg;
+    std::uint64_t bytes = 0, key = 0;
+    std::vector<const BenchRun*> runs;
+  };
+  std::map<std::string, Group> groups;
+  std::string unsupported;
+  for (const BenchRun& r : a.runs) {
+    if (r.alg != "sha256" && r.alg != "cbc(aes)") {
+      if (unsupported.find(r.alg) == std::string::npos) unsupported += (unsupported.empty() ? "" : ", ") + r.alg;
+      continue;
+    }
+    const std::string key = fmt::format("{}-{}", name_from(r.alg == "cbc(aes)" ? fmt::format("cbc-aes{}", r.key_bytes * 8) : r.alg), r.bytes);
+    Group& g = groups[key];
+    g.alg = r.alg;
+    g.bytes = r.bytes;
+    g.key = r.key_bytes;
+    g.runs.push_back(&r);
+  }
+  if (!unsupported.empty())
+    note("Runs of " + unsupported + " are reported below but make no scenario: the replay has no such workload.");
+  for (const auto& [key, g] : groups) {
+    json sc;
+    const std::string name = board + "-" + key;
+    sc["scenario"] = name;
+    sc["about"] = fmt::format("Measured on the board in {} by the qcesim kit ({}): {} x {}-byte {} requests, one at a "
+                              "time through AF_ALG, per driver.",
+                              src, a.started.empty() ? "no date" : a.started, g.runs.front()->messages, g.bytes, g.alg);
+    sc["profile"] = profile_file;
+    std::uint64_t messages = 0;
+    for (const BenchRun* r : g.runs) messages = std::max(messages, r->messages);
+    json wl = {{"messages", messages}, {"message_bytes", g.bytes}, {"algorithm", g.alg}, {"queue_depth", 1}};
+    if (g.alg == "cbc(aes)") wl["key_bytes"] = g.key, wl["direction"] = "encrypt";
+    sc["workload"] = wl;
+    json vs = json::array();
+    std::set<std::string> used;
+    for (const BenchRun* r : g.runs) {
+      const bool qce = is_qce_driver(*r, a);
+      std::string vname = name_from(r->driver);
+      if (vname.empty() || !model::valid_name(vname) || used.count(vname)) vname = fmt::format("run-{}", used.size() + 1);
+      used.insert(vname);
+      json v = {{"name", vname}, {"engine", qce ? "qce" : "cpu"}};
+      if (qce) v["reg_io"] = "mmio";
+      v["about"] = fmt::format("{} ({}): {}{}", r->driver, r->member, r->status,
+                               r->check.empty() ? "" : ", output " + r->check + " to the generic driver's");
+      v["measured"] = {{"messages", r->messages}, {"message_bytes", r->bytes}, {"wall_s", r->wall_s},
+                       {"cpu_s", r->cpu_s},       {"hardirq_s", r->hardirq_s}, {"softirq_s", r->softirq_s}};
+      vs.push_back(v);
+    }
+    sc["variants"] = vs;
+    res.files.emplace_back(name + ".json", sc.dump(1) + "\n");
+    res.scenarios.push_back(name + ".json");
+  }
+
+  // ---- the per-function table ----------------------------------------------------------------
+  std::vector<std::string> items;
+  for (const auto& [n, p] : prof["parameters"].items())
+    if (n.rfind("cost.", 0) == 0) items.push_back(n);
+  json fn = json::array();
+  std::string fn_rows;
+  for (const FunctionStat& f : a.ftrace.functions) {
+    if (f.calls == 0) continue;
+    const std::string item = kernel_function_item(f.function, items);
+    const double mean = f.total_us / static_cast<double>(f.calls);
+    const double self = f.self_us / static_cast<double>(f.calls);
+    fn.push_back({{"function", f.function}, {"calls", f.calls}, {"mean_us", mean}, {"self_mean_us", self},
+                  {"max_us", f.max_us}, {"item", item.empty() ? json() : json(item)}});
+    fn_rows += fmt::format("| `{}` | {} | {:.3f} | {:.3f} | {} |\n", f.function, f.calls, mean, self,
+                           item.empty() ? "—" : "`" + item + "`");
+  }
+  if (!a.ftrace.kind.empty()) {
+    json t = {{"board", board},
+              {"archive", src},
+              {"tracer", a.ftrace.kind == "graph" ? "function_graph" : "function profiler"},
+              {"about", "Per-call times of the kernel functions the kit traced, and the cost item each is evidence "
+                        "for. function_graph's self time excludes traced callees only; both tracers add their own "
+                        "overhead to every call (docs/board.md)."},
+              {"functions", fn}};
+    res.files.emplace_back(board + "-functions.json", t.dump(1) + "\n");
+  }
+
+  // ---- the report ------------------------------------------------------------------------------
+  std::string r;
+  r += fmt::format("# Board {}: what `qcesim ingest` read from {}\n\n", board, src);
+  r += fmt::format("Kit {}, {} to {}. Kernel: {}. Command line: `{}`.\n\n", a.kit.empty() ? "?" : a.kit,
+                   a.started.empty() ? "?" : a.started, a.finished.empty() ? "?" : a.finished,
+                   a.uname.empty() ? "not recorded" : a.uname, a.cmdline);
+  r += "## How it was read\n\n" + notes;
+  if (a.has_config) {
+    const auto it = a.config.find("CONFIG_IRQ_TIME_ACCOUNTING");
+    const bool exact = it != a.config.end() && it->second == "y";
+    r += exact ? "- CONFIG_IRQ_TIME_ACCOUNTING=y: /proc/stat's hardirq and softirq times are measured.\n"
+               : "- CONFIG_IRQ_TIME_ACCOUNTING is off: /proc/stat's hardirq and softirq times are tick samples "
+                 "(coarse; short runs may show 0).\n";
+  }
+  r += fmt::format("\n## The profile: {} (from {})\n\n", profile_file, base_name);
+  if (changes.empty()) {
+    r += "The board changed no value.\n";
+  } else {
+    r += "| parameter | was | board | from |\n|---|---|---|---|\n";
+    for (const Change& c : changes) r += fmt::format("| `{}` | {} | {} | {} |\n", c.name, c.was, c.now, c.from);
+  }
+  r += "\n## The runs\n\n| run | driver | engine | messages | bytes | µs/request wall | µs/request CPU | hardirq s | "
+       "softirq s | engine interrupts/request | output |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const BenchRun& b : a.runs) {
+    const double n = static_cast<double>(b.messages);
+    const std::uint64_t irqs = engine_irqs(b);
+    r += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n", b.member, b.driver,
+                     is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n,
+                     1e6 * b.cpu_s / n, b.hardirq_s, b.softirq_s,
+                     irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
+                     b.check.empty() ? "not checked" : b.check);
+  }
+  std::string listed;
+  for (const std::string& s : res.scenarios) listed += (listed.empty() ? "" : ", ") + s;
+  r += fmt::format("\nScenarios: {}. Next: `qcesim validate FOLDER` shows these rows against the model.\n",
+                   listed.empty() ? "none" : listed);
+  if (std::any_of(a.tcrypt.begin(), a.tcrypt.end(), [](const TcryptRow& t) { return t.updates == 1; })) {
+    r += "\n## tcrypt (mode=400, one-shot digests)\n\n| driver | bytes | operations/s | µs/operation |\n|---|---|---|---|\n";
+    for (const TcryptRow& t : a.tcrypt)
+      if (t.updates == 1)
+        r += fmt::format("| {} | {} | {:.0f} | {:.2f} |\n", t.driver, t.block_bytes, t.ops_per_s, 1e6 / t.ops_per_s);
+  }
+  if (!a.ftrace.kind.empty()) {
+    r += fmt::format("\n## Per-function times ({}; {})\n\n| function | calls | mean µs | self µs | cost item |\n"
+                     "|---|---|---|---|---|\n",
+                     a.ftrace.kind == "graph" ? "function_graph" : "function profiler", board + "-functions.json");
+    r += fn_rows;
+  }
+  r += "\n## What the archive lacks, and what each would settle\n\n";
+  bool lacks = false;
+  for (const ManifestItem& i : a.items) {
+    if (i.status == "collected" || i.status == "present") continue;
+    lacks = true;
+    const std::string s = settles(i.path);
+    r += fmt::format("- `{}` ({}{}){}\n", i.path, i.status, i.note.empty() ? "" : ": " + i.note,
+                     s.empty() ? "" : " — would settle " + s);
+  }
+  if (!lacks) r += "Nothing: every item the kit collects is here.\n";
+  res.report = r;
+  res.files.emplace_back(profile_file, prof.dump(1) + "\n");
+  res.files.emplace_back(board + "-report.md", r);
+  return res;
+}
+
+}  // namespace qcesim::ingest

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The board kit on a real Linux: Debian's arm64 kernel and busybox-static (unpacked by
+# scripts/setup.sh into build/guest-arm64/) boot under qemu-system-aarch64 (-M virt -cpu max,
+# TCG) from an initramfs that holds the kit; the kit measures against the kernel's own software
+# drivers (QEMU has no crypto engine), writes its archive to a raw virtio disk, and the host
+# takes it out. Usage: qemu-kit.sh GUEST_DIR KIT_DIR OUT_DIR [KIT OPTIONS...]
+# Writes OUT_DIR/board.tar and OUT_DIR/console.log; exit 0 when the archive came out.
+set -euo pipefail
+guest=$1 kit=$2 out=$3
+shift 3
+root="$guest/root"
+kernel_release=$(ls "$root/lib/modules" | head -n1)
+[ -n "$kernel_release" ] || { echo "qemu-kit: no kernel in $root (run scripts/setup.sh)" >&2; exit 1; }
+rm -rf "$out"
+mkdir -p "$out/initramfs"
+ir="$out/initramfs"
+mkdir -p "$ir/bin" "$ir/kit" "$ir/lib/modules/$kernel_release/kernel"
+cp "$root/bin/busybox" "$ir/bin/busybox"
+cp "$kit/qcesim-measure" "$kit/afalg-bench-arm64" "$ir/kit/"
+# The modules the kit needs, in dependency order (the .deb ships no modules.dep).
+modules="crypto/af_alg crypto/algif_hash crypto/algif_skcipher arch/arm64/crypto/sha256-arm64
+  arch/arm64/crypto/sha2-ce arch/arm64/crypto/aes-ce-cipher arch/arm64/crypto/aes-ce-blk
+  drivers/virtio/virtio_mmio drivers/block/virtio_blk crypto/tcrypt"
+for m in $modules; do
+  mkdir -p "$ir/lib/modules/$kernel_release/kernel/$(dirname "$m")"
+  cp "$root/lib/modules/$kernel_release/kernel/$m.ko" "$ir/lib/modules/$kernel_release/kernel/$m.ko"
+done
+cp "$root/boot/config-$kernel_release" "$ir/kit/config"
+kit_options=$(printf ' %q' "$@")
+cat >"$ir/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mkdir -p /proc /sys /dev /tmp /boot
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+cp /kit/config /boot/config-\$(uname -r)
+for m in $(echo $modules | sed 's/crypto\/tcrypt//'); do insmod /lib/modules/\$(uname -r)/kernel/\$m.ko || echo "insmod \$m failed"; done
+echo QCESIM-GUEST-UP
+cd /tmp
+sh /kit/qcesim-measure -o /tmp/board.tar $kit_options
+if [ -f /tmp/board.tar ]; then
+  cat /tmp/board.tar >/dev/vda && sync && echo "QCESIM-ARCHIVE-BYTES \$(wc -c </tmp/board.tar)"
+fi
+poweroff -f
+INIT
+chmod +x "$ir/init" "$ir/kit/qcesim-measure"
+(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz"
+truncate -s 64M "$out/disk.img"
+# -cpu max with pauth-impdef: QEMU's architected pointer authentication is slow under TCG.
+timeout "${QCESIM_QEMU_TIMEOUT:-900}" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 2 -m 512 \
+  -nographic -nic none -no-reboot -kernel "$root/boot/vmlinuz-$kernel_release" -initrd "$out/initramfs.cpio.gz" \
+  -append "console=ttyAMA0 rdinit=/init panic=-1 loglevel=4" \
+  -drive file="$out/disk.img",format=raw,if=none,id=out -device virtio-blk-device,drive=out \
+  </dev/null >"$out/console.log" 2>&1 || true
+bytes=$(sed -n 's/.*QCESIM-ARCHIVE-BYTES \([0-9][0-9]*\).*/\1/p' "$out/console.log" | tail -n1)
+if [ -z "$bytes" ]; then
+  echo "qemu-kit: no archive came out of the guest; its console:" >&2
+  tail -n 40 "$out/console.log" >&2
+  exit 1
+fi
+head -c "$bytes" "$out/disk.img" >"$out/board.tar"
+rm -rf "$out/disk.img" "$ir"
+echo "qemu-kit: $out/board.tar ($bytes bytes)" >&2
