@@ -86,6 +86,12 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     double width;
   };
   std::map<std::string, std::vector<Row>> by_soc;
+  // Columns as wide as the longest scenario and variant name (a board's names run long).
+  std::size_t name_w = 22, variant_w = 20;
+  for (const studies::Scenario& sc : scenarios) {
+    name_w = std::max(name_w, sc.name.size());
+    for (const auto& v : sc.variants) variant_w = std::max(variant_w, v.name.size());
+  }
   json rows = json::array();
   std::size_t inside = 0, total = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -115,9 +121,9 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
         inside += in;
         ++total;
         by_soc[soc].push_back(
-            {fmt::format("{:<22} {:<20} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n", sc.name,
-                         v.name, k, b.measured, b.nominal, fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), width,
-                         100 * error, in ? "yes" : "no", sample),
+            {fmt::format("{:<{}} {:<{}} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n", sc.name,
+                         name_w, v.name, variant_w, k, b.measured, b.nominal,
+                         fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), width, 100 * error, in ? "yes" : "no", sample),
              in, width});
         rows.push_back({{"soc", soc},
                         {"scenario", sc.name},
@@ -147,9 +153,9 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     std::sort(widths.begin(), widths.end());
     const std::size_t n = widths.size();
     const double median = n == 0 ? 0 : n % 2 ? widths[n / 2] : (widths[n / 2 - 1] + widths[n / 2]) / 2;
-    table += fmt::format("{}:\n{:<22} {:<20} {:<10} {:>10} {:>10} {:>23} {:>8} {:>8} {:>6}  {}\n", soc, "scenario",
-                         "variant", "quantity", "measured", "predicted", "90 % interval", "p95/p05", "error", "inside",
-                         "sample");
+    table += fmt::format("{}:\n{:<{}} {:<{}} {:<10} {:>10} {:>10} {:>23} {:>8} {:>8} {:>6}  {}\n", soc, "scenario",
+                         name_w, "variant", variant_w, "quantity", "measured", "predicted", "90 % interval", "p95/p05",
+                         "error", "inside", "sample");
     for (const Row& row : list) table += row.line;
     table += fmt::format("{}: {} of {} inside the 90 % interval; median band p95/p05 {:.2f}\n\n", soc, in, n, median);
     socs[soc] = {{"inside", in}, {"measured", n}, {"median_band_ratio", median}};

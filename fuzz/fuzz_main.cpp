@@ -4,6 +4,9 @@
 //   profile   a profile file
 //   sweep     a sweep file over a copy of the seed scenario, every point checked
 //   set       one --set PATH=VALUE on the seed scenario
+//   archive   a board kit archive (qcesim ingest): tar, manifest, runs, device tree, ftrace, then
+//             the profile and scenarios made from it (profiles: the private folder's sm8650.json)
+//   fdt       a flattened device tree, read as ingest reads /sys/firmware/fdt (libfdt)
 //   device    register reads and writes, descriptor rings and command elements into the BAM and
 //             the engine, in the spirit of QEMU's generic-fuzz (fuzz/device_ops.h)
 //
@@ -21,6 +24,8 @@
 #include <string>
 
 #include "fuzz/device_ops.h"
+#include "ingest/board_archive.h"
+#include "ingest/ingest.h"
 #include "model/config_error.h"
 #include "studies/scenario.h"
 #include "studies/sweep.h"
@@ -76,6 +81,20 @@ int fuzz_set(const std::uint8_t* data, std::size_t size) {
   return expect_config_error([&] { studies::Scenario::load(g_dir + "/seed.json", {assignment}); });
 }
 
+int fuzz_archive(const std::uint8_t* data, std::size_t size) {
+  std::string bytes(reinterpret_cast<const char*>(data), size);
+  return expect_config_error([&] {
+    if (ingest::is_gzip(bytes)) bytes = ingest::gunzip(bytes, "fuzzed.tar", 64u << 20);
+    const ingest::BoardArchive a = ingest::parse_board_archive(ingest::read_tar(bytes, "fuzzed.tar"), "fuzzed.tar");
+    (void)ingest::ingest_board(a, "fuzzed", g_dir + "/profiles");
+  });
+}
+
+int fuzz_fdt(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  return expect_config_error([&] { (void)ingest::read_fdt(bytes, "fuzzed.tar", "system/fdt"); });
+}
+
 void prepare_dir() {
   char name[] = "/tmp/qcesim-fuzz-XXXXXX";
   if (!mkdtemp(name)) std::abort();
@@ -83,6 +102,8 @@ void prepare_dir() {
   const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/";
   fs::copy_file(src + "sm8650.json", g_dir + "/sm8650.json");
   fs::copy_file(src + "sm8650-seed.json", g_dir + "/seed.json");
+  fs::create_directory(g_dir + "/profiles");
+  fs::copy_file(src + "sm8650.json", g_dir + "/profiles/sm8650.json");
   std::atexit([] {
     std::error_code ec;
     fs::remove_all(g_dir, ec);
@@ -94,7 +115,8 @@ void prepare_dir() {
 int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: qcesim_fuzz scenario|profile|sweep|set|device [libFuzzer options] [corpus...]\n");
+    std::fprintf(stderr,
+                 "usage: qcesim_fuzz scenario|profile|sweep|set|archive|fdt|device [libFuzzer options] [corpus...]\n");
     return 2;
   }
   const std::string target = argv[1];
@@ -104,6 +126,8 @@ int sc_main(int argc, char* argv[]) {
   if (target == "sweep") cb = fuzz_sweep;
   if (target == "set") cb = fuzz_set;
   if (target == "device") cb = fuzz::device_one_input;
+  if (target == "archive") cb = fuzz_archive;
+  if (target == "fdt") cb = fuzz_fdt;
   if (!cb) {
     std::fprintf(stderr, "qcesim_fuzz: unknown target %s\n", target.c_str());
     return 2;

@@ -305,8 +305,8 @@ BenchRun parse_run(const Text& t) {
     t.fail(before_line, "stat_before and stat_after with the same columns", "other");
   for (std::size_t k = 0; k < before.size(); ++k)
     if (after[k] < before[k]) t.fail(before_line, "stat_after at or above stat_before", "a counter that went back");
-  r.wall_s = wall_ns * 1e-9;
-  r.cpu_s = (utime_us + stime_us) * 1e-6;
+  r.wall_s = wall_ns / 1e9;
+  r.cpu_s = (utime_us + stime_us) / 1e6;
   // /proc/stat's irq (6th) and softirq (7th) columns: system-wide, as the seed measurement.
   r.hardirq_s = static_cast<double>(after[5] - before[5]) / clk_tck;
   r.softirq_s = static_cast<double>(after[6] - before[6]) / clk_tck;
@@ -321,8 +321,11 @@ void parse_tcrypt(const Text& t, const std::string& driver, BoardArchive& a) {
     const std::size_t test = l.find("test ");
     if (test == std::string::npos || l.find("byte blocks") == std::string::npos) continue;
     if (l.find("opers/sec") == std::string::npos && i + 1 < t.lines.size() &&
-        t.lines[i + 1].find("opers/sec") != std::string::npos && t.lines[i + 1].find("test ") == std::string::npos)
-      l += " " + t.lines[++i];
+        t.lines[i + 1].find("opers/sec") != std::string::npos && t.lines[i + 1].find("test ") == std::string::npos) {
+      std::string next = t.lines[++i];
+      if (!next.empty() && next[0] == '[') next.erase(0, std::min(next.size(), next.find(']') + 1));  // timestamp
+      l += " " + next;
+    }
     // "test N ( B byte blocks, P bytes per update, U updates): X opers/sec, Y bytes/sec"
     std::string s;
     for (char c : l.substr(test)) s += (c == '(' || c == ')' || c == ',' || c == ':') ? ' ' : c;
@@ -391,7 +394,8 @@ BoardArchive parse_board_archive(const TarMembers& m, const std::string& file) {
 }
 
 BoardArchive read_board_archive(const std::string& file) {
-  const std::string bytes = model::read_input_file(file, "board archive", model::InputKind::regular, kMaxArchiveBytes);
+  std::string bytes = model::read_input_file(file, "board archive", model::InputKind::regular, kMaxArchiveBytes);
+  if (is_gzip(bytes)) bytes = gunzip(bytes, file, kMaxArchiveBytes);
   return parse_board_archive(read_tar(bytes, file), file);
 }
 

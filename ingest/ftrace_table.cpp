@@ -121,10 +121,10 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
       if (!st.empty()) st.back().children += us;
       continue;
     }
-    const bool opens = call.size() >= 5 && call.compare(call.size() - 5, 5, "() {") == 0;
+    const bool opens = call.size() >= 4 && call.compare(call.size() - 4, 4, "() {") == 0;
     const bool leaf = call.size() >= 3 && call.compare(call.size() - 3, 3, "();") == 0;
     if (!opens && !leaf) continue;  // "/* comment */", irq markers
-    std::string name = call.substr(0, call.size() - (opens ? 5 : 3));
+    std::string name = call.substr(0, call.size() - (opens ? 4 : 3));
     const std::size_t module = name.find(" [");
     if (module != std::string::npos) name.erase(module);
     if (!valid_function(name))

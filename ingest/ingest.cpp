@@ -203,7 +203,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     json& ps = prof["parameters"];
     if (!ps.contains(name)) return false;
     json& p = ps[name];
-    changes.push_back({name, p.value("value", json()).dump(), value.dump(), from});
+    auto same = std::find_if(changes.begin(), changes.end(), [&](const Change& c) { return c.name == name; });
+    if (same == changes.end()) changes.push_back({name, p.value("value", json()).dump(), value.dump(), from});
+    else same->now = value.dump(), same->from += "; " + from;
     p["value"] = value;
     p["provenance"] = fmt::format("measured: on the board, {} (archive {}, qcesim ingest)", from, src);
     p.erase("interval");  // a board's stated value is not a draw
@@ -322,12 +324,16 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       const unsigned v = major * 1000 + minor;
       // 2020: before Thara Gopinath's 2021 fixes (v5.12); 2021: until the December 2024 rework
       // (v6.14); 2024 after (docs/cipher.md). The 2026 self-test fixes name no release yet.
-      const int era = v < 5012 ? 2020 : v < 6014 ? 2021 : 2024;
+      int era = v < 5012 ? 2020 : v < 6014 ? 2021 : 2024;
       long prio = 0;
       for (const CryptoDriver& d : a.drivers)
         if (d.module == "qcrypto" || (d.driver.size() > 4 && d.driver.compare(d.driver.size() - 4, 4, "-qce") == 0))
           prio = d.priority;
       std::string from = "kernel release " + a.release;
+      // The engine's priority is the driver's own word (300 until December 2024, 275 after): it
+      // wins over the release number, which a vendor kernel may have patched past.
+      if (prio == 275 && era < 2024) era = 2024;
+      if (prio == 300 && era >= 2024) era = 2021;
       if (prio) from += fmt::format(", qce priority {} in /proc/crypto ({})", prio,
                                     prio == 300 ? "before December 2024" : prio == 275 ? "after December 2024" : "?");
       set("driver.era", era, from);

@@ -2,6 +2,8 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <zlib.h>
+
 #include <cstdint>
 
 #include "model/config_error.h"
@@ -56,6 +58,37 @@ bool safe_name(const std::string& name) {
 }
 
 }  // namespace
+
+bool is_gzip(const std::string& bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+std::string gunzip(const std::string& bytes, const std::string& file, std::size_t max_bytes) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) throw ConfigError(file, "", "a gzip stream", "no memory to inflate it");
+  std::string out;
+  char buf[65536];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      const std::string why = z.msg ? z.msg : rc == Z_BUF_ERROR ? "a truncated stream" : "corrupt data";
+      inflateEnd(&z);
+      throw ConfigError(file, "", "a gzip stream", model::quoted_input(why));
+    }
+    out.append(buf, sizeof buf - z.avail_out);
+    if (out.size() > max_bytes) {
+      inflateEnd(&z);
+      throw ConfigError(file, "", fmt::format("an archive of at most {} bytes once inflated", max_bytes), "more");
+    }
+  }
+  inflateEnd(&z);
+  return out;
+}
 
 TarMembers read_tar(const std::string& archive, const std::string& file, const TarLimits& limits) {
   TarMembers members;

@@ -20,6 +20,11 @@ struct TarLimits {
 // Regular files by their name in the archive ("runs/seed-cpu"); folders are checked and dropped.
 using TarMembers = std::map<std::string, std::string>;
 
+// A gzip stream (the kit writes .tar.gz where the board has gzip) inflated, refused past
+// `max_bytes` of output (a small file may inflate to gigabytes) or when corrupt.
+bool is_gzip(const std::string& bytes);
+std::string gunzip(const std::string& bytes, const std::string& file, std::size_t max_bytes);
+
 // `archive` is the file's bytes; `file` names it in errors.
 TarMembers read_tar(const std::string& archive, const std::string& file, const TarLimits& limits = {});
 

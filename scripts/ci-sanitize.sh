@@ -21,12 +21,12 @@ echo "== fuzzing, ${seconds} s per target" >&2
 fuzzer=build/sanitize/fuzz/qcesim_fuzz
 passed=0
 failed=0
-for target in scenario profile sweep set device; do
+for target in scenario profile sweep set archive fdt device; do
   work=build/sanitize/fuzz-work/$target
   artifacts=build/sanitize/fuzz-artifacts
   mkdir -p "$work" "$artifacts"
   dict=()
-  [ "$target" != device ] && dict=(-dict=fuzz/json.dict)
+  case "$target" in device | archive | fdt) ;; *) dict=(-dict=fuzz/json.dict) ;; esac
   regressions=()
   [ -d "fuzz/regressions/$target" ] && regressions=("fuzz/regressions/$target")
   # New inputs go to the work folder; the committed corpus and regressions are only read.

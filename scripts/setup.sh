@@ -20,7 +20,7 @@ PACKAGES=(
   clang-format            # scripts/check-format.sh: the code's layout (.clang-format)
   clang-tidy              # scripts/check-tidy.sh: the checks the code follows (.clang-tidy)
   slurm-wlm munge         # a real single-node Slurm for the sharded-run test (tests/slurm_shards.sh)
-  libfdt-dev              # qcesim ingest: a board's flattened device tree
+  libfdt-dev zlib1g-dev   # qcesim ingest: a board's flattened device tree, a .tar.gz archive
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross  # board/afalg-bench.c, static
   qemu-system-arm cpio    # the board kit's end-to-end test: Debian's arm64 kernel under QEMU (tests/board)
 )

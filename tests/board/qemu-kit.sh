@@ -4,7 +4,7 @@
 # TCG) from an initramfs that holds the kit; the kit measures against the kernel's own software
 # drivers (QEMU has no crypto engine), writes its archive to a raw virtio disk, and the host
 # takes it out. Usage: qemu-kit.sh GUEST_DIR KIT_DIR OUT_DIR [KIT OPTIONS...]
-# Writes OUT_DIR/board.tar and OUT_DIR/console.log; exit 0 when the archive came out.
+# Writes OUT_DIR/board.tar.gz and OUT_DIR/console.log; exit 0 when the archive came out.
 set -euo pipefail
 guest=$1 kit=$2 out=$3
 shift 3
@@ -40,9 +40,9 @@ cp /kit/config /boot/config-\$(uname -r)
 for m in $(echo $modules | sed 's/crypto\/tcrypt//'); do insmod /lib/modules/\$(uname -r)/kernel/\$m.ko || echo "insmod \$m failed"; done
 echo QCESIM-GUEST-UP
 cd /tmp
-sh /kit/qcesim-measure -o /tmp/board.tar $kit_options
-if [ -f /tmp/board.tar ]; then
-  cat /tmp/board.tar >/dev/vda && sync && echo "QCESIM-ARCHIVE-BYTES \$(wc -c </tmp/board.tar)"
+sh /kit/qcesim-measure -o /tmp/board.tar.gz $kit_options
+if [ -f /tmp/board.tar.gz ]; then
+  cat /tmp/board.tar.gz >/dev/vda && sync && echo "QCESIM-ARCHIVE-BYTES \$(wc -c </tmp/board.tar.gz)"
 fi
 poweroff -f
 INIT
@@ -61,6 +61,6 @@ if [ -z "$bytes" ]; then
   tail -n 40 "$out/console.log" >&2
   exit 1
 fi
-head -c "$bytes" "$out/disk.img" >"$out/board.tar"
+head -c "$bytes" "$out/disk.img" >"$out/board.tar.gz"
 rm -rf "$out/disk.img" "$ir"
-echo "qemu-kit: $out/board.tar ($bytes bytes)" >&2
+echo "qemu-kit: $out/board.tar.gz ($bytes bytes)" >&2

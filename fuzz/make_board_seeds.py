@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Writes the board-kit test inputs: a flattened device tree with the SM8650's crypto wiring
+(the facts of soc/device_tree.cpp's sm8650 entry, from sm8650.dtsi) and a kit archive around it.
+
+They are TEST DATA, not a measurement: the archive's runs carry the published seed numbers
+(measurements.json P1) dressed as afalg-bench reports so that ingest's arithmetic can be
+checked against known values; its interrupt counts, clocks and idle states are made up for
+the test and say so in the manifest. Outputs: tests/data/board/ (unit tests) and the fuzzers'
+corpora fuzz/corpus/{archive,fdt}/. Deterministic: the same bytes on every run.
+Usage: python3 fuzz/make_board_seeds.py [REPO]
+"""
+import io
+import os
+import struct
+import sys
+import tarfile
+
+REPO = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+
+
+def fdt(root):
+    """A version-17 FDT from nested (name, [(prop, bytes)], [children]) tuples."""
+    strings = bytearray()
+    offsets = {}
+    out = bytearray()
+
+    def name_off(n):
+        if n not in offsets:
+            offsets[n] = len(strings)
+            strings.extend(n.encode() + b"\0")
+        return offsets[n]
+
+    def pad():
+        while len(out) % 4:
+            out.append(0)
+
+    def node(name, props, children):
+        out.extend(struct.pack(">I", 1) + name.encode() + b"\0")
+        pad()
+        for p, v in props:
+            out.extend(struct.pack(">III", 3, len(v), name_off(p)) + v)
+            pad()
+        for c in children:
+            node(*c)
+        out.extend(struct.pack(">I", 2))
+
+    node(*root)
+    out.extend(struct.pack(">I", 9))
+    rsv = bytes(16)
+    off_rsv = 40
+    off_struct = off_rsv + len(rsv)
+    off_strings = off_struct + len(out)
+    total = off_strings + len(strings)
+    header = struct.pack(">10I", 0xD00DFEED, total, off_struct, off_strings, off_rsv, 17, 16, 0, len(strings), len(out))
+    return header + rsv + bytes(out) + bytes(strings)
+
+
+def s(*words):
+    return b"".join(w.encode() + b"\0" for w in words)
+
+
+def u32(*cells):
+    return struct.pack(">%dI" % len(cells), *cells)
+
+
+CORES = ["cortex-a520"] * 2 + ["cortex-a720"] * 5 + ["cortex-x4"]
+MIDR = {"cortex-a520": 0xD80, "cortex-a720": 0xD81, "cortex-x4": 0xD82}
+cpus = [("cpu@%d" % (i * 100), [("device_type", s("cpu")), ("compatible", s("arm," + c)), ("reg", u32(0, i * 0x100))], [])
+        for i, c in enumerate(CORES)]
+SMMU, BAM = 1, 2
+tree = ("", [("model", s("qcesim test board (SM8650 wiring)")), ("compatible", s("qcom,sm8650-qrd", "qcom,sm8650")),
+             ("#address-cells", u32(2)), ("#size-cells", u32(2))], [
+    ("cpus", [("#address-cells", u32(2)), ("#size-cells", u32(0))], cpus),
+    ("soc@0", [("#address-cells", u32(2)), ("#size-cells", u32(2)), ("compatible", s("simple-bus"))], [
+        ("iommu@15000000", [("compatible", s("qcom,sm8650-smmu-500", "arm,mmu-500")), ("reg", u32(0, 0x15000000, 0, 0x100000)),
+                            ("#iommu-cells", u32(2)), ("phandle", u32(SMMU))], []),
+        ("dma-controller@1dc4000", [("compatible", s("qcom,bam-v1.7.4", "qcom,bam-v1.7.0")),
+                                    ("reg", u32(0, 0x1DC4000, 0, 0x28000)), ("interrupts", u32(0, 272, 4)),
+                                    ("#dma-cells", u32(1)), ("qcom,ee", u32(0)), ("iommus", u32(SMMU, 0x480, 0)),
+                                    ("phandle", u32(BAM))], []),
+        ("crypto@1dfa000", [("compatible", s("qcom,sm8650-qce", "qcom,sm8150-qce", "qcom,qce")),
+                            ("reg", u32(0, 0x1DFA000, 0, 0x6000)), ("dmas", u32(BAM, 4, BAM, 5)),
+                            ("dma-names", s("rx", "tx")), ("iommus", u32(SMMU, 0x480, 0))], []),
+    ]),
+])
+DTB = fdt(tree)
+
+
+def stat(irq, softirq):
+    return "cpu  1000 0 2000 50000 10 %d %d 0 0 0" % (irq, softirq)
+
+
+def run(driver, wall_s, cpu_s, hardirq_ticks, softirq_ticks, irqs, messages=50000, bytes_=4096, alg="sha256"):
+    lines = ["qcesim-afalg 1", "check equal sha256-generic", "type hash", "alg " + alg, "driver " + driver,
+             "bytes %d" % bytes_, "messages %d" % messages, "requested %d" % messages, "key_bytes 0",
+             "wall_ns %d" % round(wall_s * 1e9), "utime_us %d" % round(cpu_s * 0.1e6),
+             "stime_us %d" % round(cpu_s * 0.9e6), "clk_tck 100", "cpu_start 7", "cpu_end 7",
+             "stat_before " + stat(100, 200), "stat_after " + stat(100 + hardirq_ticks, 200 + softirq_ticks)]
+    lines += ["irq %s" % i for i in irqs]
+    lines += ["status complete"]
+    return "\n".join(lines) + "\n"
+
+
+cpuinfo = "".join("processor\t: %d\nBogoMIPS\t: 38.40\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+                  "CPU variant\t: 0x0\nCPU part\t: 0x%03x\nCPU revision\t: 0\n\n" % (i, MIDR[c]) for i, c in enumerate(CORES))
+crypto = ""
+for name, driver, prio, module in [("sha256", "sha256-ce", 200, "sha2_ce"), ("sha256", "sha256-qce", 275, "qcrypto"),
+                                   ("sha256", "sha256-generic", 100, "kernel")]:
+    crypto += "name         : %s\ndriver       : %s\nmodule       : %s\npriority     : %d\ntype         : ahash\n\n" % (
+        name, driver, module, prio)
+cpufreq = ""
+for pol, cpus, lo, hi in [("policy0", "0 1", 307200, 2265600), ("policy2", "2 3 4 5 6", 499200, 3148800),
+                          ("policy7", "7", 480000, 3302400)]:
+    cpufreq += "%s related_cpus %s\n%s scaling_governor schedutil\n%s cpuinfo_min_freq %d\n%s cpuinfo_max_freq %d\n" % (
+        pol, cpus, pol, pol, lo, pol, hi)
+cpuidle = "cpuidle current_driver psci_idle\ncpuidle current_governor menu\n"
+for st, name, lat, res in [("state0", "WFI", 1, 1), ("state1", "cpu-sleep-0", 1200, 7000), ("state2", "cluster-sleep-0", 2200, 9000)]:
+    cpuidle += "cpu7 %s name %s\ncpu7 %s latency %d\ncpu7 %s residency %d\ncpu7 %s disable 0\n" % (st, name, st, lat, st, res, st)
+graph = """# tracer: function_graph
+#
+# CPU  DURATION                  FUNCTION CALLS
+# |     |   |                     |   |   |   |
+ 7)               |  qce_ahash_async_req_handle [qcrypto]() {
+ 7)               |    iommu_dma_map_sg() {
+ 7)   0.900 us    |      __arm_lpae_map();
+ 7)   0.700 us    |      __arm_lpae_map();
+ 7)   3.000 us    |    }
+ 7)   1.200 us    |    bam_prep_slave_sg();
+ 7)   9.000 us    |  }
+ 0)   2.500 us    |  bam_dma_irq();
+ 7)               |  qce_ahash_async_req_handle [qcrypto]() {
+ 7)   2.600 us    |    iommu_dma_map_sg();
+ 7)   1.000 us    |    bam_prep_slave_sg();
+ 7)   7.000 us    |  }
+"""
+tcrypt = """[  100.000000] tcrypt:
+[  100.000001] testing speed of async sha256 (sha256-qce)
+[  100.000002] tcrypt: test  0 (   16 byte blocks,   16 bytes per update,   1 updates):
+[  101.000000]  20000 opers/sec,    320000 bytes/sec
+[  102.000000] tcrypt: test 21 ( 4096 byte blocks, 4096 bytes per update,   1 updates):  10500 opers/sec,  43008000 bytes/sec
+"""
+manifest = """qcesim-board-archive 1
+kit 1
+started 2026-12-03T00:00:00Z
+options synthetic test archive (fuzz/make_board_seeds.py): P1's published numbers, made-up clocks, idle states and interrupts
+item system/uname collected
+item system/cmdline collected
+item system/cpuinfo collected
+item system/crypto collected
+item system/config collected /proc/config.gz
+item system/fdt collected
+item system/cpufreq collected
+item system/cpuidle collected
+item system/iommu collected
+item qce present sha256-qce
+item runs/seed-cpu collected sha256-ce
+item runs/seed-qce collected sha256-qce
+item tcrypt/sha256-qce collected mode=400 sec=1
+item ftrace/graph collected function_graph, 2 x 4096-byte sha256 on sha256-qce
+item iommu-mode optional run again after booting with iommu.strict=0
+item dma_map_benchmark optional no /sys/kernel/debug/dma_map_benchmark (CONFIG_DMA_MAP_BENCHMARK)
+finished 2026-12-03T00:10:00Z
+"""
+members = [
+    ("manifest.txt", manifest),
+    ("system/uname", "Linux 6.12.0-test #1 SMP PREEMPT aarch64\n"),
+    ("system/cmdline", "console=ttyMSM0 root=/dev/sda1\n"),
+    ("system/cpuinfo", cpuinfo),
+    ("system/crypto", crypto),
+    ("system/config", "CONFIG_HZ=250\nCONFIG_IRQ_TIME_ACCOUNTING=y\nCONFIG_IOMMU_DEFAULT_DMA_STRICT=y\n"),
+    ("system/fdt", DTB),
+    ("system/cpufreq", cpufreq),
+    ("system/cpuidle", cpuidle),
+    ("system/iommu", "group 12 DMA-FQ 1dfa000.crypto\ngroup 3 DMA a600000.usb\n"),
+    ("runs/seed-cpu", run("sha256-ce", 0.10, 0.10, 0, 0, ["IPI1 10 Function call interrupts"])),
+    ("runs/seed-qce", run("sha256-qce", 4.85, 2.78, 55, 94, ["250 50000 GICv3 272 Level bam_dma", "11 1212 GICv3 27 Level arch_timer"])),
+    ("tcrypt/sha256-qce", tcrypt),
+    ("ftrace/graph", graph),
+]
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+    for d in ["system", "runs", "tcrypt", "ftrace"]:
+        info = tarfile.TarInfo(d)
+        info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, 0
+        t.addfile(info)
+    for name, data in members:
+        b = data if isinstance(data, bytes) else data.encode()
+        info = tarfile.TarInfo(name)
+        info.size, info.mode, info.mtime = len(b), 0o644, 0
+        t.addfile(info, io.BytesIO(b))
+TAR = buf.getvalue()
+
+for path, data in [("tests/data/board/sm8650-like.dtb", DTB), ("tests/data/board/sm8650-like.tar", TAR),
+                   ("fuzz/corpus/fdt/sm8650-like.dtb", DTB), ("fuzz/corpus/archive/sm8650-like.tar", TAR)]:
+    with open(os.path.join(REPO, path), "wb") as f:
+        f.write(data)
+print("wrote %d-byte device tree and %d-byte archive" % (len(DTB), len(TAR)))

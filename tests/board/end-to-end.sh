@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Board.KitOnQemuThenIngestAndValidate: from `sh qcesim-measure` on a real arm64 Linux (Debian's
+# kernel under QEMU, tests/board/qemu-kit.sh) to `qcesim validate` showing the board's rows, as
+# docs/board.md tells a user. QEMU has no crypto engine: the kit must say so and still measure
+# the CPU path and collect everything else.
+# Usage: end-to-end.sh QCESIM KIT_DIR GUEST_DIR WORK_DIR
+set -euo pipefail
+qcesim=$1 kit=$2 guest=$3 work=$4
+here=$(cd "$(dirname "$0")" && pwd)
+fail() { echo "end-to-end: $*" >&2; exit 1; }
+[ -f "$guest/ok" ] || fail "no guest in $guest: scripts/setup.sh unpacks Debian's arm64 kernel and busybox there"
+[ -x "$kit/afalg-bench-arm64" ] || fail "no $kit/afalg-bench-arm64: the board-kit target builds it (gcc-aarch64-linux-gnu)"
+
+# Quick counts, a bounded budget, tcrypt and function_graph on: every part of the kit runs.
+"$here/qemu-kit.sh" "$guest" "$kit" "$work" -q -t 240 -f
+grep -q "no Qualcomm crypto engine driver registered" "$work/console.log" || fail "the kit did not say QCE is absent"
+
+cd "$work"
+rm -rf out
+"$qcesim" ingest board.tar.gz -o out --name qemu-virt >report.md
+python3 - <<'PY'
+import json, sys
+def check(ok, what):
+    if not ok:
+        sys.exit("end-to-end: " + what)
+report = open("report.md").read()
+check("has no crypto engine node: the CPU part only" in report, "the report does not say the FDT has no crypto node")
+check("`qce` (absent" in report, "the report does not list the missing engine")
+check("(cortex-a57)" in report or "MIDR says unknown" in report, "the report does not name the unknown cores")
+seed = json.load(open("out/qemu-virt-sha256-4096.json"))
+v = seed["variants"]
+check(len(v) == 1 and v[0]["engine"] == "cpu", "the seed scenario should hold the CPU's driver only: %s" % v)
+check(v[0]["name"] in ("sha256-ce", "sha256-arm64", "sha256-generic"), "unexpected CPU driver %s" % v[0]["name"])
+m = v[0]["measured"]
+check(m["messages"] == 2000 and m["message_bytes"] == 4096 and m["wall_s"] > 0 and m["cpu_s"] > 0, "measured %s" % m)
+check("output equal" in v[0]["about"], "the driver's digest was not checked against sha256-generic")
+fn = json.load(open("out/qemu-virt-functions.json"))
+names = {f["function"]: f for f in fn["functions"]}
+check(any(n.startswith("__sha2_ce_transform") for n in names), "function_graph gave no sha2-ce function: %s" % list(names))
+check("| sha256-ce | 4096 |" in report, "no tcrypt row for sha256-ce at 4096 bytes")
+prof = json.load(open("out/qemu-virt-profile.json"))
+check(prof["parameters"]["cpuidle.off"]["value"] == 1, "QEMU virt has no cpuidle driver: cpuidle.off should be 1")
+check(prof["parameters"]["driver.era"]["provenance"].startswith("measured: on the board, kernel release 6.1"), "era")
+print("end-to-end: archive, report, scenarios and function table checked")
+PY
+"$qcesim" validate out --samples 3 --messages 200 >validate.txt
+grep -q "^qemu-virt:" validate.txt || fail "validate shows no rows for the board"
+grep -q "qemu-virt-sha256-4096" validate.txt || fail "validate shows no seed row"
+echo "end-to-end: validate shows the board's rows" >&2

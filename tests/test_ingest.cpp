@@ -1,0 +1,281 @@
+// qcesim ingest (issue 25): the kit's archive read as hostile input, the device tree through
+// libfdt, the ftrace tables, and the profile and scenarios made from a board. The inputs are
+// tests/data/board/ (made by fuzz/make_board_seeds.py: SM8650 wiring from sm8650.dtsi, P1's
+// published numbers dressed as afalg-bench reports) and archives built here byte by byte.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ingest/board_archive.h"
+#include "ingest/ingest.h"
+#include "model/config_error.h"
+#include "soc/device_tree.h"
+#include "studies/scenario.h"
+#include "tests/process.h"
+
+namespace qcesim {
+namespace {
+
+namespace fs = std::filesystem;
+using ingest::read_tar;
+using model::ConfigError;
+
+std::string data(const std::string& name) { return std::string(QCESIM_SOURCE_DIR) + "/tests/data/board/" + name; }
+
+std::string slurp(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One ustar member: a header with a correct checksum, then the data padded to 512 bytes.
+std::string member(const std::string& name, const std::string& bytes, char type = '0', const std::string& link = "") {
+  std::string h(512, '\0');
+  std::memcpy(&h[0], name.data(), std::min<std::size_t>(name.size(), 100));
+  std::snprintf(&h[100], 8, "%07o", 0644);
+  std::snprintf(&h[108], 8, "%07o", 0);
+  std::snprintf(&h[116], 8, "%07o", 0);
+  std::snprintf(&h[124], 12, "%011lo", static_cast<unsigned long>(bytes.size()));
+  std::snprintf(&h[136], 12, "%011o", 0);
+  h[156] = type;
+  std::memcpy(&h[157], link.data(), std::min<std::size_t>(link.size(), 100));
+  std::memcpy(&h[257],
+              "ustar\0"
+              "00",
+              8);
+  std::memset(&h[148], ' ', 8);
+  unsigned sum = 0;
+  for (char c : h) sum += static_cast<unsigned char>(c);
+  std::snprintf(&h[148], 8, "%06o", sum);
+  std::string out = h + bytes;
+  out.resize((out.size() + 511) / 512 * 512, '\0');
+  return out;
+}
+std::string end_blocks() { return std::string(1024, '\0'); }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Ingest, TarReaderTakesRegularFilesAndFolders) {
+  const std::string t = member("runs/", "", '5') + member("./runs/seed-cpu", "qcesim-afalg 1\n") + end_blocks();
+  const ingest::TarMembers m = read_tar(t, "a.tar");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m.at("runs/seed-cpu"), "qcesim-afalg 1\n");
+}
+
+TEST(Ingest, TarReaderRefusesLinksDevicesFifosAndNamesThatEscape) {
+  for (const auto& [type, kind] : std::vector<std::pair<char, std::string>>{{'1', "a hard link"},
+                                                                            {'2', "a symbolic link"},
+                                                                            {'3', "a character device"},
+                                                                            {'4', "a block device"},
+                                                                            {'6', "a FIFO"},
+                                                                            {'x', "a pax extended header"}}) {
+    const std::string e =
+        error_of([&, type = type] { read_tar(member("system/fdt", "", type, "/dev/sda") + end_blocks(), "a.tar"); });
+    EXPECT_NE(e.find("a.tar: at member \"system/fdt\": expected a regular file or a folder, found " + kind),
+              std::string::npos)
+        << e;
+  }
+  for (const std::string name : {"/etc/passwd", "../escape", "runs/../../x", "runs//x", "a\x1b[31m"}) {
+    const std::string e = error_of([&] { read_tar(member(name, "x") + end_blocks(), "a.tar"); });
+    EXPECT_NE(e.find("expected a relative name without '..', empty parts or control characters"), std::string::npos)
+        << name << ": " << e;
+  }
+}
+
+TEST(Ingest, TarReaderRefusesBadChecksumsTruncationHugeMembersAndDuplicates) {
+  std::string bad = member("manifest.txt", "x") + end_blocks();
+  bad[0] = 'M';  // the checksum no longer matches
+  EXPECT_NE(error_of([&] { read_tar(bad, "a.tar"); }).find("a tar header with a valid checksum"), std::string::npos);
+  const std::string full = member("manifest.txt", std::string(2000, 'x'));
+  EXPECT_NE(error_of([&] { read_tar(full.substr(0, 1024), "a.tar"); }).find("expected 2000 bytes of data, found 512"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { read_tar(full, "a.tar"); }).find("the end-of-archive blocks"), std::string::npos);
+  ingest::TarLimits small;
+  small.max_member_bytes = 1000;
+  EXPECT_NE(error_of([&] { read_tar(full + end_blocks(), "a.tar", small); }).find("at most 1000 bytes, found 2000"),
+            std::string::npos);
+  const std::string twice = member("manifest.txt", "a") + member("./manifest.txt", "b") + end_blocks();
+  EXPECT_NE(error_of([&] { read_tar(twice, "a.tar"); }).find("each name once"), std::string::npos);
+}
+
+TEST(Ingest, DeviceTreeGivesTheEnginesWiring) {
+  const ingest::FdtFacts f = ingest::read_fdt(slurp(data("sm8650-like.dtb")), "t.tar", "system/fdt");
+  const soc::DeviceTree& dt = soc::device_tree("sm8650");
+  ASSERT_EQ(f.crypto.size(), 1u);
+  const ingest::FdtCrypto& c = f.crypto[0];
+  EXPECT_EQ(c.path, "/soc@0/crypto@1dfa000");
+  EXPECT_EQ(c.base, dt.qce_base);
+  EXPECT_EQ(c.size, dt.qce_size);
+  EXPECT_EQ(c.bam_base, dt.bam_base);
+  EXPECT_EQ(c.bam_size, dt.bam_size);
+  EXPECT_TRUE(c.has_ee);
+  EXPECT_EQ(c.bam_ee, dt.bam_ee);
+  EXPECT_EQ(c.rx_pipe, dt.rx_pipe);
+  EXPECT_EQ(c.tx_pipe, dt.tx_pipe);
+  EXPECT_EQ(c.bam_spi, dt.bam_spi);
+  EXPECT_TRUE(c.iommus);
+  EXPECT_EQ(c.status, "okay");
+  ASSERT_EQ(f.cpus.size(), 8u);
+  EXPECT_EQ(f.cpus[0], "arm,cortex-a520");
+  EXPECT_EQ(f.cpus[7], "arm,cortex-x4");
+  EXPECT_EQ(f.compatible, "qcom,sm8650-qrd, qcom,sm8650");
+}
+
+TEST(Ingest, DeviceTreeRefusesMalformedBlobs) {
+  const std::string good = slurp(data("sm8650-like.dtb"));
+  std::vector<std::string> bad = {good.substr(0, 20), good.substr(0, good.size() - 8),
+                                  "not a device tree at all......................"};
+  std::string magic = good;
+  magic[0] = 0;
+  bad.push_back(magic);
+  std::string strings = good;
+  strings[12 + 3] = static_cast<char>(0xff);  // off_dt_strings past the end
+  bad.push_back(strings);
+  std::string token = good;
+  token[56 + 3] = 7;  // the first structure token is no longer FDT_BEGIN_NODE
+  bad.push_back(token);
+  for (const std::string& b : bad) {
+    const std::string e = error_of([&] { ingest::read_fdt(b, "t.tar", "system/fdt"); });
+    EXPECT_NE(e.find("t.tar: at system/fdt: expected a"), std::string::npos) << e;
+  }
+}
+
+TEST(Ingest, FunctionGraphGivesCallsAndSelfTimes) {
+  const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  ASSERT_EQ(a.ftrace.kind, "graph");
+  std::map<std::string, ingest::FunctionStat> by;
+  for (const auto& f : a.ftrace.functions) by[f.function] = f;
+  // Two requests: 9.0 us and 7.0 us, with traced callees of 3.0 + 1.2 and 2.6 + 1.0 us.
+  EXPECT_EQ(by.at("qce_ahash_async_req_handle").calls, 2u);
+  EXPECT_NEAR(by.at("qce_ahash_async_req_handle").total_us, 16.0, 1e-9);
+  EXPECT_NEAR(by.at("qce_ahash_async_req_handle").self_us, 16.0 - 3.0 - 1.2 - 2.6 - 1.0, 1e-9);
+  EXPECT_NEAR(by.at("iommu_dma_map_sg").self_us, (3.0 - 0.9 - 0.7) + 2.6, 1e-9);
+  EXPECT_EQ(by.at("__arm_lpae_map").calls, 2u);
+  const std::vector<std::string> items = {"cost.dma_map_sg", "cost.arm_lpae_map_pages", "cost.bam_dma_irq"};
+  EXPECT_EQ(ingest::kernel_function_item("iommu_dma_map_sg", items), "cost.dma_map_sg");
+  EXPECT_EQ(ingest::kernel_function_item("__arm_lpae_map.isra.0", items), "cost.arm_lpae_map_pages");
+  EXPECT_EQ(ingest::kernel_function_item("bam_dma_irq", items), "cost.bam_dma_irq");
+  EXPECT_EQ(ingest::kernel_function_item("qce_ahash_update", items), "");
+}
+
+TEST(Ingest, RunsAreReadAsTheSeedMeasurementReportsThem) {
+  const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  const ingest::BenchRun* qce = nullptr;
+  for (const auto& r : a.runs)
+    if (r.member == "runs/seed-qce") qce = &r;
+  ASSERT_NE(qce, nullptr);
+  EXPECT_EQ(qce->driver, "sha256-qce");
+  EXPECT_EQ(qce->messages, 50000u);
+  EXPECT_NEAR(qce->wall_s, 4.85, 1e-9);
+  EXPECT_NEAR(qce->cpu_s, 2.78, 1e-6);      // utime + stime
+  EXPECT_NEAR(qce->hardirq_s, 0.55, 1e-9);  // 55 ticks at USER_HZ 100
+  EXPECT_NEAR(qce->softirq_s, 0.94, 1e-9);
+  EXPECT_EQ(qce->check, "equal");
+  ASSERT_EQ(a.tcrypt.size(), 2u);  // the first result was on a line of its own
+  EXPECT_EQ(a.tcrypt[0].block_bytes, 16u);
+  EXPECT_EQ(a.tcrypt[0].ops_per_s, 20000);
+  EXPECT_EQ(a.tcrypt[1].ops_per_s, 10500);
+  EXPECT_EQ(a.cpus.size(), 8u);
+  EXPECT_EQ(a.cpus[7].part, 0xd82u);
+}
+
+TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
+  const std::string run = "qcesim-afalg 1\ntype hash\ndriver sha256-ce\nbytes 4096\nmessages 12x\n";
+  const std::string t = member("manifest.txt", "qcesim-board-archive 1\n") + member("runs/a", run) + end_blocks();
+  EXPECT_NE(error_of([&] {
+              ingest::parse_board_archive(read_tar(t, "b.tar"), "b.tar");
+            }).find("b.tar: at runs/a line 5: expected messages: a whole number up to 100000000000, found \"12x\""),
+            std::string::npos);
+  const std::string v2 = member("manifest.txt", "qcesim-board-archive 2\n") + end_blocks();
+  EXPECT_NE(error_of([&] {
+              ingest::parse_board_archive(read_tar(v2, "b.tar"), "b.tar");
+            }).find("expected 'qcesim-board-archive 1', found \"qcesim-board-archive 2\""),
+            std::string::npos);
+}
+
+TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
+  const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  const std::string scen = std::string(QCESIM_SOURCE_DIR) + "/scenarios";
+  const ingest::IngestResult r = ingest::ingest_board(a, "t", scen);
+  EXPECT_EQ(fs::path(r.base_profile).filename(), "sm8650.json");  // by the crypto node's address
+  ASSERT_EQ(r.scenarios, std::vector<std::string>{"t-sha256-4096.json"});
+  const std::string dir = test::make_temp_dir("ingest");
+  for (const auto& [f, text] : r.files) std::ofstream(dir + "/" + f) << text;
+  const studies::Scenario sc = studies::Scenario::load(dir + "/t-sha256-4096.json");
+  ASSERT_EQ(sc.variants.size(), 2u);
+  const model::Profile p = sc.profile_for(sc.variants[1]);
+  EXPECT_EQ(p.text("iommu.mode"), "lazy");  // the crypto device's group is DMA-FQ
+  EXPECT_DOUBLE_EQ(p.num("cpu.cortex-x4.freq"), 3.3024);
+  EXPECT_EQ(p.params().at("cpu.cortex-x4.freq").provenance.rfind("measured: on the board, cpufreq policy7", 0), 0u);
+  EXPECT_DOUBLE_EQ(p.num("cpuidle.cpu_sleep.exit_latency"), 1200);
+  EXPECT_DOUBLE_EQ(p.num("driver.era"), 2024);  // priority 275 in /proc/crypto
+  EXPECT_EQ(p.text("cpu.governor"), "schedutil");
+  const nlohmann::json j = model::read_json_file(dir + "/t-sha256-4096.json", "scenario");
+  EXPECT_EQ(j["variants"][1]["engine"], "qce");
+  EXPECT_EQ(j["variants"][1]["measured"]["wall_s"], 4.85);
+  EXPECT_EQ(j["variants"][0]["engine"], "cpu");
+  EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
+            std::string::npos)
+      << r.report;
+  test::remove_tree(dir);
+}
+
+TEST(Ingest, CommandRefusesAHostileArchiveBeforeWritingAnything) {
+  const std::string dir = test::make_temp_dir("ingest-cli");
+  std::ofstream(dir + "/link.tar", std::ios::binary)
+      << member("manifest.txt", "qcesim-board-archive 1\n") + member("runs/x", "", '2', "/etc/shadow") + end_blocks();
+  auto r = test::run_qcesim({"ingest", "link.tar", "-o", "out"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("link.tar: at member \"runs/x\": expected a regular file or a folder, found a symbolic link"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+  // A FIFO where a report would go is refused, not opened (nothing may hang or be replaced).
+  fs::create_directory(dir + "/out");
+  ASSERT_EQ(mkfifo((dir + "/out/b-report.md").c_str(), 0644), 0);
+  r = test::run_qcesim({"ingest", data("sm8650-like.tar"), "-o", "out", "--name", "b"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("b-report.md, which is something else"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/out/b-profile.json"));
+  struct stat st;
+  ASSERT_EQ(lstat((dir + "/out/b-report.md").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  // A name that is not a name, and an output folder that is a link.
+  r = test::run_qcesim({"ingest", data("sm8650-like.tar"), "-o", "out", "--name", "../x"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  fs::create_directory_symlink("/tmp", dir + "/elsewhere");
+  r = test::run_qcesim({"ingest", data("sm8650-like.tar"), "-o", "elsewhere"}, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("a folder (not a symbolic link)"), std::string::npos) << r.err;
+  test::remove_tree(dir);
+}
+
+TEST(Ingest, ValidateShowsTheBoardsRows) {
+  const std::string dir = test::make_temp_dir("ingest-validate");
+  auto r = test::run_qcesim({"ingest", data("sm8650-like.tar"), "-o", "board", "--name", "p1-like"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("# Board p1-like"), std::string::npos);
+  r = test::run_qcesim({"validate", "board", "--samples", "3", "--messages", "200"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("p1-like-sha256-4096"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sha256-qce"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p1-like:"), std::string::npos) << r.out;  // grouped under the board's profile
+  test::remove_tree(dir);
+}
+
+}  // namespace
+}  // namespace qcesim
