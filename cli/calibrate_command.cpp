@@ -20,8 +20,9 @@ std::string today() {
 }  // namespace
 
 int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& err) {
-  const studies::CalibrationProblem problem = studies::calibration_problem(
-      {opt.scenario, opt.fit, opt.sets, opt.messages, opt.prior_factor, opt.iterations, opt.jobs, opt.underdetermined});
+  const studies::CalibrationProblem problem =
+      studies::calibration_problem({opt.scenario, opt.fit, opt.sets, opt.messages, opt.prior_factor, opt.iterations,
+                                    opt.jobs, opt.underdetermined, opt.evidence, opt.evidence_factor});
   if (!opt.report.empty()) check_output("--report", opt.report);
   if (!opt.write_profile.empty()) check_output("--write-profile", opt.write_profile);
   const studies::Calibration fit = studies::calibrate(problem, err);

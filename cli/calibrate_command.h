@@ -22,6 +22,8 @@ struct CalibrateOptions {
   std::string write_profile;
   std::string report;
   bool underdetermined = false;  // allow fewer measured numbers than parameters (the priors decide the rest)
+  std::string evidence;          // a board's per-function table (qcesim ingest): priors for the items it times
+  double evidence_factor = 1.5;
 };
 
 int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& err);

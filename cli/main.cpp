@@ -247,6 +247,12 @@ Command calibrate_command(CLI::App& app) {
   c->add_option("--jobs,-j", cal->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--write-profile", cal->write_profile, "Write the profile with the fitted values here");
   c->add_option("--report", cal->report, "Write the Markdown fit report here");
+  c->add_option("--evidence", cal->evidence,
+                "A board's per-function table (qcesim ingest's BOARD-functions.json): the fitted cost items a "
+                "traced function maps onto get priors centred on its measured time");
+  c->add_option("--evidence-factor", cal->evidence_factor, "One evidence prior standard deviation as a factor")
+      ->check(cli::real_number(1.001, 100))
+      ->capture_default_str();
   c->add_flag("--underdetermined", cal->underdetermined,
               "Fit more parameters than there are measured numbers (negative degrees of freedom: the priors decide)");
   return {c, [cal] { return cli::run_calibrate(*cal, std::cout, std::cerr); }};

@@ -36,6 +36,7 @@ bool parse_double(const std::string& s, double& out) {
 
 struct Accumulator {
   std::map<std::string, FunctionStat> by_name;
+  std::map<std::string, std::map<unsigned, std::uint64_t>> by_cpu;
   const std::string& file;
   const std::string& member;
 
@@ -51,7 +52,14 @@ struct Accumulator {
   }
   std::vector<FunctionStat> list() const {
     std::vector<FunctionStat> v;
-    for (const auto& [n, f] : by_name) v.push_back(f);
+    for (const auto& [n, f] : by_name) {
+      v.push_back(f);
+      const auto it = by_cpu.find(n);
+      if (it == by_cpu.end()) continue;
+      std::uint64_t most = 0;
+      for (const auto& [cpu, calls] : it->second)
+        if (calls > most) most = calls, v.back().cpu = static_cast<int>(cpu);
+    }
     return v;
   }
 };
@@ -79,7 +87,7 @@ std::string trim(const std::string& s) {
 // with its duration) and "CPU) DURATION us |  }" (a close). Interrupt and context-switch
 // markers and comments are skipped; the open calls are a stack per CPU.
 FtraceTable parse_function_graph(const std::string& text, const std::string& file, const std::string& member) {
-  Accumulator acc{{}, file, member};
+  Accumulator acc{{}, {}, file, member};
   struct Open {
     std::string name;
     double children = 0;
@@ -114,6 +122,7 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
       Open o = st.back();
       st.pop_back();
       FunctionStat& f = acc.at(o.name, ln);
+      ++acc.by_cpu[o.name][cpu];
       f.calls += 1;
       f.total_us += us;
       f.self_us += std::max(0.0, us - o.children);
@@ -135,6 +144,7 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
       st.push_back({name, 0});
     } else if (us >= 0) {
       FunctionStat& f = acc.at(name, ln);
+      ++acc.by_cpu[name][cpu];
       f.calls += 1;
       f.total_us += us;
       f.self_us += us;
@@ -148,7 +158,7 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
 // trace_stat/functionN: "  name   HITS   TIME us   AVG us   S^2 us" rows under a header; the
 // kit concatenates every CPU's table.
 FtraceTable parse_function_profile(const std::string& text, const std::string& file, const std::string& member) {
-  Accumulator acc{{}, file, member};
+  Accumulator acc{{}, {}, file, member};
   const std::vector<std::string> lines = lines_of(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::vector<std::string> w;

@@ -17,6 +17,7 @@ struct FunctionStat {
   double total_us = 0;  // callees included
   double self_us = 0;   // without the traced callees (function_graph only; the profiler: = total)
   double max_us = 0;
+  int cpu = -1;  // the CPU most calls ran on (function_graph; -1: not known)
 };
 
 struct FtraceTable {

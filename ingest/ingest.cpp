@@ -416,7 +416,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     const double mean = f.total_us / static_cast<double>(f.calls);
     const double self = f.self_us / static_cast<double>(f.calls);
     fn.push_back({{"function", f.function}, {"calls", f.calls}, {"mean_us", mean}, {"self_mean_us", self},
-                  {"max_us", f.max_us}, {"item", item.empty() ? json() : json(item)}});
+                  {"max_us", f.max_us}, {"item", item.empty() ? json() : json(item)},
+                  {"cpu", f.cpu >= 0 ? json(f.cpu) : json()}});
     fn_rows += fmt::format("| `{}` | {} | {:.3f} | {:.3f} | {} |\n", f.function, f.calls, mean, self,
                            item.empty() ? "—" : "`" + item + "`");
   }

@@ -62,13 +62,13 @@ double sim_value(const studies::VariantResult& r, const std::string& key) {
 // The fit in log space: parameter vectors theta = log(value), residuals and the cost.
 class Fit {
  public:
-  explicit Fit(const CalibrationProblem& p) : m_p(p), m_sigma(std::log(p.spec.prior_factor)) {}
+  explicit Fit(const CalibrationProblem& p) : m_p(p) {}
 
   std::size_t k() const { return m_p.params.size(); }
-  double sigma() const { return m_sigma; }
+  double sigma(std::size_t q) const { return m_p.sigma[q]; }
   std::vector<double> start() const {
     std::vector<double> th(k());
-    for (std::size_t q = 0; q < k(); ++q) th[q] = std::log(m_p.params[q].value);
+    for (std::size_t q = 0; q < k(); ++q) th[q] = std::log(m_p.centre[q]);  // the evidence's, where there is some
     return th;
   }
   // One step of parameter q, kept inside its range.
@@ -95,7 +95,7 @@ class Fit {
   double cost(const std::vector<double>& r, const std::vector<double>& th) const {
     double c = 0;
     for (double x : r) c += x * x;
-    for (std::size_t q = 0; q < k(); ++q) c += std::pow((th[q] - std::log(m_p.params[q].value)) / m_sigma, 2);
+    for (std::size_t q = 0; q < k(); ++q) c += std::pow((th[q] - std::log(m_p.centre[q])) / m_p.sigma[q], 2);
     return c;
   }
 
@@ -132,7 +132,6 @@ class Fit {
   }
 
   const CalibrationProblem& m_p;
-  double m_sigma;
 };
 
 // Pattern search: every parameter up and down by a factor, all candidates simulated at once,
@@ -190,12 +189,74 @@ std::vector<double> posterior_spread(const Fit& fit, const std::vector<double>& 
   for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j < k; ++j)
       for (std::size_t t = 0; t < n; ++t) a[i][j] += jac[t][i] * jac[t][j];
-    a[i][i] += 1.0 / (fit.sigma() * fit.sigma());
+    a[i][i] += 1.0 / (fit.sigma(i) * fit.sigma(i));
   }
   const Matrix cov = inverse(a);
   std::vector<double> spread(k);
-  for (std::size_t q = 0; q < k; ++q) spread[q] = std::sqrt(cov[q][q]) / fit.sigma();
+  for (std::size_t q = 0; q < k; ++q) spread[q] = std::sqrt(cov[q][q]) / fit.sigma(q);
   return spread;
+}
+
+}  // namespace
+
+namespace {
+
+// The board's per-function table as priors: each fitted cost item a traced function maps onto
+// (its "item") gets the function's mean own time per call, in the item's unit on the core the
+// calls ran on (instructions = time x kernel_ipc x clock; cycles = time x clock; a wait as is),
+// divided by the item's shared factor, as cpu/costs charges it back.
+void apply_evidence(CalibrationProblem& p, const model::Profile& base) {
+  const std::string& file = p.spec.evidence;
+  const json t = model::read_json_file(file, "per-function table (qcesim ingest's BOARD-functions.json)");
+  if (!t.is_object() || !t.contains("functions") || !t["functions"].is_array())
+    throw model::ConfigError(file, "/functions", "an array of per-function rows", model::describe_json(t));
+  if (!(p.spec.evidence_factor > 1.0) || p.spec.evidence_factor > 100)
+    throw model::ConfigError("--evidence-factor", "", "a factor above 1 and at most 100",
+                             fmt::format("{}", p.spec.evidence_factor));
+  const std::string cpus = base.text("cpu.cpus");
+  std::vector<std::string> cores;
+  for (std::size_t a = 0; a <= cpus.size();) {
+    const std::size_t b = std::min(cpus.find(',', a), cpus.size());
+    cores.push_back(cpus.substr(a, b - a));
+    a = b + 1;
+  }
+  const auto task = static_cast<std::size_t>(base.num("cpu.task_cpu"));
+  for (std::size_t q = 0; q < p.params.size(); ++q) {
+    const model::Param& prm = p.params[q];
+    double sum_us = 0, calls = 0;
+    std::string functions;
+    std::size_t cpu = task;
+    for (std::size_t i = 0; i < t["functions"].size(); ++i) {
+      const json& row = t["functions"][i];
+      const std::string at = fmt::format("/functions/{}", i);
+      const model::JsonObject o(row, file, at,
+                                {"function", "calls", "mean_us", "self_mean_us", "max_us", "item", "cpu"});
+      if (!row.contains("item") || !row["item"].is_string() || row["item"] != prm.name) continue;
+      const double n = static_cast<double>(o.whole("calls", 0, 1, 1ull << 50));
+      sum_us += n * o.number("self_mean_us", 0, 0, 1e9, "us");
+      calls += n;
+      if (o.has("cpu") && !o.at("cpu").is_null()) cpu = static_cast<std::size_t>(o.whole("cpu", 0, 0, 1023));
+      functions += (functions.empty() ? "" : ", ") + o.text("function");
+    }
+    if (calls == 0) continue;
+    if (cpu >= cores.size()) cpu = task;
+    const std::string& core = cores[cpu];
+    const double ghz = base.num("cpu." + core + ".freq");
+    const double shared = prm.shared.empty() ? 1.0 : base.num(prm.shared);
+    const double seconds = sum_us / calls * 1e-6;
+    double value = 0;
+    if (prm.unit == "instructions")
+      value = seconds * ghz * 1e9 * base.num("cpu." + core + ".kernel_ipc") / shared;
+    else if (prm.unit == "cycles")
+      value = seconds * ghz * 1e9 / shared;
+    else if (model::Profile::unit_to_seconds(prm.unit) > 0)
+      value = seconds / model::Profile::unit_to_seconds(prm.unit) / shared;
+    if (!(value > 0)) continue;
+    p.centre[q] = std::clamp(value, prm.min, prm.max);
+    p.sigma[q] = std::log(p.spec.evidence_factor);
+    p.evidence[q] = fmt::format("{:.4g} {} from {} ({:.0f} calls, {:.3f} us each on cpu{} {})", p.centre[q], prm.unit,
+                                functions, calls, sum_us / calls, cpu, core);
+  }
 }
 
 }  // namespace
@@ -206,7 +267,7 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
   sets.push_back("workload.messages=" + std::to_string(spec.messages));
   studies::Scenario sc = studies::Scenario::load(spec.scenario, sets);
   model::Profile base = model::Profile::load(sc.profile_file);
-  CalibrationProblem p{spec, sc, base, {}, {}};
+  CalibrationProblem p{spec, sc, base, {}, {}, {}, {}, {}};
   for (const auto& name : spec.fit) {
     const model::Param& prm = base.param(name);
     if (prm.is_text() || prm.value <= 0 || prm.min <= 0)
@@ -217,11 +278,20 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
         throw model::ConfigError("--fit", "", "each parameter named once", model::quoted_input(name) + " twice");
     p.params.push_back(prm);
   }
+  for (const model::Param& prm : p.params) {
+    p.centre.push_back(prm.value);
+    p.sigma.push_back(std::log(spec.prior_factor));
+    p.evidence.emplace_back();
+  }
+  if (!spec.evidence.empty()) apply_evidence(p, base);
   // Targets: every measured value of the four headline kinds that is above rounding noise.
   for (const studies::Variant& v : sc.variants)
     for (const auto& [key, value] : studies::measured_for(v, sc.workload))
       if (value > 0) p.targets.push_back({v.name, key, value});
-  const std::size_t n = p.targets.size(), k = p.params.size();
+  // A parameter with direct evidence is one measured number more.
+  const std::size_t evidenced = static_cast<std::size_t>(
+      std::count_if(p.evidence.begin(), p.evidence.end(), [](const std::string& e) { return !e.empty(); }));
+  const std::size_t n = p.targets.size() + evidenced, k = p.params.size();
   // Nothing measured is nothing to fit; fewer numbers than parameters leaves directions only the
   // priors decide, which a user asks for knowingly (--underdetermined).
   if (n == 0 || (n < k && !spec.underdetermined))
@@ -250,25 +320,33 @@ Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress)
 std::string calibration_report(const Calibration& c) {
   const CalibrationProblem& p = c.problem;
   const std::size_t k = p.params.size(), n = p.targets.size();
+  const auto evidenced = static_cast<std::size_t>(
+      std::count_if(p.evidence.begin(), p.evidence.end(), [](const std::string& e) { return !e.empty(); }));
   std::ostringstream rep;
   rep << fmt::format("# Calibration of {} against {}\n\n", p.base.name(), p.scenario.name);
   rep << fmt::format(
       "Fitted {} parameters to {} measured numbers (least squares on log(sim/measured), log-normal "
-      "priors of one factor {} around the profile's values, inside the ranges); {} degrees of freedom "
+      "priors of one factor {} around the profile's values or a board's direct evidence, inside the ranges); {} "
+      "degrees of freedom "
       "left. Each evaluation replays {} messages per variant.\n\n",
-      k, n, p.spec.prior_factor, static_cast<long>(n) - static_cast<long>(k), p.spec.messages);
+      k, n, p.spec.prior_factor, static_cast<long>(n + evidenced) - static_cast<long>(k), p.spec.messages);
   rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | pinned down by the data? |\n";
   rep << "|---|---|---|---|---|---|---|\n";
+  std::string evidence;
   for (std::size_t q = 0; q < k; ++q) {
     const model::Param& prm = p.params[q];
     const double v = c.fitted[q];
     const bool at_bound = v <= prm.min * 1.0001 || v >= prm.max * 0.9999;
-    rep << fmt::format("| `{}` | {} | {:.4g} | {:.4g} | [{}, {}] | {:.2f} | {} |\n", prm.name, prm.unit, prm.value, v,
+    if (!p.evidence[q].empty())
+      evidence +=
+          fmt::format("- `{}`: prior {} (a factor {} either side)\n", prm.name, p.evidence[q], p.spec.evidence_factor);
+    rep << fmt::format("| `{}` | {} | {:.4g} | {:.4g} | [{}, {}] | {:.2f} | {} |\n", prm.name, prm.unit, p.centre[q], v,
                        prm.min, prm.max, c.spread[q],
                        at_bound            ? "at a range bound"
                        : c.spread[q] > 0.7 ? "no: the prior decides"
                                            : "yes");
   }
+  if (!evidence.empty()) rep << "\nDirect evidence from " << p.spec.evidence << ":\n\n" << evidence;
   rep << "\n| variant | quantity | measured | simulated | error |\n|---|---|---|---|---|\n";
   for (std::size_t t = 0; t < n; ++t) {
     const CalibrationTarget& tg = p.targets[t];
@@ -290,6 +368,7 @@ json calibrated_profile(const Calibration& c, const std::string& date) {
       const auto pos = prior.find("prior ");
       prior = pos == std::string::npos ? prior : prior.substr(pos + 6);
     }
+    if (!p.evidence[q].empty()) prior = "measured on a board: " + p.evidence[q] + " (" + p.spec.evidence + ")";
     pj["provenance"] = fmt::format("calibrated: qcesim calibrate {} on {} ({}); prior {}", p.scenario.name, date,
                                    "docs/calibration.md", prior);
   }

@@ -25,6 +25,12 @@ struct CalibrationSpec {
   unsigned iterations = 60;       // pattern-search sweeps at most
   unsigned jobs = 0;              // simulations at once (0: the usable cores)
   bool underdetermined = false;   // allow fewer measured numbers than parameters
+  // Direct evidence: a board's per-function table (qcesim ingest's BOARD-functions.json). A
+  // fitted cost item a traced kernel function maps onto gets its prior centred on the measured
+  // per-call time, converted to the item's unit on the core it ran on, one prior standard
+  // deviation = evidence_factor (the tracer's overhead and the item's scope are not the call's).
+  std::string evidence;
+  double evidence_factor = 1.5;
 };
 
 struct CalibrationTarget {
@@ -39,6 +45,10 @@ struct CalibrationProblem {
   model::Profile base;
   std::vector<model::Param> params;  // as the profile has them: the priors' centres and ranges
   std::vector<CalibrationTarget> targets;
+  // Per parameter: the prior's centre (the profile's value, or the evidence's) and its log
+  // standard deviation, and where the centre came from ("" for the profile).
+  std::vector<double> centre, sigma;
+  std::vector<std::string> evidence;
 };
 
 struct Calibration {

@@ -16,6 +16,7 @@
 #include "ingest/ingest.h"
 #include "model/config_error.h"
 #include "soc/device_tree.h"
+#include "studies/calibrate.h"
 #include "studies/scenario.h"
 #include "tests/process.h"
 
@@ -231,6 +232,34 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
             std::string::npos)
       << r.report;
+  test::remove_tree(dir);
+}
+
+TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {
+  const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  const ingest::IngestResult r = ingest::ingest_board(a, "t", std::string(QCESIM_SOURCE_DIR) + "/scenarios");
+  const std::string dir = test::make_temp_dir("ingest-evidence");
+  for (const auto& [f, text] : r.files) std::ofstream(dir + "/" + f) << text;
+  studies::CalibrationSpec spec;
+  spec.scenario = dir + "/t-sha256-4096.json";
+  spec.fit = {"cost.dma_map_sg", "cost.kfree"};
+  spec.evidence = dir + "/t-functions.json";
+  const studies::CalibrationProblem p = studies::calibration_problem(spec);
+  const model::Profile& prof = p.base;
+  // iommu_dma_map_sg: (3.0 - 0.9 - 0.7) and 2.6 us of its own on cpu7 (the X4), so 2.0 us a call,
+  // in instructions at the X4's clock and kernel IPC, over the item's shared factor.
+  const model::Param& map = prof.param("cost.dma_map_sg");
+  const double shared = map.shared.empty() ? 1.0 : prof.num(map.shared);
+  EXPECT_NEAR(p.centre[0],
+              2.0e-6 * prof.num("cpu.cortex-x4.freq") * 1e9 * prof.num("cpu.cortex-x4.kernel_ipc") / shared,
+              1e-6 * p.centre[0]);
+  EXPECT_NEAR(p.sigma[0], std::log(1.5), 1e-12);
+  EXPECT_NE(p.evidence[0].find("iommu_dma_map_sg (2 calls, 2.000 us each on cpu7 cortex-x4)"), std::string::npos)
+      << p.evidence[0];
+  // kfree was not traced: the profile's prior.
+  EXPECT_EQ(p.centre[1], prof.param("cost.kfree").value);
+  EXPECT_NEAR(p.sigma[1], std::log(3.0), 1e-12);
+  EXPECT_TRUE(p.evidence[1].empty());
   test::remove_tree(dir);
 }
 
