@@ -14,7 +14,7 @@ expected exit status, default 0), `timeout=S` (default 600) or `skip=REASON` (no
 reason is printed: installs, builds and the benchmarks of bench.md only).
 
 Each file's sessions run in order, in one scratch folder holding a copy of the repository's
-scenarios/, scripts/, docs/reference/ and tests/vectors/ and `build/release/qcesim` (and `qcesim` on PATH)
+scenarios/, scripts/, docs/reference/, tests/vectors/ and tests/data/ and `build/release/qcesim` (and `qcesim` on PATH)
 pointing at the binary under test: a command writes there, never into the repository.
 Standard error is not compared (progress, run times) unless a command redirects it. The exit
 status is the last command's of a pipeline (no pipefail: `| head` may stop the writer early).
@@ -148,6 +148,7 @@ def scratch(binary):
     shutil.copytree(os.path.join(ROOT, "scenarios"), os.path.join(d, "scenarios"))
     shutil.copytree(os.path.join(ROOT, "docs", "reference"), os.path.join(d, "docs", "reference"))
     shutil.copytree(os.path.join(ROOT, "tests", "vectors"), os.path.join(d, "tests", "vectors"))
+    shutil.copytree(os.path.join(ROOT, "tests", "data"), os.path.join(d, "tests", "data"))
     shutil.copytree(os.path.join(ROOT, "scripts"), os.path.join(d, "scripts"))
     os.makedirs(os.path.join(d, "build", "release"))
     os.symlink(os.path.abspath(binary), os.path.join(d, "build", "release", "qcesim"))

@@ -342,9 +342,10 @@ std::string calibration_report(const Calibration& c) {
           fmt::format("- `{}`: prior {} (a factor {} either side)\n", prm.name, p.evidence[q], p.spec.evidence_factor);
     rep << fmt::format("| `{}` | {} | {:.4g} | {:.4g} | [{}, {}] | {:.2f} | {} |\n", prm.name, prm.unit, p.centre[q], v,
                        prm.min, prm.max, c.spread[q],
-                       at_bound            ? "at a range bound"
-                       : c.spread[q] > 0.7 ? "no: the prior decides"
-                                           : "yes");
+                       at_bound                                      ? "at a range bound"
+                       : c.spread[q] > 0.7 && !p.evidence[q].empty() ? "by the board's evidence, not these data"
+                       : c.spread[q] > 0.7                           ? "no: the prior decides"
+                                                                     : "yes");
   }
   if (!evidence.empty()) rep << "\nDirect evidence from " << p.spec.evidence << ":\n\n" << evidence;
   rep << "\n| variant | quantity | measured | simulated | error |\n|---|---|---|---|---|\n";

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "ingest/board_archive.h"
+#include "ingest/ingest.h"
 #include "model/config_error.h"
 #include "studies/scenario.h"
 #include "studies/sweep.h"
@@ -74,4 +76,23 @@ TEST_F(FuzzInputs, ScenarioSweepProfileAndSetInputsLoadOrAreConfigErrors) {
   EXPECT_GE(total, 25u);
   // The seeds are good inputs: the committed corpus starts from files that load.
   EXPECT_GE(loaded, 25u);
+}
+
+TEST_F(FuzzInputs, ArchiveAndDeviceTreeInputsLoadOrAreConfigErrors) {
+  std::size_t loaded = 0, total = 0;
+  for (const auto& f : inputs("archive")) {
+    loaded += loads(f, [&] {
+      std::string bytes = test::slurp(f);
+      if (ingest::is_gzip(bytes)) bytes = ingest::gunzip(bytes, f, 64u << 20);
+      const ingest::BoardArchive a = ingest::parse_board_archive(ingest::read_tar(bytes, f), f);
+      (void)ingest::ingest_board(a, "fuzzed", std::string(QCESIM_SOURCE_DIR) + "/scenarios");
+    });
+    ++total;
+  }
+  for (const auto& f : inputs("fdt")) {
+    loaded += loads(f, [&] { (void)ingest::read_fdt(test::slurp(f), f, "system/fdt"); });
+    ++total;
+  }
+  EXPECT_GE(total, 2u);
+  EXPECT_GE(loaded, 2u);  // the seeds are good inputs
 }
