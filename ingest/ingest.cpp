@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 
 #include "model/config_error.h"
 #include "soc/device_tree.h"
@@ -369,6 +370,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     g.key = r.key_bytes;
     g.runs.push_back(&r);
   }
+  if (std::any_of(a.runs.begin(), a.runs.end(), [&](const BenchRun& b) { return is_qce_driver(b, a); }))
+    note("The engine's variants run the mainline driver (reg_io mmio, no BAM locking): nothing in the archive says "
+         "whether the kernel carries the locking series; edit the scenarios' variants if it does.");
   if (!unsupported.empty())
     note("Runs of " + unsupported + " are reported below but make no scenario: the replay has no such workload.");
   for (const auto& [key, g] : groups) {
@@ -445,6 +449,48 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     r += exact ? "- CONFIG_IRQ_TIME_ACCOUNTING=y: /proc/stat's hardirq and softirq times are measured.\n"
                : "- CONFIG_IRQ_TIME_ACCOUNTING is off: /proc/stat's hardirq and softirq times are tick samples "
                  "(coarse; short runs may show 0).\n";
+  }
+  if (crypto) {
+    // The engine's wiring as the board's device tree has it, beside the entry the profile runs.
+    const json* dt = param(prof, "soc.dt");
+    const soc::DeviceTree* entry = nullptr;
+    if (dt && dt->contains("value") && (*dt)["value"].is_string()) {
+      try {
+        entry = &soc::device_tree((*dt)["value"].get<std::string>());
+      } catch (const std::invalid_argument&) {
+        entry = nullptr;
+      }
+    }
+    const auto hex = [](std::uint64_t at, std::uint64_t size) { return fmt::format("{:#x} + {:#x}", at, size); };
+    struct Row {
+      std::string what, board, model;
+    };
+    std::vector<Row> rows = {
+        {"crypto node", crypto->path + " (" + crypto->compatible + ")", entry ? entry->compatible : "—"},
+        {"engine registers", hex(crypto->base, crypto->size), entry ? hex(entry->qce_base, entry->qce_size) : "—"},
+        {"BAM", crypto->bam_path.empty() ? "no dmas" : hex(crypto->bam_base, crypto->bam_size) + " (" + crypto->bam_compatible + ")",
+         entry ? hex(entry->bam_base, entry->bam_size) : "—"},
+        {"Linux's EE on the BAM", crypto->has_ee ? std::to_string(crypto->bam_ee) : "not stated",
+         entry ? std::to_string(entry->bam_ee) : "—"},
+        {"pipes rx / tx", crypto->has_pipes ? fmt::format("{} / {}", crypto->rx_pipe, crypto->tx_pipe) : "not stated",
+         entry ? fmt::format("{} / {}", entry->rx_pipe, entry->tx_pipe) : "—"},
+        {"BAM interrupt", crypto->has_spi ? fmt::format("GIC SPI {}", crypto->bam_spi) : "not an SPI",
+         entry ? fmt::format("GIC SPI {}", entry->bam_spi) : "—"},
+        {"BAM controlled by another EE", crypto->controlled_remotely ? "yes" : "no", "—"},
+        {"IOMMU on the engine", crypto->iommus ? "yes (iommus)" : "no", "—"},
+    };
+    r += fmt::format("\n## The engine's wiring: the board's device tree and {}'s\n\n| | board | {} |\n|---|---|---|\n",
+                     entry ? entry->name : "no profile entry", entry ? "soc.dt " + entry->name : "model");
+    bool differs = false;
+    for (const Row& row : rows) {
+      r += fmt::format("| {} | {} | {} |\n", row.what, row.board, row.model);
+      if (entry && row.model != "—" && row.what != "crypto node" && row.what != "BAM" && row.board != row.model)
+        differs = true;
+    }
+    if (entry && (crypto->bam_base != entry->bam_base || crypto->bam_size != entry->bam_size)) differs = true;
+    if (differs)
+      r += "\nThe board's wiring differs from the entry the profile runs (soc.dt): the model keeps the entry's; a SoC "
+           "wired otherwise needs its own entry in soc/device_tree.cpp.\n";
   }
   r += fmt::format("\n## The profile: {} (from {})\n\n", profile_file, base_name);
   if (changes.empty()) {

@@ -229,6 +229,10 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_EQ(j["variants"][1]["engine"], "qce");
   EXPECT_EQ(j["variants"][1]["measured"]["wall_s"], 4.85);
   EXPECT_EQ(j["variants"][0]["engine"], "cpu");
+  // The engine's wiring read from the device tree matches the SM8650 entry the profile runs.
+  EXPECT_NE(r.report.find("| pipes rx / tx | 4 / 5 | 4 / 5 |"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("| BAM interrupt | GIC SPI 272 | GIC SPI 272 |"), std::string::npos) << r.report;
+  EXPECT_EQ(r.report.find("wiring differs"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
             std::string::npos)
       << r.report;
