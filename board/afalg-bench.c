@@ -29,6 +29,7 @@
 
 #define BENCH_FORMAT 1
 #define MAX_BYTES (1u << 20)
+#define MAX_CIPHER_BYTES (64u << 10) /* one sendmsg below the socket's send buffer: nothing reads until it is sent */
 #define MAX_IRQ_ROWS 512
 
 struct opts {
@@ -43,7 +44,7 @@ static void usage(void) {
           "usage: afalg-bench -t hash|skcipher -d DRIVER -b BYTES -n COUNT [-a ALG] [-k KEYBYTES]\n"
           "                   [-c REFERENCE_DRIVER] [-T SECONDS] [-C CPU]\n"
           "  -d  the driver to bind (cra_driver_name in /proc/crypto), e.g. sha256-qce\n"
-          "  -b  message bytes (1..%u; skcipher: a multiple of 16)\n"
+          "  -b  message bytes (1..%u; skcipher: a multiple of 16 up to 65536)\n"
           "  -n  messages, one request at a time\n"
           "  -a  the algorithm's name, printed for the record (e.g. sha256)\n"
           "  -k  key bytes: hmac(...) and skcipher (default 16 for skcipher)\n"
@@ -164,13 +165,18 @@ static long one_request(int op, int is_hash, const unsigned char* in, unsigned l
     ssize_t r = read(op, out, out_max);
     return r < 0 ? -errno : r;
   }
-  char cbuf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
-  memset(cbuf, 0, sizeof cbuf);
+  /* The control buffer aligned as a cmsghdr (armhf faults on a misaligned one). */
+  union {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct af_alg_iv) + 16)];
+  } control;
+  char* cbuf = control.buf;
+  memset(&control, 0, sizeof control);
   struct iovec iov = {(void*)in, n};
   struct msghdr msg;
   memset(&msg, 0, sizeof msg);
   msg.msg_control = cbuf;
-  msg.msg_controllen = sizeof cbuf;
+  msg.msg_controllen = sizeof control.buf;
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
   struct cmsghdr* c = CMSG_FIRSTHDR(&msg);
@@ -232,7 +238,7 @@ int main(int argc, char** argv) {
   }
   const int is_hash = strcmp(o.type, "hash") == 0;
   if (!o.driver || (!is_hash && strcmp(o.type, "skcipher") != 0) || o.bytes == 0 || o.bytes > MAX_BYTES ||
-      o.count == 0 || o.key_bytes > 64 || (!is_hash && o.bytes % 16)) {
+      o.count == 0 || o.key_bytes > 64 || (!is_hash && (o.bytes % 16 || o.bytes > MAX_CIPHER_BYTES))) {
     usage();
     return 2;
   }

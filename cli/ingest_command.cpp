@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <ostream>
+#include <spdlog/fmt/fmt.h>
 
 #include "cli/output_file.h"
 #include "ingest/ingest.h"
@@ -31,12 +32,28 @@ std::string data_dir() {
 
 namespace {
 
-// The output folder: an existing folder (not a link), or a new one whose parent exists.
+// A folder whose entries someone else may rename (writable by others, not sticky, not ours):
+// they could swap the folder qcesim writes into for a link while it writes (people run qcesim
+// as root).
+bool others_may_rename(const struct stat& st) {
+  return st.st_uid != geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0;
+}
+
+// The output folder: an existing folder (not a link) that is ours and only ours to change, or a
+// new one in a parent where nobody else can rename it.
 void prepare_folder(const std::string& dir) {
+  const std::string parent = fs::path(dir).parent_path().empty() ? "." : fs::path(dir).parent_path().string();
+  struct stat pst;
+  if (stat(parent.c_str(), &pst) == 0 && others_may_rename(pst))
+    throw ConfigError("--out", "", "a folder in a parent others cannot rename entries of",
+                      dir + " in " + parent + ", writable by others and not sticky");
   struct stat st;
   if (lstat(dir.c_str(), &st) == 0) {
     if (S_ISLNK(st.st_mode)) throw ConfigError("--out", "", "a folder (not a symbolic link)", dir + ", a link");
     if (!S_ISDIR(st.st_mode)) throw ConfigError("--out", "", "a folder", dir + ", which is not one");
+    if (st.st_uid != geteuid())
+      throw ConfigError("--out", "", "a folder owned by the user running qcesim",
+                        fmt::format("{}, owned by uid {} (its owner could swap what qcesim writes)", dir, st.st_uid));
     return;
   }
   if (mkdir(dir.c_str(), 0755) != 0)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <set>
 #include <type_traits>
 
@@ -17,6 +18,7 @@ namespace {
 
 constexpr std::size_t kMaxArchiveBytes = 64u << 20;
 constexpr std::size_t kMaxLine = 4096;
+constexpr std::size_t kMaxLines = 1000000;  // a 32 MiB function_graph trace has about 550000
 
 // A member's lines, each checked for length; `where(n)` names line n.
 struct Text {
@@ -31,6 +33,8 @@ struct Text {
       if (end - start > kMaxLine)
         throw ConfigError(file, fmt::format("{} line {}", member, lines.size() + 1),
                           fmt::format("a line of at most {} bytes", kMaxLine), fmt::format("{} bytes", end - start));
+      if (lines.size() >= kMaxLines)
+        throw ConfigError(file, member, fmt::format("at most {} lines", kMaxLines), "more");
       std::string l = bytes.substr(start, end - start);
       if (!l.empty() && l.back() == '\r') l.pop_back();
       lines.push_back(std::move(l));
@@ -93,6 +97,15 @@ std::string printable_word(const Text& t, std::size_t i, const std::string& s, c
   return s;
 }
 
+// Free text that reaches an output (the manifest's notes, uname, the command line): printable
+// ASCII only, so every output is valid UTF-8 and no terminal sequence gets through.
+std::string ascii_text(const Text& t, std::size_t i, const std::string& s, const std::string& what) {
+  if (s.size() > 1024 ||
+      std::any_of(s.begin(), s.end(), [](char c) { return model::is_control(c) || static_cast<unsigned char>(c) >= 0x7f; }))
+    t.fail(i, what + ": printable ASCII of at most 1024 characters", model::quoted_input(s));
+  return s;
+}
+
 const std::string* member(const TarMembers& m, const std::string& name) {
   const auto it = m.find(name);
   return it == m.end() ? nullptr : &it->second;
@@ -108,8 +121,7 @@ void parse_manifest(const TarMembers& m, const std::string& file, BoardArchive& 
   for (std::size_t i = 1; i < t.lines.size(); ++i) {
     const std::vector<std::string> w = words(t.lines[i], 3);
     if (w.empty()) continue;
-    const std::string r = rest(t.lines[i], 1);
-    if (!model::printable(r)) t.fail(i, "printable text", model::quoted_input(r));
+    const std::string r = ascii_text(t, i, rest(t.lines[i], 1), "the manifest's text");
     if (w[0] == "kit") a.kit = r;
     else if (w[0] == "started") a.started = r;
     else if (w[0] == "finished") a.finished = r;
@@ -117,7 +129,7 @@ void parse_manifest(const TarMembers& m, const std::string& file, BoardArchive& 
     else if (w[0] == "item") {
       if (w.size() < 3) t.fail(i, "item PATH STATUS [NOTE]", model::quoted_input(t.lines[i]));
       a.items.push_back({printable_word(t, i, w[1], "an item"), printable_word(t, i, w[2], "a status"),
-                         rest(t.lines[i], 3)});
+                         ascii_text(t, i, rest(t.lines[i], 3), "an item's note")});
     }
   }
 }
@@ -215,6 +227,7 @@ void parse_cpufreq(const Text& t, BoardArchive& a) {
 }
 
 void parse_cpuidle(const Text& t, BoardArchive& a) {
+  std::map<std::pair<unsigned, std::string>, std::size_t> index;
   for (std::size_t i = 0; i < t.lines.size(); ++i) {
     const std::vector<std::string> w = words(t.lines[i], 4);
     if (w.size() >= 3 && w[0] == "cpuidle" && w[1] == "current_driver")
@@ -222,13 +235,13 @@ void parse_cpuidle(const Text& t, BoardArchive& a) {
     if (w.size() < 4 || w[0].rfind("cpu", 0) != 0 || w[0] == "cpuidle") continue;
     const unsigned cpu = whole<unsigned>(t, i, w[0].substr(3), "a CPU number", 1023);
     const std::string state = printable_word(t, i, w[1], "an idle state");
-    auto it = std::find_if(a.idle.begin(), a.idle.end(),
-                           [&](const IdleState& s) { return s.cpu == cpu && s.state == state; });
-    if (it == a.idle.end()) {
+    auto found = index.find({cpu, state});
+    if (found == index.end()) {
       if (a.idle.size() >= 4096) t.fail(i, "at most 4096 idle states", "more");
       a.idle.push_back({cpu, state, "", 0, 0, false});
-      it = a.idle.end() - 1;
+      found = index.emplace(std::make_pair(cpu, state), a.idle.size() - 1).first;
     }
+    IdleState* it = &a.idle[found->second];
     if (w[2] == "name") it->name = printable_word(t, i, w[3], "an idle state's name");
     if (w[2] == "latency") it->latency_us = whole<double>(t, i, w[3], "us", 1e9);
     if (w[2] == "residency") it->residency_us = whole<double>(t, i, w[3], "us", 1e9);
@@ -362,16 +375,14 @@ BoardArchive parse_board_archive(const TarMembers& m, const std::string& file) {
   if (const std::string* s = text("system/uname")) {
     const Text t(file, "system/uname", *s);
     if (!t.lines.empty()) {
-      a.uname = t.lines[0];
-      if (!model::printable(a.uname) || a.uname.size() > 512) t.fail(0, "printable text", model::quoted_input(a.uname));
+      a.uname = ascii_text(t, 0, t.lines[0], "uname");
       const std::vector<std::string> w = words(a.uname, 3);
       if (w.size() >= 2) a.release = printable_word(t, 0, w[1], "a kernel release");
     }
   }
   if (const std::string* s = text("system/cmdline")) {
     const Text t(file, "system/cmdline", *s);
-    if (!t.lines.empty()) a.cmdline = t.lines[0];
-    if (!model::printable(a.cmdline)) t.fail(0, "printable text", "control characters");
+    if (!t.lines.empty()) a.cmdline = ascii_text(t, 0, t.lines[0], "the kernel command line");
   }
   if (const std::string* s = text("system/cpuinfo")) parse_cpuinfo(Text(file, "system/cpuinfo", *s), a);
   if (const std::string* s = text("system/crypto")) parse_crypto(Text(file, "system/crypto", *s), a);
@@ -385,8 +396,20 @@ BoardArchive parse_board_archive(const TarMembers& m, const std::string& file) {
   }
   for (const auto& [name, bytes] : m) {
     if (name.rfind("runs/", 0) == 0 && name.find('/', 5) == std::string::npos &&
-        name.size() > 4 && name.compare(name.size() - 4, 4, ".err") != 0)
-      a.runs.push_back(parse_run(Text(file, name, bytes)));
+        name.size() > 4 && name.compare(name.size() - 4, 4, ".err") != 0) {
+      // A run the kit says failed (or did not finish) is listed, not read as a measurement.
+      const ManifestItem* it = a.item(name);
+      if (!it || (it->status != "collected" && it->status != "partial")) {
+        a.failed_runs.push_back({name, it ? it->status : "not in the manifest", it ? it->note : ""});
+        continue;
+      }
+      BenchRun r = parse_run(Text(file, name, bytes));
+      if (r.status == "failed") {
+        a.failed_runs.push_back({name, "failed", "afalg-bench reported a failed request"});
+        continue;
+      }
+      a.runs.push_back(std::move(r));
+    }
     if (name.rfind("tcrypt/", 0) == 0 && name.size() > 7 && name.find('/', 7) == std::string::npos) {
       const Text t(file, name, bytes);
       parse_tcrypt(t, printable_word(t, 0, name.substr(7), "a driver name"), a);

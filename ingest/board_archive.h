@@ -86,6 +86,7 @@ struct BoardArchive {
   std::vector<IdleState> idle;
   std::vector<IommuDevice> iommu;
   std::vector<BenchRun> runs;
+  std::vector<ManifestItem> failed_runs;  // runs/ members the kit marked failed, skipped or partial-less
   std::vector<TcryptRow> tcrypt;
   FtraceTable ftrace;
 

@@ -120,6 +120,8 @@ void read_dmas(const Reader& r, int node, FdtCrypto& c) {
   if (!p) return;
   if (len % 4) r.fail(c.path + " dmas", "whole cells", fmt::format("{} bytes", len));
   const int cells = len / 4;
+  // Each specifier's phandle is a walk of the tree: a few are real, thousands are an attack.
+  if (cells > 64) r.fail(c.path + " dmas", "at most 64 cells", fmt::format("{}", cells));
   // dma-names says which specifier is rx and which tx.
   std::vector<std::string> names;
   {
@@ -163,6 +165,50 @@ void read_dmas(const Reader& r, int node, FdtCrypto& c) {
   }
 }
 
+// The structure block walked token by token before libfdt reads it: Debian's libfdt 1.6.1 loops
+// forever in fdt_check_full on a property whose length is negative (found by the fdt fuzzer), so
+// every length must keep the walk moving forward inside the block, every property name inside
+// the strings block, and the nesting balanced, before libfdt sees the blob. Returns "" or what is
+// wrong.
+std::string check_structure(const void* fdt) {
+  if (fdt_version(fdt) < 17) return fmt::format("version {} (17 has the block sizes)", fdt_version(fdt));
+  const auto* base = static_cast<const unsigned char*>(fdt);
+  const std::uint64_t start = fdt_off_dt_struct(fdt), size = fdt_size_dt_struct(fdt);
+  const std::uint64_t strings = fdt_size_dt_strings(fdt);
+  const auto word = [&](std::uint64_t at) {
+    std::uint32_t v;
+    std::memcpy(&v, base + start + at, 4);
+    return fdt32_to_cpu(v);
+  };
+  std::uint64_t at = 0;
+  int depth = 0;
+  while (at + 4 <= size) {
+    const std::uint32_t tag = word(at);
+    at += 4;
+    if (tag == FDT_BEGIN_NODE) {
+      std::uint64_t end = at;
+      while (end < size && base[start + end] != 0) ++end;
+      if (end >= size) return fmt::format("a node name running past the structure block at {}", at);
+      at = (end + 1 + 3) & ~std::uint64_t{3};
+      if (++depth > 64) return "nodes nested deeper than 64";
+    } else if (tag == FDT_END_NODE) {
+      if (--depth < 0) return fmt::format("an unmatched end of node at {}", at - 4);
+    } else if (tag == FDT_PROP) {
+      if (at + 8 > size) return fmt::format("a property header running past the structure block at {}", at);
+      const std::uint64_t len = word(at), name = word(at + 4);
+      if (len > size - at - 8) return fmt::format("a property of {} bytes running past the structure block", len);
+      if (name >= strings) return fmt::format("a property name at {} outside the strings block", name);
+      at = (at + 8 + len + 3) & ~std::uint64_t{3};
+    } else if (tag == FDT_NOP) {
+    } else if (tag == FDT_END) {
+      return depth == 0 ? "" : "an end with nodes still open";
+    } else {
+      return fmt::format("an unknown token {:#x} at {}", tag, at - 4);
+    }
+  }
+  return "no end token inside the structure block";
+}
+
 }  // namespace
 
 FdtFacts read_fdt(const std::string& blob, const std::string& file, const std::string& member) {
@@ -177,7 +223,10 @@ FdtFacts read_fdt(const std::string& blob, const std::string& file, const std::s
   const void* fdt = aligned.data();
   int err = fdt_check_header(fdt);
   if (err == 0 && fdt_totalsize(fdt) > blob.size()) err = -FDT_ERR_TRUNCATED;
-  if (err == 0) err = fdt_check_full(fdt, blob.size());
+  if (err != 0) throw ConfigError(file, member, "a valid flattened device tree", fdt_strerror(err));
+  if (const std::string bad = check_structure(fdt); !bad.empty())
+    throw ConfigError(file, member, "a valid flattened device tree", bad);
+  err = fdt_check_full(fdt, blob.size());
   if (err != 0) throw ConfigError(file, member, "a valid flattened device tree", fdt_strerror(err));
   const Reader r{fdt, file, member};
   FdtFacts f;

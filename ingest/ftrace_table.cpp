@@ -64,10 +64,12 @@ struct Accumulator {
   }
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> lines_of(const std::string& text, const std::string& file, const std::string& member) {
+  constexpr std::size_t kMaxLines = 1000000;
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < text.size()) {
+    if (lines.size() >= kMaxLines) throw ConfigError(file, member, fmt::format("at most {} lines", kMaxLines), "more");
     const std::size_t end = std::min(text.find('\n', start), text.size());
     lines.push_back(text.substr(start, end - start));
     start = end + 1;
@@ -93,7 +95,7 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
     double children = 0;
   };
   std::map<unsigned, std::vector<Open>> stacks;
-  const std::vector<std::string> lines = lines_of(text);
+  const std::vector<std::string> lines = lines_of(text, file, member);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     const std::size_t ln = i + 1;
@@ -159,7 +161,7 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
 // kit concatenates every CPU's table.
 FtraceTable parse_function_profile(const std::string& text, const std::string& file, const std::string& member) {
   Accumulator acc{{}, {}, file, member};
-  const std::vector<std::string> lines = lines_of(text);
+  const std::vector<std::string> lines = lines_of(text, file, member);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::vector<std::string> w;
     std::size_t p = 0;

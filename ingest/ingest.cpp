@@ -252,9 +252,25 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     }
   }
   if (cores_known) {
+    // One policy per core type: the one holding the CPU the seed loop ran on, else the fastest
+    // (a type split over policies, as SM8650's A720s are, runs the model at one clock).
+    int task = -1;
+    for (const BenchRun& r : a.runs)
+      if ((r.member == "runs/seed-qce" || r.member == "runs/seed-cpu") && r.cpu >= 0) task = r.cpu;
+    std::map<std::string, const CpufreqPolicy*> chosen;
     for (const CpufreqPolicy& p : a.cpufreq) {
       if (p.cpus.empty() || p.cpus.front() >= cores.size()) continue;
       const std::string& type = cores[p.cpus.front()];
+      const bool has_task = std::find(p.cpus.begin(), p.cpus.end(), static_cast<unsigned>(task)) != p.cpus.end();
+      const CpufreqPolicy*& c = chosen[type];
+      const bool c_has_task =
+          c && std::find(c->cpus.begin(), c->cpus.end(), static_cast<unsigned>(task)) != c->cpus.end();
+      if (!c || has_task || (!c_has_task && p.max_khz > c->max_khz)) c = &p;
+    }
+    for (const CpufreqPolicy& p : a.cpufreq) {
+      if (p.cpus.empty() || p.cpus.front() >= cores.size()) continue;
+      const std::string& type = cores[p.cpus.front()];
+      if (chosen[type] != &p) continue;
       if (p.max_khz > 0) set("cpu." + type + ".freq", p.max_khz / 1e6, "cpufreq " + p.name + " cpuinfo_max_freq");
       if (p.min_khz > 0)
         set("cpu." + type + ".freq_min", p.min_khz / 1e6, "cpufreq " + p.name + " cpuinfo_min_freq");
@@ -404,7 +420,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       vs.push_back(v);
     }
     sc["variants"] = vs;
-    res.files.emplace_back(name + ".json", sc.dump(1) + "\n");
+    res.files.emplace_back(name + ".json", sc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
     res.scenarios.push_back(name + ".json");
   }
 
@@ -433,7 +449,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                         "for. function_graph's self time excludes traced callees only; both tracers add their own "
                         "overhead to every call (docs/board.md)."},
               {"functions", fn}};
-    res.files.emplace_back(board + "-functions.json", t.dump(1) + "\n");
+    res.files.emplace_back(board + "-functions.json", t.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
   }
 
   // ---- the report ------------------------------------------------------------------------------
@@ -510,6 +526,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                      irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
                      b.check.empty() ? "not checked" : b.check);
   }
+  for (const ManifestItem& f : a.failed_runs)
+    r += fmt::format("\n- {} is not a measurement ({}{}).", f.path, f.status, f.note.empty() ? "" : ": " + f.note);
+  if (!a.failed_runs.empty()) r += "\n";
   std::string listed;
   for (const std::string& s : res.scenarios) listed += (listed.empty() ? "" : ", ") + s;
   r += fmt::format("\nScenarios: {}. Next: `qcesim validate FOLDER` shows these rows against the model.\n",
@@ -537,7 +556,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   }
   if (!lacks) r += "Nothing: every item the kit collects is here.\n";
   res.report = r;
-  res.files.emplace_back(profile_file, prof.dump(1) + "\n");
+  res.files.emplace_back(profile_file, prof.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
   res.files.emplace_back(board + "-report.md", r);
   return res;
 }

@@ -3,7 +3,9 @@
 #include <filesystem>
 
 #include <spdlog/fmt/fmt.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -40,9 +42,23 @@ std::string describe_json(const json& j) {
 
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
   const std::string expected = "a readable " + what;
+  // Opened first, then examined: the file checked is the file read, even if its name is swapped
+  // for a FIFO in between (O_NONBLOCK keeps that open from waiting for a writer).
+  // (A FIFO named on the command line, InputKind::any, is opened as it is: waiting for its writer.)
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | (kind == InputKind::regular ? O_NONBLOCK : 0));
+  if (fd < 0) {
+    const int e = errno;
+    struct stat dir;
+    if (stat(file.c_str(), &dir) == 0 && S_ISDIR(dir.st_mode)) throw ConfigError(file, "", expected, "a folder");
+    throw ConfigError(file, "", expected,
+                      std::string(e == ENOENT ? "nothing (" : "a file it cannot open (") + std::strerror(e) + ")");
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
   struct stat st;
-  if (stat(file.c_str(), &st) != 0)
-    throw ConfigError(file, "", expected, std::string("nothing (") + std::strerror(errno) + ")");
+  if (fstat(fd, &st) != 0) throw ConfigError(file, "", expected, std::string("nothing (") + std::strerror(errno) + ")");
   if (S_ISDIR(st.st_mode)) throw ConfigError(file, "", expected, "a folder");
   if (kind == InputKind::regular && !S_ISREG(st.st_mode))
     throw ConfigError(file, "", "a regular file as " + what, "a device, FIFO or socket");
@@ -51,17 +67,20 @@ std::string read_input_file(const std::string& file, const std::string& what, In
   };
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes)
     throw too_big(fmt::format("{} bytes", st.st_size));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError(file, "", expected, std::string("a file it cannot open (") + std::strerror(errno) + ")");
+  // A pipe or a device given on the command line (`qcesim run /dev/stdin`) is read blocking.
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   // Pipes and devices have no size: read in blocks up to one byte more than allowed to know.
   std::string text;
   if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
   char block[65536];
-  while (in && text.size() <= max_bytes) {
-    in.read(block, sizeof block);
-    text.append(block, static_cast<std::size_t>(in.gcount()));
+  while (text.size() <= max_bytes) {
+    const ssize_t n = read(fd, block, sizeof block);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ConfigError(file, "", expected, "a read error");
+    if (n == 0) break;
+    text.append(block, static_cast<std::size_t>(n));
   }
-  if (in.bad()) throw ConfigError(file, "", expected, "a read error");
   if (text.size() > max_bytes) throw too_big("more");
   return text;
 }

@@ -6,7 +6,7 @@
 # `qcesim run` (e.g. --set workload.queue_depth=4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+./scripts/setup.sh --no-guest
 echo "run.sh: configuring (build/release)" >&2
 cmake --preset release >&2
 echo "run.sh: building qcesim (the first build takes a few minutes)" >&2

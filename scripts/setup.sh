@@ -35,34 +35,40 @@ done
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-updated=""
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   $SUDO apt-get update -qq
-  updated=yes
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
 # The board kit's test boots a real arm64 Linux: Debian's own arm64 kernel and busybox-static,
-# unpacked (not installed: they are another architecture's) into build/guest-arm64/. The kernel's
-# ABI number changes with every security update, so the metapackage names it.
-guest="build/guest-arm64"
+# unpacked (not installed: they are another architecture's) into build/guest-arm64/. apt reads
+# the arm64 package lists into a folder of its own there, so the host's apt configuration (its
+# architectures, its lists) is left as it was. The kernel's ABI number changes with every
+# security update, so the metapackage names it. `--no-guest` (scripts/run.sh) skips this.
+[ "${1:-}" = "--no-guest" ] && exit 0
+cd "$(dirname "$0")/.."
+guest="$PWD/build/guest-arm64"
 if [ ! -f "$guest/ok" ]; then
-  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-    $SUDO dpkg --add-architecture arm64
-    updated=""
-  fi
-  if [ -z "$updated" ]; then $SUDO apt-get update -qq; fi
-  kernel=$(apt-cache depends linux-image-arm64:arm64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-arm64\).*/\1/p' | head -n1)
+  rm -rf "$guest"
+  mkdir -p "$guest/apt/lists/partial" "$guest/apt/cache/archives/partial" "$guest/root"
+  touch "$guest/apt/status"
+  apt_arm64=(-o APT::Architecture=arm64 -o "APT::Architectures::=arm64" -o "Dir::State::Lists=$guest/apt/lists"
+             -o "Dir::Cache=$guest/apt/cache" -o "Dir::State::status=$guest/apt/status" -o Debug::NoLocking=1)
+  echo "setup: reading Debian's arm64 package lists into $guest/apt" >&2
+  apt-get "${apt_arm64[@]}" update -qq >&2
+  kernel=$(apt-cache "${apt_arm64[@]}" depends linux-image-arm64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-arm64\).*/\1/p' | head -n1)
   if [ -z "$kernel" ]; then
-    echo "setup: apt names no arm64 kernel for linux-image-arm64:arm64" >&2
+    echo "setup: apt names no arm64 kernel for linux-image-arm64 (the board kit's QEMU test needs one)" >&2
     exit 1
   fi
-  echo "setup: unpacking $kernel and busybox-static (arm64) into $guest" >&2
-  rm -rf "$guest"
-  mkdir -p "$guest/debs" "$guest/root"
-  (cd "$guest/debs" && apt-get download -qq "$kernel:arm64" busybox-static:arm64 >&2)
-  for d in "$guest"/debs/*.deb; do dpkg-deb -x "$d" "$guest/root"; done
-  rm -rf "$guest/debs"
+  echo "setup: unpacking $kernel and busybox-static (arm64) into $guest/root" >&2
+  # Downloaded where apt's unprivileged download user may write (a fresh folder under /tmp).
+  debs=$(mktemp -d /tmp/qcesim-guest-debs.XXXXXX)
+  chmod 755 "$debs"
+  if [ "$(id -u)" -eq 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$debs"; fi
+  (cd "$debs" && apt-get "${apt_arm64[@]}" download -qq "$kernel" busybox-static >&2)
+  for d in "$debs"/*.deb; do dpkg-deb -x "$d" "$guest/root"; done
+  rm -rf "$debs" "$guest/apt"
   echo "$kernel" >"$guest/ok"
 fi

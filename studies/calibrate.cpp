@@ -252,10 +252,16 @@ void apply_evidence(CalibrationProblem& p, const model::Profile& base) {
     else if (model::Profile::unit_to_seconds(prm.unit) > 0)
       value = seconds / model::Profile::unit_to_seconds(prm.unit) / shared;
     if (!(value > 0)) continue;
+    // The conversion divides by the shared factor's value now: fitting that factor too would
+    // move the evidence's meaning under the fit.
+    if (!prm.shared.empty() && std::find(p.spec.fit.begin(), p.spec.fit.end(), prm.shared) != p.spec.fit.end())
+      throw model::ConfigError("--evidence", "", "evidence for items whose shared factor is not fitted with them",
+                               prm.name + " shares " + prm.shared + ", which --fit names");
     p.centre[q] = std::clamp(value, prm.min, prm.max);
     p.sigma[q] = std::log(p.spec.evidence_factor);
-    p.evidence[q] = fmt::format("{:.4g} {} from {} ({:.0f} calls, {:.3f} us each on cpu{} {})", p.centre[q], prm.unit,
-                                functions, calls, sum_us / calls, cpu, core);
+    p.evidence[q] = fmt::format("{:.4g} {} from {} ({:.0f} calls, {:.3f} us each on cpu{} {}){}", p.centre[q], prm.unit,
+                                functions, calls, sum_us / calls, cpu, core,
+                                p.centre[q] != value ? fmt::format("; measured {:.4g}, outside the range", value) : "");
   }
 }
 

@@ -155,6 +155,17 @@ TEST(Ingest, DeviceTreeRefusesMalformedBlobs) {
   }
 }
 
+TEST(Ingest, ANegativePropertyLengthIsRefusedBeforeLibfdtLoopsOnIt) {
+  // Debian's libfdt 1.6.1 spins forever in fdt_check_full on this input (the fdt fuzzer's find).
+  const std::string blob =
+      slurp(std::string(QCESIM_SOURCE_DIR) + "/fuzz/regressions/fdt/negative-property-length-hangs-libfdt.dtb");
+  const std::string e = error_of([&] { ingest::read_fdt(blob, "t.tar", "system/fdt"); });
+  EXPECT_NE(e.find("expected a valid flattened device tree, found a property of 4294967284 bytes running past the "
+                   "structure block"),
+            std::string::npos)
+      << e;
+}
+
 TEST(Ingest, FunctionGraphGivesCallsAndSelfTimes) {
   const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
   ASSERT_EQ(a.ftrace.kind, "graph");
@@ -196,7 +207,8 @@ TEST(Ingest, RunsAreReadAsTheSeedMeasurementReportsThem) {
 
 TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
   const std::string run = "qcesim-afalg 1\ntype hash\ndriver sha256-ce\nbytes 4096\nmessages 12x\n";
-  const std::string t = member("manifest.txt", "qcesim-board-archive 1\n") + member("runs/a", run) + end_blocks();
+  const std::string t =
+      member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") + member("runs/a", run) + end_blocks();
   EXPECT_NE(error_of([&] {
               ingest::parse_board_archive(read_tar(t, "b.tar"), "b.tar");
             }).find("b.tar: at runs/a line 5: expected messages: a whole number up to 100000000000, found \"12x\""),
@@ -206,6 +218,18 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
               ingest::parse_board_archive(read_tar(v2, "b.tar"), "b.tar");
             }).find("expected 'qcesim-board-archive 1', found \"qcesim-board-archive 2\""),
             std::string::npos);
+}
+
+TEST(Ingest, ARunTheKitMarkedFailedIsListedNotMeasured) {
+  const std::string manifest =
+      "qcesim-board-archive 1\nitem runs/seed-qce failed afalg-bench exit 1: cannot bind hash 'sha256-qce'\n";
+  const std::string run = "qcesim-afalg 1\ndriver sha256-qce\nerror Package not installed\n";
+  const ingest::BoardArchive a = ingest::parse_board_archive(
+      read_tar(member("manifest.txt", manifest) + member("runs/seed-qce", run) + end_blocks(), "f.tar"), "f.tar");
+  EXPECT_TRUE(a.runs.empty());
+  ASSERT_EQ(a.failed_runs.size(), 1u);
+  EXPECT_EQ(a.failed_runs[0].path, "runs/seed-qce");
+  EXPECT_EQ(a.failed_runs[0].status, "failed");
 }
 
 TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
@@ -294,6 +318,16 @@ TEST(Ingest, CommandRefusesAHostileArchiveBeforeWritingAnything) {
   r = test::run_qcesim({"ingest", data("sm8650-like.tar"), "-o", "elsewhere"}, dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("a folder (not a symbolic link)"), std::string::npos) << r.err;
+  // A folder someone else owns could be swapped for a link while qcesim (root) writes into it.
+  fs::create_directory(dir + "/theirs");
+  if (geteuid() == 0 && chown((dir + "/theirs").c_str(), 12345, 12345) == 0) {
+    r = test::run_qcesim({"ingest", data("sm8650-like.tar"), "-o", "theirs"}, dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("expected a folder owned by the user running qcesim, found theirs, owned by uid 12345"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(fs::is_empty(dir + "/theirs"));
+  }
   test::remove_tree(dir);
 }
 
