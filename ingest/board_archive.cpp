@@ -328,17 +328,60 @@ BenchRun parse_run(const Text& t) {
 
 // tcrypt's async hash speed lines; a result that the kernel log put on its own line (pr_cont
 // after another CPU's message) is joined to its test line.
+void add_tcrypt_row(const Text& t, std::size_t i, const TcryptRow& row, BoardArchive& a) {
+  if (a.tcrypt.size() >= 4096) t.fail(i, "at most 4096 tcrypt rows", "more");
+  // A second run of the same test (busybox loads tcrypt twice) adds nothing: the first counts.
+  const bool seen = std::any_of(a.tcrypt.begin(), a.tcrypt.end(), [&](const TcryptRow& o) {
+    return o.driver == row.driver && o.direction == row.direction && o.key_bits == row.key_bits &&
+           o.block_bytes == row.block_bytes && o.update_bytes == row.update_bytes;
+  });
+  if (row.ops_per_s > 0 && !seen) a.tcrypt.push_back(row);
+}
+
 void parse_tcrypt(const Text& t, const std::string& driver, BoardArchive& a) {
-  for (std::size_t i = 0; i < t.lines.size(); ++i) {
+  std::string direction;
+  const auto joined_with_result = [&](std::size_t& i, const char* result) {
     std::string l = t.lines[i];
-    const std::size_t test = l.find("test ");
-    if (test == std::string::npos || l.find("byte blocks") == std::string::npos) continue;
-    if (l.find("opers/sec") == std::string::npos && i + 1 < t.lines.size() &&
-        t.lines[i + 1].find("opers/sec") != std::string::npos && t.lines[i + 1].find("test ") == std::string::npos) {
+    if (l.find(result) == std::string::npos && i + 1 < t.lines.size() &&
+        t.lines[i + 1].find(result) != std::string::npos && t.lines[i + 1].find("test ") == std::string::npos) {
       std::string next = t.lines[++i];
       if (!next.empty() && next[0] == '[') next.erase(0, std::min(next.size(), next.find(']') + 1));  // timestamp
       l += " " + next;
     }
+    return l;
+  };
+  bool ours = true;  // the rows under a header naming this driver ("testing speed of async X (DRIVER)")
+  for (std::size_t i = 0; i < t.lines.size(); ++i) {
+    std::string l = t.lines[i];
+    if (l.find("testing speed of") != std::string::npos) {
+      direction = l.find("decryption") != std::string::npos   ? "decryption"
+                  : l.find("encryption") != std::string::npos ? "encryption"
+                                                              : "";
+      ours = l.find("(" + driver + ")") != std::string::npos;
+    }
+    if (!ours) continue;
+    const std::size_t test = l.find("test ");
+    if (test == std::string::npos || l.find("byte blocks") == std::string::npos) continue;
+    if (l.find("bit key") != std::string::npos) {
+      // "test N (K bit key, B byte blocks): X operations in S seconds (Y bytes)"
+      l = joined_with_result(i, "operations in");
+      std::string s;
+      for (char c : l.substr(l.find("test "))) s += (c == '(' || c == ')' || c == ',' || c == ':') ? ' ' : c;
+      const std::vector<std::string> w = words(s, 20);
+      if (w.size() < 13 || w[3] != "bit" || w[6] != "byte" || w[9] != "operations" || w[10] != "in") continue;
+      TcryptRow row;
+      row.driver = driver;
+      row.direction = direction.empty() ? "encryption" : direction;
+      row.key_bits = whole<std::uint64_t>(t, i, w[2], "key bits", 512);
+      row.block_bytes = whole<std::uint64_t>(t, i, w[5], "bytes", 1u << 30);
+      row.updates = 1;
+      const double ops = whole<double>(t, i, w[8], "operations", 1e12);
+      const double secs = whole<double>(t, i, w[11], "seconds", 3600);
+      row.ops_per_s = secs > 0 ? ops / secs : 0;
+      add_tcrypt_row(t, i, row, a);
+      continue;
+    }
+    l = joined_with_result(i, "opers/sec");
     // "test N ( B byte blocks, P bytes per update, U updates): X opers/sec, Y bytes/sec"
     std::string s;
     for (char c : l.substr(test)) s += (c == '(' || c == ')' || c == ',' || c == ':') ? ' ' : c;
@@ -350,12 +393,7 @@ void parse_tcrypt(const Text& t, const std::string& driver, BoardArchive& a) {
     row.update_bytes = whole<std::uint64_t>(t, i, w[5], "bytes", 1u << 30);
     row.updates = whole<std::uint64_t>(t, i, w[9], "updates", 1u << 30);
     row.ops_per_s = whole<double>(t, i, w[11], "operations per second", 1e12);
-    if (a.tcrypt.size() >= 4096) t.fail(i, "at most 4096 tcrypt rows", "more");
-    // A second run of the same test (busybox loads tcrypt twice) adds nothing: the first counts.
-    const bool seen = std::any_of(a.tcrypt.begin(), a.tcrypt.end(), [&](const TcryptRow& o) {
-      return o.driver == row.driver && o.block_bytes == row.block_bytes && o.update_bytes == row.update_bytes;
-    });
-    if (row.ops_per_s > 0 && !seen) a.tcrypt.push_back(row);
+    add_tcrypt_row(t, i, row, a);
   }
 }
 

@@ -63,10 +63,12 @@ struct IommuDevice {
   std::string type, device;  // type: DMA (strict), DMA-FQ (lazy), identity (passthrough)
 };
 
-// tcrypt mode=400: one driver's one-shot digest rate at one size (the "1 updates" rows).
+// tcrypt: one driver's rate at one size. mode=400 (hash): operations per second with `updates`
+// updates of `update_bytes` (the "1 updates" rows are one-shot digests); mode=500 (skcipher):
+// operations in a second, one direction, one key size.
 struct TcryptRow {
-  std::string driver;
-  std::uint64_t block_bytes = 0, update_bytes = 0, updates = 0;
+  std::string driver, direction;  // direction: "" (hash), "encryption" or "decryption"
+  std::uint64_t block_bytes = 0, update_bytes = 0, updates = 0, key_bits = 0;
   double ops_per_s = 0;
 };
 

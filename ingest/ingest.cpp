@@ -534,10 +534,13 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   r += fmt::format("\nScenarios: {}. Next: `qcesim validate FOLDER` shows these rows against the model.\n",
                    listed.empty() ? "none" : listed);
   if (std::any_of(a.tcrypt.begin(), a.tcrypt.end(), [](const TcryptRow& t) { return t.updates == 1; })) {
-    r += "\n## tcrypt (mode=400, one-shot digests)\n\n| driver | bytes | operations/s | µs/operation |\n|---|---|---|---|\n";
+    r += "\n## tcrypt (one-shot digests; skcipher rows where the log has them)\n\n| driver | operation | bytes | "
+         "operations/s | µs/operation |\n|---|---|---|---|---|\n";
     for (const TcryptRow& t : a.tcrypt)
       if (t.updates == 1)
-        r += fmt::format("| {} | {} | {:.0f} | {:.2f} |\n", t.driver, t.block_bytes, t.ops_per_s, 1e6 / t.ops_per_s);
+        r += fmt::format("| {} | {} | {} | {:.0f} | {:.2f} |\n", t.driver,
+                         t.direction.empty() ? "digest" : fmt::format("{}-bit {}", t.key_bits, t.direction),
+                         t.block_bytes, t.ops_per_s, 1e6 / t.ops_per_s);
   }
   if (!a.ftrace.kind.empty()) {
     r += fmt::format("\n## Per-function times ({}; {})\n\n| function | calls | mean µs | self µs | cost item |\n"

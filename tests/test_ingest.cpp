@@ -205,6 +205,29 @@ TEST(Ingest, RunsAreReadAsTheSeedMeasurementReportsThem) {
   EXPECT_EQ(a.cpus[7].part, 0xd82u);
 }
 
+TEST(Ingest, TcryptRowsCountOnlyUnderTheirDriversHeader) {
+  // What a 6.1 kernel logs for mode=500 (every cipher, whatever alg= says): only the rows under
+  // "(cbc-aes-ce)" belong to tcrypt/cbc-aes-ce.
+  const std::string log =
+      "[ 55.4] testing speed of async ecb(aes) (ecb-aes-ce) encryption\n"
+      "[ 55.5] tcrypt: test 0 (128 bit key, 16 byte blocks): 229944 operations in 1 seconds (3679104 bytes)\n"
+      "[ 60.1] testing speed of async cbc(aes) (cbc-aes-ce) decryption\n"
+      "[ 60.2] tcrypt: test 0 (128 bit key, 16 byte blocks): \n"
+      "[ 61.2] 200000 operations in 2 seconds (3200000 bytes)\n"
+      "[ 62.0] tcrypt: test 1 (256 bit key, 4096 byte blocks): 3000 operations in 1 seconds (12288000 bytes)\n";
+  const ingest::BoardArchive a = ingest::parse_board_archive(
+      read_tar(member("manifest.txt", "qcesim-board-archive 1\n") + member("tcrypt/cbc-aes-ce", log) + end_blocks(),
+               "t.tar"),
+      "t.tar");
+  ASSERT_EQ(a.tcrypt.size(), 2u);
+  EXPECT_EQ(a.tcrypt[0].direction, "decryption");
+  EXPECT_EQ(a.tcrypt[0].key_bits, 128u);
+  EXPECT_EQ(a.tcrypt[0].block_bytes, 16u);
+  EXPECT_EQ(a.tcrypt[0].ops_per_s, 100000);  // 200000 operations in 2 seconds, joined from its own line
+  EXPECT_EQ(a.tcrypt[1].key_bits, 256u);
+  EXPECT_EQ(a.tcrypt[1].ops_per_s, 3000);
+}
+
 TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
   const std::string run = "qcesim-afalg 1\ntype hash\ndriver sha256-ce\nbytes 4096\nmessages 12x\n";
   const std::string t =

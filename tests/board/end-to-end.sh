@@ -37,7 +37,7 @@ check("output equal" in v[0]["about"], "the driver's digest was not checked agai
 fn = json.load(open("out/qemu-virt-functions.json"))
 names = {f["function"]: f for f in fn["functions"]}
 check(any(n.startswith("__sha2_ce_transform") for n in names), "function_graph gave no sha2-ce function: %s" % list(names))
-check("| sha256-ce | 4096 |" in report, "no tcrypt row for sha256-ce at 4096 bytes")
+check("| sha256-ce | digest | 4096 |" in report, "no tcrypt row for sha256-ce at 4096 bytes")
 prof = json.load(open("out/qemu-virt-profile.json"))
 check(prof["parameters"]["cpuidle.off"]["value"] == 1, "QEMU virt has no cpuidle driver: cpuidle.off should be 1")
 check(prof["parameters"]["driver.era"]["provenance"].startswith("measured: on the board, kernel release 6.1"), "era")
