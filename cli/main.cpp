@@ -263,7 +263,7 @@ Command ingest_command(CLI::App& app) {
   auto* c = app.add_subcommand("ingest",
                                "Turn a board kit archive (board/qcesim-measure) into a profile, scenarios with the "
                                "board's measurements, a per-function cost table and a report");
-  c->add_option("archive", o->archive, "The kit's archive (.tar)")->required();
+  c->add_option("archive", o->archive, "The kit's archive (.tar or .tar.gz)")->required();
   c->add_option("--out,-o", o->out_dir, "Folder to write into (made if missing; default: the --name)");
   c->add_option("--name", o->name, "The board's name: every output file starts with it (default: board)");
   c->add_option("--profiles", o->profiles, "Folder of profiles to start from (default: the scenarios qcesim ships)");
