@@ -30,6 +30,10 @@
 
 using namespace qcesim;
 
+namespace qcesim {
+extern const char* const kRevision;  // the build's git revision (cmake/revision.cmake)
+}
+
 namespace {
 // Bad input (a ConfigError names file, JSON path, expectation and finding) or any other failure:
 // one line on stderr and exit status 2, never a crash.
@@ -404,7 +408,7 @@ int sc_main(int argc, char* argv[]) {
   // A bad option names the program as every other error does.
   app.failure_message(
       [](const CLI::App* a, const CLI::Error& e) { return "qcesim: " + CLI::FailureMessage::simple(a, e); });
-  app.set_version_flag("--version", "qcesim 0.1.0");
+  app.set_version_flag("--version", std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")");
   const Command commands[] = {hash_command(app),        cipher_command(app),  run_command(app),
                               calibrate_command(app),   sweep_command(app),   explain_command(app),
                               flamegraph_command(app),  profile_command(app), validate_command(app),

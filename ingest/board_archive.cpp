@@ -78,14 +78,14 @@ T whole(const Text& t, std::size_t i, const std::string& s, const std::string& w
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(whole<std::uint64_t>(t, i, s, what, static_cast<std::uint64_t>(hi)));
   } else {
-  T v{};
-  const int base = s.rfind("0x", 0) == 0 ? 16 : 10;
-  const char* b = s.data() + (base == 16 ? 2 : 0);
-  const char* e = s.data() + s.size();
-  auto [p, ec] = std::from_chars(b, e, v, base);
-  if (ec != std::errc() || p != e || b == e || v > hi)
-    t.fail(i, fmt::format("{}: a whole number up to {}", what, hi), model::quoted_input(s));
-  return v;
+    T v{};
+    const int base = s.rfind("0x", 0) == 0 ? 16 : 10;
+    const char* b = s.data() + (base == 16 ? 2 : 0);
+    const char* e = s.data() + s.size();
+    auto [p, ec] = std::from_chars(b, e, v, base);
+    if (ec != std::errc() || p != e || b == e || v > hi)
+      t.fail(i, fmt::format("{}: a whole number up to {}", what, hi), model::quoted_input(s));
+    return v;
   }
 }
 
@@ -100,8 +100,9 @@ std::string printable_word(const Text& t, std::size_t i, const std::string& s, c
 // Free text that reaches an output (the manifest's notes, uname, the command line): printable
 // ASCII only, so every output is valid UTF-8 and no terminal sequence gets through.
 std::string ascii_text(const Text& t, std::size_t i, const std::string& s, const std::string& what) {
-  if (s.size() > 1024 ||
-      std::any_of(s.begin(), s.end(), [](char c) { return model::is_control(c) || static_cast<unsigned char>(c) >= 0x7f; }))
+  if (s.size() > 1024 || std::any_of(s.begin(), s.end(), [](char c) {
+        return model::is_control(c) || static_cast<unsigned char>(c) >= 0x7f;
+      }))
     t.fail(i, what + ": printable ASCII of at most 1024 characters", model::quoted_input(s));
   return s;
 }
@@ -113,7 +114,8 @@ const std::string* member(const TarMembers& m, const std::string& name) {
 
 void parse_manifest(const TarMembers& m, const std::string& file, BoardArchive& a) {
   const std::string* bytes = member(m, "manifest.txt");
-  if (!bytes) throw ConfigError(file, "manifest.txt", "the kit's manifest (a qcesim-measure archive)", "no such member");
+  if (!bytes)
+    throw ConfigError(file, "manifest.txt", "the kit's manifest (a qcesim-measure archive)", "no such member");
   const Text t(file, "manifest.txt", *bytes);
   const std::string want = fmt::format("qcesim-board-archive {}", kArchiveFormat);
   if (t.lines.empty() || t.lines[0] != want)
@@ -122,10 +124,14 @@ void parse_manifest(const TarMembers& m, const std::string& file, BoardArchive& 
     const std::vector<std::string> w = words(t.lines[i], 3);
     if (w.empty()) continue;
     const std::string r = ascii_text(t, i, rest(t.lines[i], 1), "the manifest's text");
-    if (w[0] == "kit") a.kit = r;
-    else if (w[0] == "started") a.started = r;
-    else if (w[0] == "finished") a.finished = r;
-    else if (w[0] == "options") a.options = r;
+    if (w[0] == "kit")
+      a.kit = r;
+    else if (w[0] == "started")
+      a.started = r;
+    else if (w[0] == "finished")
+      a.finished = r;
+    else if (w[0] == "options")
+      a.options = r;
     else if (w[0] == "item") {
       if (w.size() < 3) t.fail(i, "item PATH STATUS [NOTE]", model::quoted_input(t.lines[i]));
       a.items.push_back({printable_word(t, i, w[1], "an item"), printable_word(t, i, w[2], "a status"),
@@ -200,7 +206,8 @@ std::vector<unsigned> cpu_list(const Text& t, std::size_t i, const std::string& 
   for (const std::string& w : words(s, 1024)) {
     const std::size_t dash = w.find('-');
     const unsigned lo = whole<unsigned>(t, i, w.substr(0, dash), "a CPU number", 1023);
-    const unsigned hi = dash == std::string::npos ? lo : whole<unsigned>(t, i, w.substr(dash + 1), "a CPU number", 1023);
+    const unsigned hi =
+        dash == std::string::npos ? lo : whole<unsigned>(t, i, w.substr(dash + 1), "a CPU number", 1023);
     for (unsigned c = lo; c <= hi && cpus.size() < 1024; ++c) cpus.push_back(c);
   }
   return cpus;
@@ -433,8 +440,8 @@ BoardArchive parse_board_archive(const TarMembers& m, const std::string& file) {
     a.has_fdt = true;
   }
   for (const auto& [name, bytes] : m) {
-    if (name.rfind("runs/", 0) == 0 && name.find('/', 5) == std::string::npos &&
-        name.size() > 4 && name.compare(name.size() - 4, 4, ".err") != 0) {
+    if (name.rfind("runs/", 0) == 0 && name.find('/', 5) == std::string::npos && name.size() > 4 &&
+        name.compare(name.size() - 4, 4, ".err") != 0) {
       // A run the kit says failed (or did not finish) is listed, not read as a measurement.
       const ManifestItem* it = a.item(name);
       if (!it || (it->status != "collected" && it->status != "partial")) {

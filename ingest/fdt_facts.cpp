@@ -92,8 +92,7 @@ struct Reader {
     int len = 0;
     const unsigned char* p = prop(node, "reg", len);
     if (!p) return;
-    if (len < 4 * (ac + sc))
-      fail(path(node) + " reg", fmt::format("{} cells", ac + sc), fmt::format("{} bytes", len));
+    if (len < 4 * (ac + sc)) fail(path(node) + " reg", fmt::format("{} cells", ac + sc), fmt::format("{} bytes", len));
     base = ac == 2 ? (std::uint64_t{cell(p, 0)} << 32 | cell(p, 1)) : cell(p, 0);
     size = sc == 2 ? (std::uint64_t{cell(p, ac)} << 32 | cell(p, ac + 1)) : sc == 1 ? cell(p, ac) : 0;
   }

@@ -27,9 +27,9 @@ struct FdtCrypto {
 };
 
 struct FdtFacts {
-  std::string model, compatible;        // the root's
-  std::vector<std::string> cpus;        // each /cpus/cpu@N's first compatible, in node order
-  std::vector<FdtCrypto> crypto;        // every crypto engine node found
+  std::string model, compatible;  // the root's
+  std::vector<std::string> cpus;  // each /cpus/cpu@N's first compatible, in node order
+  std::vector<FdtCrypto> crypto;  // every crypto engine node found
 };
 
 // `blob` is the file's bytes; `file` and `member` name it in errors (model::ConfigError).

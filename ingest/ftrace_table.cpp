@@ -138,8 +138,7 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
     std::string name = call.substr(0, call.size() - (opens ? 4 : 3));
     const std::size_t module = name.find(" [");
     if (module != std::string::npos) name.erase(module);
-    if (!valid_function(name))
-      throw ConfigError(file, where(), "a kernel function name", model::quoted_input(name));
+    if (!valid_function(name)) throw ConfigError(file, where(), "a kernel function name", model::quoted_input(name));
     if (opens) {
       if (st.size() >= kMaxDepth)
         throw ConfigError(file, where(), fmt::format("calls nested at most {} deep", kMaxDepth), "deeper");

@@ -21,7 +21,7 @@ struct FunctionStat {
 };
 
 struct FtraceTable {
-  std::string kind;  // "graph", "profile" or "" (none)
+  std::string kind;                     // "graph", "profile" or "" (none)
   std::vector<FunctionStat> functions;  // by name
 };
 

@@ -32,8 +32,7 @@ std::string core_from_midr(const CpuId& c) {
       {{0x41, 0xd4e}, "cortex-x3"},   {{0x41, 0xd80}, "cortex-a520"}, {{0x41, 0xd81}, "cortex-a720"},
       {{0x41, 0xd82}, "cortex-x4"}};
   const auto it = parts.find({c.implementer, c.part});
-  return it == parts.end() ? fmt::format("unknown (implementer {:#x}, part {:#x})", c.implementer, c.part)
-                           : it->second;
+  return it == parts.end() ? fmt::format("unknown (implementer {:#x}, part {:#x})", c.implementer, c.part) : it->second;
 }
 
 // "arm,cortex-a720" -> "cortex-a720".
@@ -47,8 +46,10 @@ std::string name_from(const std::string& s) {
   std::string out;
   for (char c : s) {
     const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '=';
-    if (ok) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if (ok)
+      out += c;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   while (!out.empty() && (out[0] == '.' || out[0] == '-')) out.erase(0, 1);
@@ -83,7 +84,9 @@ std::uint64_t engine_irqs(const BenchRun& r) {
 const std::vector<std::pair<std::string, std::string>>& what_it_settles() {
   static const std::vector<std::pair<std::string, std::string>> t = {
       {"system/fdt", "which SoC and profile; the engine's and BAM's addresses, EE, pipes and interrupt"},
-      {"system/config", "whether /proc/stat's hardirq/softirq are exact (CONFIG_IRQ_TIME_ACCOUNTING) or tick samples; the IOMMU's default mode"},
+      {"system/config",
+       "whether /proc/stat's hardirq/softirq are exact (CONFIG_IRQ_TIME_ACCOUNTING) or tick samples; the IOMMU's "
+       "default mode"},
       {"system/cpufreq", "the cores' clocks (cpu.<core>.freq, freq_min) and governor"},
       {"system/cpuidle", "the idle states' exit latencies (cpuidle.*): what each interrupt's wake-up costs"},
       {"system/iommu", "the crypto device's IOMMU mode (iommu.mode): map and unmap costs per request"},
@@ -92,7 +95,8 @@ const std::vector<std::pair<std::string, std::string>>& what_it_settles() {
       {"runs/hmac-4096-qce", "the command-element slope: hmac(sha256) adds the key and HMAC configuration elements"},
       {"tcrypt", "an in-kernel rate without AF_ALG's system calls: the caller's share (cost.caller_overhead)"},
       {"ftrace", "per-function times as direct evidence for the cost items (qcesim calibrate --evidence)"},
-      {"iommu-mode", "the unmap's cost on the crypto SMMU context: the same runs booted with iommu.strict=0 and iommu.passthrough=1"},
+      {"iommu-mode",
+       "the unmap's cost on the crypto SMMU context: the same runs booted with iommu.strict=0 and iommu.passthrough=1"},
       {"dma_map_benchmark", "map/unmap time per page on the crypto device's SMMU context"},
   };
   return t;
@@ -147,7 +151,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     for (const std::string& n : soc::device_tree_names()) {
       const soc::DeviceTree& d = soc::device_tree(n);
       const bool root = a.fdt.compatible.find("qcom," + n) != std::string::npos;
-      const bool node = crypto && crypto->base == d.qce_base && crypto->compatible.find(d.compatible) != std::string::npos;
+      const bool node =
+          crypto && crypto->base == d.qce_base && crypto->compatible.find(d.compatible) != std::string::npos;
       if (root || node) {
         soc_name = n;
         soc_why = node ? fmt::format("the device tree's {} ({}) at {:#x} is {}'s", crypto->path, crypto->compatible,
@@ -158,7 +163,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     }
     if (a.fdt.crypto.empty())
       note(fmt::format("The device tree (model {}, compatible {}) has no crypto engine node: the CPU part only.",
-                       a.fdt.model.empty() ? "none" : a.fdt.model, a.fdt.compatible.empty() ? "none" : a.fdt.compatible));
+                       a.fdt.model.empty() ? "none" : a.fdt.model,
+                       a.fdt.compatible.empty() ? "none" : a.fdt.compatible));
     else if (!crypto)
       note(fmt::format("The device tree's crypto engine node {} is disabled (status {}).", a.fdt.crypto[0].path,
                        a.fdt.crypto[0].status));
@@ -184,10 +190,11 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     const std::string fallback = (fs::path(profiles_dir) / "sm8650.json").string();
     base = std::find(profiles.begin(), profiles.end(), fallback) != profiles.end() ? fallback : profiles.front();
     prof = model::read_json_file(base, "profile", model::InputKind::regular);
-    note(fmt::format("No profile for this board's SoC{}: the scenarios use {}'s engine, costs and cores where the "
-                     "board says nothing else. Their predictions are {}'s, not this board's.",
-                     soc_name.empty() ? "" : " (" + soc_name + ")", fs::path(base).filename().string(),
-                     prof.value("profile", "that profile")));
+    note(
+        fmt::format("No profile for this board's SoC{}: the scenarios use {}'s engine, costs and cores where the "
+                    "board says nothing else. Their predictions are {}'s, not this board's.",
+                    soc_name.empty() ? "" : " (" + soc_name + ")", fs::path(base).filename().string(),
+                    prof.value("profile", "that profile")));
   } else {
     note(fmt::format("SoC {}: {}; profile {}.", soc_name, soc_why, fs::path(base).filename().string()));
   }
@@ -205,8 +212,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     if (!ps.contains(name)) return false;
     json& p = ps[name];
     auto same = std::find_if(changes.begin(), changes.end(), [&](const Change& c) { return c.name == name; });
-    if (same == changes.end()) changes.push_back({name, p.value("value", json()).dump(), value.dump(), from});
-    else same->now = value.dump(), same->from += "; " + from;
+    if (same == changes.end())
+      changes.push_back({name, p.value("value", json()).dump(), value.dump(), from});
+    else
+      same->now = value.dump(), same->from += "; " + from;
     p["value"] = value;
     p["provenance"] = fmt::format("measured: on the board, {} (archive {}, qcesim ingest)", from, src);
     p.erase("interval");  // a board's stated value is not a draw
@@ -227,9 +236,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     for (std::size_t i = 0; i < a.cpus.size(); ++i) {
       const std::string midr = core_from_midr(a.cpus[i]);
       if (midr != cores[i]) {
-        note(fmt::format("cpu{}: the device tree says {}, its MIDR says {} (an emulator's or a vendor's core); the "
-                         "device tree's name is used.",
-                         i, cores[i], midr));
+        note(
+            fmt::format("cpu{}: the device tree says {}, its MIDR says {} (an emulator's or a vendor's core); the "
+                        "device tree's name is used.",
+                        i, cores[i], midr));
         break;
       }
     }
@@ -272,8 +282,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       const std::string& type = cores[p.cpus.front()];
       if (chosen[type] != &p) continue;
       if (p.max_khz > 0) set("cpu." + type + ".freq", p.max_khz / 1e6, "cpufreq " + p.name + " cpuinfo_max_freq");
-      if (p.min_khz > 0)
-        set("cpu." + type + ".freq_min", p.min_khz / 1e6, "cpufreq " + p.name + " cpuinfo_min_freq");
+      if (p.min_khz > 0) set("cpu." + type + ".freq_min", p.min_khz / 1e6, "cpufreq " + p.name + " cpuinfo_min_freq");
       if (p.governor == "performance" || p.governor == "schedutil")
         set("cpu.governor", p.governor, "cpufreq " + p.name + " scaling_governor");
     }
@@ -288,8 +297,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   // ---- idle states ----------------------------------------------------------------------------
   const bool idle_states = std::any_of(a.idle.begin(), a.idle.end(), [](const IdleState& s) { return !s.disabled; });
   if (a.item("system/cpuidle") && !idle_states) {
-    set("cpuidle.off", 1, "no cpuidle driver (" + (a.cpuidle_driver.empty() ? "none" : a.cpuidle_driver) +
-                              "): idle is the architecture's WFI");
+    set("cpuidle.off", 1,
+        "no cpuidle driver (" + (a.cpuidle_driver.empty() ? "none" : a.cpuidle_driver) +
+            "): idle is the architecture's WFI");
   } else {
     const int task = static_cast<int>(prof["parameters"].value("cpu.task_cpu", json::object()).value("value", 0.0));
     for (const IdleState& s : a.idle) {
@@ -330,8 +340,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                a.config.at("CONFIG_IOMMU_DEFAULT_DMA_STRICT") == "y" && crypto)
         mode = "strict", from = "kernel config CONFIG_IOMMU_DEFAULT_DMA_STRICT";
     }
-    if (!mode.empty()) set("iommu.mode", mode, from);
-    else note("The crypto device's IOMMU mode is not in the archive: iommu.mode stays the profile's.");
+    if (!mode.empty())
+      set("iommu.mode", mode, from);
+    else
+      note("The crypto device's IOMMU mode is not in the archive: iommu.mode stays the profile's.");
   }
 
   // ---- the driver's era: the kernel release and the engine's priority -------------------------
@@ -351,8 +363,11 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       // wins over the release number, which a vendor kernel may have patched past.
       if (prio == 275 && era < 2024) era = 2024;
       if (prio == 300 && era >= 2024) era = 2021;
-      if (prio) from += fmt::format(", qce priority {} in /proc/crypto ({})", prio,
-                                    prio == 300 ? "before December 2024" : prio == 275 ? "after December 2024" : "?");
+      if (prio)
+        from += fmt::format(", qce priority {} in /proc/crypto ({})", prio,
+                            prio == 300   ? "before December 2024"
+                            : prio == 275 ? "after December 2024"
+                                          : "?");
       set("driver.era", era, from);
     }
   }
@@ -363,8 +378,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   prof["about"] = fmt::format(
       "The board in {} ({}{}), made by qcesim ingest from {} with the board's stated and measured values; every "
       "other value is {}'s.",
-      src, a.has_fdt && !a.fdt.model.empty() ? a.fdt.model : "no device tree model", a.uname.empty() ? "" : ", " + a.uname,
-      base_name, base_name);
+      src, a.has_fdt && !a.fdt.model.empty() ? a.fdt.model : "no device tree model",
+      a.uname.empty() ? "" : ", " + a.uname, base_name, base_name);
 
   // ---- scenarios: one per workload (algorithm, size), a variant per driver ----------------------
   struct Group {
@@ -379,7 +394,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       if (unsupported.find(r.alg) == std::string::npos) unsupported += (unsupported.empty() ? "" : ", ") + r.alg;
       continue;
     }
-    const std::string key = fmt::format("{}-{}", name_from(r.alg == "cbc(aes)" ? fmt::format("cbc-aes{}", r.key_bytes * 8) : r.alg), r.bytes);
+    const std::string key = fmt::format(
+        "{}-{}", name_from(r.alg == "cbc(aes)" ? fmt::format("cbc-aes{}", r.key_bytes * 8) : r.alg), r.bytes);
     Group& g = groups[key];
     g.alg = r.alg;
     g.bytes = r.bytes;
@@ -387,17 +403,19 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     g.runs.push_back(&r);
   }
   if (std::any_of(a.runs.begin(), a.runs.end(), [&](const BenchRun& b) { return is_qce_driver(b, a); }))
-    note("The engine's variants run the mainline driver (reg_io mmio, no BAM locking): nothing in the archive says "
-         "whether the kernel carries the locking series; edit the scenarios' variants if it does.");
+    note(
+        "The engine's variants run the mainline driver (reg_io mmio, no BAM locking): nothing in the archive says "
+        "whether the kernel carries the locking series; edit the scenarios' variants if it does.");
   if (!unsupported.empty())
     note("Runs of " + unsupported + " are reported below but make no scenario: the replay has no such workload.");
   for (const auto& [key, g] : groups) {
     json sc;
     const std::string name = board + "-" + key;
     sc["scenario"] = name;
-    sc["about"] = fmt::format("Measured on the board in {} by the qcesim kit ({}): {} x {}-byte {} requests, one at a "
-                              "time through AF_ALG, per driver.",
-                              src, a.started.empty() ? "no date" : a.started, g.runs.front()->messages, g.bytes, g.alg);
+    sc["about"] = fmt::format(
+        "Measured on the board in {} by the qcesim kit ({}): {} x {}-byte {} requests, one at a "
+        "time through AF_ALG, per driver.",
+        src, a.started.empty() ? "no date" : a.started, g.runs.front()->messages, g.bytes, g.alg);
     sc["profile"] = profile_file;
     std::uint64_t messages = 0;
     for (const BenchRun* r : g.runs) messages = std::max(messages, r->messages);
@@ -409,7 +427,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     for (const BenchRun* r : g.runs) {
       const bool qce = is_qce_driver(*r, a);
       std::string vname = name_from(r->driver);
-      if (vname.empty() || !model::valid_name(vname) || used.count(vname)) vname = fmt::format("run-{}", used.size() + 1);
+      if (vname.empty() || !model::valid_name(vname) || used.count(vname))
+        vname = fmt::format("run-{}", used.size() + 1);
       used.insert(vname);
       json v = {{"name", vname}, {"engine", qce ? "qce" : "cpu"}};
       if (qce) v["reg_io"] = "mmio";
@@ -435,8 +454,12 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     const std::string item = kernel_function_item(f.function, items);
     const double mean = f.total_us / static_cast<double>(f.calls);
     const double self = f.self_us / static_cast<double>(f.calls);
-    fn.push_back({{"function", f.function}, {"calls", f.calls}, {"mean_us", mean}, {"self_mean_us", self},
-                  {"max_us", f.max_us}, {"item", item.empty() ? json() : json(item)},
+    fn.push_back({{"function", f.function},
+                  {"calls", f.calls},
+                  {"mean_us", mean},
+                  {"self_mean_us", self},
+                  {"max_us", f.max_us},
+                  {"item", item.empty() ? json() : json(item)},
                   {"cpu", f.cpu >= 0 ? json(f.cpu) : json()}});
     fn_rows += fmt::format("| `{}` | {} | {:.3f} | {:.3f} | {} |\n", f.function, f.calls, mean, self,
                            item.empty() ? "—" : "`" + item + "`");
@@ -445,9 +468,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     json t = {{"board", board},
               {"archive", src},
               {"tracer", a.ftrace.kind == "graph" ? "function_graph" : "function profiler"},
-              {"about", "Per-call times of the kernel functions the kit traced, and the cost item each is evidence "
-                        "for. function_graph's self time excludes traced callees only; both tracers add their own "
-                        "overhead to every call (docs/board.md)."},
+              {"about",
+               "Per-call times of the kernel functions the kit traced, and the cost item each is evidence "
+               "for. function_graph's self time excludes traced callees only; both tracers add their own "
+               "overhead to every call (docs/board.md)."},
               {"functions", fn}};
     res.files.emplace_back(board + "-functions.json", t.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
   }
@@ -484,7 +508,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     std::vector<Row> rows = {
         {"crypto node", crypto->path + " (" + crypto->compatible + ")", entry ? entry->compatible : "—"},
         {"engine registers", hex(crypto->base, crypto->size), entry ? hex(entry->qce_base, entry->qce_size) : "—"},
-        {"BAM", crypto->bam_path.empty() ? "no dmas" : hex(crypto->bam_base, crypto->bam_size) + " (" + crypto->bam_compatible + ")",
+        {"BAM",
+         crypto->bam_path.empty() ? "no dmas"
+                                  : hex(crypto->bam_base, crypto->bam_size) + " (" + crypto->bam_compatible + ")",
          entry ? hex(entry->bam_base, entry->bam_size) : "—"},
         {"Linux's EE on the BAM", crypto->has_ee ? std::to_string(crypto->bam_ee) : "not stated",
          entry ? std::to_string(entry->bam_ee) : "—"},
@@ -521,9 +547,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     const double n = static_cast<double>(b.messages);
     const std::uint64_t irqs = engine_irqs(b);
     r += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n", b.member, b.driver,
-                     is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n,
-                     1e6 * b.cpu_s / n, b.hardirq_s, b.softirq_s,
-                     irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
+                     is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n, 1e6 * b.cpu_s / n,
+                     b.hardirq_s, b.softirq_s, irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
                      b.check.empty() ? "not checked" : b.check);
   }
   for (const ManifestItem& f : a.failed_runs)
@@ -543,9 +568,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                          t.block_bytes, t.ops_per_s, 1e6 / t.ops_per_s);
   }
   if (!a.ftrace.kind.empty()) {
-    r += fmt::format("\n## Per-function times ({}; {})\n\n| function | calls | mean µs | self µs | cost item |\n"
-                     "|---|---|---|---|---|\n",
-                     a.ftrace.kind == "graph" ? "function_graph" : "function profiler", board + "-functions.json");
+    r += fmt::format(
+        "\n## Per-function times ({}; {})\n\n| function | calls | mean µs | self µs | cost item |\n"
+        "|---|---|---|---|---|\n",
+        a.ftrace.kind == "graph" ? "function_graph" : "function profiler", board + "-functions.json");
     r += fn_rows;
   }
   r += "\n## What the archive lacks, and what each would settle\n\n";

@@ -60,7 +60,8 @@ bool safe_name(const std::string& name) {
 }  // namespace
 
 bool is_gzip(const std::string& bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
 std::string gunzip(const std::string& bytes, const std::string& file, std::size_t max_bytes) {
@@ -103,8 +104,7 @@ TarMembers read_tar(const std::string& archive, const std::string& file, const T
     if (zero) break;  // the end-of-archive marker (a second zero block may follow, or padding)
     // The checksum: the header's bytes summed with its own field read as spaces.
     std::uint64_t sum = 0, want = 0;
-    for (std::size_t i = 0; i < kBlock; ++i)
-      sum += (i >= 148 && i < 156) ? 32u : static_cast<unsigned char>(h[i]);
+    for (std::size_t i = 0; i < kBlock; ++i) sum += (i >= 148 && i < 156) ? 32u : static_cast<unsigned char>(h[i]);
     if (!octal(h, 148, 8, want) || want != sum)
       throw ConfigError(file, at(off), "a tar header with a valid checksum",
                         fmt::format("checksum field {} for a sum of {}", model::quoted_input(field(h, 148, 8)), sum));
@@ -125,16 +125,16 @@ TarMembers read_tar(const std::string& archive, const std::string& file, const T
     const bool folder = type == '5';
     const bool regular = type == '0' || type == '\0' || type == '7';
     if (!folder && !regular) {
-      const char* kind = type == '1'   ? "a hard link"
-                         : type == '2' ? "a symbolic link"
-                         : type == '3' ? "a character device"
-                         : type == '4' ? "a block device"
-                         : type == '6' ? "a FIFO"
+      const char* kind = type == '1'                  ? "a hard link"
+                         : type == '2'                ? "a symbolic link"
+                         : type == '3'                ? "a character device"
+                         : type == '4'                ? "a block device"
+                         : type == '6'                ? "a FIFO"
                          : type == 'L' || type == 'K' ? "a GNU long-name record"
                          : type == 'x' || type == 'g' ? "a pax extended header"
                                                       : "an unknown member type";
-      throw ConfigError(file, where, "a regular file or a folder", fmt::format("{} (type {})", kind,
-                                                                               model::quoted_input(std::string(1, type))));
+      throw ConfigError(file, where, "a regular file or a folder",
+                        fmt::format("{} (type {})", kind, model::quoted_input(std::string(1, type))));
     }
     std::string clean = name;
     if (folder && !clean.empty() && clean.back() == '/') clean.pop_back();

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fmt=$(command -v clang-format-14 || command -v clang-format || true)
 if [ -z "$fmt" ]; then echo "check-format: clang-format not found (scripts/setup.sh installs it)" >&2; exit 2; fi
-mapfile -d '' files < <(find bam bench cli cpu drivers fuzz model qce soc studies tests \
+mapfile -d '' files < <(find bam bench cli cpu drivers fuzz ingest model qce soc studies tests \
   -type f \( -name '*.cpp' -o -name '*.h' \) -not -path 'tests/vectors/*' -print0 | sort -z)
 if [ "${1:-}" = --fix ]; then
   "$fmt" -i "${files[@]}"

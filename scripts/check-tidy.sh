@@ -16,7 +16,7 @@ root = sys.argv[2] + "/"
 for e in json.load(open(sys.argv[1])):
     f = os.path.realpath(os.path.join(e["directory"], e["file"]))
     rel = f[len(root):] if f.startswith(root) else None
-    if rel and rel.split("/")[0] in ("bam", "bench", "cli", "cpu", "drivers", "model", "qce", "soc", "studies"):
+    if rel and rel.split("/")[0] in ("bam", "bench", "cli", "cpu", "drivers", "ingest", "model", "qce", "soc", "studies"):
         print(rel)
 PY
 )

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -139,4 +140,15 @@ TEST_F(CheckedOutput, CipherReadsAProcFileToItsEnd) {
                        dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(r.out.size(), 20u);  // the binary's path and the arguments, encrypted byte for byte
+}
+
+// `qcesim --version` names the revision it was built from (cmake/revision.cmake): in a git
+// checkout of this tree, `git describe --always --dirty`; else "unknown".
+TEST_F(CheckedOutput, VersionNamesTheBuildsRevision) {
+  const test::ProcessResult r = test::run_qcesim({"--version"}, "/tmp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("qcesim [0-9]+\\.[0-9]+\\.[0-9]+ \\([0-9A-Za-z._+-]+\\)\n"))) << r.out;
+  if (std::filesystem::exists(std::string(QCESIM_SOURCE_DIR) + "/.git")) {
+    EXPECT_EQ(r.out.find("(unknown)"), std::string::npos) << r.out;
+  }
 }
