@@ -8,6 +8,7 @@
 #include <set>
 #include <type_traits>
 
+#include "ingest/text_lines.h"
 #include "model/config_error.h"
 
 namespace qcesim::ingest {
@@ -17,8 +18,6 @@ using model::ConfigError;
 namespace {
 
 constexpr std::size_t kMaxArchiveBytes = 64u << 20;
-constexpr std::size_t kMaxLine = 4096;
-constexpr std::size_t kMaxLines = 1000000;  // a 32 MiB function_graph trace has about 550000
 
 // A member's lines, each checked for length; `where(n)` names line n.
 struct Text {
@@ -26,52 +25,13 @@ struct Text {
   std::string member;
   std::vector<std::string> lines;
 
-  Text(const std::string& f, std::string m, const std::string& bytes) : file(f), member(std::move(m)) {
-    std::size_t start = 0;
-    while (start < bytes.size()) {
-      const std::size_t end = std::min(bytes.find('\n', start), bytes.size());
-      if (end - start > kMaxLine)
-        throw ConfigError(file, fmt::format("{} line {}", member, lines.size() + 1),
-                          fmt::format("a line of at most {} bytes", kMaxLine), fmt::format("{} bytes", end - start));
-      if (lines.size() >= kMaxLines)
-        throw ConfigError(file, member, fmt::format("at most {} lines", kMaxLines), "more");
-      std::string l = bytes.substr(start, end - start);
-      if (!l.empty() && l.back() == '\r') l.pop_back();
-      lines.push_back(std::move(l));
-      start = end + 1;
-    }
-  }
+  Text(const std::string& f, std::string m, const std::string& bytes)
+      : file(f), member(std::move(m)), lines(split_lines(bytes, f, member)) {}
   std::string where(std::size_t i) const { return fmt::format("{} line {}", member, i + 1); }
   [[noreturn]] void fail(std::size_t i, const std::string& expected, const std::string& found) const {
     throw ConfigError(file, where(i), expected, found);
   }
 };
-
-std::vector<std::string> words(const std::string& l, std::size_t max = 64) {
-  std::vector<std::string> w;
-  std::size_t p = 0;
-  while (p < l.size() && w.size() < max) {
-    const std::size_t a = l.find_first_not_of(" \t", p);
-    if (a == std::string::npos) break;
-    const std::size_t b = std::min(l.find_first_of(" \t", a), l.size());
-    w.push_back(l.substr(a, b - a));
-    p = b;
-  }
-  return w;
-}
-
-// The rest of the line after `n` words.
-std::string rest(const std::string& l, std::size_t n) {
-  std::size_t p = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    p = l.find_first_not_of(" \t", p);
-    if (p == std::string::npos) return "";
-    p = l.find_first_of(" \t", p);
-    if (p == std::string::npos) return "";
-  }
-  const std::size_t a = l.find_first_not_of(" \t", p);
-  return a == std::string::npos ? "" : l.substr(a);
-}
 
 template <class T>
 T whole(const Text& t, std::size_t i, const std::string& s, const std::string& what, T hi) {
@@ -89,20 +49,23 @@ T whole(const Text& t, std::size_t i, const std::string& s, const std::string& w
   }
 }
 
-// Text that reaches an output (a driver's name, a governor): printable, bounded.
+// Printable ASCII: no control character, nothing from 0x7f up (so every output is valid UTF-8
+// and no terminal sequence gets through).
+bool ascii_printable(const std::string& s) {
+  return std::none_of(s.begin(), s.end(),
+                      [](char c) { return model::is_control(c) || static_cast<unsigned char>(c) >= 0x7f; });
+}
+
+// A name that reaches an output (a driver's name, a governor): non-empty, at most 128.
 std::string printable_word(const Text& t, std::size_t i, const std::string& s, const std::string& what) {
-  if (s.empty() || s.size() > 128 || !model::printable(s) ||
-      std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x7f; }))
+  if (s.empty() || s.size() > 128 || !ascii_printable(s))
     t.fail(i, what + ": printable ASCII of at most 128 characters", model::quoted_input(s));
   return s;
 }
 
-// Free text that reaches an output (the manifest's notes, uname, the command line): printable
-// ASCII only, so every output is valid UTF-8 and no terminal sequence gets through.
+// Free text that reaches an output (the manifest's notes, uname, the command line).
 std::string ascii_text(const Text& t, std::size_t i, const std::string& s, const std::string& what) {
-  if (s.size() > 1024 || std::any_of(s.begin(), s.end(), [](char c) {
-        return model::is_control(c) || static_cast<unsigned char>(c) >= 0x7f;
-      }))
+  if (s.size() > 1024 || !ascii_printable(s))
     t.fail(i, what + ": printable ASCII of at most 1024 characters", model::quoted_input(s));
   return s;
 }
@@ -465,10 +428,14 @@ BoardArchive parse_board_archive(const TarMembers& m, const std::string& file) {
   return a;
 }
 
-BoardArchive read_board_archive(const std::string& file) {
-  std::string bytes = model::read_input_file(file, "board archive", model::InputKind::regular, kMaxArchiveBytes);
+BoardArchive parse_board_archive(std::string bytes, const std::string& file) {
   if (is_gzip(bytes)) bytes = gunzip(bytes, file, kMaxArchiveBytes);
   return parse_board_archive(read_tar(bytes, file), file);
+}
+
+BoardArchive read_board_archive(const std::string& file) {
+  return parse_board_archive(model::read_input_file(file, "board archive", model::InputKind::regular, kMaxArchiveBytes),
+                             file);
 }
 
 }  // namespace qcesim::ingest

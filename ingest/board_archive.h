@@ -97,6 +97,8 @@ struct BoardArchive {
 
 // Reads FILE (a regular file of at most 64 MiB), its tar members, and parses them.
 BoardArchive read_board_archive(const std::string& file);
+// The archive's bytes (tar, or gzip inflated under 64 MiB), as read_board_archive reads them.
+BoardArchive parse_board_archive(std::string bytes, const std::string& file);
 BoardArchive parse_board_archive(const TarMembers& members, const std::string& file);
 
 }  // namespace qcesim::ingest

@@ -6,6 +6,7 @@ extern "C" {
 #include <libfdt.h>
 }
 
+#include <algorithm>
 #include <cstring>
 
 #include "model/config_error.h"
@@ -43,15 +44,16 @@ struct Reader {
     return fdt_get_path(fdt, node, buf, sizeof buf) == 0 ? std::string(buf) : fmt::format("node at {}", node);
   }
 
-  // A string-list property as "a, b"; control characters are refused.
-  std::string strings(int node, const char* name) const {
+  // A string-list property's strings; control and non-ASCII bytes are refused.
+  std::vector<std::string> list(int node, const char* name) const {
     int len = 0;
     const unsigned char* p = prop(node, name, len);
-    std::string out, cur;
+    std::vector<std::string> out;
+    std::string cur;
     for (int i = 0; i < len; ++i) {
       const char c = static_cast<char>(p[i]);
       if (c == '\0') {
-        if (!cur.empty()) out += (out.empty() ? "" : ", ") + cur;
+        if (!cur.empty()) out.push_back(cur);
         cur.clear();
       } else if (model::is_control(c) || static_cast<unsigned char>(c) >= 0x7f) {
         fail(path(node) + " " + name, "printable strings", "a control or non-ASCII byte");
@@ -59,13 +61,14 @@ struct Reader {
         cur += c;
       }
     }
-    if (!cur.empty()) out += (out.empty() ? "" : ", ") + cur;
+    if (!cur.empty()) out.push_back(cur);
     return out;
   }
-
+  // The list as "a, b", for the report.
+  std::string strings(int node, const char* name) const { return model::join_names(list(node, name)); }
   std::string first_string(int node, const char* name) const {
-    const std::string s = strings(node, name);
-    return s.substr(0, s.find(", "));
+    const std::vector<std::string> l = list(node, name);
+    return l.empty() ? "" : l.front();
   }
 
   std::uint32_t cell(const unsigned char* p, int i) const {
@@ -100,17 +103,11 @@ struct Reader {
 
 // A crypto engine node: Qualcomm's compatible strings for it ("qcom,crypto-v5.1", "qcom,qce",
 // "qcom,sm8650-qce").
-bool is_qce(const std::string& list) {
-  std::size_t start = 0;
-  while (start < list.size()) {
-    const std::size_t end = std::min(list.find(", ", start), list.size());
-    const std::string c = list.substr(start, end - start);
-    if (c.rfind("qcom,crypto-v", 0) == 0 || c == "qcom,qce" ||
-        (c.rfind("qcom,", 0) == 0 && c.size() > 4 && c.compare(c.size() - 4, 4, "-qce") == 0))
-      return true;
-    start = end + 2;
-  }
-  return false;
+bool is_qce(const std::vector<std::string>& compatible) {
+  return std::any_of(compatible.begin(), compatible.end(), [](const std::string& c) {
+    return c.rfind("qcom,crypto-v", 0) == 0 || c == "qcom,qce" ||
+           (c.rfind("qcom,", 0) == 0 && c.size() > 4 && c.compare(c.size() - 4, 4, "-qce") == 0);
+  });
 }
 
 void read_dmas(const Reader& r, int node, FdtCrypto& c) {
@@ -122,16 +119,7 @@ void read_dmas(const Reader& r, int node, FdtCrypto& c) {
   // Each specifier's phandle is a walk of the tree: a few are real, thousands are an attack.
   if (cells > 64) r.fail(c.path + " dmas", "at most 64 cells", fmt::format("{}", cells));
   // dma-names says which specifier is rx and which tx.
-  std::vector<std::string> names;
-  {
-    const std::string s = r.strings(node, "dma-names");
-    std::size_t start = 0;
-    while (start < s.size()) {
-      const std::size_t end = std::min(s.find(", ", start), s.size());
-      names.push_back(s.substr(start, end - start));
-      start = end + 2;
-    }
-  }
+  const std::vector<std::string> names = r.list(node, "dma-names");
   int i = 0;
   for (std::size_t k = 0; i < cells; ++k) {
     const std::uint32_t ph = r.cell(p, i++);
@@ -243,11 +231,11 @@ FdtFacts read_fdt(const std::string& blob, const std::string& file, const std::s
   }
   int depth = 0;
   for (int node = fdt_next_node(fdt, -1, &depth); node >= 0; node = fdt_next_node(fdt, node, &depth)) {
-    const std::string compat = r.strings(node, "compatible");
+    const std::vector<std::string> compat = r.list(node, "compatible");
     if (!is_qce(compat)) continue;
     FdtCrypto c;
     c.path = r.path(node);
-    c.compatible = compat;
+    c.compatible = model::join_names(compat);
     c.status = r.first_string(node, "status");
     if (c.status.empty()) c.status = "okay";
     r.reg(node, c.base, c.size);

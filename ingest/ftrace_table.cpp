@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "ingest/text_lines.h"
 #include "model/config_error.h"
 
 namespace qcesim::ingest {
@@ -64,19 +65,6 @@ struct Accumulator {
   }
 };
 
-std::vector<std::string> lines_of(const std::string& text, const std::string& file, const std::string& member) {
-  constexpr std::size_t kMaxLines = 1000000;
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    if (lines.size() >= kMaxLines) throw ConfigError(file, member, fmt::format("at most {} lines", kMaxLines), "more");
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
 std::string trim(const std::string& s) {
   const std::size_t a = s.find_first_not_of(" \t");
   if (a == std::string::npos) return "";
@@ -95,7 +83,7 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
     double children = 0;
   };
   std::map<unsigned, std::vector<Open>> stacks;
-  const std::vector<std::string> lines = lines_of(text, file, member);
+  const std::vector<std::string> lines = split_lines(text, file, member);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
     const std::size_t ln = i + 1;
@@ -160,18 +148,10 @@ FtraceTable parse_function_graph(const std::string& text, const std::string& fil
 // kit concatenates every CPU's table.
 FtraceTable parse_function_profile(const std::string& text, const std::string& file, const std::string& member) {
   Accumulator acc{{}, {}, file, member};
-  const std::vector<std::string> lines = lines_of(text, file, member);
+  const std::vector<std::string> lines = split_lines(text, file, member);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::vector<std::string> w;
-    std::size_t p = 0;
     const std::string& l = lines[i];
-    while (p < l.size() && w.size() < 16) {
-      const std::size_t a = l.find_first_not_of(" \t", p);
-      if (a == std::string::npos) break;
-      const std::size_t b = std::min(l.find_first_of(" \t", a), l.size());
-      w.push_back(l.substr(a, b - a));
-      p = b;
-    }
+    const std::vector<std::string> w = words(l, 16);
     if (w.size() < 4 || w[0] == "Function" || w[0].rfind("--", 0) == 0) continue;
     std::uint64_t hits = 0;
     double t = 0;

@@ -56,10 +56,15 @@ std::string name_from(const std::string& s) {
   return out.substr(0, 40);
 }
 
+// The engine's driver: named *-qce, or registered by the qcrypto module.
+bool is_qce(const std::string& driver, const std::string& module) {
+  return module == "qcrypto" || (driver.size() > 4 && driver.compare(driver.size() - 4, 4, "-qce") == 0);
+}
+
 bool is_qce_driver(const BenchRun& r, const BoardArchive& a) {
-  if (r.driver.size() > 4 && r.driver.compare(r.driver.size() - 4, 4, "-qce") == 0) return true;
+  if (is_qce(r.driver, "")) return true;
   for (const CryptoDriver& d : a.drivers)
-    if (d.driver == r.driver && d.module == "qcrypto") return true;
+    if (d.driver == r.driver && is_qce(d.driver, d.module)) return true;
   return false;
 }
 
@@ -120,16 +125,16 @@ const json* param(const json& profile, const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> profile_files(const std::string& dir) {
-  std::vector<std::string> v;
+std::vector<ProfileFile> read_profiles(const std::string& dir) {
+  std::vector<ProfileFile> v;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw ConfigError(dir, "", "a folder of profiles (scenarios/)", "not a folder");
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file() || e.path().extension() != ".json") continue;
     const json j = model::read_json_file(e.path().string(), "profile", model::InputKind::regular);
-    if (j.is_object() && j.contains("parameters") && j["parameters"].is_object()) v.push_back(e.path().string());
+    if (j.is_object() && j.contains("parameters") && j["parameters"].is_object()) v.push_back({e.path().string(), j});
   }
-  std::sort(v.begin(), v.end());
+  std::sort(v.begin(), v.end(), [](const ProfileFile& a, const ProfileFile& b) { return a.path < b.path; });
   return v;
 }
 
@@ -173,23 +178,25 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   }
 
   // ---- the base profile ---------------------------------------------------------------------
-  const std::vector<std::string> profiles = profile_files(profiles_dir);
+  const std::vector<ProfileFile> profiles = read_profiles(profiles_dir);
   if (profiles.empty()) throw ConfigError(profiles_dir, "", "profile files", "none");
   std::string base;
   json prof;
-  for (const std::string& f : profiles) {
-    const json j = model::read_json_file(f, "profile", model::InputKind::regular);
-    const json* dt = param(j, "soc.dt");
+  for (const ProfileFile& f : profiles) {
+    const json* dt = param(f.json, "soc.dt");
     if (!soc_name.empty() && dt && dt->contains("value") && (*dt)["value"] == soc_name) {
-      base = f;
-      prof = j;
+      base = f.path;
+      prof = f.json;
       break;
     }
   }
   if (base.empty()) {
     const std::string fallback = (fs::path(profiles_dir) / "sm8650.json").string();
-    base = std::find(profiles.begin(), profiles.end(), fallback) != profiles.end() ? fallback : profiles.front();
-    prof = model::read_json_file(base, "profile", model::InputKind::regular);
+    const auto it =
+        std::find_if(profiles.begin(), profiles.end(), [&](const ProfileFile& f) { return f.path == fallback; });
+    const ProfileFile& chosen = it != profiles.end() ? *it : profiles.front();
+    base = chosen.path;
+    prof = chosen.json;
     note(
         fmt::format("No profile for this board's SoC{}: the scenarios use {}'s engine, costs and cores where the "
                     "board says nothing else. Their predictions are {}'s, not this board's.",
@@ -264,9 +271,11 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   if (cores_known) {
     // One policy per core type: the one holding the CPU the seed loop ran on, else the fastest
     // (a type split over policies, as SM8650's A720s are, runs the model at one clock).
-    int task = -1;
+    // Where the seed loops ran (runs/seed-cpu, then runs/seed-qce): the task CPU.
+    std::vector<const BenchRun*> seeds;
     for (const BenchRun& r : a.runs)
-      if ((r.member == "runs/seed-qce" || r.member == "runs/seed-cpu") && r.cpu >= 0) task = r.cpu;
+      if ((r.member == "runs/seed-qce" || r.member == "runs/seed-cpu") && r.cpu >= 0) seeds.push_back(&r);
+    const int task = seeds.empty() ? -1 : seeds.back()->cpu;
     std::map<std::string, const CpufreqPolicy*> chosen;
     for (const CpufreqPolicy& p : a.cpufreq) {
       if (p.cpus.empty() || p.cpus.front() >= cores.size()) continue;
@@ -286,11 +295,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       if (p.governor == "performance" || p.governor == "schedutil")
         set("cpu.governor", p.governor, "cpufreq " + p.name + " scaling_governor");
     }
-    for (const BenchRun& r : a.runs)
-      if (r.member == "runs/seed-qce" || (r.member == "runs/seed-cpu" && r.cpu >= 0)) {
-        if (r.cpu >= 0 && static_cast<std::size_t>(r.cpu) < cores.size())
-          set("cpu.task_cpu", r.cpu, r.member + " cpu_start (where the measuring loop ran)");
-      }
+    for (const BenchRun* r : seeds)
+      if (static_cast<std::size_t>(r->cpu) < cores.size())
+        set("cpu.task_cpu", r->cpu, r->member + " cpu_start (where the measuring loop ran)");
   }
   if (a.cpufreq.empty()) note("No cpufreq policies: the cores' clocks stay the profile's.");
 
@@ -356,8 +363,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       int era = v < 5012 ? 2020 : v < 6014 ? 2021 : 2024;
       long prio = 0;
       for (const CryptoDriver& d : a.drivers)
-        if (d.module == "qcrypto" || (d.driver.size() > 4 && d.driver.compare(d.driver.size() - 4, 4, "-qce") == 0))
-          prio = d.priority;
+        if (is_qce(d.driver, d.module)) prio = d.priority;
       std::string from = "kernel release " + a.release;
       // The engine's priority is the driver's own word (300 until December 2024, 275 after): it
       // wins over the release number, which a vendor kernel may have patched past.

@@ -6,6 +6,7 @@
 // missing piece would settle.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,8 +23,13 @@ struct IngestResult {
   std::vector<std::string> scenarios;                      // the scenario files among `files`
 };
 
-// The profile files a board can start from: every *.json with a "parameters" object in `dir`.
-std::vector<std::string> profile_files(const std::string& dir);
+// The profile files a board can start from: every *.json with a "parameters" object in `dir`,
+// by path, each read and parsed once.
+struct ProfileFile {
+  std::string path;
+  nlohmann::json json;
+};
+std::vector<ProfileFile> read_profiles(const std::string& dir);
 
 // `board` (a name by model::valid_name's rule) names the outputs; `profiles_dir` holds the
 // profiles (scenarios/). Throws model::ConfigError when nothing can be made.

@@ -6,6 +6,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <sstream>
 
+#include "cpu/core_type.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
 
@@ -201,6 +202,12 @@ std::vector<double> posterior_spread(const Fit& fit, const std::vector<double>& 
 
 namespace {
 
+// The fitted parameters with a board's direct evidence (each one measured number).
+std::size_t evidenced(const CalibrationProblem& p) {
+  return static_cast<std::size_t>(
+      std::count_if(p.evidence.begin(), p.evidence.end(), [](const std::string& e) { return !e.empty(); }));
+}
+
 // The board's per-function table as priors: each fitted cost item a traced function maps onto
 // (its "item") gets the function's mean own time per call, in the item's unit on the core the
 // calls ran on (instructions = time x kernel_ipc x clock; cycles = time x clock; a wait as is),
@@ -213,42 +220,50 @@ void apply_evidence(CalibrationProblem& p, const model::Profile& base) {
   if (!(p.spec.evidence_factor > 1.0) || p.spec.evidence_factor > 100)
     throw model::ConfigError("--evidence-factor", "", "a factor above 1 and at most 100",
                              fmt::format("{}", p.spec.evidence_factor));
-  const std::string cpus = base.text("cpu.cpus");
-  std::vector<std::string> cores;
-  for (std::size_t a = 0; a <= cpus.size();) {
-    const std::size_t b = std::min(cpus.find(',', a), cpus.size());
-    cores.push_back(cpus.substr(a, b - a));
-    a = b + 1;
+  const std::vector<cpu::CoreType> cores = cpu::cpus_from_profile(base);
+  const unsigned task = cpu::task_cpu_from_profile(base);
+  // The table's rows, read and checked once: the item each is evidence for, with its calls, own
+  // time per call, CPU and function.
+  struct Row {
+    std::string item, function;
+    double calls = 0, self_us = 0;
+    std::size_t cpu = 0;
+  };
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < t["functions"].size(); ++i) {
+    const json& row = t["functions"][i];
+    const model::JsonObject o(row, file, fmt::format("/functions/{}", i),
+                              {"function", "calls", "mean_us", "self_mean_us", "max_us", "item", "cpu"});
+    if (!row.contains("item") || !row["item"].is_string()) continue;
+    Row r{row["item"].get<std::string>(), "", 0, 0, task};
+    r.calls = static_cast<double>(o.whole("calls", 0, 1, 1ull << 50));
+    r.self_us = o.number("self_mean_us", 0, 0, 1e9, "us");
+    if (o.has("cpu") && !o.at("cpu").is_null()) r.cpu = static_cast<std::size_t>(o.whole("cpu", 0, 0, 1023));
+    r.function = o.text("function");
+    rows.push_back(std::move(r));
   }
-  const auto task = static_cast<std::size_t>(base.num("cpu.task_cpu"));
   for (std::size_t q = 0; q < p.params.size(); ++q) {
     const model::Param& prm = p.params[q];
     double sum_us = 0, calls = 0;
     std::string functions;
     std::size_t cpu = task;
-    for (std::size_t i = 0; i < t["functions"].size(); ++i) {
-      const json& row = t["functions"][i];
-      const std::string at = fmt::format("/functions/{}", i);
-      const model::JsonObject o(row, file, at,
-                                {"function", "calls", "mean_us", "self_mean_us", "max_us", "item", "cpu"});
-      if (!row.contains("item") || !row["item"].is_string() || row["item"] != prm.name) continue;
-      const double n = static_cast<double>(o.whole("calls", 0, 1, 1ull << 50));
-      sum_us += n * o.number("self_mean_us", 0, 0, 1e9, "us");
-      calls += n;
-      if (o.has("cpu") && !o.at("cpu").is_null()) cpu = static_cast<std::size_t>(o.whole("cpu", 0, 0, 1023));
-      functions += (functions.empty() ? "" : ", ") + o.text("function");
+    for (const Row& r : rows) {
+      if (r.item != prm.name) continue;
+      sum_us += r.calls * r.self_us;
+      calls += r.calls;
+      cpu = r.cpu;
+      functions += (functions.empty() ? "" : ", ") + r.function;
     }
     if (calls == 0) continue;
     if (cpu >= cores.size()) cpu = task;
-    const std::string& core = cores[cpu];
-    const double ghz = base.num("cpu." + core + ".freq");
+    const cpu::CoreType& core = cores[cpu];
     const double shared = prm.shared.empty() ? 1.0 : base.num(prm.shared);
     const double seconds = sum_us / calls * 1e-6;
     double value = 0;
     if (prm.unit == "instructions")
-      value = seconds * ghz * 1e9 * base.num("cpu." + core + ".kernel_ipc") / shared;
+      value = seconds * core.freq_max * 1e9 * core.kernel_ipc / shared;
     else if (prm.unit == "cycles")
-      value = seconds * ghz * 1e9 / shared;
+      value = seconds * core.freq_max * 1e9 / shared;
     else if (model::Profile::unit_to_seconds(prm.unit) > 0)
       value = seconds / model::Profile::unit_to_seconds(prm.unit) / shared;
     if (!(value > 0)) continue;
@@ -260,7 +275,7 @@ void apply_evidence(CalibrationProblem& p, const model::Profile& base) {
     p.centre[q] = std::clamp(value, prm.min, prm.max);
     p.sigma[q] = std::log(p.spec.evidence_factor);
     p.evidence[q] = fmt::format("{:.4g} {} from {} ({:.0f} calls, {:.3f} us each on cpu{} {}){}", p.centre[q], prm.unit,
-                                functions, calls, sum_us / calls, cpu, core,
+                                functions, calls, sum_us / calls, cpu, core.name,
                                 p.centre[q] != value ? fmt::format("; measured {:.4g}, outside the range", value) : "");
   }
 }
@@ -295,9 +310,7 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
     for (const auto& [key, value] : studies::measured_for(v, sc.workload))
       if (value > 0) p.targets.push_back({v.name, key, value});
   // A parameter with direct evidence is one measured number more.
-  const std::size_t evidenced = static_cast<std::size_t>(
-      std::count_if(p.evidence.begin(), p.evidence.end(), [](const std::string& e) { return !e.empty(); }));
-  const std::size_t n = p.targets.size() + evidenced, k = p.params.size();
+  const std::size_t n = p.targets.size() + evidenced(p), k = p.params.size();
   // Nothing measured is nothing to fit; fewer numbers than parameters leaves directions only the
   // priors decide, which a user asks for knowingly (--underdetermined).
   if (n == 0 || (n < k && !spec.underdetermined))
@@ -326,8 +339,6 @@ Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress)
 std::string calibration_report(const Calibration& c) {
   const CalibrationProblem& p = c.problem;
   const std::size_t k = p.params.size(), n = p.targets.size();
-  const auto evidenced = static_cast<std::size_t>(
-      std::count_if(p.evidence.begin(), p.evidence.end(), [](const std::string& e) { return !e.empty(); }));
   std::ostringstream rep;
   rep << fmt::format("# Calibration of {} against {}\n\n", p.base.name(), p.scenario.name);
   rep << fmt::format(
@@ -335,7 +346,7 @@ std::string calibration_report(const Calibration& c) {
       "priors of one factor {} around the profile's values or a board's direct evidence, inside the ranges); {} "
       "degrees of freedom "
       "left. Each evaluation replays {} messages per variant.\n\n",
-      k, n, p.spec.prior_factor, static_cast<long>(n + evidenced) - static_cast<long>(k), p.spec.messages);
+      k, n, p.spec.prior_factor, static_cast<long>(n + evidenced(p)) - static_cast<long>(k), p.spec.messages);
   rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | pinned down by the data? |\n";
   rep << "|---|---|---|---|---|---|---|\n";
   std::string evidence;

@@ -17,11 +17,12 @@ ir="$out/initramfs"
 mkdir -p "$ir/bin" "$ir/kit" "$ir/lib/modules/$kernel_release/kernel"
 cp "$root/bin/busybox" "$ir/bin/busybox"
 cp "$kit/qcesim-measure" "$kit/afalg-bench-arm64" "$ir/kit/"
-# The modules the kit needs, in dependency order (the .deb ships no modules.dep).
+# The modules inserted at boot, in dependency order (the .deb ships no modules.dep), and
+# tcrypt, which the kit loads itself.
 modules="crypto/af_alg crypto/algif_hash crypto/algif_skcipher arch/arm64/crypto/sha256-arm64
   arch/arm64/crypto/sha2-ce arch/arm64/crypto/aes-ce-cipher arch/arm64/crypto/aes-ce-blk
-  drivers/virtio/virtio_mmio drivers/block/virtio_blk crypto/tcrypt"
-for m in $modules; do
+  drivers/virtio/virtio_mmio drivers/block/virtio_blk"
+for m in $modules crypto/tcrypt; do
   mkdir -p "$ir/lib/modules/$kernel_release/kernel/$(dirname "$m")"
   cp "$root/lib/modules/$kernel_release/kernel/$m.ko" "$ir/lib/modules/$kernel_release/kernel/$m.ko"
 done
@@ -37,7 +38,7 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
 cp /kit/config /boot/config-\$(uname -r)
-for m in $(echo $modules | sed 's/crypto\/tcrypt//'); do insmod /lib/modules/\$(uname -r)/kernel/\$m.ko || echo "insmod \$m failed"; done
+for m in $(echo $modules); do insmod /lib/modules/\$(uname -r)/kernel/\$m.ko || echo "insmod \$m failed"; done
 echo QCESIM-GUEST-UP
 cd /tmp
 sh /kit/qcesim-measure -o /tmp/board.tar.gz $kit_options
