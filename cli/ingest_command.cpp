@@ -9,6 +9,7 @@
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
 
+#include "cli/data_files.h"
 #include "cli/output_file.h"
 #include "ingest/ingest.h"
 #include "model/config_error.h"
@@ -18,17 +19,6 @@ namespace qcesim::cli {
 
 namespace fs = std::filesystem;
 using model::ConfigError;
-
-std::string data_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (const fs::path& d : {exe.parent_path().parent_path().parent_path() / "scenarios",
-                              exe.parent_path().parent_path() / "share" / "qcesim" / "scenarios"})
-      if (fs::is_regular_file(d / "sm8650.json", ec)) return d.string();
-  }
-  return "scenarios";
-}
 
 namespace {
 

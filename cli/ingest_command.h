@@ -19,9 +19,4 @@ struct IngestOptions {
 
 int run_ingest(const IngestOptions& opt, std::ostream& out, std::ostream& err);
 
-// The folder of scenarios and profiles that came with this qcesim: beside the source tree for a
-// build (build/release/qcesim -> scenarios/), under share/qcesim/ for an installed one, else
-// ./scenarios.
-std::string data_dir();
-
 }  // namespace qcesim::cli

@@ -6,12 +6,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <systemc>
 
+#include "cli/command_docs.h"
+#include "cli/data_files.h"
 #include "cli/flamegraph.h"
 #include "cli/hash_command.h"
 #include "cli/hex.h"
@@ -71,6 +74,14 @@ constexpr std::uint64_t kMaxTrajectories = 500;  // sensitivity --trajectories
 const CLI::Validator kJobs = cli::whole_number(1, 256);
 const CLI::Validator kSeed = cli::whole_number(0, UINT64_MAX);
 const CLI::Validator kMessages = cli::whole_number(1, 1000000000);
+// A scenario, sweep or profile given by the name of a file qcesim ships (cli/data_files.h).
+// Its description is empty so that --help does not show it.
+const CLI::Validator kScenarioName(
+    [](std::string& arg) {
+      arg = cli::scenario_path(arg);
+      return std::string();
+    },
+    "");
 
 // A subcommand: its options are parsed into state that `run` reads.
 struct Command {
@@ -188,7 +199,9 @@ Command run_command(CLI::App& app) {
   auto st = std::make_shared<State>();
   cli::RunOptions& run = st->opt;
   auto* r = app.add_subcommand("run", "Replay a scenario's workload for each variant and compare with the measurement");
-  r->add_option("scenario", run.scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
+  r->add_option("scenario", run.scenario, "Scenario JSON file, or the name of one qcesim ships (e.g. sm8650-seed)")
+      ->required()
+      ->transform(kScenarioName);
   r->add_option("--jobs,-j", run.jobs, "Variants simulated at once, each in its own process (default: cores)")
       ->check(kJobs);
   r->add_option("--set", run.sets,
@@ -234,7 +247,9 @@ Command run_command(CLI::App& app) {
 Command calibrate_command(CLI::App& app) {
   auto cal = std::make_shared<cli::CalibrateOptions>();
   auto* c = app.add_subcommand("calibrate", "Fit profile parameters to a scenario's measured values");
-  c->add_option("scenario", cal->scenario, "Scenario JSON file with measured values per variant")->required();
+  c->add_option("scenario", cal->scenario, "Scenario JSON file (or shipped name) with measured values per variant")
+      ->required()
+      ->transform(kScenarioName);
   c->add_option("--fit", cal->fit, "Profile parameters to fit (comma separated or repeated)")
       ->delimiter(',')
       ->required();
@@ -288,13 +303,20 @@ Command validate_command(CLI::App& app) {
   c->add_option("--seed", v->seed, "Seed of the samples")->check(kSeed)->capture_default_str();
   c->add_option("--jobs,-j", v->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--json", v->json_file, "Write the rows as JSON to this file");
-  return {c, [v] { return cli::run_validate(*v, std::cout, std::cerr); }};
+  return {c, [v, c] {
+            // From a folder without scenarios/ (an installed qcesim): the ones it ships.
+            std::error_code ec;
+            if (c->get_option("dir")->empty() && !std::filesystem::is_directory(v->dir, ec)) v->dir = cli::data_dir();
+            return cli::run_validate(*v, std::cout, std::cerr);
+          }};
 }
 
 Command sensitivity_command(CLI::App& app) {
   auto o = std::make_shared<cli::SensitivityOptions>();
   auto* c = app.add_subcommand("sensitivity", "Rank which profile parameters drive which output (Morris screening)");
-  c->add_option("scenario", o->scenario, "Scenario JSON file")->required();
+  c->add_option("scenario", o->scenario, "Scenario JSON file, or the name of one qcesim ships")
+      ->required()
+      ->transform(kScenarioName);
   c->add_option("--set", o->sets, "PATH=VALUE changes as for run (workload.messages=5000 keeps it quick)");
   c->add_option("--variant", o->variants, "Only this variant (repeatable)");
   c->add_option("--trajectories", o->trajectories,
@@ -320,7 +342,9 @@ Command sweep_command(CLI::App& app) {
   auto sw = std::make_shared<cli::SweepOptions>();
   auto* sp =
       app.add_subcommand("sweep", "Run a scenario at every point of a sweep file; CSV, JSON and an optional SVG chart");
-  sp->add_option("sweep", sw->file, "Sweep JSON file (e.g. scenarios/study-message-size.json)")->required();
+  sp->add_option("sweep", sw->file, "Sweep JSON file, or the name of one qcesim ships (e.g. study-message-size)")
+      ->required()
+      ->transform(kScenarioName);
   sp->add_option("--jobs,-j", sw->jobs, "Runs at once, each in its own process (default: cores)")->check(kJobs);
   sp->add_option("--out,-o", sw->out,
                  "Prefix of the output files PREFIX.csv and PREFIX.json (default: the sweep's name)");
@@ -347,7 +371,9 @@ Command explain_command(CLI::App& app) {
   auto ex = std::make_shared<cli::ExplainOptions>();
   auto* xp = app.add_subcommand(
       "explain", "Narrate one request step by step: every CPU and hardware step, its context, time and why");
-  xp->add_option("scenario", ex->scenario, "Scenario JSON file (e.g. scenarios/sm8650-seed.json)")->required();
+  xp->add_option("scenario", ex->scenario, "Scenario JSON file, or the name of one qcesim ships (e.g. sm8650-seed)")
+      ->required()
+      ->transform(kScenarioName);
   xp->add_option("--variant", ex->variant, "Variant to explain (default: the first QCE variant)");
   xp->add_option("--request", ex->request, "Request number, from 0 (0 includes the driver's first-use set-up)")
       ->check(cli::whole_number(0, 1000000000))
@@ -370,11 +396,26 @@ Command flamegraph_command(CLI::App& app) {
 Command profile_command(CLI::App& app) {
   auto file = std::make_shared<std::string>();
   auto* pr = app.add_subcommand("profile", "Print a platform profile's parameters as a Markdown table");
-  pr->add_option("profile", *file, "Profile JSON file (e.g. scenarios/sm8650.json)")->required();
+  pr->add_option("profile", *file, "Profile JSON file, or the name of one qcesim ships (e.g. sm8650)")
+      ->required()
+      ->transform(kScenarioName);
   return {pr, [file] {
             const model::Profile p = model::Profile::load(*file);
             (void)cpu::costs_from_profile(p);  // every cost item there, no unknown one
             std::cout << p.markdown([](const model::Param& prm) { return cpu::cost_param_doc(prm.name); });
+            return 0;
+          }};
+}
+
+Command completion_command(CLI::App& app) {
+  auto shell = std::make_shared<std::string>();
+  auto* c =
+      app.add_subcommand("completion", "Print the shell completion script (bash): source <(qcesim completion bash)");
+  c->add_option("shell", *shell, "The shell (bash), or man: the man page's COMMANDS section (help2man's include)")
+      ->required()
+      ->check(CLI::IsMember({"bash", "man"}));
+  return {c, [&app, shell] {
+            std::cout << (*shell == "man" ? cli::man_commands(app) : cli::bash_completion(app));
             return 0;
           }};
 }
@@ -412,7 +453,7 @@ int sc_main(int argc, char* argv[]) {
   const Command commands[] = {hash_command(app),        cipher_command(app),  run_command(app),
                               calibrate_command(app),   sweep_command(app),   explain_command(app),
                               flamegraph_command(app),  profile_command(app), validate_command(app),
-                              sensitivity_command(app), ingest_command(app)};
+                              sensitivity_command(app), ingest_command(app),  completion_command(app)};
   if (const int rc = parse(app, argc, argv); rc >= 0) return finish_stdout("", rc);
   for (const Command& c : commands)
     if (c.app->parsed()) return finish_stdout(c.app->get_name(), guarded(c.app->get_name(), c.run));

@@ -23,6 +23,8 @@ PACKAGES=(
   libfdt-dev zlib1g-dev   # qcesim ingest: a board's flattened device tree, a .tar.gz archive
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross  # board/afalg-bench.c, static
   qemu-system-arm cpio    # the board kit's end-to-end test: Debian's arm64 kernel under QEMU (tests/board)
+  help2man dpkg-dev       # the man pages (built from --help) and the .deb (cpack, dpkg-shlibdeps)
+  chromium fonts-dejavu-core  # the HTML report checked in a real browser, offline (tests/report)
 )
 
 missing=()
