@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/markup.h"
 #include "cli/output_file.h"
 #include "model/config_error.h"
 
@@ -21,32 +22,6 @@ struct Frame {
   std::uint64_t total = 0;
   std::map<std::string, std::unique_ptr<Frame>> children;  // sorted by name, as flamegraph.pl does
 };
-
-std::string xml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += model::is_control(c) ? ' ' : c;
-    }
-  }
-  return out;
-}
 
 // A warm colour per name, stable across runs (FNV-1a of the name).
 std::string colour(const std::string& name) {
@@ -67,12 +42,12 @@ void draw(const Frame& f, double x, int depth, int max_depth, double per_count, 
                                       100.0 * static_cast<double>(f.total) / static_cast<double>(all));
   svg += fmt::format(
       "<g><title>{}</title><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" rx=\"2\"/>",
-      xml(tip), x, y, w, kFrameHeight - 1, colour(f.name));
+      xml_text(tip), x, y, w, kFrameHeight - 1, colour(f.name));
   // As much of the name as fits, at about 7 px a character.
   const std::size_t fits = static_cast<std::size_t>(std::max(0.0, (w - 6) / 7));
   if (fits >= 3) {
     const std::string shown = f.name.size() <= fits ? f.name : f.name.substr(0, fits - 2) + "..";
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", x + 3, y + 12, xml(shown));
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", x + 3, y + 12, xml_text(shown));
   }
   svg += "</g>\n";
   double cx = x;
@@ -130,11 +105,12 @@ std::string flamegraph_svg(const std::string& text, const std::string& source, c
   const double height = kTitleHeight + (max_depth + 1) * kFrameHeight + kPad;
   std::string svg = fmt::format(
       "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-      "<svg version=\"1.1\" width=\"{:.0f}\" height=\"{:.0f}\" xmlns=\"http://www.w3.org/2000/svg\" "
+      "<svg version=\"1.1\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} {1:.0f}\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" "
       "font-family=\"Verdana, sans-serif\" font-size=\"12\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"#f8f8f0\"/>\n"
-      "<text x=\"{:.0f}\" y=\"24\" text-anchor=\"middle\" font-size=\"17\">{}</text>\n",
-      kWidth, height, kWidth / 2, xml(title));
+      "<text x=\"{2:.0f}\" y=\"24\" text-anchor=\"middle\" font-size=\"17\">{3}</text>\n",
+      kWidth, height, kWidth / 2, xml_text(title));
   draw(root, kPad, 0, max_depth, (kWidth - 2 * kPad) / static_cast<double>(root.total), root.total, unit, svg);
   svg += "</svg>\n";
   return svg;

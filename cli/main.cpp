@@ -19,6 +19,7 @@
 #include "cli/hash_command.h"
 #include "cli/hex.h"
 #include "cli/numbers.h"
+#include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "studies/stop_signals.h"
 #include "cli/calibrate_command.h"
@@ -407,6 +408,37 @@ Command profile_command(CLI::App& app) {
           }};
 }
 
+Command report_command(CLI::App& app) {
+  auto o = std::make_shared<cli::ReportOptions>();
+  auto* c = app.add_subcommand("report",
+                               "One self-contained HTML page of a scenario (results, a request's timeline, where the "
+                               "time goes, what locking adds, the narration) or of a sweep (charts, break-even)");
+  c->add_option("scenario", o->input, "Scenario or sweep JSON file, or the name of one qcesim ships")
+      ->required()
+      ->transform(kScenarioName);
+  c->add_option("--output,-o", o->out, "The HTML file to write")->required();
+  c->add_option("--json", o->json_file, "Also write the report's data (every number it shows) as JSON");
+  c->add_option("--set", o->sets, "PATH=VALUE changes as for run");
+  c->add_option("--variant", o->variants, "Only this variant (repeatable)");
+  c->add_option("--request", o->request, "The request drawn and narrated (default: the 100th, or the last)")
+      ->check(cli::whole_number(0, 1000000000));
+  c->add_option("--compare", o->compare,
+                "NAME: the variant the others are compared with (default: the engine's without the lock, when a "
+                "variant locks)");
+  c->add_option("--uncertainty", o->uncertainty, "N: each output's 90 % interval from N samples (as run)")
+      ->check(cli::whole_number(2, kMaxSamples));
+  c->add_option("--sensitivity", o->sensitivity,
+                "T: rank the parameters each output depends on (Morris, T trajectories), with their provenance")
+      ->check(cli::whole_number(2, kMaxTrajectories));
+  c->add_option("--seed", o->seed, "Seed of the samples and trajectories")->check(kSeed)->capture_default_str();
+  c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)")->check(kJobs);
+  c->add_flag("--timing-only", o->timing_only, "Skip the bytes: same timing, no digests computed or checked");
+  return {c, [o] {
+            o->version = std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")";
+            return cli::run_report(*o, std::cout, std::cerr);
+          }};
+}
+
 Command completion_command(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   auto* c =
@@ -453,7 +485,8 @@ int sc_main(int argc, char* argv[]) {
   const Command commands[] = {hash_command(app),        cipher_command(app),  run_command(app),
                               calibrate_command(app),   sweep_command(app),   explain_command(app),
                               flamegraph_command(app),  profile_command(app), validate_command(app),
-                              sensitivity_command(app), ingest_command(app),  completion_command(app)};
+                              sensitivity_command(app), ingest_command(app),  report_command(app),
+                              completion_command(app)};
   if (const int rc = parse(app, argc, argv); rc >= 0) return finish_stdout("", rc);
   for (const Command& c : commands)
     if (c.app->parsed()) return finish_stdout(c.app->get_name(), guarded(c.app->get_name(), c.run));

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "cli/output_file.h"
+#include "cli/svg_chart.h"
 #include "studies/stop_signals.h"
 #include "model/config_error.h"
 
@@ -91,8 +92,17 @@ int run_gnuplot(const std::filesystem::path& script, const std::filesystem::path
 
 }  // namespace
 
-void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
-              const std::vector<std::string>& variants, const std::vector<json>& rows) {
+namespace {
+
+struct ChartData {
+  std::vector<Series> series;
+  std::vector<std::string> ticks;  // labelled or text x
+  bool numeric_x = true;
+  std::size_t missing = 0;  // rows without the metric
+};
+
+ChartData chart_data(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
+                     const std::vector<std::string>& variants, const std::vector<json>& rows) {
   if (std::find(axis_paths.begin(), axis_paths.end(), spec.x) == axis_paths.end())
     throw std::invalid_argument("--x " + spec.x + ": not one of the sweep's axes");
   // Zipped axes: x is the point's position, labelled with every axis's value.
@@ -148,14 +158,44 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
     if (a.variant != b.variant) return a.variant < b.variant;
     return std::lexicographical_compare(a.others.begin(), a.others.end(), b.others.begin(), b.others.end(), value_less);
   });
+  for (Series& sr : series) std::sort(sr.pts.begin(), sr.pts.end());
+  return {series, ticks, numeric_x, missing};
+}
 
+}  // namespace
+
+LineChart sweep_chart(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
+                      const std::vector<std::string>& variants, const std::vector<json>& rows) {
+  const ChartData d = chart_data(spec, axis_paths, variants, rows);
+  LineChart c;
+  c.x_title = spec.x_label.empty() ? spec.x : spec.x_label;
+  c.y_title = spec.y_label.empty() ? spec.y : spec.y_label;
+  c.title = spec.title.empty() ? c.y_title + " against " + c.x_title : spec.title;
+  c.log_x = spec.log_x && d.numeric_x;
+  c.log_y = spec.log_y;
+  if (!d.numeric_x) c.categories = d.ticks;
+  for (const Series& sr : d.series) c.series.push_back({sr.label, sr.pts});
+  return c;
+}
+
+void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
+              const std::vector<std::string>& variants, const std::vector<json>& rows) {
+  const ChartData d = chart_data(spec, axis_paths, variants, rows);
+  const bool png = std::filesystem::path(spec.file).extension() == ".png";
+  if (!png) {
+    write_output("--plot", spec.file, line_chart_svg(sweep_chart(spec, axis_paths, variants, rows)));
+    if (d.missing) fmt::print(stderr, "plot: {} row(s) without {} left out\n", d.missing, spec.y);
+    return;
+  }
+  const std::vector<Series>& series = d.series;
+  const std::vector<std::string>& ticks = d.ticks;
+  const bool numeric_x = d.numeric_x;
+  const std::size_t missing = d.missing;
   // gnuplot's files live in a private folder, each removed on every exit path (signals too).
   char dir_template[] = "/tmp/qcesim-plot-XXXXXX";
   if (!mkdtemp(dir_template)) throw std::runtime_error("cannot create a temporary folder for gnuplot");
   const std::filesystem::path dir = dir_template;
-  const bool png = std::filesystem::path(spec.file).extension() == ".png";
-  const auto data = dir / "series.dat", tmp_out = dir / (png ? "out.png" : "out.svg"), script = dir / "plot.gp",
-             log = dir / "gnuplot.log";
+  const auto data = dir / "series.dat", tmp_out = dir / "out.png", script = dir / "plot.gp", log = dir / "gnuplot.log";
   struct Cleanup {
     std::vector<std::filesystem::path> files;
     std::vector<int> slots;
@@ -173,8 +213,7 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
   {
     std::ofstream f(data);
     for (std::size_t k = 0; k < series.size(); ++k) {
-      auto& pts = series[k].pts;
-      std::sort(pts.begin(), pts.end());
+      const auto& pts = series[k].pts;
       for (const auto& [x, y] : pts) {
         f << fmt::format("{} {}", x, y);
         if (!numeric_x) f << " " << data_label(ticks[static_cast<std::size_t>(x)]);
@@ -190,8 +229,7 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
   const std::string y_label = spec.y_label.empty() ? spec.y : spec.y_label;
   {
     std::ofstream g(script);
-    g << (png ? "set terminal pngcairo size 960,600 enhanced font 'sans,11' background rgb 'white'\n"
-              : "set terminal svg size 960,600 dynamic enhanced font 'sans,12' background rgb 'white'\n");
+    g << "set terminal pngcairo size 960,600 enhanced font 'sans,11' background rgb 'white'\n";
     g << "set output " << gnuplot_quoted(tmp_out.string()) << "\n";
     // A long legend goes below the chart, so that it does not squeeze the plot.
     std::size_t longest = 0;

@@ -1,6 +1,7 @@
-// Charts of sweep results drawn by gnuplot (Debian's gnuplot-nox, installed by scripts/setup.sh):
-// a metric against a swept value, one line per variant and per combination of the other axes;
-// for zipped axes (combine: zip) one line per variant, the paired values as the x labels.
+// Charts of sweep results: a metric against a swept value, one line per variant and per
+// combination of the other axes; a text axis, or zipped axes (combine: zip, the paired values as
+// the labels), as grouped bars. SVG is drawn by cli/svg_chart (the same charts as the HTML
+// report's); PNG by gnuplot (Debian's gnuplot-nox, installed by scripts/setup.sh).
 //
 // Every string from an input (titles, labels, variant names, values) reaches gnuplot only as a
 // single-quoted string with control characters removed, in which gnuplot expands nothing (no
@@ -10,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "cli/svg_chart.h"
 
 namespace qcesim::cli {
 
@@ -23,8 +26,11 @@ struct PlotSpec {
 };
 
 // rows: {"values": {path: value}, "variant": name, "metrics": {...}} as the sweep writes them;
-// variants: the order of the legend. Writes the SVG through a temporary file; throws with
-// gnuplot's message when it fails.
+// variants: the order of the legend. The chart of spec.y against spec.x.
+LineChart sweep_chart(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
+                      const std::vector<std::string>& variants, const std::vector<nlohmann::json>& rows);
+// Writes the chart to spec.file (.svg, or .png through gnuplot) through a temporary file; throws
+// with gnuplot's message when it fails.
 void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
               const std::vector<std::string>& variants, const std::vector<nlohmann::json>& rows);
 

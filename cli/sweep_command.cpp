@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <ostream>
 #include <set>
@@ -13,6 +14,7 @@
 
 #include "cli/output_file.h"
 #include "cli/plot.h"
+#include "cli/report_html.h"
 #include "cli/run_command.h"
 #include "studies/sweep_journal.h"
 #include "studies/sweep_results.h"
@@ -186,6 +188,70 @@ void print_break_even(const json& be, std::ostream& out) {
   }
 }
 
+// The report's document: the sweep's JSON, the charts it shows (the file's own chart, then
+// latency and CPU time per request, each against the file's x axis) and the texts.
+json report_document(const studies::Sweep& s, const SweepOptions& opt, const std::vector<std::string>& axis_paths,
+                     const std::vector<json>& rows, const json& doc, const std::string& table,
+                     const std::string& analysis) {
+  json r = {{"sweep", doc}, {"version", opt.version}, {"table_text", table}, {"analysis_text", analysis}};
+  r["charts"] = json::array();
+  SweepOptions chart_opt = opt;
+  chart_opt.plot.clear();
+  PlotSpec spec = plot_spec(chart_opt, s, axis_paths);
+  const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
+  const model::Profile profile = sc.profile_for(sc.variants.front());
+  std::vector<std::string> metrics = {spec.y, "us_per_request", "cpu_us_per_request"};
+  for (std::size_t k = 0; k < metrics.size(); ++k) {
+    if (std::find(metrics.begin(), metrics.begin() + static_cast<std::ptrdiff_t>(k), metrics[k]) !=
+        metrics.begin() + static_cast<std::ptrdiff_t>(k))
+      continue;
+    PlotSpec c = spec;
+    c.y = metrics[k];
+    c.y_label = studies::sweep_metric_label(c.y);
+    if (k > 0) c.title.clear();
+    if (s.zip && s.axes.size() > 1) {
+      c.x_label.clear();
+      for (const auto& a : s.axes)
+        c.x_label += (c.x_label.empty() ? "" : " / ") + studies::sweep_axis_label(a.path, profile);
+    } else {
+      c.x_label = studies::sweep_axis_label(c.x, profile);
+    }
+    LineChart chart;
+    try {
+      chart = sweep_chart(c, axis_paths, s.variants, rows);
+    } catch (const std::invalid_argument&) {
+      continue;  // no row has this metric
+    }
+    json series = json::array();
+    for (const LineSeries& ls : chart.series) {
+      json pts = json::array();
+      for (const auto& [x, y] : ls.points) pts.push_back({x, y});
+      series.push_back({{"label", ls.label}, {"points", pts}});
+    }
+    // Break-even points on this metric: where a variant's curve crosses the host's.
+    json markers = json::array();
+    if (doc.contains("analysis") && doc["analysis"].contains("break_even") &&
+        doc["analysis"]["break_even"].contains("variants"))
+      for (const auto& [variant, by_metric] : doc["analysis"]["break_even"]["variants"].items())
+        if (by_metric.contains(c.y) && by_metric[c.y].value("x", json()).is_number())
+          markers.push_back(
+              {{"x", by_metric[c.y]["x"]},
+               {"label", fmt::format("{} crosses at {:.0f}", variant, by_metric[c.y]["x"].get<double>())}});
+    r["charts"].push_back(
+        {{"markers", markers},
+         {"title", chart.title},
+         {"x_title", chart.x_title},
+         {"y_title", chart.y_title},
+         {"log_x", chart.log_x},
+         {"log_y", chart.log_y},
+         {"categories", chart.categories},
+         {"series", series},
+         {"caption", chart.y_title + ", one " + (chart.categories.empty() ? "line" : "bar") + " per variant" +
+                         (s.axes.size() > 1 && !s.zip ? " and other axis value" : "")}});
+  }
+  return r;
+}
+
 }  // namespace
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
@@ -193,6 +259,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   std::vector<std::string> axis_paths;
   for (const auto& a : s.axes) axis_paths.push_back(a.path);
   const PlotSpec plot = plot_spec(opt, s, axis_paths);
+  if (!opt.report.empty()) check_output("--report", opt.report);
   studies::ShardOptions shard;
   json shard_doc;
   apply_shard_options(opt.shards, shard, shard_doc);
@@ -252,16 +319,26 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
     out << note << " (" << list << ")\n";
     chart.title = (chart.title.empty() ? s.name : chart.title) + " (" + note + ")";
   }
-  write_output("--out", prefix + ".csv", csv);
-  write_output("--out", prefix + ".json", doc.dump(1) + "\n");
-  print_rows(s, rows, out);
-  if (analysis.contains("break_even")) print_break_even(analysis["break_even"], out);
+  if (!opt.report_only) {
+    write_output("--out", prefix + ".csv", csv);
+    write_output("--out", prefix + ".json", doc.dump(1) + "\n");
+  }
+  std::ostringstream table, breaks;
+  print_rows(s, rows, table);
+  if (analysis.contains("break_even")) print_break_even(analysis["break_even"], breaks);
+  if (!opt.report_only) out << table.str() << breaks.str();
   out.flush();
+  if (!opt.report.empty()) {
+    write_output("--report", opt.report,
+                 sweep_report_html(report_document(s, opt, axis_paths, rows, doc, table.str(), breaks.str())));
+    err << "wrote " << opt.report << "\n";
+  }
   if (!plot.file.empty()) {
     plot_svg(chart, axis_paths, s.variants, rows);
     err << "wrote " << plot.file << "\n";
   }
-  err << fmt::format("wrote {}.csv and {}.json ({} of {} runs)\n", prefix, prefix, rows.size(), total);
+  if (!opt.report_only)
+    err << fmt::format("wrote {}.csv and {}.json ({} of {} runs)\n", prefix, prefix, rows.size(), total);
   if (failed) return report_failed(failed, *journal, err);
   if (journal) journal->remove();
   return 0;

@@ -28,6 +28,10 @@ struct SweepOptions {
   // --partial with --merge: merge what the shard files hold although runs are missing; every
   // output (table, CSV, JSON, chart) says which. Without it a missing run is an error.
   bool partial = false;
+  // --report FILE: the sweep as one HTML page (charts of latency and CPU time per request, the
+  // break-even points, every point's row); `version` names the program in it.
+  std::string report, version;
+  bool report_only = false;  // `qcesim report SWEEP`: the page only (no table, CSV or JSON)
 };
 
 int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err);

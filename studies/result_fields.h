@@ -68,14 +68,14 @@ enum class Derive {
     "requests that finished (completed, failed or redone on the CPU)")                                                \
   F(bytes, "bytes", count, kRequired | kMetric, "bytes hashed",                                                       \
     "the bytes hashed, encrypted or decrypted (completed and fallback requests)")                                     \
-  F(lat_mean_us, "latency_us.mean", micros, kRequired | kMetric, "mean latency per request [us]",                     \
+  F(lat_mean_us, "latency_us.mean", micros, kRequired | kMetric, "mean latency per request [µs]",                     \
     "mean latency per request, from the caller's submission to the completion callback "                              \
     "(`crypto_request_complete`)")                                                                                    \
-  F(lat_p50_us, "latency_us.p50", micros, kRequired | kMetric, "median latency per request [us]",                     \
+  F(lat_p50_us, "latency_us.p50", micros, kRequired | kMetric, "median latency per request [µs]",                     \
     "median latency (streaming histogram, 1 % resolution)")                                                           \
-  F(lat_p99_us, "latency_us.p99", micros, kRequired | kMetric, "99th-percentile latency [us]",                        \
+  F(lat_p99_us, "latency_us.p99", micros, kRequired | kMetric, "99th-percentile latency [µs]",                        \
     "99th-percentile latency")                                                                                        \
-  F(lat_max_us, "latency_us.max", micros, kRequired | kMetric, "largest latency [us]", "largest latency")             \
+  F(lat_max_us, "latency_us.max", micros, kRequired | kMetric, "largest latency [µs]", "largest latency")             \
   F(irqs, "irqs", count, kRequired | kMetric, "interrupts", "hardirqs taken")                                         \
   F(bam_descriptors, "bam_descriptors", count, kRequired | kMetric, "BAM descriptors",                                \
     "BAM hardware descriptors processed, all pipes")                                                                  \
@@ -86,10 +86,10 @@ enum class Derive {
     "LOCK/UNLOCK pairs Linux's driver put around its work: one per request with the series, fewer with "              \
     "`lock_batch` or `lock_when: shared` ([locking-designs.md](locking-designs.md))")                                 \
   QCESIM_MECHANISMS(QCESIM_MECHANISM_FIELD, F)                                                                        \
-  D(us_per_request, "wall_s", per_request_us, "wall time per request [us]", "`wall_s` / `requests`")                  \
-  D(cpu_us_per_request, "cpu_s", per_request_us, "CPU time per request [us]", "`cpu_s` / `requests`")                 \
-  D(hardirq_us_per_request, "hardirq_s", per_request_us, "hardirq time per request [us]", "`hardirq_s` / `requests`") \
-  D(softirq_us_per_request, "softirq_s", per_request_us, "softirq time per request [us]", "`softirq_s` / `requests`") \
+  D(us_per_request, "wall_s", per_request_us, "wall time per request [µs]", "`wall_s` / `requests`")                  \
+  D(cpu_us_per_request, "cpu_s", per_request_us, "CPU time per request [µs]", "`cpu_s` / `requests`")                 \
+  D(hardirq_us_per_request, "hardirq_s", per_request_us, "hardirq time per request [µs]", "`hardirq_s` / `requests`") \
+  D(softirq_us_per_request, "softirq_s", per_request_us, "softirq time per request [µs]", "`softirq_s` / `requests`") \
   D(mb_per_s, "bytes", per_wall_mb, "throughput [MB/s]", "`bytes` / `wall_s`, in 10^6 bytes per second")              \
   F(host_seconds, "host_seconds", host_seconds, kRequired | kMetric, "simulation host time [s]",                      \
     "how long the simulation of this variant took (elaboration, the message pool and the replay)")                    \

@@ -379,9 +379,9 @@ std::string sweep_axis_label(const std::string& path, const Profile& profile) {
       {"workload.queue_depth", "requests in flight (queue depth)"},
       {"workload.tz.rate_per_s", "TrustZone jobs per second"},
       {"workload.tz.message_bytes", "TrustZone message size [bytes]"},
-      {"workload.tz.timeout_us", "request watchdog [us]"},
-      {"faults.tz_lock_hold_us", "TrustZone's extra lock hold per job [us]"},
-      {"faults.timeout_us", "request watchdog [us]"}};
+      {"workload.tz.timeout_us", "request watchdog [µs]"},
+      {"faults.tz_lock_hold_us", "TrustZone's extra lock hold per job [µs]"},
+      {"faults.timeout_us", "request watchdog [µs]"}};
   if (auto it = scenario_keys.find(path); it != scenario_keys.end()) return it->second;
   for (const FaultKind& k : fault_kinds())
     if (path == std::string("faults.") + k.key) return k.label;

@@ -65,7 +65,7 @@ struct Sweep {
 // The metrics a sweep row carries: the run's JSON keys, latency_us.* flattened, and per-request
 // figures derived from them.
 const std::vector<std::string>& sweep_metric_names();
-// A metric or an axis in words with its unit, for charts ("CPU time per request [us]"); an axis
+// A metric or an axis in words with its unit, for charts ("CPU time per request [µs]"); an axis
 // that is a profile parameter is named by its doc line and unit.
 std::string sweep_metric_label(const std::string& metric);
 std::string sweep_axis_label(const std::string& path, const Profile& profile);

@@ -133,7 +133,7 @@ TEST_F(HostileInput, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
       svg.find("Invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write [ns] / Waits until the "
                "SMMU has finished the invalidations [ns]"),
       std::string::npos);
-  EXPECT_NE(svg.find("CPU time per request [us]"), std::string::npos);
+  EXPECT_NE(svg.find("CPU time per request [µs]"), std::string::npos);
   EXPECT_LT(svg.find("<title>sha256-qce-nolock</title>"), svg.find("<title>sha256-lib</title>"));
   // Each line has its own colour and dash pattern.
   for (const char* colour : {"rgb(  0, 114, 178)", "rgb(213,  94,   0)", "rgb(  0, 158, 115)"})

@@ -1,0 +1,223 @@
+#include "cli/report_command.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+#include <spdlog/fmt/fmt.h>
+
+#include "cli/output_file.h"
+#include "cli/report_html.h"
+#include "cli/report_timeline.h"
+#include "cli/sweep_command.h"
+#include "model/config_error.h"
+#include "model/trace.h"
+#include "studies/explain.h"
+#include "studies/processes.h"
+#include "studies/replay.h"
+#include "studies/scenario.h"
+#include "studies/sensitivity.h"
+#include "studies/stop_signals.h"
+#include "studies/uncertainty.h"
+
+namespace qcesim::cli {
+
+using model::ConfigError;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::int64_t steady_request(std::uint64_t messages) {
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(100, messages - 1));
+}
+
+namespace {
+
+// A sweep file is a JSON object with a "sweep" key; anything else is read as a scenario (whose
+// loader names what is wrong with it).
+bool is_sweep_file(const std::string& file) {
+  try {
+    const json j = json::parse(model::read_input_file(file, "scenario or sweep file"));
+    return j.is_object() && j.contains("sweep");
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+// The sweep: run into a private folder (its CSV, JSON and journal are not wanted), the page
+// written by the sweep itself.
+int sweep_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
+  for (const auto& [option, set] : {std::pair<const char*, bool>{"--variant", !opt.variants.empty()},
+                                    {"--request", opt.request >= 0},
+                                    {"--compare", !opt.compare.empty()},
+                                    {"--uncertainty", opt.uncertainty > 0},
+                                    {"--sensitivity", opt.sensitivity > 0},
+                                    {"--json", !opt.json_file.empty()}})
+    if (set) throw ConfigError(option, "", "a scenario file (not a sweep) with this option", opt.input);
+  check_output("--output", opt.out);
+  char dir_template[] = "/tmp/qcesim-report-XXXXXX";
+  if (!mkdtemp(dir_template)) throw std::runtime_error("cannot create a temporary folder for the sweep's files");
+  const fs::path dir = dir_template;
+  const int slot = studies::register_temp_dir(dir.c_str());
+  struct Cleanup {
+    fs::path dir;
+    int slot;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      studies::forget_temp_file(slot);
+    }
+  } cleanup{dir, slot};
+  SweepOptions so;
+  so.file = opt.input;
+  so.out = (dir / "sweep").string();
+  so.jobs = opt.jobs;
+  so.fresh = true;
+  so.sets = opt.sets;
+  so.report = opt.out;
+  so.version = opt.version;
+  so.report_only = true;
+  return run_sweep(so, out, err);
+}
+
+// The variant the others are compared with: the engine's variant without the lock when there is
+// a locked one (mmio register I/O first, as mainline), else none.
+std::string default_compare(const studies::Scenario& sc, const std::vector<const studies::Variant*>& chosen) {
+  bool locked = false;
+  for (const auto* v : chosen) locked = locked || v->bam_lock;
+  if (!locked) return "";
+  const studies::Variant* best = nullptr;
+  for (const auto* v : chosen)
+    if (v->engine == studies::VariantEngine::qce && !v->bam_lock &&
+        (!best || (v->reg_io == qce::RegIo::mmio && best->reg_io != qce::RegIo::mmio)))
+      best = v;
+  (void)sc;
+  return best ? best->name : "";
+}
+
+// The profile's parameters as the sensitivity section shows them.
+json parameters_of(const studies::Scenario& sc, const studies::Variant& v) {
+  json j = json::object();
+  const model::Profile profile = sc.profile_for(v);
+  for (const auto& [name, p] : profile.params())
+    j[name] = {
+        {"value", p.is_text() ? p.text : fmt::format("{:g}", p.value)}, {"unit", p.unit}, {"provenance", p.provenance}};
+  return j;
+}
+
+}  // namespace
+
+int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
+  if (is_sweep_file(opt.input)) return sweep_report(opt, out, err);
+  const studies::Scenario sc = studies::Scenario::load(opt.input, opt.sets);
+  std::vector<const studies::Variant*> chosen;
+  if (opt.variants.empty()) {
+    for (const auto& v : sc.variants) chosen.push_back(&v);
+  } else {
+    for (const std::string& name : opt.variants) {
+      try {
+        chosen.push_back(&sc.variant(name));
+      } catch (const ConfigError& e) {
+        throw ConfigError("--variant", "", e.expected, e.found);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < chosen.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (chosen[i] == chosen[k]) throw ConfigError("--variant", "", "each variant named once", chosen[i]->name);
+  const std::uint64_t messages = sc.workload.messages;
+  const std::int64_t request = opt.request >= 0 ? opt.request : steady_request(messages);
+  if (static_cast<std::uint64_t>(request) >= messages)
+    throw ConfigError("--request", "", fmt::format("a request below workload.messages ({})", messages),
+                      std::to_string(request));
+  std::string compare = opt.compare.empty() ? default_compare(sc, chosen) : opt.compare;
+  if (!opt.compare.empty() &&
+      std::none_of(chosen.begin(), chosen.end(), [&](const auto* v) { return v->name == opt.compare; }))
+    throw ConfigError("--compare", "", "a variant the report simulates", model::quoted_input(opt.compare));
+  check_output("--output", opt.out);
+  if (!opt.json_file.empty()) check_output("--json", opt.json_file);
+  for (const auto* v : chosen) studies::check_variant(sc, *v);
+
+  // The traced request's replay stops after it (and what the queue keeps in flight behind it).
+  std::vector<std::string> short_sets = opt.sets;
+  short_sets.push_back(fmt::format(
+      "workload.messages={}",
+      std::min<std::uint64_t>(messages, static_cast<std::uint64_t>(request) + 2 + sc.workload.queue_depth)));
+  const studies::Scenario short_sc = studies::Scenario::load(opt.input, short_sets);
+  err << fmt::format("qcesim report: {} ({} x {} B {}), {} variant(s), request {} traced{}\n", sc.name, messages,
+                     sc.workload.message_bytes, sc.workload.algorithm.name, chosen.size(), request,
+                     opt.timing_only ? ", timing only" : "");
+  const std::size_t n = chosen.size();
+  const bool ahead = studies::spare_core_per_run(2 * n, opt.jobs);
+  std::size_t finished = 0;
+  const auto raw = studies::fork_each(
+      2 * n, opt.jobs,
+      [&](std::size_t i) -> json {
+        if (i < n) return studies::run_variant(sc, *chosen[i], opt.timing_only, ahead).to_json();
+        const studies::Variant& v = short_sc.variant(chosen[i - n]->name);
+        model::Tracer tracer(request, request + 2);
+        const studies::VariantResult r = studies::run_variant(short_sc, v, true, false);
+        json tl = timeline_json(tracer, request);
+        tl["narration"] = studies::narrate(tracer, request, short_sc, v, r);
+        return tl;
+      },
+      [&](std::size_t i, const json& j) {
+        ++finished;
+        const std::string what =
+            i < n ? chosen[i]->name : chosen[i - n]->name + " (request " + std::to_string(request) + " traced)";
+        if (j.contains("error")) {
+          err << fmt::format("[{}/{}] {}: failed: {}\n", finished, 2 * n, what, j["error"].get<std::string>());
+        } else {
+          err << fmt::format("[{}/{}] {}\n", finished, 2 * n, what);
+        }
+        err.flush();
+      });
+  for (const json& j : raw)
+    if (j.contains("error")) throw std::runtime_error("a run failed: " + j["error"].get<std::string>());
+
+  json doc = {{"scenario", sc.name},
+              {"file", fs::path(opt.input).filename().string()},
+              {"about", sc.document.value("about", "")},
+              {"version", opt.version},
+              {"sets", opt.sets},
+              {"request", request},
+              {"compare", compare},
+              {"workload",
+               {{"messages", messages},
+                {"message_bytes", sc.workload.message_bytes},
+                {"algorithm", sc.workload.algorithm.name},
+                {"queue_depth", sc.workload.queue_depth}}},
+              {"variants", json::array()},
+              {"timelines", json::object()},
+              {"uncertainty", nullptr},
+              {"sensitivity", nullptr}};
+  for (std::size_t i = 0; i < n; ++i) {
+    doc["variants"].push_back(raw[i]);
+    doc["timelines"][chosen[i]->name] = raw[n + i];
+  }
+  studies::UncertaintySpec spec;
+  spec.scenario = opt.input;
+  spec.sets = opt.sets;
+  for (const auto* v : chosen) spec.variants.push_back(v->name);
+  spec.seed = opt.seed;
+  spec.jobs = opt.jobs;
+  if (opt.uncertainty) {
+    spec.samples = opt.uncertainty;
+    const studies::UncertaintyResult u = studies::run_uncertainty(spec, err);
+    doc["uncertainty"] = studies::uncertainty_json(u, spec);
+  }
+  if (opt.sensitivity) {
+    studies::SensitivitySpec ss;
+    ss.base = spec;
+    ss.trajectories = opt.sensitivity;
+    doc["sensitivity"] = studies::sensitivity_json(studies::run_sensitivity(ss, err));
+    doc["parameters"] = parameters_of(sc, *chosen.front());
+  }
+  write_output("--output", opt.out, scenario_report_html(doc));
+  if (!opt.json_file.empty()) write_output("--json", opt.json_file, doc.dump(1) + "\n");
+  err << "wrote " << opt.out << "\n";
+  (void)out;
+  return 0;
+}
+
+}  // namespace qcesim::cli
