@@ -363,9 +363,14 @@ Command sweep_command(CLI::App& app) {
   sp->add_option("--merge", sw->shards.merge,
                  "All N shard files: the sweep's outputs from them (the same command otherwise)")
       ->expected(1, -1);
+  sp->add_option("--report", sw->report,
+                 "Also write the sweep as one HTML page: charts with break-even points, analysis, every point");
   sp->add_flag("--partial", sw->partial,
                "With --merge: accept missing runs (a lost shard's) and say in every output which are missing");
-  return {sp, [sw] { return cli::run_sweep(*sw, std::cout, std::cerr); }};
+  return {sp, [sw] {
+            sw->version = std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")";
+            return cli::run_sweep(*sw, std::cout, std::cerr);
+          }};
 }
 
 Command explain_command(CLI::App& app) {

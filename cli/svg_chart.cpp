@@ -55,7 +55,16 @@ std::vector<std::string> wrap(const std::string& text, double width, double font
   while (i < text.size()) {
     std::size_t j = text.find(' ', i);
     if (j == std::string::npos) j = text.size();
-    const std::string word = text.substr(i, j - i);
+    std::string word = text.substr(i, j - i);
+    // A word wider than the line is cut (a path or a name without spaces).
+    while (text_width(word, font) > width && word.size() > 1) {
+      if (!line.empty()) lines.push_back(line);
+      std::size_t fit = 1;
+      while (fit < word.size() && text_width(word.substr(0, fit + 1), font) <= width) ++fit;
+      lines.push_back(word.substr(0, fit));
+      word.erase(0, fit);
+      line.clear();
+    }
     const std::string next = line.empty() ? word : line + " " + word;
     if (!line.empty() && text_width(next, font) > width) {
       lines.push_back(line);

@@ -267,6 +267,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
     // One shard: its runs to --shard-out, resumable through a journal beside it.
     if (!opt.plot.empty())
       throw model::ConfigError("--plot", "", "no chart with --shard (the merge draws it)", opt.plot);
+    if (!opt.report.empty())
+      throw model::ConfigError("--report", "", "no report with --shard (the merge writes it)", opt.report);
     const std::string journal_file = opt.shards.shard_out + ".journal.jsonl";
     if (check_output("--shard-out", journal_file) != OutputKind::replace)
       throw model::ConfigError("--shard-out", "", "a regular file name (FILE and FILE.journal.jsonl)", journal_file);

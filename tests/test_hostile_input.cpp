@@ -84,7 +84,7 @@ TEST_F(HostileInput, GnuplotQuotedStringsCarryNoNewlineAndDoubleTheirQuotes) {
 // break in it (a new gnuplot command), it is refused when the sweep file is read.
 TEST_F(HostileInput, SweepTitlesReachGnuplotAsTextNeverAsCode) {
   const std::string marker = dir + "/pwned";
-  const std::string title = "x'; system(\"touch " + marker + "\"); set title '`touch " + marker + "` @x";
+  const std::string title = "x'; system(\"touch " + marker + "\"); set title '`touch " + marker + "` @x <script>";
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock"}},
@@ -92,15 +92,23 @@ TEST_F(HostileInput, SweepTitlesReachGnuplotAsTextNeverAsCode) {
              {"axes", {{{"path", "workload.message_bytes"}, {"values", {64, 128}}}}},
              {"plot", {{"title", title}}}};
   test::write_text(dir + "/s.json", sw.dump());
-  auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
+  // PNG: drawn by gnuplot, which must take the title as text.
+  auto r = qcesim({"sweep", "s.json", "--plot", "t.png"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(marker));
+  EXPECT_EQ(test::slurp(dir + "/t.png").substr(1, 3), "PNG");
+  // SVG: drawn by qcesim, the title escaped as XML text.
+  r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string svg = test::slurp(dir + "/t.svg");
-  EXPECT_NE(svg.find("x'; system(\"touch " + marker + "\"); set title '`touch"), std::string::npos)
+  EXPECT_EQ(svg.find("<script>"), std::string::npos);
+  EXPECT_NE(svg.find("<title>x&#39;; system(&quot;touch " + marker + "&quot;); set title &#39;`touch " + marker +
+                     "` @x &lt;script&gt;</title>"),
+            std::string::npos)
       << "the title is drawn as text";
   sw["plot"]["title"] = "x'\nsystem(\"touch " + marker + "\")\n";
   test::write_text(dir + "/s.json", sw.dump());
-  r = qcesim({"sweep", "s.json", "--plot", "t2.svg"});
+  r = qcesim({"sweep", "s.json", "--plot", "t2.png"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("at /plot/title: expected a string without control characters"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(marker));
@@ -108,9 +116,9 @@ TEST_F(HostileInput, SweepTitlesReachGnuplotAsTextNeverAsCode) {
 
 // ---- 11. Charts people can read --------------------------------------------------------------
 
-// Zipped axes: one line per variant (not one per point), the paired values as x labels, axis
-// titles in words with units, the legend in the sweep's variant order.
-TEST_F(HostileInput, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
+// Zipped axes: grouped bars, a bar per variant and point (not a series per point), the paired
+// values as labels, axis titles in words with units, the legend in the sweep's variant order.
+TEST_F(HostileInput, ZippedAxesDrawGroupedBarsWithPairedLabels) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
              {"variants", {"sha256-qce-nolock", "sha256-qce-lock", "sha256-lib"}},
@@ -124,20 +132,22 @@ TEST_F(HostileInput, ZippedAxesDrawOneLinePerVariantWithPairedLabels) {
   const auto r = qcesim({"sweep", "s.json", "--plot", "t.svg"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string svg = test::slurp(dir + "/t.svg");
-  std::size_t lines = 0;
-  for (std::size_t at = 0; (at = svg.find("<g id=\"gnuplot_plot_", at)) != std::string::npos; ++at) ++lines;
-  EXPECT_EQ(lines, 3u);  // three variants, not 3 x 3 one-point series
+  // Zipped axes are categories: grouped bars, a bar per variant and point (3 x 3, not 9 series),
+  // no line through them.
+  std::size_t bars = 0;
+  for (std::size_t at = 0; (at = svg.find("</title></rect>", at)) != std::string::npos; ++at) ++bars;
+  EXPECT_EQ(bars, 9u);
+  EXPECT_EQ(svg.find("<path"), std::string::npos);
   for (const char* tick : {"250 / 1500", "500 / 3000", "1000 / 6000"})
     EXPECT_NE(svg.find(tick), std::string::npos) << tick;
-  EXPECT_NE(
-      svg.find("Invalidates one page's SMMU TLB entry in strict mode, a TLBIVA register write [ns] / Waits until the "
-               "SMMU has finished the invalidations [ns]"),
-      std::string::npos);
+  // The axis title in words (wrapped over lines, never clipped), the metric with its unit.
+  EXPECT_NE(svg.find("Invalidates one page&#39;s SMMU TLB entry in strict mode"), std::string::npos);
+  EXPECT_NE(svg.find("Waits until the SMMU has finished the invalidations [ns]"), std::string::npos);
   EXPECT_NE(svg.find("CPU time per request [µs]"), std::string::npos);
-  EXPECT_LT(svg.find("<title>sha256-qce-nolock</title>"), svg.find("<title>sha256-lib</title>"));
-  // Each line has its own colour and dash pattern.
-  for (const char* colour : {"rgb(  0, 114, 178)", "rgb(213,  94,   0)", "rgb(  0, 158, 115)"})
-    EXPECT_NE(svg.find("stroke=\"" + std::string(colour) + "\""), std::string::npos) << colour;
+  // The legend in the sweep's variant order, each variant its own colour.
+  EXPECT_LT(svg.find(">sha256-qce-nolock</text>"), svg.find(">sha256-lib</text>"));
+  for (const char* colour : {"#0072B2", "#D55E00", "#009E73"})
+    EXPECT_NE(svg.find("fill=\"" + std::string(colour) + "\""), std::string::npos) << colour;
 }
 
 // Folded stacks become a flame graph with every name escaped; a bad line is named.

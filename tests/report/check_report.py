@@ -9,7 +9,7 @@ its fd 3, replies on fd 4, each a JSON text ended by NUL), so no port is opened;
 in a new network namespace (unshare -n) where only a downed loopback exists.
 
   check_report.py REPORT.html REPORT.json OUTDIR [--run RUN.json] [--sections a,b,...]
-REPORT.json is the report's own --json; --run names a `qcesim run --json` of the same scenario,
+REPORT.json is the report's own --json ("-" for a sweep's page: no numbers checked); --run names a `qcesim run --json` of the same scenario,
 whose outputs the report's must equal.
 exit 0 when every check holds, 1 with the failures listed, 77 when no browser is installed.
 """
@@ -166,7 +166,7 @@ def main():
         chrome = real  # Debian's wrapper script adds flags of its own; the binary takes ours only
     report = os.path.abspath(args.report)
     url = "file://" + report
-    run = json.load(open(args.run_json))
+    run = json.load(open(args.run_json)) if args.run_json != "-" else None  # "-": a sweep's page
     failures = []
     if args.run:
         ran = {v["name"]: v for v in json.load(open(args.run))["variants"]}
@@ -222,7 +222,7 @@ def main():
                 if probe["svgs"] == 0 or probe["svgText"] < 20:
                     failures.append(f"charts without text: {probe['svgs']} SVGs, {probe['svgText']} text elements")
                 checked = 0
-                for n in probe["numbers"]:
+                for n in probe["numbers"] if run else []:
                     if n["variant"] is None:
                         continue
                     v = run["variants"][int(n["variant"])]
@@ -239,7 +239,7 @@ def main():
                     if abs(shown - want) > 0.5 * 10 ** -decimals + 1e-12:
                         failures.append(f"{v['name']}: {n['field']} shows {n['text']}, the JSON has {want}")
                     checked += 1
-                if checked < 3 * len(run["variants"]):
+                if run and checked < 3 * len(run["variants"]):
                     failures.append(f"only {checked} numbers on the page could be checked against the JSON")
                 print(f"1280 px: {len(probe['sections'])} sections, {checked} numbers equal to the run's JSON, "
                       f"{probe['svgs']} SVGs with {probe['svgText']} text elements")
