@@ -174,15 +174,21 @@ std::string timeline_section(const json& doc) {
       "per core context and per piece of hardware that worked on it, in µs from the caller's submission. Point at "
       "a bar for its function, time and why. The band above names the phases: the CPU preparing and submitting, the "
       "BAM and the engine at work (the CPU is free to do other things or sleep), and the completion (interrupt, "
-      "softirq, the driver's callback). The same events as <code>qcesim run --trace</code> (Perfetto).</p>\n",
+      "softirq, the driver's callback). Variants of comparable length share one time axis. The same events as "
+      "<code>qcesim run --trace</code> (Perfetto).</p>\n",
       doc["request"].get<std::int64_t>());
+  // One time axis for the variants whose requests take at least a tenth of the longest, so that
+  // lock against no-lock compares by eye; a much shorter one (the CPU's) gets its own.
+  double longest = 0;
+  for (const auto& [name, tl] : doc["timelines"].items()) longest = std::max(longest, tl.value("duration_us", 0.0));
   for (const json& v : doc["variants"]) {
     const std::string name = v["name"];
     if (!doc["timelines"].contains(name)) continue;
     const json& tl = doc["timelines"][name];
+    const double axis = tl.value("duration_us", 0.0) >= longest / 10 ? longest : 0.0;
     s += fmt::format("<h3>{}</h3>\n", h(name));
     s += figure(
-        timeline_svg(tl, name + ": request " + std::to_string(doc["request"].get<std::int64_t>())),
+        timeline_svg(tl, name + ": request " + std::to_string(doc["request"].get<std::int64_t>()), axis),
         fmt::format("{}: {} µs from submission to the last step of request {}; {} steps.", h(name),
                     fixed(tl.value("duration_us", 0.0), 1), doc["request"].get<std::int64_t>(), tl["spans"].size()),
         true);
@@ -239,6 +245,7 @@ std::string where_section(const json& doc) {
   for (const json& v : doc["variants"]) {
     mech.rows.push_back(v["name"]);
     std::vector<double> row;
+    row.reserve(used.size());
     const double n = v.value("requests", 0.0);
     for (const auto& [key, label] : used)
       row.push_back(n > 0 && v.contains("cpu_by_mechanism") ? v["cpu_by_mechanism"].value(key, 0.0) * 1e6 / n : 0);
@@ -376,10 +383,10 @@ std::string explain_section(const json& doc) {
 // in bold, its first sentence, the rest folded.
 std::string provenance_cell(const std::string& text) {
   const auto colon = text.find(':');
-  const std::string kind = colon != std::string::npos && colon < 24 ? text.substr(0, colon) : "";
+  const std::string kind = colon < 24 ? text.substr(0, colon) : "";  // npos is larger
   const std::string rest = kind.empty() ? text : text.substr(colon + 1);
   auto cut = rest.find(". ");
-  if (cut == std::string::npos || cut > 200) cut = std::min<std::size_t>(rest.size(), 160);
+  if (cut > 200) cut = std::min<std::size_t>(rest.size(), 160);  // npos too
   std::string s = kind.empty() ? "" : "<b>" + h(kind) + "</b>:";
   if (cut >= rest.size()) return s + h(rest);
   return s + "<details><summary>" + h(rest.substr(0, cut)) + " ...</summary>" + h(rest.substr(cut)) + "</details>";

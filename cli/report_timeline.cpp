@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "cli/markup.h"
@@ -35,7 +36,7 @@ std::size_t colour_of(const std::string& kind, const std::string& context) {
 
 json timeline_json(const model::Tracer& tr, std::int64_t request) {
   // The window: from the earliest to the latest span the request owns.
-  double t0 = INFINITY, t1 = -INFINITY;
+  double t0 = std::numeric_limits<double>::infinity(), t1 = -t0;
   for (const model::TraceSpan& s : tr.spans())
     if (s.request == request) {
       t0 = std::min(t0, us(s.start));
@@ -53,7 +54,7 @@ json timeline_json(const model::Tracer& tr, std::int64_t request) {
     }
     return it->second;
   };
-  double hw0 = INFINITY, hw1 = -INFINITY;
+  double hw0 = std::numeric_limits<double>::infinity(), hw1 = -hw0;
   for (const model::TraceSpan& s : tr.spans()) {
     const double a = us(s.start), b = us(s.end);
     const model::TraceTrack& t = tr.tracks().at(static_cast<std::size_t>(s.track));
@@ -97,9 +98,10 @@ json timeline_json(const model::Tracer& tr, std::int64_t request) {
   return j;
 }
 
-std::string timeline_svg(const json& tl, const std::string& title) {
+std::string timeline_svg(const json& tl, const std::string& title, double axis_us) {
   const double width = 960, label_w = 230, left = label_w + 10, right = width - 16, lane_h = 20, lane_gap = 4;
-  const double dur = tl.value("duration_us", 0.0);
+  const double request_us = tl.value("duration_us", 0.0);
+  const double dur = std::max(request_us, axis_us);
   const json& tracks = tl["tracks"];
   // Lanes in a stable order: CPUs by number and context, then the BAM's pipes, the engine, the
   // lock and the interrupt lines.

@@ -17,7 +17,8 @@ namespace qcesim::cli {
 // window's start), counters and phases. What the report's child process hands back.
 nlohmann::json timeline_json(const model::Tracer& tr, std::int64_t request);
 
-// The SVG of timeline_json's document (title above it).
-std::string timeline_svg(const nlohmann::json& timeline, const std::string& title);
+// The SVG of timeline_json's document (title above it), its time axis `axis_us` long (at least
+// the request's duration; 0: the duration), so that variants drawn on one axis compare by eye.
+std::string timeline_svg(const nlohmann::json& timeline, const std::string& title, double axis_us = 0);
 
 }  // namespace qcesim::cli

@@ -27,8 +27,12 @@ done
 # --version: "qcesim X.Y.Z (REVISION)", the revision a git hash (a checkout) or "unknown".
 version=$("$q" --version)
 [[ $version =~ ^qcesim\ [0-9]+\.[0-9]+\.[0-9]+\ \(([0-9a-f]{7,}(-dirty)?|unknown)\)$ ]] || fail "--version: $version"
-if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1; then
-  [[ $version == *"$(git -C "$src" rev-parse --short=12 HEAD)"* ]] || fail "--version names no HEAD: $version"
+# In a checkout, the revision is one of its commits (HEAD when built after the last commit).
+rev=${version##*(}
+rev=${rev%)}
+rev=${rev%-dirty}
+if [ "$rev" != unknown ] && git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1; then
+  git -C "$src" cat-file -e "$rev^{commit}" 2>/dev/null || fail "--version names no commit of this tree: $version"
 fi
 
 # A scenario by name, from a folder that has none; the table comes out.
