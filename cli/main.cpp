@@ -84,6 +84,9 @@ const CLI::Validator kScenarioName(
     },
     "");
 
+// "qcesim X.Y.Z (REVISION)": --version's line, and what reports say wrote them.
+std::string version_text() { return std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")"; }
+
 // A subcommand: its options are parsed into state that `run` reads.
 struct Command {
   CLI::App* app;
@@ -368,7 +371,7 @@ Command sweep_command(CLI::App& app) {
   sp->add_flag("--partial", sw->partial,
                "With --merge: accept missing runs (a lost shard's) and say in every output which are missing");
   return {sp, [sw] {
-            sw->version = std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")";
+            sw->version = version_text();
             return cli::run_sweep(*sw, std::cout, std::cerr);
           }};
 }
@@ -439,7 +442,7 @@ Command report_command(CLI::App& app) {
   c->add_option("--jobs,-j", o->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_flag("--timing-only", o->timing_only, "Skip the bytes: same timing, no digests computed or checked");
   return {c, [o] {
-            o->version = std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")";
+            o->version = version_text();
             return cli::run_report(*o, std::cout, std::cerr);
           }};
 }
@@ -486,7 +489,7 @@ int sc_main(int argc, char* argv[]) {
   // A bad option names the program as every other error does.
   app.failure_message(
       [](const CLI::App* a, const CLI::Error& e) { return "qcesim: " + CLI::FailureMessage::simple(a, e); });
-  app.set_version_flag("--version", std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")");
+  app.set_version_flag("--version", version_text());
   const Command commands[] = {hash_command(app),        cipher_command(app),  run_command(app),
                               calibrate_command(app),   sweep_command(app),   explain_command(app),
                               flamegraph_command(app),  profile_command(app), validate_command(app),

@@ -95,6 +95,16 @@ double per_request_us(const json& v, const char* key) {
   return n > 0 ? v.value(key, 0.0) * 1e6 / n : 0.0;
 }
 
+// The mechanisms (studies/mechanisms.h) as (JSON key, label), in the table's order.
+const std::vector<std::pair<std::string, std::string>>& mechanisms() {
+  static const std::vector<std::pair<std::string, std::string>> list = {
+#define QCESIM_REPORT_MECH(A, name, label, meaning) {#name, label},
+      QCESIM_MECHANISMS(QCESIM_REPORT_MECH, _)
+#undef QCESIM_REPORT_MECH
+  };
+  return list;
+}
+
 std::string section(const std::string& id, const std::string& title) {
   return fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", id, h(title));
 }
@@ -230,10 +240,7 @@ std::string where_section(const json& doc) {
   BarChart mech;
   mech.title = "CPU time per request by mechanism";
   mech.axis = "µs per request";
-  std::vector<std::pair<std::string, std::string>> mechs;
-#define QCESIM_REPORT_MECH(A, name, label, meaning) mechs.emplace_back(#name, label);
-  QCESIM_MECHANISMS(QCESIM_REPORT_MECH, _)
-#undef QCESIM_REPORT_MECH
+  const auto& mechs = mechanisms();
   std::vector<std::pair<std::string, std::string>> used;
   for (const auto& [key, label] : mechs)
     for (const json& v : doc["variants"])
@@ -253,7 +260,38 @@ std::string where_section(const json& doc) {
   }
   if (!used.empty())
     s += figure(bar_chart_svg(mech), "CPU time per request by mechanism (docs/run.md, cpu_by_mechanism).");
-  // The functions, and the flame graph, per variant.
+
+  // By function: the seven functions with the most CPU time over all variants, then the rest.
+  std::map<std::string, double> total;
+  for (const json& v : doc["variants"])
+    for (const json& f : v.value("profile", json::array()))
+      total[f["function"].get<std::string>()] += f.value("cpu_s", 0.0);
+  std::vector<std::pair<double, std::string>> ranked;
+  ranked.reserve(total.size());
+  for (const auto& [name, sec] : total) ranked.emplace_back(-sec, name);
+  std::sort(ranked.begin(), ranked.end());
+  if (ranked.size() > 7) ranked.resize(7);
+  BarChart fn;
+  fn.title = "CPU time per request by function";
+  fn.axis = "µs per request";
+  for (const auto& [neg, name] : ranked) fn.series.push_back(name);
+  fn.series.push_back("all other functions");
+  fn.colours = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (const json& v : doc["variants"]) {
+    const double n = v.value("requests", 0.0);
+    std::vector<double> row(fn.series.size(), 0.0);
+    for (const json& f : v.value("profile", json::array())) {
+      const double us = n > 0 ? f.value("cpu_s", 0.0) * 1e6 / n : 0.0;
+      const auto at = std::find(fn.series.begin(), fn.series.end() - 1, f["function"].get<std::string>());
+      row[static_cast<std::size_t>(at - fn.series.begin())] += us;
+    }
+    fn.rows.push_back(v["name"]);
+    fn.values.push_back(row);
+  }
+  if (!ranked.empty())
+    s += figure(bar_chart_svg(fn),
+                "CPU time per request by kernel function (all contexts): the seven with the most "
+                "time over the variants, the rest together.");  // The functions, and the flame graph, per variant.
   for (const json& v : doc["variants"]) {
     const std::string name = v["name"];
     if (!v.contains("profile") || v["profile"].empty()) continue;
@@ -314,10 +352,7 @@ std::string lock_section(const json& doc) {
     const double n = v.value("requests", 0.0);
     return n > 0 ? v.value(k, 0.0) / n : 0.0;
   };
-  std::vector<std::pair<std::string, std::string>> mechs;
-#define QCESIM_REPORT_MECH(A, name, label, meaning) mechs.emplace_back(#name, label);
-  QCESIM_MECHANISMS(QCESIM_REPORT_MECH, _)
-#undef QCESIM_REPORT_MECH
+  const auto& mechs = mechanisms();
   std::size_t i = 0;
   for (const json& v : doc["variants"]) {
     ++i;

@@ -37,8 +37,9 @@ class Browser:
             "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "about:blank",
         ]
         cmd = ["sh", "-c", 'exec "$0" "$@" 3<&0 4>&1 0</dev/null 1>&2', chrome] + flags
-        if os.geteuid() == 0 and shutil.which("unshare"):
-            cmd = ["unshare", "-n"] + cmd
+        if os.geteuid() == 0 and shutil.which("unshare") and \
+                subprocess.run(["unshare", "-n", "true"], stderr=subprocess.DEVNULL).returncode == 0:
+            cmd = ["unshare", "-n"] + cmd  # else (a container without the right) the flags above alone
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
         self.buf = b""
