@@ -16,7 +16,7 @@ const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E6
 const char* const kDashes[] = {"", "8 4", "2 3", "10 3 2 3", "5 5"};
 
 constexpr double kFont = 13;    // px: labels and ticks
-constexpr double kCharW = 7.2;  // px: a character's width at kFont, for layout (DejaVu Sans averages ~7)
+constexpr double kCharW = 7.8;  // px: a character's width at kFont, for layout (DejaVu Sans, mixed text)
 constexpr double kTitleFont = 15;
 
 double text_width(const std::string& s, double font = kFont) {
@@ -158,12 +158,32 @@ Axis make_axis(double lo, double hi, bool log, int want, bool from_zero) {
   return a;
 }
 
+// A bar's fill: the palette's colour for the first eight series, then the same colours hatched
+// (diagonal lines on white), so that a ninth series never looks like the first.
+std::string bar_fill(std::size_t k) {
+  return k < 8 ? std::string(kColours[k]) : fmt::format("url(#qcesim-hatch-{})", k % 8);
+}
+
+// The hatch patterns bar_fill refers to (one set per chart; equal definitions, so a page holding
+// several charts resolves them alike).
+std::string hatch_defs() {
+  std::string s = "<defs>";
+  for (std::size_t k = 0; k < 8; ++k)
+    s += fmt::format(
+        "<pattern id=\"qcesim-hatch-{0}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+        "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#ffffff\"/>"
+        "<rect width=\"3\" height=\"6\" fill=\"{1}\"/></pattern>",
+        k, kColours[k]);
+  return s + "</defs>\n";
+}
+
 std::string svg_open(double w, double h, const std::string& title) {
   return fmt::format(
-      "<svg class=\"chart\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
-      "aria-label=\"{2}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
-      "font-size=\"{3}\">\n<title>{2}</title>\n<rect width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
-      svg_num(w), svg_num(h), xml_text(title), svg_num(kFont));
+             "<svg class=\"chart\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
+             "aria-label=\"{2}\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
+             "font-size=\"{3}\">\n<title>{2}</title>\n<rect width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
+             svg_num(w), svg_num(h), xml_text(title), svg_num(kFont)) +
+         hatch_defs();
 }
 
 // A legend of coloured keys, wrapped over lines of width `w` from (x, y); returns its height.
@@ -183,8 +203,10 @@ double legend(const std::vector<std::string>& labels, const std::vector<std::siz
           "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\" stroke-dasharray=\"{}\"/>",
           svg_num(cx), svg_num(cy - 4), svg_num(cx + 20), svg_num(cy - 4), chart_colour(c), kDashes[c % 5]);
     } else {
-      svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>", svg_num(cx),
-                         svg_num(cy - 12), chart_colour(c));
+      svg += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#555555\" "
+          "stroke-width=\"0.5\"/>",
+          svg_num(cx), svg_num(cy - 12), bar_fill(c));
     }
     svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", svg_num(cx + 26), svg_num(cy), xml_text(labels[k]));
     cx += item;
@@ -233,14 +255,14 @@ std::string bar_chart_svg(const BarChart& c) {
                                           c.series.size() > 1 ? c.series[s] : std::string(),
                                           tick_text(std::round(v * 1000) / 1000), c.axis);
       body += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}</title></rect>",
-                          svg_num(x0), svg_num(by), svg_num(std::max(x1 - x0, 0.5)), svg_num(bar_h),
-                          chart_colour(colour), xml_text(tip));
+                          svg_num(x0), svg_num(by), svg_num(std::max(x1 - x0, 0.5)), svg_num(bar_h), bar_fill(colour),
+                          xml_text(tip));
       const std::string shown = tick_text(std::round(v * 10) / 10);
       if (x1 - x0 > text_width(shown) + 8)
-        body +=
-            fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>", svg_num((x0 + x1) / 2),
-                        svg_num(by + bar_h / 2 + 4.5),
-                        colour % 8 == 4 || colour % 8 == 5 || colour % 8 == 7 ? "#000000" : "#ffffff", xml_text(shown));
+        body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>",
+                            svg_num((x0 + x1) / 2), svg_num(by + bar_h / 2 + 4.5),
+                            colour >= 8 || colour == 4 || colour == 5 || colour == 7 ? "#000000" : "#ffffff",
+                            xml_text(shown));
       body += "\n";
     }
   }
