@@ -73,6 +73,8 @@ _qcesim_names() {
     for f in "$dir"/*.json; do
       n=${f##*/}
       n=${n%.json}
+      # Only a name as scenarios spell them: compgen -W expands what it is given.
+      case $n in *[!A-Za-z0-9._+-]*) continue ;; esac
       case $1:$n in sweeps:study-*|scenarios:*) printf '%s\n' "$n" ;; esac
     done
     return 0

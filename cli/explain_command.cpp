@@ -20,12 +20,8 @@ int run_explain(const ExplainOptions& opt, std::ostream& out, std::ostream& err)
     throw model::ConfigError("--request", "",
                              fmt::format("a request below workload.messages ({})", full.workload.messages),
                              std::to_string(opt.request));
-  // The requests after N do not change N (they start after it, or queue behind it): replay up
-  // to the one after N, plus what the queue keeps in flight.
   std::vector<std::string> sets = opt.sets;
-  const std::uint64_t n = std::min<std::uint64_t>(
-      full.workload.messages, static_cast<std::uint64_t>(opt.request) + 2 + full.workload.queue_depth);
-  sets.push_back(fmt::format("workload.messages={}", n));
+  sets.push_back(fmt::format("workload.messages={}", studies::messages_to_explain(full.workload, opt.request)));
   const studies::Scenario sc = studies::Scenario::load(opt.scenario, sets);
   const studies::Variant* v = nullptr;
   if (!opt.variant.empty()) {

@@ -56,16 +56,15 @@ struct Series {
   std::vector<std::pair<double, double>> pts;  // x (value, or position for labelled x), y
 };
 
-// Eight colours that stay apart for colour-blind readers (Okabe-Ito, with black and grey), and
+// The charts' palette (chart_colour: eight colours that stay apart for colour-blind readers) and
 // five dash patterns: series k gets colour k mod 8 and dash k mod 5, so neighbours differ in
 // both, and earlier series are drawn wider so a later one lying on top leaves them visible.
-const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"};
 const int kPointTypes[] = {7, 5, 9, 11, 13, 15, 4, 6};
 
 std::string line_style(std::size_t k, std::size_t n) {
   const double width =
       1.5 + 2.0 * static_cast<double>(n - 1 - k) / static_cast<double>(std::max<std::size_t>(n - 1, 1));
-  return fmt::format("lc rgb '{}' dt {} lw {:.2f} pt {} ps 0.7", kColours[k % 8], 1 + k % 5, width, kPointTypes[k % 8]);
+  return fmt::format("lc rgb '{}' dt {} lw {:.2f} pt {} ps 0.7", chart_colour(k), 1 + k % 5, width, kPointTypes[k % 8]);
 }
 
 // Runs gnuplot on the script with no shell; its output goes to `log`.
@@ -164,9 +163,9 @@ ChartData chart_data(const PlotSpec& spec, const std::vector<std::string>& axis_
 
 }  // namespace
 
-LineChart sweep_chart(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
-                      const std::vector<std::string>& variants, const std::vector<json>& rows) {
-  const ChartData d = chart_data(spec, axis_paths, variants, rows);
+namespace {
+
+LineChart line_chart(const PlotSpec& spec, const ChartData& d) {
   LineChart c;
   c.x_title = spec.x_label.empty() ? spec.x : spec.x_label;
   c.y_title = spec.y_label.empty() ? spec.y : spec.y_label;
@@ -178,12 +177,19 @@ LineChart sweep_chart(const PlotSpec& spec, const std::vector<std::string>& axis
   return c;
 }
 
+}  // namespace
+
+LineChart sweep_chart(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
+                      const std::vector<std::string>& variants, const std::vector<json>& rows) {
+  return line_chart(spec, chart_data(spec, axis_paths, variants, rows));
+}
+
 void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
               const std::vector<std::string>& variants, const std::vector<json>& rows) {
   const ChartData d = chart_data(spec, axis_paths, variants, rows);
   const bool png = std::filesystem::path(spec.file).extension() == ".png";
   if (!png) {
-    write_output("--plot", spec.file, line_chart_svg(sweep_chart(spec, axis_paths, variants, rows)));
+    write_output("--plot", spec.file, line_chart_svg(line_chart(spec, d)));
     if (d.missing) fmt::print(stderr, "plot: {} row(s) without {} left out\n", d.missing, spec.y);
     return;
   }

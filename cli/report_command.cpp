@@ -9,6 +9,7 @@
 
 #include "cli/output_file.h"
 #include "cli/report_html.h"
+#include "cli/run_command.h"
 #include "cli/report_timeline.h"
 #include "cli/sweep_command.h"
 #include "model/config_error.h"
@@ -82,7 +83,7 @@ int sweep_report(const ReportOptions& opt, std::ostream& out, std::ostream& err)
 
 // The variant the others are compared with: the engine's variant without the lock when there is
 // a locked one (mmio register I/O first, as mainline), else none.
-std::string default_compare(const studies::Scenario& sc, const std::vector<const studies::Variant*>& chosen) {
+std::string default_compare(const std::vector<const studies::Variant*>& chosen) {
   bool locked = false;
   for (const auto* v : chosen) locked = locked || v->bam_lock;
   if (!locked) return "";
@@ -91,7 +92,6 @@ std::string default_compare(const studies::Scenario& sc, const std::vector<const
     if (v->engine == studies::VariantEngine::qce && !v->bam_lock &&
         (!best || (v->reg_io == qce::RegIo::mmio && best->reg_io != qce::RegIo::mmio)))
       best = v;
-  (void)sc;
   return best ? best->name : "";
 }
 
@@ -110,27 +110,13 @@ json parameters_of(const studies::Scenario& sc, const studies::Variant& v) {
 int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   if (is_sweep_file(opt.input)) return sweep_report(opt, out, err);
   const studies::Scenario sc = studies::Scenario::load(opt.input, opt.sets);
-  std::vector<const studies::Variant*> chosen;
-  if (opt.variants.empty()) {
-    for (const auto& v : sc.variants) chosen.push_back(&v);
-  } else {
-    for (const std::string& name : opt.variants) {
-      try {
-        chosen.push_back(&sc.variant(name));
-      } catch (const ConfigError& e) {
-        throw ConfigError("--variant", "", e.expected, e.found);
-      }
-    }
-  }
-  for (std::size_t i = 0; i < chosen.size(); ++i)
-    for (std::size_t k = 0; k < i; ++k)
-      if (chosen[i] == chosen[k]) throw ConfigError("--variant", "", "each variant named once", chosen[i]->name);
+  const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   const std::uint64_t messages = sc.workload.messages;
   const std::int64_t request = opt.request >= 0 ? opt.request : steady_request(messages);
   if (static_cast<std::uint64_t>(request) >= messages)
     throw ConfigError("--request", "", fmt::format("a request below workload.messages ({})", messages),
                       std::to_string(request));
-  std::string compare = opt.compare.empty() ? default_compare(sc, chosen) : opt.compare;
+  std::string compare = opt.compare.empty() ? default_compare(chosen) : opt.compare;
   if (!opt.compare.empty() &&
       std::none_of(chosen.begin(), chosen.end(), [&](const auto* v) { return v->name == opt.compare; }))
     throw ConfigError("--compare", "", "a variant the report simulates", model::quoted_input(opt.compare));
@@ -140,9 +126,7 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
 
   // The traced request's replay stops after it (and what the queue keeps in flight behind it).
   std::vector<std::string> short_sets = opt.sets;
-  short_sets.push_back(fmt::format(
-      "workload.messages={}",
-      std::min<std::uint64_t>(messages, static_cast<std::uint64_t>(request) + 2 + sc.workload.queue_depth)));
+  short_sets.push_back(fmt::format("workload.messages={}", studies::messages_to_explain(sc.workload, request)));
   const studies::Scenario short_sc = studies::Scenario::load(opt.input, short_sets);
   err << fmt::format("qcesim report: {} ({} x {} B {}), {} variant(s), request {} traced{}\n", sc.name, messages,
                      sc.workload.message_bytes, sc.workload.algorithm.name, chosen.size(), request,

@@ -10,6 +10,7 @@
 #include "cli/flamegraph.h"
 #include "cli/markup.h"
 #include "cli/report_timeline.h"
+#include "cli/run_command.h"
 #include "cli/svg_chart.h"
 #include "studies/mechanisms.h"
 
@@ -90,9 +91,16 @@ std::string err_cell(double sim, double meas) {
   return fmt::format("<td class=\"{}\" data-err=\"{}\">{:+.1f} %</td>", cls, e, e);
 }
 
-double per_request_us(const json& v, const char* key) {
+// A run's total (a count, or seconds times `scale`) per request.
+double per_request(const json& v, const json& total, double scale = 1) {
   const double n = v.value("requests", 0.0);
-  return n > 0 ? v.value(key, 0.0) * 1e6 / n : 0.0;
+  return n > 0 && total.is_number() ? total.get<double>() * scale / n : 0.0;
+}
+
+// A run's time, in µs per request: an output (wall_s, cpu_s...) or a mechanism's CPU time.
+double per_request_us(const json& v, const char* key) { return per_request(v, v.value(key, json(0.0)), 1e6); }
+double mechanism_us(const json& v, const std::string& mechanism) {
+  return per_request(v, v.value("cpu_by_mechanism", json::object()).value(mechanism, json(0.0)), 1e6);
 }
 
 // The mechanisms (studies/mechanisms.h) as (JSON key, label), in the table's order.
@@ -240,11 +248,10 @@ std::string where_section(const json& doc) {
   BarChart mech;
   mech.title = "CPU time per request by mechanism";
   mech.axis = "µs per request";
-  const auto& mechs = mechanisms();
   std::vector<std::pair<std::string, std::string>> used;
-  for (const auto& [key, label] : mechs)
+  for (const auto& [key, label] : mechanisms())
     for (const json& v : doc["variants"])
-      if (v.contains("cpu_by_mechanism") && v["cpu_by_mechanism"].value(key, 0.0) > 0) {
+      if (mechanism_us(v, key) > 0) {
         used.emplace_back(key, label);
         break;
       }
@@ -253,9 +260,7 @@ std::string where_section(const json& doc) {
     mech.rows.push_back(v["name"]);
     std::vector<double> row;
     row.reserve(used.size());
-    const double n = v.value("requests", 0.0);
-    for (const auto& [key, label] : used)
-      row.push_back(n > 0 && v.contains("cpu_by_mechanism") ? v["cpu_by_mechanism"].value(key, 0.0) * 1e6 / n : 0);
+    for (const auto& [key, label] : used) row.push_back(mechanism_us(v, key));
     mech.values.push_back(row);
   }
   if (!used.empty())
@@ -278,10 +283,9 @@ std::string where_section(const json& doc) {
   fn.series.push_back("all other functions");
   fn.colours = {0, 1, 2, 3, 4, 5, 6, 7};
   for (const json& v : doc["variants"]) {
-    const double n = v.value("requests", 0.0);
     std::vector<double> row(fn.series.size(), 0.0);
     for (const json& f : v.value("profile", json::array())) {
-      const double us = n > 0 ? f.value("cpu_s", 0.0) * 1e6 / n : 0.0;
+      const double us = per_request(v, f["cpu_s"], 1e6);
       const auto at = std::find(fn.series.begin(), fn.series.end() - 1, f["function"].get<std::string>());
       row[static_cast<std::size_t>(at - fn.series.begin())] += us;
     }
@@ -291,26 +295,25 @@ std::string where_section(const json& doc) {
   if (!ranked.empty())
     s += figure(bar_chart_svg(fn),
                 "CPU time per request by kernel function (all contexts): the seven with the most "
-                "time over the variants, the rest together.");  // The functions, and the flame graph, per variant.
+                "time over the variants, the rest together.");
+  // The functions, and the flame graph, per variant.
   for (const json& v : doc["variants"]) {
     const std::string name = v["name"];
     if (!v.contains("profile") || v["profile"].empty()) continue;
-    const double n = v.value("requests", 1.0);
-    s += fmt::format("<details{}><summary>{}: CPU time by function</summary>\n", "", h(name));
+    s += fmt::format("<details><summary>{}: CPU time by function</summary>\n", h(name));
     s += "<div class=\"scroll\"><table><thead><tr><th>context</th><th>function</th><th>µs per request</th>"
          "<th>share of CPU</th></tr></thead><tbody>\n";
     const double cpu = v.value("cpu_s", 0.0);
     std::size_t shown = 0;
-    std::string folded;
     for (const json& f : v["profile"]) {
+      if (shown++ >= 25) break;
       const double sec = f["cpu_s"];
-      folded += fmt::format("{};{} {}\n", f["context"].get<std::string>(), f["function"].get<std::string>(),
-                            static_cast<long long>(std::llround(sec * 1e9)));
-      if (shown++ >= 25) continue;
       s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", h(f["context"]), h(f["function"]),
-                       fixed(sec * 1e6 / n, 3), cpu > 0 ? fixed(sec / cpu * 100, 1) + " %" : "-");
+                       fixed(per_request(v, sec, 1e6), 3), cpu > 0 ? fixed(sec / cpu * 100, 1) + " %" : "-");
     }
     s += "</tbody></table></div>\n";
+    // The same folded stacks as run --profile writes.
+    const std::string folded = folded_stacks(studies::profile_from_json(v["profile"]));
     try {
       std::string svg = flamegraph_svg(folded, name, name + ": CPU time by context and function", "ns");
       svg.erase(0, svg.find("<svg"));
@@ -348,24 +351,22 @@ std::string lock_section(const json& doc) {
   s += "<div class=\"scroll\"><table class=\"compare\"><thead><tr><th>variant</th><th>wall [µs]</th><th>CPU "
        "[µs]</th><th>hardirq [µs]</th><th>softirq [µs]</th><th>waiting [µs]</th><th>interrupts</th><th>BAM "
        "descriptors</th><th>lock pairs</th></tr></thead><tbody>\n";
-  auto per = [](const json& v, const char* k) {
-    const double n = v.value("requests", 0.0);
-    return n > 0 ? v.value(k, 0.0) / n : 0.0;
+  // Per request, this variant's minus the compared one's: µs of an output, or a count.
+  const auto d_us = [b](const json& v, const char* k) { return per_request_us(v, k) - per_request_us(*b, k); };
+  const auto d_count = [b](const json& v, const char* k) {
+    return per_request(v, v.value(k, json(0))) - per_request(*b, b->value(k, json(0)));
   };
-  const auto& mechs = mechanisms();
   std::size_t i = 0;
   for (const json& v : doc["variants"]) {
     ++i;
     if (&v == b) continue;
-    const double dw = per_request_us(v, "wall_s") - per_request_us(*b, "wall_s");
-    const double dc = per_request_us(v, "cpu_s") - per_request_us(*b, "cpu_s");
+    const double dw = d_us(v, "wall_s"), dc = d_us(v, "cpu_s");
     s += fmt::format(
         "<tr data-variant=\"{}\"><td>{} &minus; {}</td><td data-field=\"delta.wall_us\" data-value=\"{}\">{:+.1f}</td>"
         "<td data-field=\"delta.cpu_us\" data-value=\"{}\">{:+.1f}</td><td>{:+.1f}</td><td>{:+.1f}</td><td>{:+.1f}</td>"
         "<td>{:+.2f}</td><td>{:+.2f}</td><td>{:+.2f}</td></tr>\n",
-        i - 1, h(v["name"]), h(base), dw, dw, dc, dc, per_request_us(v, "hardirq_s") - per_request_us(*b, "hardirq_s"),
-        per_request_us(v, "softirq_s") - per_request_us(*b, "softirq_s"), dw - dc, per(v, "irqs") - per(*b, "irqs"),
-        per(v, "bam_descriptors") - per(*b, "bam_descriptors"), per(v, "lock_pairs") - per(*b, "lock_pairs"));
+        i - 1, h(v["name"]), h(base), dw, dw, dc, dc, d_us(v, "hardirq_s"), d_us(v, "softirq_s"), dw - dc,
+        d_count(v, "irqs"), d_count(v, "bam_descriptors"), d_count(v, "lock_pairs"));
   }
   s += "</tbody></table></div>\n";
   // A chart per locked variant (every other one when none locks).
@@ -379,16 +380,13 @@ std::string lock_section(const json& doc) {
     d.axis = "µs per request (difference)";
     d.series = {"difference"};
     d.colours = {1};
-    const double n = v.value("requests", 0.0), nb = b->value("requests", 0.0);
-    for (const auto& [key, label] : mechs) {
-      const double dv = (n > 0 ? v["cpu_by_mechanism"].value(key, 0.0) * 1e6 / n : 0) -
-                        (nb > 0 ? (*b)["cpu_by_mechanism"].value(key, 0.0) * 1e6 / nb : 0);
+    for (const auto& [key, label] : mechanisms()) {
+      const double dv = mechanism_us(v, key) - mechanism_us(*b, key);
       if (std::fabs(dv) < 0.05) continue;
       d.rows.push_back("CPU: " + label);
       d.values.push_back({dv});
     }
-    const double dw = per_request_us(v, "wall_s") - per_request_us(*b, "wall_s");
-    const double dc = per_request_us(v, "cpu_s") - per_request_us(*b, "cpu_s");
+    const double dw = d_us(v, "wall_s"), dc = d_us(v, "cpu_s");
     d.rows.push_back("waiting (wall beyond CPU)");
     d.values.push_back({dw - dc});
     s += figure(bar_chart_svg(d), fmt::format("{} against {}: the CPU difference by mechanism and the waiting "
@@ -473,7 +471,7 @@ std::string sensitivity_section(const json& doc) {
   return s + "</section>\n";
 }
 
-std::string page(const std::string& title, const std::string& nav, const std::string& body) {
+std::string html_page(const std::string& title, const std::string& nav, const std::string& body) {
   return std::string(kHead) + "<title>" + h(title) + "</title>\n" + kStyle + "</head>\n<body>\n<header>\n<h1>" +
          h(title) + "</h1>\n" + nav + "</header>\n<main>\n" + body + "</main>\n</body>\n</html>\n";
 }
@@ -498,47 +496,31 @@ std::string scenario_report_html(const json& doc) {
       "</ul></nav>\n";
   std::string body = summary(doc) + results_section(doc) + timeline_section(doc) + where_section(doc) +
                      lock_section(doc) + explain_section(doc) + sensitivity_section(doc);
-  return page(title, nav, body);
+  return html_page(title, nav, body);
 }
 
-std::string sweep_report_html(const json& doc) {
-  const json& sw = doc["sweep"];
+std::string sweep_report_html(const SweepPage& page) {
+  const json& sw = page.sweep;
   const std::string title = "qcesim report: " + sw["sweep"].get<std::string>();
   std::string body = "<section id=\"summary\">\n";
   if (!sw.value("about", "").empty()) body += "<p>" + h(sw["about"]) + "</p>\n";
   body += fmt::format("<p class=\"meta\">Sweep <code>{}</code> over {}, written by {}.</p>\n</section>\n",
-                      h(sw["sweep"]), h(json(sw["axes"]).dump()), h(doc.value("version", "qcesim")));
+                      h(sw["sweep"]), h(json(sw["axes"]).dump()), h(page.version));
   // The charts: each metric against the x axis, a line per variant (and other axes' values).
   body += section("charts", "Charts");
-  for (const json& chart : doc["charts"]) {
-    LineChart c;
-    c.title = chart["title"];
-    c.x_title = chart["x_title"];
-    c.y_title = chart["y_title"];
-    c.log_x = chart.value("log_x", false);
-    c.log_y = chart.value("log_y", false);
-    for (const json& cat : chart.value("categories", json::array())) c.categories.push_back(cat);
-    for (const json& se : chart["series"]) {
-      LineSeries ls;
-      ls.label = se["label"];
-      for (const json& p : se["points"]) ls.points.emplace_back(p[0].get<double>(), p[1].get<double>());
-      c.series.push_back(ls);
-    }
-    for (const json& m : chart.value("markers", json::array())) c.markers.push_back({m["x"], m["label"]});
-    body += figure(line_chart_svg(c), h(chart.value("caption", "")));
-  }
+  for (const auto& [chart, caption] : page.charts) body += figure(line_chart_svg(chart), h(caption));
   body += "</section>\n";
   body += section("analysis", "Break-even points and analysis");
   body +=
       "<p>Where each variant's curve crosses the host's (the CPU doing the work itself), from the sweep's "
       "analysis; LogCA's overhead, latency and acceleration from the same runs.</p>\n";
-  body += "<pre>" + pre(doc.value("analysis_text", "")) + "</pre>\n</section>\n";
+  body += "<pre>" + pre(page.analysis) + "</pre>\n</section>\n";
   body += section("table", "Every point");
-  body += "<div class=\"scroll\"><pre>" + pre(doc.value("table_text", "")) + "</pre></div>\n</section>\n";
+  body += "<div class=\"scroll\"><pre>" + pre(page.table) + "</pre></div>\n</section>\n";
   const std::string nav =
       "<nav aria-label=\"sections\"><ul><li><a href=\"#charts\">Charts</a></li><li><a href=\"#analysis\">Break-even"
       "</a></li><li><a href=\"#table\">Every point</a></li></ul></nav>\n";
-  return page(title, nav, body);
+  return html_page(title, nav, body);
 }
 
 }  // namespace qcesim::cli

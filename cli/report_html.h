@@ -8,6 +8,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/svg_chart.h"
 
 namespace qcesim::cli {
 
@@ -15,7 +19,14 @@ namespace qcesim::cli {
 // against no-lock, the narration, sensitivity.
 std::string scenario_report_html(const nlohmann::json& doc);
 
-// A sweep's report: its table, a chart per metric, break-even points.
-std::string sweep_report_html(const nlohmann::json& doc);
+// A sweep's report: its charts (each with its caption), the analysis (break-even points) and
+// every point's row, as the sweep printed them.
+struct SweepPage {
+  nlohmann::json sweep;  // the sweep's document (PREFIX.json)
+  std::string version;   // what wrote the page
+  std::vector<std::pair<LineChart, std::string>> charts;
+  std::string analysis, table;
+};
+std::string sweep_report_html(const SweepPage& page);
 
 }  // namespace qcesim::cli

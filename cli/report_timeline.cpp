@@ -133,18 +133,15 @@ std::string timeline_svg(const json& tl, const std::string& title, double axis_u
       svg_num(width), svg_num(bottom + 70), xml_text(title));
   // The time axis: ticks in µs from the submission.
   if (dur > 0) {
-    const double raw = dur / 8, mag = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = mag * 10;
-    for (double m : {1.0, 2.0, 5.0, 10.0})
-      if (m * mag >= raw) {
-        step = m * mag;
-        break;
-      }
-    for (double t = 0; t <= dur + step * 1e-9; t += step)
+    const std::vector<double> ticks = linear_ticks(0, dur, 8);
+    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : dur;
+    for (double t : ticks) {
+      if (t > dur + step * 1e-9) break;  // the axis ends at the request's end
       svg += fmt::format(
           "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#e4e4e4\"/><text x=\"{0}\" y=\"{3}\" "
           "text-anchor=\"middle\">{4}</text>\n",
           svg_num(x_of(t)), svg_num(phase_y - 6), svg_num(bottom), svg_num(bottom + 16), svg_num(t));
+    }
   }
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">µs from the request's submission</text>\n",
                      svg_num((left + right) / 2), svg_num(bottom + 34));

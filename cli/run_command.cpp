@@ -47,12 +47,14 @@ bool parse_request_range(const std::string& text, std::int64_t& first, std::int6
   return last > first;
 }
 
-std::string folded_stacks(const studies::VariantResult& r) {
+std::string folded_stacks(const std::vector<studies::FunctionTime>& profile) {
   std::string s;
-  for (const auto& f : r.profile)
+  for (const auto& f : profile)
     s += fmt::format("{};{} {}\n", f.ctx, f.function, static_cast<long long>(std::llround(f.seconds * 1e9)));
   return s;
 }
+
+std::string folded_stacks(const studies::VariantResult& r) { return folded_stacks(r.profile); }
 
 namespace {
 
@@ -129,8 +131,6 @@ std::string format_table(const std::vector<studies::VariantResult>& results) {
   return s;
 }
 
-namespace {
-
 // The variants --variant names, each once, or all of them.
 std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc,
                                                      const std::vector<std::string>& names) {
@@ -151,6 +151,8 @@ std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc
   }
   return chosen;
 }
+
+namespace {
 
 // Every output file, per variant where there are several, can be written: checked before any run.
 void check_outputs(const RunOptions& opt, const std::vector<const studies::Variant*>& chosen) {

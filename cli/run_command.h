@@ -39,8 +39,13 @@ std::string per_variant_file(const std::string& file, const std::string& variant
 bool parse_request_range(const std::string& text, std::int64_t& first, std::int64_t& last);
 // Folded stacks for flamegraph.pl and speedscope: "context;function nanoseconds" per line.
 std::string folded_stacks(const studies::VariantResult& r);
+std::string folded_stacks(const std::vector<studies::FunctionTime>& profile);
 
 int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err);
+
+// The variants --variant names, each once (a ConfigError naming --variant otherwise), or all.
+std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc,
+                                                     const std::vector<std::string>& names);
 
 std::string format_table(const std::vector<studies::VariantResult>& results);
 

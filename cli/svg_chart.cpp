@@ -88,28 +88,6 @@ std::string text_lines(const std::vector<std::string>& lines, double x, double y
   return s;
 }
 
-// Ticks at 1, 2 or 5 times a power of ten covering [lo, hi], about `want` of them.
-std::vector<double> linear_ticks(double lo, double hi, int want) {
-  if (!(hi > lo)) hi = lo + 1;
-  const double raw = (hi - lo) / want;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * mag >= raw) {
-      step = m * mag;
-      break;
-    }
-  // From the step at or below lo to the one at or above hi, so every value lies inside.
-  std::vector<double> t;
-  const double first = std::floor(lo / step + 1e-9) * step;
-  for (int k = 0; k < 1000; ++k) {
-    const double v = first + step * k;
-    t.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
-    if (v >= hi - step * 1e-9) break;
-  }
-  return t;
-}
-
 // Decades (with 2 and 5 between when there are few) covering [lo, hi], lo > 0.
 std::vector<double> log_ticks(double lo, double hi) {
   std::vector<double> t;
@@ -215,6 +193,28 @@ double legend(const std::vector<std::string>& labels, const std::vector<std::siz
 }
 
 }  // namespace
+
+// Ticks at 1, 2 or 5 times a power of ten covering [lo, hi], about `want` of them.
+std::vector<double> linear_ticks(double lo, double hi, int want) {
+  if (!(hi > lo)) hi = lo + 1;
+  const double raw = (hi - lo) / want;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  // From the step at or below lo to the one at or above hi, so every value lies inside.
+  std::vector<double> t;
+  const double first = std::floor(lo / step + 1e-9) * step;
+  for (int k = 0; k < 1000; ++k) {
+    const double v = first + step * k;
+    t.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+    if (v >= hi - step * 1e-9) break;
+  }
+  return t;
+}
 
 const char* chart_colour(std::size_t k) { return kColours[k % 8]; }
 

@@ -15,6 +15,10 @@ namespace qcesim::cli {
 // Colour k of the palette (k mod 8).
 const char* chart_colour(std::size_t k);
 
+// Ticks at 1, 2 or 5 times a power of ten from the one at or below lo to the one at or above hi,
+// about `want` of them.
+std::vector<double> linear_ticks(double lo, double hi, int want);
+
 // Horizontal bars, one per row, each split into the series' segments (stacked); negative
 // values are drawn left of zero (a difference by mechanism).
 struct BarChart {

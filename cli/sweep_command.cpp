@@ -27,6 +27,21 @@ namespace qcesim::cli {
 
 using nlohmann::json;
 
+// The axis titles in words with units: the metric's, and the x axis' (a profile parameter's doc
+// line and unit from the sweep's first point, a workload key's meaning; zipped axes all of theirs).
+void label_axes(PlotSpec& plot, const studies::Sweep& s) {
+  const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
+  const model::Profile profile = sc.profile_for(sc.variants.front());
+  plot.y_label = studies::sweep_metric_label(plot.y);
+  plot.x_label.clear();
+  if (s.zip && s.axes.size() > 1) {
+    for (const auto& a : s.axes)
+      plot.x_label += (plot.x_label.empty() ? "" : " / ") + studies::sweep_axis_label(a.path, profile);
+  } else {
+    plot.x_label = studies::sweep_axis_label(plot.x, profile);
+  }
+}
+
 // The chart's options (flags over the sweep file's defaults), checked before anything runs.
 PlotSpec plot_spec(const SweepOptions& opt, const studies::Sweep& s, const std::vector<std::string>& axis_paths) {
   PlotSpec plot;
@@ -38,15 +53,7 @@ PlotSpec plot_spec(const SweepOptions& opt, const studies::Sweep& s, const std::
   plot.title = opt.x.empty() && opt.y.empty() ? s.plot.title : "";
   plot.zip = s.zip;
   if (plot.file.empty()) return plot;
-  const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
-  const model::Profile profile = sc.profile_for(sc.variants.front());
-  plot.y_label = studies::sweep_metric_label(plot.y);
-  if (s.zip && s.axes.size() > 1) {
-    for (const auto& a : s.axes)
-      plot.x_label += (plot.x_label.empty() ? "" : " / ") + studies::sweep_axis_label(a.path, profile);
-  } else {
-    plot.x_label = studies::sweep_axis_label(plot.x, profile);
-  }
+  label_axes(plot, s);
   if (std::find(axis_paths.begin(), axis_paths.end(), plot.x) == axis_paths.end())
     throw model::ConfigError(opt.x.empty() ? opt.file : "--x", opt.x.empty() ? "/plot/x" : "",
                              "one of the sweep's axis paths", model::quoted_input(plot.x));
@@ -188,68 +195,42 @@ void print_break_even(const json& be, std::ostream& out) {
   }
 }
 
-// The report's document: the sweep's JSON, the charts it shows (the file's own chart, then
-// latency and CPU time per request, each against the file's x axis) and the texts.
-json report_document(const studies::Sweep& s, const SweepOptions& opt, const std::vector<std::string>& axis_paths,
-                     const std::vector<json>& rows, const json& doc, const std::string& table,
-                     const std::string& analysis) {
-  json r = {{"sweep", doc}, {"version", opt.version}, {"table_text", table}, {"analysis_text", analysis}};
-  r["charts"] = json::array();
+// The report's page: the sweep's JSON, the charts it shows (the file's own chart, then latency and
+// CPU time per request, each against the file's x axis, break-even points marked) and the texts.
+SweepPage report_page(const studies::Sweep& s, const SweepOptions& opt, const std::vector<std::string>& axis_paths,
+                      const std::vector<json>& rows, const json& doc, const std::string& table,
+                      const std::string& analysis) {
+  SweepPage page{doc, opt.version, {}, analysis, table};
   SweepOptions chart_opt = opt;
   chart_opt.plot.clear();
   PlotSpec spec = plot_spec(chart_opt, s, axis_paths);
-  const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
-  const model::Profile profile = sc.profile_for(sc.variants.front());
-  std::vector<std::string> metrics = {spec.y, "us_per_request", "cpu_us_per_request"};
-  for (std::size_t k = 0; k < metrics.size(); ++k) {
-    if (std::find(metrics.begin(), metrics.begin() + static_cast<std::ptrdiff_t>(k), metrics[k]) !=
-        metrics.begin() + static_cast<std::ptrdiff_t>(k))
-      continue;
+  label_axes(spec, s);
+  std::vector<std::string> metrics;
+  for (const std::string& m : {spec.y, std::string("us_per_request"), std::string("cpu_us_per_request")})
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+  const json crossings =
+      doc.value("analysis", json::object()).value("break_even", json::object()).value("variants", json::object());
+  for (const std::string& m : metrics) {
     PlotSpec c = spec;
-    c.y = metrics[k];
-    c.y_label = studies::sweep_metric_label(c.y);
-    if (k > 0) c.title.clear();
-    if (s.zip && s.axes.size() > 1) {
-      c.x_label.clear();
-      for (const auto& a : s.axes)
-        c.x_label += (c.x_label.empty() ? "" : " / ") + studies::sweep_axis_label(a.path, profile);
-    } else {
-      c.x_label = studies::sweep_axis_label(c.x, profile);
-    }
+    c.y = m;
+    c.y_label = studies::sweep_metric_label(m);
+    if (m != spec.y) c.title.clear();
     LineChart chart;
     try {
       chart = sweep_chart(c, axis_paths, s.variants, rows);
     } catch (const std::invalid_argument&) {
       continue;  // no row has this metric
     }
-    json series = json::array();
-    for (const LineSeries& ls : chart.series) {
-      json pts = json::array();
-      for (const auto& [x, y] : ls.points) pts.push_back({x, y});
-      series.push_back({{"label", ls.label}, {"points", pts}});
-    }
-    // Break-even points on this metric: where a variant's curve crosses the host's.
-    json markers = json::array();
-    if (doc.contains("analysis") && doc["analysis"].contains("break_even") &&
-        doc["analysis"]["break_even"].contains("variants"))
-      for (const auto& [variant, by_metric] : doc["analysis"]["break_even"]["variants"].items())
-        if (by_metric.contains(c.y) && by_metric[c.y].value("x", json()).is_number())
-          markers.push_back(
-              {{"x", by_metric[c.y]["x"]},
-               {"label", fmt::format("{} crosses at {:.0f}", variant, by_metric[c.y]["x"].get<double>())}});
-    r["charts"].push_back(
-        {{"markers", markers},
-         {"title", chart.title},
-         {"x_title", chart.x_title},
-         {"y_title", chart.y_title},
-         {"log_x", chart.log_x},
-         {"log_y", chart.log_y},
-         {"categories", chart.categories},
-         {"series", series},
-         {"caption", chart.y_title + ", one " + (chart.categories.empty() ? "line" : "bar") + " per variant" +
-                         (s.axes.size() > 1 && !s.zip ? " and other axis value" : "")}});
+    // Where a variant's curve crosses the host's on this metric.
+    for (const auto& [variant, by_metric] : crossings.items())
+      if (by_metric.contains(m) && by_metric[m].value("x", json()).is_number())
+        chart.markers.push_back({by_metric[m]["x"].get<double>(),
+                                 fmt::format("{} crosses at {:.0f}", variant, by_metric[m]["x"].get<double>())});
+    const std::string caption = chart.y_title + ", one " + (chart.categories.empty() ? "line" : "bar") +
+                                " per variant" + (s.axes.size() > 1 && !s.zip ? " and other axis value" : "");
+    page.charts.emplace_back(std::move(chart), caption);
   }
-  return r;
+  return page;
 }
 
 }  // namespace
@@ -332,7 +313,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   out.flush();
   if (!opt.report.empty()) {
     write_output("--report", opt.report,
-                 sweep_report_html(report_document(s, opt, axis_paths, rows, doc, table.str(), breaks.str())));
+                 sweep_report_html(report_page(s, opt, axis_paths, rows, doc, table.str(), breaks.str())));
     err << "wrote " << opt.report << "\n";
   }
   if (!plot.file.empty()) {

@@ -280,6 +280,10 @@ std::string per_byte(const Scenario& sc, const Variant& v) {
 
 }  // namespace
 
+std::uint64_t messages_to_explain(const Workload& w, std::int64_t request) {
+  return std::min<std::uint64_t>(w.messages, static_cast<std::uint64_t>(request) + 2 + w.queue_depth);
+}
+
 std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v,
                     const VariantResult& r) {
   const RequestSpans rs = request_spans(tr, request);

@@ -319,6 +319,13 @@ json VariantResult::to_json() const {
   return j;
 }
 
+std::vector<FunctionTime> profile_from_json(const json& profile) {
+  std::vector<FunctionTime> out;
+  out.reserve(profile.size());
+  for (const auto& f : profile) out.push_back({f.at("context"), f.at("function"), f.at("cpu_s")});
+  return out;
+}
+
 VariantResult VariantResult::from_json(const json& j) {
   VariantResult r;
   r.name = j.at("name");
@@ -328,7 +335,7 @@ VariantResult VariantResult::from_json(const json& j) {
 #undef QCESIM_RESULT_SKIP
   r.measured = j.at("measured").get<std::map<std::string, double>>();
   r.timing_only = j.at("timing_only");
-  for (const auto& f : j.at("profile")) r.profile.push_back({f.at("context"), f.at("function"), f.at("cpu_s")});
+  r.profile = profile_from_json(j.at("profile"));
   if (j.contains("fast_forward")) {
     const json& f = j["fast_forward"];
     r.fast_forward = {f.at("skipped"), f.at("period"), f.at("found_at"), f.at("period_s")};

@@ -53,6 +53,9 @@ struct VariantResult {
   static VariantResult from_json(const nlohmann::json& j);
 };
 
+// A run's JSON `profile` (context, function, cpu_s per entry) read back.
+std::vector<FunctionTime> profile_from_json(const nlohmann::json& profile);
+
 // The emulator configuration a profile and a variant describe.
 EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_only);
 // With the workload's other execution environment (workload.tz) and the scenario's injected

@@ -77,6 +77,11 @@ complete_words qcesim run sm8650-s | grep -qx sm8650-seed || fail "completion do
 complete_words qcesim sweep study-message | grep -qx study-message-size || fail "completion offers no sweep"
 [ "$(complete_words qcesim hash --engine '' | sort | tr '\n' ' ')" = "ce qce " ] || fail "completion of --engine"
 complete_words qcesim run --tr | grep -qx -- --trace-requests || fail "completion of run's options"
+# A file name in the scenarios folder is never expanded by the completion (compgen -W would).
+touch "$tmp/p/share/qcesim/scenarios/\$(touch completion-ran-this).json"
+complete_words qcesim run '' >/dev/null
+[ ! -e completion-ran-this ] || fail "the completion ran a command from a scenario file's name"
+rm "$tmp/p/share/qcesim/scenarios/\$(touch completion-ran-this).json"
 
 # The .deb: its fields, its files, and the unpacked binary running by name from elsewhere.
 cpack --config "$build/CPackConfig.cmake" -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1 || fail "cpack: $(tail "$tmp/cpack.log")"
