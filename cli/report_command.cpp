@@ -95,7 +95,8 @@ std::string default_compare(const std::vector<const studies::Variant*>& chosen) 
   return best ? best->name : "";
 }
 
-// The profile's parameters as the sensitivity section shows them.
+// A variant's parameters (the profile with the scenario's and the variant's overrides) as the
+// sensitivity section shows them.
 json parameters_of(const studies::Scenario& sc, const studies::Variant& v) {
   json j = json::object();
   const model::Profile profile = sc.profile_for(v);
@@ -195,7 +196,7 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
     ss.base = spec;
     ss.trajectories = opt.sensitivity;
     doc["sensitivity"] = studies::sensitivity_json(studies::run_sensitivity(ss, err));
-    doc["parameters"] = parameters_of(sc, *chosen.front());
+    for (const auto* v : chosen) doc["parameters"][v->name] = parameters_of(sc, *v);
   }
   write_output("--output", opt.out, scenario_report_html(doc));
   if (!opt.json_file.empty()) write_output("--json", opt.json_file, doc.dump(1) + "\n");

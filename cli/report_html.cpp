@@ -434,7 +434,6 @@ std::string sensitivity_section(const json& doc) {
     return s + "</section>\n";
   }
   const json& sj = doc["sensitivity"];
-  const json params = doc.value("parameters", json::object());
   s += fmt::format(
       "<p>The parameters that move each output most, by Morris screening over the profile's intervals ({} "
       "parameters, {} runs): μ* is the mean absolute effect of moving one parameter across two thirds of its "
@@ -449,6 +448,8 @@ std::string sensitivity_section(const json& doc) {
         "<th>μ*</th><th>direction</th><th>value</th><th class=\"prov\">provenance</th></tr></thead>"
         "<tbody>\n",
         h(v["name"]));
+    // The values in force for this variant (its overrides and the scenario's on the profile).
+    const json params = doc.value("parameters", json::object()).value(v["name"].get<std::string>(), json::object());
     for (const auto& o : outputs) {
       if (!v["quantities"].contains(o[0])) continue;
       std::size_t k = 0;

@@ -181,3 +181,29 @@ TEST(Report, SteadyRequestIsTheHundredthOrTheLast) {
   EXPECT_EQ(cli::steady_request(8), 7);
   EXPECT_EQ(cli::steady_request(1), 0);
 }
+
+TEST(Report, SensitivityShowsEachVariantsOwnParameterValues) {
+  const json effect = {{"parameter", "iommu.mode"}, {"mu_star", 0.2}, {"mu", 0.2}, {"sigma", 0.0}};
+  json doc = {{"scenario", "s"},
+              {"workload", {{"messages", 1}, {"message_bytes", 16}, {"algorithm", "sha256"}, {"queue_depth", 1}}},
+              {"request", 0},
+              {"variants", json::array()},
+              {"timelines", json::object()},
+              {"sensitivity",
+               {{"parameters", 1},
+                {"runs", 4},
+                {"variants",
+                 {{{"name", "a"}, {"quantities", {{"wall_s", {effect}}}}},
+                  {{"name", "b"}, {"quantities", {{"wall_s", {effect}}}}}}}}},
+              {"parameters",
+               {{"a", {{"iommu.mode", {{"value", "strict"}, {"unit", "name"}, {"provenance", "estimate: a"}}}}},
+                {"b", {{"iommu.mode", {{"value", "passthrough"}, {"unit", "name"}, {"provenance", "estimate: b"}}}}}}}};
+  const std::string html = cli::scenario_report_html(doc);
+  const auto a = html.find("<h3>a</h3>"), b = html.find("<h3>b</h3>");
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  EXPECT_NE(html.find("strict name", a), std::string::npos);
+  EXPECT_LT(html.find("strict name", a), b);
+  EXPECT_NE(html.find("passthrough name", b), std::string::npos);
+  EXPECT_EQ(html.find("strict name", b), std::string::npos);
+}
