@@ -206,6 +206,30 @@ void Profile::set_text(const std::string& name, const std::string& value, const 
   it->second.origin_path = origin_path;
 }
 
+void Profile::restate(const std::string& name, const json& j, const std::string& origin_file,
+                      const std::string& origin_path) {
+  auto it = m_params.find(name);
+  if (it == m_params.end())
+    throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
+  if (it->second.is_text())
+    throw ConfigError(origin_file, origin_path, "a word for " + name + " (restating is for numbers)", describe(j));
+  for (const auto& [key, _] : j.items())
+    if (key != "value" && key != "interval" && key != "provenance")
+      throw ConfigError(origin_file, origin_path + "/" + key, "value, interval or provenance", quoted_input(key));
+  Param p = it->second;
+  json full = j;
+  full["range"] = json::array({p.min, p.max});
+  p.has_interval = false;
+  parse_value(p, full, origin_file, origin_path);
+  parse_provenance(p, j, origin_file, origin_path);
+  if (!printable(p.provenance))
+    throw ConfigError(origin_file, origin_path + "/provenance", "a provenance without control characters",
+                      quoted_input(p.provenance));
+  p.origin_file = origin_file;
+  p.origin_path = origin_path;
+  it->second = std::move(p);
+}
+
 std::string Profile::markdown(const std::function<std::string(const Param&)>& meaning) const {
   std::string s =
       "| parameter | value | unit | interval | range | provenance | meaning |\n|---|---|---|---|---|---|---|\n";

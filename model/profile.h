@@ -62,6 +62,12 @@ class Profile {
   void set_text(const std::string& name, const std::string& value, const std::string& origin_file,
                 const std::string& origin_path);
 
+  // A scenario restating a numeric parameter for its own setting: an object with `value`,
+  // `provenance` and optionally `interval` (what the scenario knows of it; an interval lets
+  // uncertainty runs sample it where a plain override pins it). The range stays the profile's.
+  void restate(const std::string& name, const nlohmann::json& j, const std::string& origin_file,
+               const std::string& origin_path);
+
   static Profile parse(const nlohmann::json& j, const std::string& file);
   static double unit_to_seconds(const std::string& unit);  // 0 when not a time unit
 

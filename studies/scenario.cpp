@@ -35,8 +35,10 @@ void apply_overrides(Profile& p, const json& ov, const std::string& file, const 
       p.set(name, v.get<double>(), file, at);
     } else if (v.is_string()) {
       p.set_text(name, v.get<std::string>(), file, at);
+    } else if (v.is_object()) {
+      p.restate(name, v, file, at);
     } else {
-      throw ConfigError(file, at, "a number or a word", describe_json(v));
+      throw ConfigError(file, at, "a number, a word or {value, interval, provenance}", describe_json(v));
     }
   }
 }

@@ -75,11 +75,14 @@ Design design_for(const UncertaintySpec& spec) {
   if (!spec.compare.empty() && std::find(d.variants.begin(), d.variants.end(), spec.compare) == d.variants.end())
     throw model::ConfigError("--compare", "", "a variant the run simulates", model::quoted_input(spec.compare));
   // What varies: the intervals of the first variant's profile, minus what the scenario, a
-  // variant or --set pins.
+  // variant or --set pins (a restated parameter with an interval of its own still varies).
   std::set<std::string> pinned;
-  for (const auto& [k, _] : d.sc.overrides.items()) pinned.insert(k);
-  for (const Variant& v : d.sc.variants)
-    for (const auto& [k, _] : v.overrides.items()) pinned.insert(k);
+  auto pin = [&pinned](const nlohmann::json& overrides) {
+    for (const auto& [k, v] : overrides.items())
+      if (!(v.is_object() && v.contains("interval"))) pinned.insert(k);
+  };
+  pin(d.sc.overrides);
+  for (const Variant& v : d.sc.variants) pin(v.overrides);
   for (const std::string& s : spec.sets) pinned.insert(s.substr(0, s.find('=')));
   for (const UncertainParam& u : uncertain_params(d.sc.profile_for(d.sc.variant(d.variants.front()))))
     if (!pinned.count(u.name) && !pinned.count("overrides." + u.name)) d.params.push_back(u);

@@ -82,6 +82,41 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
   EXPECT_NE(e.find("/workload/size: expected one of messages"), std::string::npos) << e;
 }
 
+// A restated parameter ({value, interval, provenance}) is checked like a profile entry: its keys,
+// its value and interval against the profile's range, its provenance's kind; words cannot be restated.
+TEST(Scenario, RestatedParametersAreCheckedLikeTheProfile) {
+  const Scenario sc = Scenario::load(
+      seed_path(), {R"(cost.readl={"value": 500, "interval": [400, 900], "provenance": "estimate: this board"})"});
+  const Profile prof = sc.profile_for(sc.variants[2]);
+  const Param& p = prof.param("cost.readl");
+  EXPECT_DOUBLE_EQ(p.value, 500);
+  EXPECT_TRUE(p.has_interval);
+  EXPECT_DOUBLE_EQ(p.lo, 400);
+  EXPECT_DOUBLE_EQ(p.hi, 900);
+  EXPECT_EQ(p.provenance, "estimate: this board");
+  std::string e = error_of({R"(cost.readl={"value": 500, "range": [0, 1], "provenance": "estimate: x"})"});
+  EXPECT_NE(e.find("/overrides/cost.readl/range: expected value, interval or provenance"), std::string::npos) << e;
+  e = error_of({R"(cost.readl={"value": 500})"});
+  EXPECT_NE(e.find("/overrides/cost.readl/provenance: expected a string naming its source, found nothing"),
+            std::string::npos)
+      << e;
+  e = error_of({R"(cost.readl={"value": 500, "provenance": "because"})"});
+  EXPECT_NE(e.find("/overrides/cost.readl/provenance: expected a string starting with measured:"), std::string::npos)
+      << e;
+  e = error_of({R"(cost.readl={"value": 500, "interval": [400, 1e9], "provenance": "estimate: x"})"});
+  EXPECT_NE(e.find("/overrides/cost.readl/interval: expected [low, high] inside the range"), std::string::npos) << e;
+  e = error_of({R"(cost.readl={"value": -5, "provenance": "estimate: x"})"});
+  EXPECT_NE(e.find("/overrides/cost.readl/value: expected a value in"), std::string::npos) << e;
+  e = error_of({R"(cost.readl={"value": 500, "provenance": "estimate: \u0007"})"});
+  EXPECT_NE(e.find("/overrides/cost.readl/provenance: expected a provenance without control characters"),
+            std::string::npos)
+      << e;
+  e = error_of({R"(cpu.governor={"value": "schedutil", "provenance": "estimate: x"})"});
+  EXPECT_NE(e.find("/overrides/cpu.governor: expected a word for cpu.governor"), std::string::npos) << e;
+  e = error_of({"cost.readl=[1]"});
+  EXPECT_NE(e.find("expected a number, a word or {value, interval, provenance}"), std::string::npos) << e;
+}
+
 TEST(Scenario, BadFilesAreReportedNotCrashed) {
   const std::string bad_json = write_temp("{\"scenario\": ");
   EXPECT_THROW(Scenario::load(bad_json), ConfigError);

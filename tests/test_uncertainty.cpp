@@ -101,3 +101,29 @@ TEST(Uncertainty, SensitivityTrajectoriesMoveOneParameterAtATimeEachOnce) {
     EXPECT_EQ(moved, std::vector<int>({1, 1, 1}));
   }
 }
+
+// A scenario restating a parameter for its own setting ({value, interval, provenance}): the value
+// and provenance are in force, and with an interval of its own the parameter still varies (a plain
+// override pins it). The shipped 2025 scenarios restate P1's caller time this way.
+TEST(Uncertainty, ARestatedParameterVariesInItsOwnInterval) {
+  const std::string p2 = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-p2-4k.json";
+  qcesim::studies::UncertaintySpec spec;
+  spec.scenario = p2;
+  const auto d = qcesim::studies::design_for(spec);
+  const auto it = std::find_if(d.params.begin(), d.params.end(),
+                               [](const UncertainParam& u) { return u.name == "cost.caller_overhead"; });
+  ASSERT_NE(it, d.params.end());
+  EXPECT_DOUBLE_EQ(it->lo, 500);
+  EXPECT_DOUBLE_EQ(it->hi, 34463);
+  const auto prof = d.sc.profile_for(d.sc.variant("sha256-qce"));
+  EXPECT_DOUBLE_EQ(prof.num("cost.caller_overhead"), 26510);
+  EXPECT_EQ(prof.param("cost.caller_overhead").provenance.rfind("estimate: a different harness", 0), 0u);
+  // qce.finish is overridden with a plain number: pinned.
+  EXPECT_TRUE(
+      std::none_of(d.params.begin(), d.params.end(), [](const UncertainParam& u) { return u.name == "qce.finish"; }));
+  // --set with a plain number pins the restated parameter again.
+  spec.sets = {"cost.caller_overhead=1000"};
+  const auto pinned = qcesim::studies::design_for(spec);
+  EXPECT_TRUE(std::none_of(pinned.params.begin(), pinned.params.end(),
+                           [](const UncertainParam& u) { return u.name == "cost.caller_overhead"; }));
+}
