@@ -83,7 +83,12 @@ Design design_for(const UncertaintySpec& spec) {
   };
   pin(d.sc.overrides);
   for (const Variant& v : d.sc.variants) pin(v.overrides);
-  for (const std::string& s : spec.sets) pinned.insert(s.substr(0, s.find('=')));
+  for (const std::string& s : spec.sets) {
+    const auto eq = s.find('=');
+    const nlohmann::json v =
+        eq == std::string::npos ? nlohmann::json() : nlohmann::json::parse(s.substr(eq + 1), nullptr, false);
+    if (!(v.is_object() && v.contains("interval"))) pinned.insert(s.substr(0, eq));
+  }
   for (const UncertainParam& u : uncertain_params(d.sc.profile_for(d.sc.variant(d.variants.front()))))
     if (!pinned.count(u.name) && !pinned.count("overrides." + u.name)) d.params.push_back(u);
   return d;

@@ -266,12 +266,13 @@ TEST(Replay, CompletionPollingTakesNoInterruptAndKeepsTheCpuBusy) {
   EXPECT_LT(poll.wall_s / 200 * 1e6, 110.0);                 // mainline with interrupts: 112.4 us
 }
 
-// The 2025 measurements on the same profile with the 2025 kernel's one difference (no qce.finish
-// latency, the scenarios' overrides): single-request QCE at 4 KiB within 15%, as issue 3 asks.
+// The 2025 measurements on the same profile, out of sample: everything fitted to P1 as it is
+// (qce.finish included) but the caller's time, which is P1's harness and is restated for this
+// benchmark's: single-request QCE at 4 KiB within 15%, as issue 3 asks.
 TEST(Replay, Measurements2025P2QceAt4KiBWithin15Percent) {
   const auto sc = studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-p2-4k.json",
                                           {"workload.messages=500"});
   const auto r = studies::run_variant(sc, sc.variant("sha256-qce"), true);
   EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.0, 0.15);
-  EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.09, 0.03);  // +8.7% at 5000 messages
+  EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 0.95, 0.03);  // -4.8% at 5000 messages
 }

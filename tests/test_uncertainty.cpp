@@ -104,26 +104,35 @@ TEST(Uncertainty, SensitivityTrajectoriesMoveOneParameterAtATimeEachOnce) {
 
 // A scenario restating a parameter for its own setting ({value, interval, provenance}): the value
 // and provenance are in force, and with an interval of its own the parameter still varies (a plain
-// override pins it). The shipped 2025 scenarios restate P1's caller time this way.
+// value pins it). The shipped 2025 scenarios restate P1's caller time this way and take the rest of
+// P1's fit as it is (qce.finish varies in its fitted interval).
 TEST(Uncertainty, ARestatedParameterVariesInItsOwnInterval) {
   const std::string p2 = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-p2-4k.json";
   qcesim::studies::UncertaintySpec spec;
   spec.scenario = p2;
   const auto d = qcesim::studies::design_for(spec);
-  const auto it = std::find_if(d.params.begin(), d.params.end(),
-                               [](const UncertainParam& u) { return u.name == "cost.caller_overhead"; });
+  auto varies = [](const qcesim::studies::Design& design, const std::string& name) {
+    return std::find_if(design.params.begin(), design.params.end(),
+                        [&name](const UncertainParam& u) { return u.name == name; });
+  };
+  const auto it = varies(d, "cost.caller_overhead");
   ASSERT_NE(it, d.params.end());
-  EXPECT_DOUBLE_EQ(it->lo, 500);
+  EXPECT_DOUBLE_EQ(it->lo, 100);
   EXPECT_DOUBLE_EQ(it->hi, 34463);
   const auto prof = d.sc.profile_for(d.sc.variant("sha256-qce"));
-  EXPECT_DOUBLE_EQ(prof.num("cost.caller_overhead"), 26510);
+  EXPECT_DOUBLE_EQ(prof.num("cost.caller_overhead"), 500);
   EXPECT_EQ(prof.param("cost.caller_overhead").provenance.rfind("estimate: a different harness", 0), 0u);
-  // qce.finish is overridden with a plain number: pinned.
-  EXPECT_TRUE(
-      std::none_of(d.params.begin(), d.params.end(), [](const UncertainParam& u) { return u.name == "qce.finish"; }));
-  // --set with a plain number pins the restated parameter again.
-  spec.sets = {"cost.caller_overhead=1000"};
+  EXPECT_NE(varies(d, "qce.finish"), d.params.end());
+  // A plain value (--set, or an override without an interval) pins it.
+  spec.sets = {"cost.caller_overhead=1000", R"(qce.finish={"value": 20000, "provenance": "estimate: x"})"};
   const auto pinned = qcesim::studies::design_for(spec);
-  EXPECT_TRUE(std::none_of(pinned.params.begin(), pinned.params.end(),
-                           [](const UncertainParam& u) { return u.name == "cost.caller_overhead"; }));
+  EXPECT_EQ(varies(pinned, "cost.caller_overhead"), pinned.params.end());
+  EXPECT_EQ(varies(pinned, "qce.finish"), pinned.params.end());
+  // Restated with an interval on the command line, it varies in that one.
+  spec.sets = {R"(qce.finish={"value": 20000, "interval": [15000, 30000], "provenance": "estimate: x"})"};
+  const auto restated = qcesim::studies::design_for(spec);
+  const auto f = varies(restated, "qce.finish");
+  ASSERT_NE(f, restated.params.end());
+  EXPECT_DOUBLE_EQ(f->lo, 15000);
+  EXPECT_DOUBLE_EQ(f->hi, 30000);
 }
