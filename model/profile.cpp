@@ -174,12 +174,16 @@ sc_core::sc_time Profile::time(const std::string& name) const {
   return sc_core::sc_time(p.value * s, sc_core::SC_SEC);
 }
 
-void Profile::set(const std::string& name, double value, const std::string& origin_file,
-                  const std::string& origin_path) {
+Param& Profile::overridden(const std::string& name, const std::string& origin_file, const std::string& origin_path) {
   auto it = m_params.find(name);
   if (it == m_params.end())
     throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
-  Param& p = it->second;
+  return it->second;
+}
+
+void Profile::set(const std::string& name, double value, const std::string& origin_file,
+                  const std::string& origin_path) {
+  Param& p = overridden(name, origin_file, origin_path);
   if (p.is_text())
     throw ConfigError(origin_file, origin_path, "a word for " + name, fmt::format("the number {}", value));
   if (!std::isfinite(value) || value < p.min || value > p.max)
@@ -195,28 +199,24 @@ void Profile::set(const std::string& name, double value, const std::string& orig
 
 void Profile::set_text(const std::string& name, const std::string& value, const std::string& origin_file,
                        const std::string& origin_path) {
-  auto it = m_params.find(name);
-  if (it == m_params.end())
-    throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
-  if (!it->second.is_text())
-    throw ConfigError(origin_file, origin_path, fmt::format("a number for {} ({})", name, it->second.unit),
+  Param& p = overridden(name, origin_file, origin_path);
+  if (!p.is_text())
+    throw ConfigError(origin_file, origin_path, fmt::format("a number for {} ({})", name, p.unit),
                       "the string \"" + value + "\"");
-  it->second.text = value;
-  it->second.origin_file = origin_file;
-  it->second.origin_path = origin_path;
+  p.text = value;
+  p.origin_file = origin_file;
+  p.origin_path = origin_path;
 }
 
 void Profile::restate(const std::string& name, const json& j, const std::string& origin_file,
                       const std::string& origin_path) {
-  auto it = m_params.find(name);
-  if (it == m_params.end())
-    throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
-  if (it->second.is_text())
+  Param& current = overridden(name, origin_file, origin_path);
+  if (current.is_text())
     throw ConfigError(origin_file, origin_path, "a word for " + name + " (restating is for numbers)", describe(j));
   for (const auto& [key, _] : j.items())
     if (key != "value" && key != "interval" && key != "provenance")
       throw ConfigError(origin_file, origin_path + "/" + key, "value, interval or provenance", quoted_input(key));
-  Param p = it->second;
+  Param p = current;  // changed only once every check has passed
   json full = j;
   full["range"] = json::array({p.min, p.max});
   p.has_interval = false;
@@ -227,7 +227,7 @@ void Profile::restate(const std::string& name, const json& j, const std::string&
                       quoted_input(p.provenance));
   p.origin_file = origin_file;
   p.origin_path = origin_path;
-  it->second = std::move(p);
+  current = std::move(p);
 }
 
 std::string Profile::markdown(const std::function<std::string(const Param&)>& meaning) const {

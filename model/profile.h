@@ -76,6 +76,9 @@ class Profile {
   std::string markdown(const std::function<std::string(const Param&)>& meaning = {}) const;
 
  private:
+  // The parameter an override names, or an error at the override's origin.
+  Param& overridden(const std::string& name, const std::string& origin_file, const std::string& origin_path);
+
   std::string m_name, m_file;
   std::map<std::string, Param> m_params;
 };

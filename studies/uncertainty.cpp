@@ -75,7 +75,8 @@ Design design_for(const UncertaintySpec& spec) {
   if (!spec.compare.empty() && std::find(d.variants.begin(), d.variants.end(), spec.compare) == d.variants.end())
     throw model::ConfigError("--compare", "", "a variant the run simulates", model::quoted_input(spec.compare));
   // What varies: the intervals of the first variant's profile, minus what the scenario, a
-  // variant or --set pins (a restated parameter with an interval of its own still varies).
+  // variant or --set pins (a --set of a profile parameter is one of the scenario's or a variant's
+  // overrides by now); a restated parameter with an interval of its own still varies.
   std::set<std::string> pinned;
   auto pin = [&pinned](const nlohmann::json& overrides) {
     for (const auto& [k, v] : overrides.items())
@@ -83,14 +84,8 @@ Design design_for(const UncertaintySpec& spec) {
   };
   pin(d.sc.overrides);
   for (const Variant& v : d.sc.variants) pin(v.overrides);
-  for (const std::string& s : spec.sets) {
-    const auto eq = s.find('=');
-    const nlohmann::json v =
-        eq == std::string::npos ? nlohmann::json() : nlohmann::json::parse(s.substr(eq + 1), nullptr, false);
-    if (!(v.is_object() && v.contains("interval"))) pinned.insert(s.substr(0, eq));
-  }
   for (const UncertainParam& u : uncertain_params(d.sc.profile_for(d.sc.variant(d.variants.front()))))
-    if (!pinned.count(u.name) && !pinned.count("overrides." + u.name)) d.params.push_back(u);
+    if (!pinned.count(u.name)) d.params.push_back(u);
   return d;
 }
 
