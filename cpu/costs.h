@@ -145,7 +145,13 @@ namespace qcesim::cpu {
     "saves the task's FP/SIMD state so the kernel may use NEON/Crypto Extensions")                                     \
   X(kernel_neon_end, "kernel_neon_end", "gives FP/SIMD back to the task")                                              \
   X(sha256_lib_call, "sha256_lib_call",                                                                                \
-    "the kernel's SHA-256 library entry: state set-up and final padding bookkeeping")
+    "the kernel's SHA-256 library entry: state set-up and final padding bookkeeping")                                  \
+  /* The CPU path of a cipher request: the skcipher API around the mode's loop. */                                     \
+  X(skcipher_walk, "skcipher_walk_virt",                                                                               \
+    "the skcipher API around the CPU's cipher loop: crypto_skcipher_encrypt, the mode's glue, skcipher_walk_virt "     \
+    "and skcipher_walk_done for the request's first page")                                                             \
+  X(skcipher_walk_step, "skcipher_walk_done",                                                                          \
+    "one more page of the request: the glue's loop, skcipher_walk_next and skcipher_walk_done")
 
 enum class Cost : unsigned {
 #define QCESIM_COST_ENUM(field, label, doc) field,

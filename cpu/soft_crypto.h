@@ -72,6 +72,8 @@ class SoftCrypto {
   void neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt,
                      std::uint64_t bytes) const;
   double neon_bs(std::size_t key_bytes, bool encrypt) const;
+  // The skcipher API and its walk over `bytes`.
+  void walk(Runner& r, const Costs& costs, std::uint64_t bytes) const;
   double neon_aes_arm(std::size_t key_bytes) const;
 
   // CPU-bound: stretches with the governor's clock.

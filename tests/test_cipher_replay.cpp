@@ -5,6 +5,10 @@
 // workload keys' refusals.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
+#include "cpu/ce_core.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
 #include "tests/process.h"
@@ -162,4 +166,29 @@ TEST(CipherReplay, AnAlgorithmTheErasDriverDoesNotRegisterIsRefused) {
   // The 2024 driver registers it.
   EXPECT_NO_THROW((void)studies::Scenario::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-cipher.json",
                                                 {"workload.algorithm=\"ecb(aes)\""}));
+}
+
+// The skcipher API around a CPU cipher request: skcipher_walk_virt once per request, one
+// skcipher_walk_done step for each page after the first (buffers page-aligned); and XTS's first
+// call encrypting the IV with the second key, one serial block on top of the loop's blocks.
+TEST(CipherReplay, TheSkcipherWalkIsPerRequestAndPerFurtherPageAndXtsEncryptsItsTweak) {
+  std::map<std::string, double> per_request[2];
+  for (int i = 0; i < 2; ++i) {
+    const auto rs = run_all({"workload.messages=50", "workload.message_bytes=" + std::to_string(4096 * (i + 1))}, true);
+    ASSERT_EQ(rs.size(), 3u);
+    for (const auto& f : rs[0].profile) per_request[i][f.function] += f.seconds / static_cast<double>(rs[0].requests);
+  }
+  const double walk = per_request[0]["skcipher_walk_virt"];
+  EXPECT_GT(walk, 0.0);
+  EXPECT_NEAR(per_request[1]["skcipher_walk_virt"], walk, walk * 1e-6);
+  EXPECT_EQ(per_request[0].count("skcipher_walk_done"), 0u);
+  EXPECT_GT(per_request[1]["skcipher_walk_done"], 0.0);  // the second page's step
+
+  const double t1 = per_request[0]["ce_aes_xts_encrypt"], t2 = per_request[1]["ce_aes_xts_encrypt"];
+  const double per_block = (t2 - t1) / 256, tweak = t1 - 256 * per_block;
+  const cpu::CeCoreTable& x4 = cpu::ce_core_table("cortex-x4");
+  EXPECT_NEAR(tweak / per_block,
+              cpu::aes_ce_cycles_per_block(x4, 14, cpu::AesLoop::serial) /
+                  cpu::aes_ce_cycles_per_block(x4, 14, cpu::AesLoop::xts),
+              0.01);  // the charges are whole picoseconds
 }
