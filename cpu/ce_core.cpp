@@ -99,6 +99,13 @@ std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) 
   return done;
 }
 
+// The loop's branch, pointer and count updates per iteration: an in-order core issues them in line
+// with the chain; an out-of-order one runs them beside it, so they cost only their issue slots.
+double loop_overhead(const CeCoreTable& t) {
+  return t.in_order ? static_cast<double>(t.loop_overhead)
+                    : static_cast<double>(t.loop_overhead) / static_cast<double>(t.issue_width);
+}
+
 }  // namespace
 
 const CeCoreTable& ce_core_table(const std::string& core) {
@@ -174,7 +181,7 @@ double sha256_ce_cycles_per_block(const CeCoreTable& t, unsigned interleave) {
     return m;
   };
   const double span = static_cast<double>(end_of(kBlocks - 1) - end_of(kBlocks - 3)) / 2.0;
-  return (span + t.loop_overhead) / interleave;
+  return (span + loop_overhead(t)) / interleave;
 }
 
 const char* aes_loop_name(AesLoop l) {
@@ -286,7 +293,7 @@ double aes_ce_cycles_per_block(const CeCoreTable& t, unsigned rounds, AesLoop lo
     return m;
   };
   const double span = static_cast<double>(end_of(kIterations - 1) - end_of(kIterations - 3)) / 2.0;
-  return (span + t.loop_overhead) / blocks;
+  return (span + loop_overhead(t)) / blocks;
 }
 
 }  // namespace qcesim::cpu

@@ -22,7 +22,7 @@ struct CeCoreTable {
   unsigned lat_simd = 2;  // ADD.4S, MOV, REV32
   unsigned lat_load = 6;  // LD1 of 64 bytes
   unsigned crypto_pipes = 1, simd_pipes = 2, load_pipes = 2;
-  unsigned loop_overhead = 4;    // branch, pointer and count updates per block
+  unsigned loop_overhead = 4;    // branch, pointer and count updates per iteration (beside the chain out of order)
   unsigned crypto_interval = 1;  // cycles a crypto pipe is held per instruction (1: fully pipelined)
   std::string provenance;
   // AES: AESE/AESD/AESMC/AESIMC latency, the pipes that run them, and whether an AESE/AESMC
