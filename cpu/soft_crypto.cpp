@@ -139,7 +139,7 @@ void SoftCrypto::neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, s
 // page's step comes with the API entry and the glue, each further page is one more step.
 void SoftCrypto::walk(Runner& r, const Costs& costs, std::uint64_t bytes) const {
   r.charge(costs(Cost::skcipher_walk));
-  for (std::uint64_t page = 4096; page < bytes; page += 4096) r.charge(costs(Cost::skcipher_walk_step));
+  if (bytes > 4096) r.charge(costs.times(Cost::skcipher_walk_step, static_cast<double>((bytes - 1) / 4096)));
 }
 
 void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMode mode, std::size_t key_bytes,
