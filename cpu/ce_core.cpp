@@ -43,31 +43,45 @@ void emit_block(std::vector<Insn>& out, int base) {
   out.push_back({Op::simd, dgb, {dgb, dg1, -1}});
 }
 
-// Greedy list scheduling; returns the cycle each instruction completes.
+// Greedy list scheduling; returns the cycle each instruction completes. Flat tables indexed by
+// register and by cycle: every process that builds a CPU runs this for each loop it times.
 std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) {
-  std::map<int, long> ready;                      // register -> cycle its value is ready
-  std::map<std::pair<int, long>, unsigned> busy;  // (pipe class, cycle) -> issued
-  std::map<long, unsigned> issued;                // cycle -> instructions issued
+  constexpr long kUnset = -1;
+  constexpr std::size_t kClasses = 4;
+  std::vector<long> ready;       // register -> cycle its value is ready (kUnset: not yet written)
+  std::vector<unsigned> busy;    // cycle * kClasses + pipe class -> issued
+  std::vector<unsigned> issued;  // cycle -> instructions issued
   std::vector<long> done(prog.size());
   long last_issue = 0;
-  auto pipe_class = [](Op op) { return op == Op::load ? 0 : op == Op::simd ? 1 : op == Op::aes ? 3 : 2; };
+  auto pipe_class = [](Op op) { return op == Op::load ? 0u : op == Op::simd ? 1u : op == Op::aes ? 3u : 2u; };
+  auto ready_of = [&](int reg) {
+    return static_cast<std::size_t>(reg) < ready.size() ? ready[static_cast<std::size_t>(reg)] : kUnset;
+  };
+  auto grow = [&](long cycle) {
+    const auto need = static_cast<std::size_t>(cycle) + 1;
+    if (issued.size() < need) {
+      issued.resize(need * 2, 0);
+      busy.resize(need * 2 * kClasses, 0);
+    }
+  };
   for (std::size_t i = 0; i < prog.size(); ++i) {
     const Insn& in = prog[i];
     long c = t.in_order ? last_issue : 0;
     for (int s : in.src)
-      if (s >= 0 && ready.count(s)) c = std::max(c, ready[s]);
-    if (in.dst >= 0 && ready.count(in.dst)) c = std::max(c, ready[in.dst] - 1);  // write-after-write order
-    const int pc = pipe_class(in.op);
+      if (s >= 0 && ready_of(s) != kUnset) c = std::max(c, ready_of(s));
+    if (in.dst >= 0 && ready_of(in.dst) != kUnset) c = std::max(c, ready_of(in.dst) - 1);  // write-after-write order
+    const unsigned pc = pipe_class(in.op);
     const unsigned cap = pc == 0 ? t.load_pipes : pc == 1 ? t.simd_pipes : pc == 3 ? t.aes_pipes : t.crypto_pipes;
     const unsigned hold = pc >= 2 ? t.crypto_interval : 1u;
     auto pipe_free = [&](long at) {
+      grow(at + static_cast<long>(hold));
       for (unsigned k = 0; k < hold; ++k)
-        if (busy[{pc, at + static_cast<long>(k)}] >= cap) return false;
+        if (busy[static_cast<std::size_t>(at + static_cast<long>(k)) * kClasses + pc] >= cap) return false;
       return true;
     };
-    while (!pipe_free(c) || issued[c] >= t.issue_width) ++c;
-    for (unsigned k = 0; k < hold; ++k) ++busy[{pc, c + static_cast<long>(k)}];
-    ++issued[c];
+    while (!pipe_free(c) || issued[static_cast<std::size_t>(c)] >= t.issue_width) ++c;
+    for (unsigned k = 0; k < hold; ++k) ++busy[static_cast<std::size_t>(c + static_cast<long>(k)) * kClasses + pc];
+    ++issued[static_cast<std::size_t>(c)];
     last_issue = c;
     unsigned lat = t.lat_simd;
     switch (in.op) {
@@ -94,7 +108,11 @@ std::vector<long> schedule(const CeCoreTable& t, const std::vector<Insn>& prog) 
         break;
     }
     done[i] = c + lat;
-    if (in.dst >= 0) ready[in.dst] = c + lat;
+    if (in.dst >= 0) {
+      const auto d = static_cast<std::size_t>(in.dst);
+      if (ready.size() <= d) ready.resize(d + 1, kUnset);
+      ready[d] = c + lat;
+    }
   }
   return done;
 }
