@@ -48,16 +48,17 @@ struct QceConfig {
   sc_core::sc_time block_sha256;
   // The cipher core's time per cipher block (16 bytes AES, 8 bytes DES/3DES).
   sc_core::sc_time block_aes128, block_aes256, block_des, block_3des;
-  sc_core::sc_time go_latency;  // GO to the core ready for data
-  sc_core::sc_time finish;      // last block to result registers and dump ready
-  unsigned fifo_bursts = 4;     // input FIFO depth in 64-byte bursts (back-pressure)
-  bool functional = true;       // false: timing only, no bytes hashed, zero digests
-  bool hash_ahead = false;      // a helper thread may compress posted buffers early (host speed only)
+  sc_core::sc_time go_latency;     // GO to the core ready for data
+  sc_core::sc_time finish;         // last block to result registers and dump ready
+  sc_core::sc_time finish_cipher;  // the same for a cipher alone (no hash, not CCM)
+  unsigned fifo_bursts = 4;        // input FIFO depth in 64-byte bursts (back-pressure)
+  bool functional = true;          // false: timing only, no bytes hashed, zero digests
+  bool hash_ahead = false;         // a helper thread may compress posted buffers early (host speed only)
   QceFaults faults;
 };
 
 // The engine's timing from a profile: qce.clock, qce.cycles_per_block_sha1/sha256/aes128/aes256/
-// des/3des, qce.go_latency, qce.finish, qce.fifo_bursts.
+// des/3des, qce.go_latency, qce.finish, qce.finish_cipher_share, qce.fifo_bursts.
 QceConfig qce_config(const model::Profile& p);
 
 struct QceStats {
@@ -127,6 +128,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf, public model
   std::string validate_and_latch(Op& op);
   void engine_thread();
   void finish_op();
+  sc_core::sc_time finish_time() const;
   void trace_op();
   void build_dump();
   // The registers' named handlers.

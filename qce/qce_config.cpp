@@ -14,6 +14,7 @@ QceConfig qce_config(const model::Profile& p) {
   c.block_3des = cycles(p.num("qce.cycles_per_block_3des"));
   c.go_latency = p.time("qce.go_latency");
   c.finish = p.time("qce.finish");
+  c.finish_cipher = c.finish * p.num("qce.finish_cipher_share");
   c.fifo_bursts = static_cast<unsigned>(p.num("qce.fifo_bursts"));
   return c;
 }

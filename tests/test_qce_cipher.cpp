@@ -297,13 +297,15 @@ TEST(QceCipher, OutputBackPressureHoldsTheInputUntilTheProducerDrains) {
 
 // Timed: the cipher core paces the data (a 64-byte burst every 4 AES blocks), so 4 KiB of
 // AES-128 at 0.25 us per block takes the core's 64 us, AES-256 at 0.35 us its 89.6 us, plus the
-// engine's finish, whatever the BAM's faster bursts.
+// engine's finish for a cipher alone (finish_cipher, not the hash's finish), whatever the BAM's
+// faster bursts.
 TEST(QceCipher, TheCipherCorePacesATimedOperation) {
   soc::EmulatorConfig ec;
   ec.soc.bam.burst = sc_core::sc_time(0.1, sc_core::SC_US);
   ec.soc.qce.block_aes128 = sc_core::sc_time(0.25, sc_core::SC_US);
   ec.soc.qce.block_aes256 = sc_core::sc_time(0.35, sc_core::SC_US);
-  ec.soc.qce.finish = sc_core::sc_time(2, sc_core::SC_US);
+  ec.soc.qce.finish = sc_core::sc_time(9, sc_core::SC_US);
+  ec.soc.qce.finish_cipher = sc_core::sc_time(2, sc_core::SC_US);
   soc::Emulator emu(ec);
   emu.run([](soc::Emulator& e) {
     for (std::size_t key : {16u, 32u}) {
