@@ -257,12 +257,12 @@ unsigned Qce::tail_blocks() const {
   return m_auth.tail_blocks();
 }
 
+// An operation with a cipher alone: no hash, not CCM (whose CBC-MAC is the auth core's).
+bool Qce::cipher_alone() const { return m_cipher.active() && !m_auth.active() && !m_cipher.ccm(); }
+
 // What the engine takes from its last block to the result registers: qce.finish was fitted to
 // hash requests only, so a cipher alone may take less (qce.finish_cipher_share).
-sc_core::sc_time Qce::finish_time() const {
-  const bool cipher_alone = m_cipher.active() && !m_auth.active() && !m_cipher.ccm();
-  return cipher_alone ? m_cfg.finish_cipher : m_cfg.finish;
-}
+sc_core::sc_time Qce::finish_time() const { return cipher_alone() ? m_cfg.finish_cipher : m_cfg.finish; }
 
 void Qce::engine_thread() {
   for (;;) {
@@ -307,7 +307,7 @@ void Qce::trace_op() {
     tr.span(track, fmt::format("{} padding/outer blocks", tail_blocks()), m_op.data_done, tail_end, req);
   if (now > tail_end)
     tr.span(track, "finish: result registers", tail_end, now, req,
-            cipher_only && !m_cipher.ccm() ? "qce.finish x qce.finish_cipher_share" : "qce.finish");
+            cipher_alone() ? "qce.finish x qce.finish_cipher_share" : "qce.finish");
 }
 
 void Qce::finish_op() {

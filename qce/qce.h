@@ -128,6 +128,7 @@ class Qce : public sc_core::sc_module, public bam::BamPeripheralIf, public model
   std::string validate_and_latch(Op& op);
   void engine_thread();
   void finish_op();
+  bool cipher_alone() const;
   sc_core::sc_time finish_time() const;
   void trace_op();
   void build_dump();
