@@ -41,18 +41,18 @@ std::size_t read_fd(int fd, std::uint8_t* p, std::size_t n, std::string& why) {
 
 // The input: a regular file streams (its size known up front); standard input or a pipe is read
 // whole (at most kMaxInput).
-struct Input {
+struct CipherInput {
   std::string name;
   int fd = -1;
   bool regular = false;
   std::uint64_t size = 0;
   std::vector<std::uint8_t> data;  // not regular: everything
-  ~Input() {
+  ~CipherInput() {
     if (fd > 0) ::close(fd);
   }
 };
 
-std::string open_input(const std::string& name, Input& in) {
+std::string open_input(const std::string& name, CipherInput& in) {
   const bool stdin_ = name.empty() || name == "-";
   in.name = stdin_ ? "standard input" : name;
   in.fd = stdin_ ? 0 : ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
@@ -79,7 +79,7 @@ std::string open_input(const std::string& name, Input& in) {
 }
 
 // The whole input in memory (an AEAD's, checked to be small).
-std::string read_whole(Input& in, std::vector<std::uint8_t>& out) {
+std::string read_whole(CipherInput& in, std::vector<std::uint8_t>& out) {
   if (!in.regular) {
     out = std::move(in.data);
     return "";
@@ -93,7 +93,7 @@ std::string read_whole(Input& in, std::vector<std::uint8_t>& out) {
 
 // A small file read whole (--assoc-file); "" or why not.
 std::string read_all(const std::string& name, std::vector<std::uint8_t>& data) {
-  Input in;
+  CipherInput in;
   if (std::string e = open_input(name, in); !e.empty()) return e;
   if (in.regular && in.size > kMaxInput) return name + ": expected at most 64 MiB, found more";
   return read_whole(in, data);
@@ -156,7 +156,7 @@ int run_cipher(const CipherOptions& opt, std::ostream& out, std::ostream& err) {
     err << "qcesim cipher: " << e << "\n";
     return 2;
   }
-  Input in;
+  CipherInput in;
   if (const std::string e = open_input(opt.file, in); !e.empty()) {
     err << "qcesim cipher: " << e << "\n";
     return 2;

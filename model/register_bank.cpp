@@ -8,9 +8,7 @@ namespace qcesim::model {
 Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::uint32_t reset, Access access,
                             std::uint32_t tag) {
   if (offset % 4 != 0) throw std::invalid_argument(m_name + ": misaligned register " + name);
-  const std::size_t word = offset / 4;
-  if (word < m_by_word.size() && m_by_word[word])
-    throw std::invalid_argument(m_name + ": duplicate offset for " + name);
+  if (find(offset)) throw std::invalid_argument(m_name + ": duplicate offset for " + name);
   Register r;
   r.name = name;
   r.offset = offset;
@@ -18,9 +16,12 @@ Register& RegisterBank::add(const std::string& name, std::uint32_t offset, std::
   r.value = reset;
   r.access = access;
   r.tag = tag;
-  if (word >= m_by_word.size()) m_by_word.resize(word + 1, nullptr);
+  const std::size_t word = offset / 4;
+  const std::size_t page = word / kWordsPerPage;
+  if (page >= m_pages.size()) m_pages.resize(page + 1);
+  if (!m_pages[page]) m_pages[page] = std::make_unique<Page>(Page{});
   m_regs.push_back(std::move(r));
-  m_by_word[word] = &m_regs.back();
+  (*m_pages[page])[word % kWordsPerPage] = &m_regs.back();
   return m_regs.back();
 }
 

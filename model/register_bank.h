@@ -3,11 +3,13 @@
 // and optional read/write callbacks. A bank decodes 32-bit TLM accesses to them.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <tlm>
-#include <deque>
 #include <vector>
 
 namespace qcesim::model {
@@ -47,14 +49,8 @@ class RegisterBank {
   Register& add(const std::string& name, std::uint32_t offset, std::uint32_t reset = 0, Access access = Access::rw,
                 std::uint32_t tag = 0);
   // Inline: every register access of every initiator decodes here.
-  Register* find(std::uint32_t offset) {
-    const std::size_t word = offset / 4;
-    return offset % 4 == 0 && word < m_by_word.size() ? m_by_word[word] : nullptr;
-  }
-  const Register* find(std::uint32_t offset) const {
-    const std::size_t word = offset / 4;
-    return offset % 4 == 0 && word < m_by_word.size() ? m_by_word[word] : nullptr;
-  }
+  Register* find(std::uint32_t offset) { return lookup(offset); }
+  const Register* find(std::uint32_t offset) const { return lookup(offset); }
   Register& at(std::uint32_t offset) {  // throws if absent (model-internal use)
     Register* r = find(offset);
     if (!r) missing(offset);
@@ -77,8 +73,18 @@ class RegisterBank {
   std::string m_name;
   [[noreturn]] void missing(std::uint32_t offset) const;
   std::deque<Register> m_regs;  // deque: references stay valid as registers are added
-  // Register by offset / 4 (null: none): a decode per access must not hash.
-  std::vector<Register*> m_by_word;
+  // Register by offset / 4 (null: none), in 1 KiB pages made when a register lands in them: a
+  // decode per access must not hash, and a flat table would span a BAM's pipe windows (hundreds
+  // of KiB written afresh by every forked run).
+  static constexpr std::size_t kWordsPerPage = 256;
+  using Page = std::array<Register*, kWordsPerPage>;
+  std::vector<std::unique_ptr<Page>> m_pages;
+  Register* lookup(std::uint32_t offset) const {
+    const std::size_t word = offset / 4;
+    const std::size_t page = word / kWordsPerPage;
+    if (offset % 4 != 0 || page >= m_pages.size() || !m_pages[page]) return nullptr;
+    return (*m_pages[page])[word % kWordsPerPage];
+  }
 };
 
 }  // namespace qcesim::model

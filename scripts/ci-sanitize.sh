@@ -17,31 +17,45 @@ cmake --preset tsan
 cmake --build --preset tsan
 ctest --preset tsan
 
-echo "== fuzzing, ${seconds} s per target" >&2
+echo "== fuzzing, ${seconds} s per target, two at a time (CI has two cores)" >&2
 fuzzer=build/sanitize/fuzz/qcesim_fuzz
-passed=0
-failed=0
-for target in scenario profile sweep set archive fdt device; do
-  work=build/sanitize/fuzz-work/$target
-  artifacts=build/sanitize/fuzz-artifacts
-  mkdir -p "$work" "$artifacts"
-  dict=()
+artifacts=build/sanitize/fuzz-artifacts
+mkdir -p "$artifacts"
+# One target: new inputs go to its work folder; the committed corpus and regressions are only read.
+# Exit status 0: no finding; the verdict line goes to stderr, the log beside the work folder.
+fuzz_one() {
+  local target=$1 work=build/sanitize/fuzz-work/$1
+  mkdir -p "$work"
+  local dict=()
   case "$target" in device | archive | fdt) ;; *) dict=(-dict=fuzz/json.dict) ;; esac
-  regressions=()
+  local regressions=()
   [ -d "fuzz/regressions/$target" ] && regressions=("fuzz/regressions/$target")
-  # New inputs go to the work folder; the committed corpus and regressions are only read.
   if ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
      "$fuzzer" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
        "${dict[@]}" -artifact_prefix="$artifacts/$target-" -print_final_stats=1 \
        "$work" "fuzz/corpus/$target" "${regressions[@]}" 2>"$work.log"; then
+    local runs
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work.log" | grep -o '[0-9]*$' || echo "?")
     echo "fuzz $target: ${seconds} s, $runs executions, no finding" >&2
-    passed=$((passed + 1))
-  else
-    echo "fuzz $target: FAILED (log below; the input is in $artifacts)" >&2
-    tail -60 "$work.log" >&2
-    failed=$((failed + 1))
+    return 0
   fi
+  echo "fuzz $target: FAILED (log below; the input is in $artifacts)" >&2
+  tail -60 "$work.log" >&2
+  return 1
+}
+passed=0
+failed=0
+pids=()
+for target in scenario profile sweep set archive fdt device; do
+  fuzz_one "$target" &
+  pids+=($!)
+  if [ "${#pids[@]}" -eq 2 ]; then
+    if wait "${pids[0]}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    pids=("${pids[@]:1}")
+  fi
+done
+for pid in "${pids[@]}"; do
+  if wait "$pid"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -119,8 +119,12 @@ void forget_temp_file(int slot) {
 }
 
 void become_child(pid_t parent) {
-  for (auto& c : g_children) c.store(0);
-  for (TempSlot& t : g_temps) t.used.store(false);
+  // Only slots in use are written: a store to each would copy every slot's page (256 KiB) in
+  // every forked run.
+  for (auto& c : g_children)
+    if (c.load() != 0) c.store(0);
+  for (TempSlot& t : g_temps)
+    if (t.used.load()) t.used.store(false);
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) _exit(128 + SIGTERM);  // the parent died before prctl took effect
 }
