@@ -14,7 +14,12 @@ Tracer* Tracer::s_active = nullptr;
 
 namespace {
 
-double us(const sc_core::sc_time& t) { return t.to_seconds() * 1e6; }
+// Microseconds as one division of the kernel's integer time by its units per microsecond: the
+// nearest double, so the file shows 27.57801, not to_seconds() * 1e6's 27.578010000000003.
+double us(const sc_core::sc_time& t) {
+  static const double per_us = static_cast<double>(sc_core::sc_time(1, sc_core::SC_US).value());
+  return static_cast<double>(t.value()) / per_us;
+}
 
 // A request's flow steps are written once no more of its work can arrive: its completion
 // callback has run and this many later requests have completed too (more than any queue

@@ -3,9 +3,12 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "soc/soc.h"
@@ -51,5 +54,24 @@ std::string hex(const std::vector<std::uint8_t>& v);
 
 // n pseudo-random bytes (mt19937 from seed): test messages that are the same on every run.
 std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed);
+
+// A scenario of the source tree (tests run from their own folders), and the seed replay's.
+inline std::string scenario_path(const std::string& name) {
+  return std::string(QCESIM_SOURCE_DIR) + "/scenarios/" + name;
+}
+inline std::string seed_path() { return scenario_path("sm8650-seed.json"); }
+
+// a, then b.
+inline std::vector<std::uint8_t> cat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A 16-byte IV or counter block from up to 16 bytes, zero-filled after them.
+inline std::array<std::uint8_t, 16> iv16(const std::vector<std::uint8_t>& v) {
+  std::array<std::uint8_t, 16> a{};
+  std::copy_n(v.begin(), std::min<std::size_t>(v.size(), a.size()), a.begin());
+  return a;
+}
 
 }  // namespace qcesim::test

@@ -20,10 +20,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-Bytes cat(Bytes a, const Bytes& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+using test::cat;
 
 // The kernel's ccm(aes) IV for a nonce: byte 0 is L - 1 (L = 15 - nonce bytes), then the nonce,
 // then the counter (zeros).

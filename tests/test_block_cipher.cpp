@@ -22,11 +22,7 @@ using test::unhex;
 
 namespace {
 
-std::array<std::uint8_t, 16> iv16(const std::vector<std::uint8_t>& v) {
-  std::array<std::uint8_t, 16> a{};
-  std::copy(v.begin(), v.end(), a.begin());
-  return a;
-}
+using test::iv16;
 
 std::vector<std::uint8_t> run(const CipherSpec& s, const std::vector<std::uint8_t>& in) {
   std::vector<std::uint8_t> out(in.size());

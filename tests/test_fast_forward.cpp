@@ -10,14 +10,13 @@
 #include "model/state_hash.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
+#include "tests/emu_helpers.h"
 
 using namespace qcesim;
 using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
-
-std::string scenario(const std::string& name) { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/" + name; }
 
 // A state with a pending instant and a duration, digested at `now`.
 std::uint64_t digest_at(const sc_time& now, const sc_time& pending, const sc_time& span) {
@@ -80,7 +79,7 @@ TEST(FastForward, ChecksBeyondSystemCsTimeRangeIsAnError) {
   const auto raw = studies::fork_each(
       1, 1,
       [](std::size_t) {
-        const auto sc = studies::Scenario::load(scenario("sm8650-seed.json"),
+        const auto sc = studies::Scenario::load(test::scenario_path("sm8650-seed.json"),
                                                 {"workload.messages=100000000000", "workload.message_bytes=1048576"});
         return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), true).to_json();
       },
@@ -98,7 +97,8 @@ TEST(FastForward, ChecksProgressCoversEveryPhaseUpToTheTotal) {
     const auto raw = studies::fork_each(
         1, 1,
         [ff](std::size_t) {
-          const auto sc = studies::Scenario::load(scenario("sm8650-seed.json"), {"workload.messages=3000", ff});
+          const auto sc =
+              studies::Scenario::load(test::scenario_path("sm8650-seed.json"), {"workload.messages=3000", ff});
           nlohmann::json seen = nlohmann::json::array();
           studies::ReplayProgress p;
           p.every_s = 0;  // every clock reading reports

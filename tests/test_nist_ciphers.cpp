@@ -24,11 +24,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-std::array<std::uint8_t, 16> iv16(const Bytes& v) {
-  std::array<std::uint8_t, 16> a{};
-  std::copy(v.begin(), v.end(), a.begin());
-  return a;
-}
+using test::iv16;
 
 // One tfm and a DMA buffer reused for its requests.
 struct Tfm {

@@ -96,10 +96,7 @@ std::uint32_t cfg(std::uint32_t alg, std::uint32_t key_sz, std::uint32_t mode, b
   return (alg << ENCR_ALG_SHIFT) | (key_sz << ENCR_KEY_SZ_SHIFT) | (mode << ENCR_MODE_SHIFT) | (enc ? ENCODE : 0);
 }
 
-std::vector<std::uint8_t> cat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+using test::cat;
 
 }  // namespace
 

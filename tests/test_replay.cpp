@@ -15,7 +15,7 @@ using sc_core::SC_US;
 
 namespace {
 
-std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+using test::seed_path;
 
 studies::VariantResult scaled_seed(const std::string& variant, std::uint64_t messages = 500) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)});

@@ -7,6 +7,7 @@
 
 #include "cpu/costs.h"
 #include "studies/scenario.h"
+#include "tests/emu_helpers.h"
 
 using namespace qcesim::model;
 using namespace qcesim::studies;
@@ -14,7 +15,7 @@ namespace cpu = qcesim::cpu;
 
 namespace {
 
-std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+using test::seed_path;
 
 std::string error_of(const std::vector<std::string>& sets) {
   try {

@@ -30,11 +30,7 @@ std::vector<std::uint8_t> through_driver(soc::Emulator& e, CipherAlg alg, Cipher
   return {b.ptr, b.ptr + len};
 }
 
-std::array<std::uint8_t, 16> iv16(const std::vector<std::uint8_t>& v) {
-  std::array<std::uint8_t, 16> a{};
-  std::copy(v.begin(), v.end(), a.begin());
-  return a;
-}
+using test::iv16;
 
 void nist_through_driver(RegIo io) {
   test::with_emulator(io, [](soc::Emulator& e) {

@@ -16,13 +16,14 @@
 #include "cli/sweep_command.h"
 #include "model/config_error.h"
 #include "studies/sweep.h"
+#include "tests/emu_helpers.h"
 
 using namespace qcesim;
 using nlohmann::json;
 
 namespace {
 
-std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+using test::seed_path;
 
 std::string temp_dir() {
   char name[] = "/tmp/qcesim-sweep-XXXXXX";

@@ -10,12 +10,13 @@
 
 #include "model/timing_state.h"
 #include "studies/replay.h"
+#include "tests/emu_helpers.h"
 
 using namespace qcesim;
 
 namespace {
 
-std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+using test::seed_path;
 
 soc::EmulatorConfig config(const std::vector<std::string>& sets) {
   const auto sc = studies::Scenario::load(seed_path(), sets);

@@ -10,13 +10,14 @@
 #include "studies/explain.h"
 #include "studies/replay.h"
 #include "model/trace.h"
+#include "tests/emu_helpers.h"
 
 using namespace qcesim;
 using nlohmann::json;
 
 namespace {
 
-std::string seed_path() { return std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json"; }
+using test::seed_path;
 
 struct Traced {
   studies::Scenario sc;
