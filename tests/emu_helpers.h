@@ -55,12 +55,6 @@ std::string hex(const std::vector<std::uint8_t>& v);
 // n pseudo-random bytes (mt19937 from seed): test messages that are the same on every run.
 std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed);
 
-// A scenario of the source tree (tests run from their own folders), and the seed replay's.
-inline std::string scenario_path(const std::string& name) {
-  return std::string(QCESIM_SOURCE_DIR) + "/scenarios/" + name;
-}
-inline std::string seed_path() { return scenario_path("sm8650-seed.json"); }
-
 // a, then b.
 inline std::vector<std::uint8_t> cat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
   a.insert(a.end(), b.begin(), b.end());

@@ -37,6 +37,8 @@ std::string make_temp_dir(const char* tag);
 std::string make_scenario_dir(const char* tag);
 // A file of the repository's scenarios/ folder.
 std::string scenario_source(const std::string& name);
+// The seed scenario in the repository's scenarios/ folder.
+inline std::string seed_path() { return scenario_source("sm8650-seed.json"); }
 void remove_tree(const std::string& dir);
 std::string slurp(const std::string& path);
 void write_text(const std::string& path, const std::string& text);

@@ -10,7 +10,7 @@
 #include "model/state_hash.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
-#include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim;
 using sc_core::SC_NS;
@@ -79,7 +79,7 @@ TEST(FastForward, ChecksBeyondSystemCsTimeRangeIsAnError) {
   const auto raw = studies::fork_each(
       1, 1,
       [](std::size_t) {
-        const auto sc = studies::Scenario::load(test::scenario_path("sm8650-seed.json"),
+        const auto sc = studies::Scenario::load(test::scenario_source("sm8650-seed.json"),
                                                 {"workload.messages=100000000000", "workload.message_bytes=1048576"});
         return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), true).to_json();
       },
@@ -98,7 +98,7 @@ TEST(FastForward, ChecksProgressCoversEveryPhaseUpToTheTotal) {
         1, 1,
         [ff](std::size_t) {
           const auto sc =
-              studies::Scenario::load(test::scenario_path("sm8650-seed.json"), {"workload.messages=3000", ff});
+              studies::Scenario::load(test::scenario_source("sm8650-seed.json"), {"workload.messages=3000", ff});
           nlohmann::json seen = nlohmann::json::array();
           studies::ReplayProgress p;
           p.every_s = 0;  // every clock reading reports

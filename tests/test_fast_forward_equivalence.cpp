@@ -10,7 +10,7 @@
 
 #include "studies/processes.h"
 #include "studies/replay.h"
-#include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim;
 using sc_core::SC_NS;
@@ -46,7 +46,7 @@ TEST_P(FastForwardEquivalence, SameResultsAsSimulatingEveryRequest) {
       [&](std::size_t i) {
         std::vector<std::string> s = sets;
         s.push_back(i == 0 ? "sim.fast_forward=1" : "sim.fast_forward=0");
-        const auto sc = studies::Scenario::load(test::scenario_path(c.scenario), s);
+        const auto sc = studies::Scenario::load(test::scenario_source(c.scenario), s);
         // With real data the fast-forward run also has a helper thread (hash-ahead, and half of
         // the skipped requests' checks).
         return studies::run_variant(sc, sc.variant(c.variant), timing_only, !timing_only && i == 0).to_json();

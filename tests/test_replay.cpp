@@ -8,6 +8,7 @@
 #include "studies/replay.h"
 #include "drivers/crypto/qce/sha.h"
 #include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim;
 using sc_core::sc_time;

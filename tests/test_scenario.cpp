@@ -7,7 +7,7 @@
 
 #include "cpu/costs.h"
 #include "studies/scenario.h"
-#include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim::model;
 using namespace qcesim::studies;
@@ -15,7 +15,7 @@ namespace cpu = qcesim::cpu;
 
 namespace {
 
-using test::seed_path;
+using qcesim::test::seed_path;
 
 std::string error_of(const std::vector<std::string>& sets) {
   try {

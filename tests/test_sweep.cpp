@@ -16,7 +16,7 @@
 #include "cli/sweep_command.h"
 #include "model/config_error.h"
 #include "studies/sweep.h"
-#include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim;
 using nlohmann::json;

@@ -10,7 +10,7 @@
 
 #include "model/timing_state.h"
 #include "studies/replay.h"
-#include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim;
 

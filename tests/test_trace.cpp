@@ -10,7 +10,7 @@
 #include "studies/explain.h"
 #include "studies/replay.h"
 #include "model/trace.h"
-#include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim;
 using nlohmann::json;
