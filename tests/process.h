@@ -30,7 +30,7 @@ enum class FailingStdout { read_only, broken_pipe };
 ProcessResult run_qcesim_failing_stdout(const std::vector<std::string>& args, const std::string& dir,
                                         FailingStdout how);
 
-// A fresh folder under /tmp, removed by the caller with remove_tree.
+// A fresh folder under /tmp, removed by the caller with remove_tree (or use TempDir).
 std::string make_temp_dir(const char* tag);
 // A fresh folder holding the SM8650 profile (sm8650.json) and the seed scenario (seed.json), as a
 // user's own copy would: scenarios there resolve their profile beside them.
@@ -46,5 +46,19 @@ void write_text(const std::string& path, const std::string& text);
 std::vector<std::string> list_dir(const std::string& dir);
 // Processes whose command line contains `needle` (from /proc), other than this one.
 std::vector<pid_t> processes_with(const std::string& needle);
+
+// A fresh folder under /tmp (make_temp_dir) removed when the test's scope ends, an assertion's
+// early return included: a suite run leaves nothing behind.
+class TempDir {
+ public:
+  explicit TempDir(const char* tag) : path_(make_temp_dir(tag)) {}
+  ~TempDir() { remove_tree(path_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace qcesim::test

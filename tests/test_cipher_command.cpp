@@ -29,7 +29,8 @@ struct Alg {
 }  // namespace
 
 TEST(CipherCommand, EveryAlgorithmMatchesOpenSslOnBothEnginesAndModes) {
-  const std::string dir = test::make_temp_dir("cipher");
+  const test::TempDir tmp("cipher");
+  const std::string& dir = tmp.path();
   const std::size_t len = 100000;
   const auto data = test::random_bytes(len, 5);
   write_bytes(dir + "/in.bin", data);
@@ -62,11 +63,11 @@ TEST(CipherCommand, EveryAlgorithmMatchesOpenSslOnBothEnginesAndModes) {
       EXPECT_EQ(std::vector<std::uint8_t>(d.out.begin(), d.out.end()), in) << a.name << " decrypt " << how[1];
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
-  const std::string dir = test::make_temp_dir("cipher-bad");
+  const test::TempDir tmp("cipher-bad");
+  const std::string& dir = tmp.path();
   write_bytes(dir + "/17.bin", test::random_bytes(17, 1));
   write_bytes(dir + "/32.bin", test::random_bytes(32, 1));
   const std::string k16(32, 'a'), iv16(32, 'b');
@@ -110,7 +111,6 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << c.says;
   }
-  std::filesystem::remove_all(dir);
 }
 
 // The AEAD form: ccm(aes) and authenc against OpenSSL (CCM's EVP; authenc composed of AES-CBC and
@@ -118,7 +118,8 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
 // a file; decryption gives the plaintext back; a flipped bit is exit 1 with nothing written; a
 // CCM text that is not whole blocks runs on a 2026 driver's fallback (--era 2026).
 TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
-  const std::string dir = test::make_temp_dir("cipher-aead");
+  const test::TempDir tmp("cipher-aead");
+  const std::string& dir = tmp.path();
   const auto pt = test::random_bytes(4096, 21), assoc = test::random_bytes(40, 22);
   const auto key = test::random_bytes(32, 23), hkey = test::random_bytes(32, 24), nonce = test::random_bytes(12, 25),
              iv = test::random_bytes(16, 26);
@@ -175,7 +176,6 @@ TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()),
             test::openssl_ccm_encrypt(key, nonce, {}, small, 16));
-  std::filesystem::remove_all(dir);
 }
 
 // What the kernel's self-tests exercise at setkey (issue 23, part 9): the 2026 driver sends equal
@@ -184,7 +184,8 @@ TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
 // the kernel checks them (the CPU's xts, the 2026 driver), with -EINVAL; without the flag a weak
 // DES key encrypts as OpenSSL does.
 TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
-  const std::string dir = test::make_temp_dir("cipher-weak");
+  const test::TempDir tmp("cipher-weak");
+  const std::string& dir = tmp.path();
   const std::vector<std::uint8_t> in(32, 0);
   write_bytes(dir + "/in.bin", in);
   const std::string zero_key(64, '0'), zero_iv(32, '0');  // XTS-AES-128: two 16-byte halves
@@ -248,7 +249,6 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
                              dir)
                 .exit_code,
             0);
-  std::filesystem::remove_all(dir);
 }
 
 // --iv-out writes what the request leaves in req->iv: CBC the last ciphertext block, CTR the next
@@ -256,7 +256,8 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
 // self-tests' iv_out and a caller splitting a message check). The CPU's CTR counts a partial last
 // block, as crypto/ctr.c does.
 TEST(CipherCommand, TheOutputIvChainsTheNextRequest) {
-  const std::string dir = test::make_temp_dir("cipher-ivout");
+  const test::TempDir tmp("cipher-ivout");
+  const std::string& dir = tmp.path();
   const auto data = test::random_bytes(4096, 77);
   write_bytes(dir + "/all.bin", data);
   write_bytes(dir + "/a.bin", std::vector<std::uint8_t>(data.begin(), data.begin() + 1024));
@@ -302,7 +303,6 @@ TEST(CipherCommand, TheOutputIvChainsTheNextRequest) {
                              dir)
                 .exit_code,
             2);
-  std::filesystem::remove_all(dir);
 }
 
 // rfc4309(ccm(aes)), which the driver registers (IPsec ESP's CCM): key || 3-byte salt, an 8-byte
@@ -310,7 +310,8 @@ TEST(CipherCommand, TheOutputIvChainsTheNextRequest) {
 // as OpenSSL's CCM computes it with nonce salt || IV and the associated data without the copy,
 // on both engines and register-I/O modes, AES-128 and AES-256, tags of 8, 12 and 16 bytes.
 TEST(CipherCommand, Rfc4309MatchesOpenSslCcm) {
-  const std::string dir = test::make_temp_dir("cipher-4309");
+  const test::TempDir tmp("cipher-4309");
+  const std::string& dir = tmp.path();
   const auto pt = test::random_bytes(1024, 91);
   write_bytes(dir + "/pt.bin", pt);
   unsigned seed = 92;
@@ -365,5 +366,4 @@ TEST(CipherCommand, Rfc4309MatchesOpenSslCcm) {
                                   dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("16 or 20 bytes of associated data"), std::string::npos) << r.err;
-  std::filesystem::remove_all(dir);
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/emu_helpers.h"
+#include "tests/process.h"
 
 using namespace qcesim;
 
@@ -44,7 +45,7 @@ class HashCommand : public ::testing::Test {
     std::ofstream(dir + "/empty", std::ios::binary);
     std::ofstream(dir + "/abc", std::ios::binary) << "abc";
   }
-  void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
+  void TearDown() override { test::remove_tree(dir); }
 
   Result run(const std::string& args, const std::string& stdin_text = "") {
     const std::string in = dir + "/stdin", out = dir + "/stdout", err = dir + "/stderr";

@@ -261,7 +261,8 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   const ingest::IngestResult r = ingest::ingest_board(a, "t", scen);
   EXPECT_EQ(fs::path(r.base_profile).filename(), "sm8650.json");  // by the crypto node's address
   ASSERT_EQ(r.scenarios, std::vector<std::string>{"t-sha256-4096.json"});
-  const std::string dir = test::make_temp_dir("ingest");
+  const test::TempDir tmp("ingest");
+  const std::string& dir = tmp.path();
   for (const auto& [f, text] : r.files) std::ofstream(dir + "/" + f) << text;
   const studies::Scenario sc = studies::Scenario::load(dir + "/t-sha256-4096.json");
   ASSERT_EQ(sc.variants.size(), 2u);
@@ -283,13 +284,13 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
             std::string::npos)
       << r.report;
-  test::remove_tree(dir);
 }
 
 TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {
   const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
   const ingest::IngestResult r = ingest::ingest_board(a, "t", std::string(QCESIM_SOURCE_DIR) + "/scenarios");
-  const std::string dir = test::make_temp_dir("ingest-evidence");
+  const test::TempDir tmp("ingest-evidence");
+  const std::string& dir = tmp.path();
   for (const auto& [f, text] : r.files) std::ofstream(dir + "/" + f) << text;
   studies::CalibrationSpec spec;
   spec.scenario = dir + "/t-sha256-4096.json";
@@ -311,11 +312,11 @@ TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {
   EXPECT_EQ(p.centre[1], prof.param("cost.kfree").value);
   EXPECT_NEAR(p.sigma[1], std::log(3.0), 1e-12);
   EXPECT_TRUE(p.evidence[1].empty());
-  test::remove_tree(dir);
 }
 
 TEST(Ingest, CommandRefusesAHostileArchiveBeforeWritingAnything) {
-  const std::string dir = test::make_temp_dir("ingest-cli");
+  const test::TempDir tmp("ingest-cli");
+  const std::string& dir = tmp.path();
   std::ofstream(dir + "/link.tar", std::ios::binary)
       << member("manifest.txt", "qcesim-board-archive 1\n") + member("runs/x", "", '2', "/etc/shadow") + end_blocks();
   auto r = test::run_qcesim({"ingest", "link.tar", "-o", "out"}, dir);
@@ -351,11 +352,11 @@ TEST(Ingest, CommandRefusesAHostileArchiveBeforeWritingAnything) {
         << r.err;
     EXPECT_TRUE(fs::is_empty(dir + "/theirs"));
   }
-  test::remove_tree(dir);
 }
 
 TEST(Ingest, ValidateShowsTheBoardsRows) {
-  const std::string dir = test::make_temp_dir("ingest-validate");
+  const test::TempDir tmp("ingest-validate");
+  const std::string& dir = tmp.path();
   auto r = test::run_qcesim({"ingest", data("sm8650-like.tar"), "-o", "board", "--name", "p1-like"}, dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("# Board p1-like"), std::string::npos);
@@ -364,7 +365,6 @@ TEST(Ingest, ValidateShowsTheBoardsRows) {
   EXPECT_NE(r.out.find("p1-like-sha256-4096"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sha256-qce"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("p1-like:"), std::string::npos) << r.out;  // grouped under the board's profile
-  test::remove_tree(dir);
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ struct CliRun {
 
 // `qcesim run` of one variant of a repository scenario, its JSON result.
 CliRun run_variant(const std::string& scenario, const std::string& variant, const std::vector<std::string>& sets) {
-  const std::string dir = test::make_temp_dir("ipq");
+  const test::TempDir tmp("ipq");
+  const std::string& dir = tmp.path();
   std::vector<std::string> args = {"run",          kSrc + "/scenarios/" + scenario, "--variant", variant, "--json",
                                    dir + "/r.json"};
   for (const auto& s : sets) {
@@ -39,7 +40,6 @@ CliRun run_variant(const std::string& scenario, const std::string& variant, cons
   out.out = r.out;
   out.err = r.err;
   if (r.exit_code == 0) out.variant = json::parse(test::slurp(dir + "/r.json"))["variants"][0];
-  test::remove_tree(dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return out;
 }
@@ -150,13 +150,13 @@ TEST(Ipq40xx, Sha256RunsSha256NeonOnTheCpuAndQceBitExact) {
 
 // A sweep over key size and message size: break-even along the last axis, once per key size.
 TEST(Ipq40xx, TcryptStudyBreaksEvenPerKeySize) {
-  const std::string dir = test::make_temp_dir("ipqsweep");
+  const test::TempDir tmp("ipqsweep");
+  const std::string& dir = tmp.path();
   const test::ProcessResult r = test::run_qcesim(
       {"sweep", kSrc + "/scenarios/study-ipq40xx-tcrypt-cbc.json", "--set", "workload.messages=8", "--out", dir + "/s"},
       dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json be = json::parse(test::slurp(dir + "/s.json"))["analysis"]["break_even"];
-  test::remove_tree(dir);
   EXPECT_EQ(be["axis"], "workload.message_bytes");
   ASSERT_EQ(be["groups"].size(), 2u);
   EXPECT_EQ(be["groups"][0]["at"]["workload.key_bytes"], 16);

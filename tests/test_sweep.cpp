@@ -25,11 +25,6 @@ namespace {
 
 using test::seed_path;
 
-std::string temp_dir() {
-  char name[] = "/tmp/qcesim-sweep-XXXXXX";
-  return mkdtemp(name);
-}
-
 std::string write(const std::string& dir, const std::string& name, const json& j) {
   const std::string f = dir + "/" + name;
   std::ofstream(f) << j.dump(1);
@@ -45,7 +40,8 @@ json base_sweep() {
 }
 
 std::string load_error(const json& j) {
-  const std::string dir = temp_dir();
+  const test::TempDir tmp("sweep");
+  const std::string& dir = tmp.path();
   try {
     studies::Sweep::load(write(dir, "s.json", j));
   } catch (const model::ConfigError& e) {
@@ -60,7 +56,8 @@ TEST(Sweep, ProductOfAStepRangeAndAFactorRangeLastAxisFastest) {
   json j = base_sweep();
   j["axes"] = {{{"path", "qce.clock"}, {"range", {{"from", 100}, {"to", 200}, {"step", 50}}}},
                {{"path", "workload.message_bytes"}, {"range", {{"from", 1024}, {"to", 4096}, {"factor", 2}}}}};
-  const studies::Sweep s = studies::Sweep::load(write(temp_dir(), "s.json", j));
+  const test::TempDir tmp("sweep");
+  const studies::Sweep s = studies::Sweep::load(write(tmp.path(), "s.json", j));
   const auto pts = s.points();
   ASSERT_EQ(pts.size(), 9u);
   EXPECT_EQ(pts[0].values, (std::vector<json>{100, 1024}));
@@ -76,7 +73,8 @@ TEST(Sweep, ZipPairsValuesAndNeedsEqualLengths) {
   j["combine"] = "zip";
   j["axes"] = {{{"path", "qce.clock"}, {"values", {100, 200}}},
                {{"path", "workload.message_bytes"}, {"values", {64, 128}}}};
-  const auto pts = studies::Sweep::load(write(temp_dir(), "s.json", j)).points();
+  const test::TempDir tmp("sweep");
+  const auto pts = studies::Sweep::load(write(tmp.path(), "s.json", j)).points();
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_EQ(pts[1].values, (std::vector<json>{200, 128}));
   j["axes"][1]["values"] = {64};
@@ -110,7 +108,8 @@ TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
   json j = base_sweep();
   // The host must be one of the sweep's variants (checked at load); the rows are made up.
   j["analysis"] = {{"break_even", {{"host", "sha256-lib"}, {"metrics", {"us_per_request"}}}}};
-  const studies::Sweep s = studies::Sweep::load(write(temp_dir(), "s.json", j));
+  const test::TempDir tmp("sweep");
+  const studies::Sweep s = studies::Sweep::load(write(tmp.path(), "s.json", j));
   auto row = [](double x, const char* v, double us) {
     return json{{"values", {{"workload.message_bytes", x}}}, {"variant", v}, {"metrics", {{"us_per_request", us}}}};
   };
@@ -126,7 +125,8 @@ TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
 // A journal holding a finished run (with a marker value) is resumed: that run is not redone,
 // the others are, and the journal is removed once every run is in.
 TEST(Sweep, ResumesFromTheJournalWithoutRedoingFinishedRuns) {
-  const std::string dir = temp_dir();
+  const test::TempDir tmp("sweep");
+  const std::string& dir = tmp.path();
   const std::string file = write(dir, "s.json", base_sweep());
   const std::string prefix = dir + "/out";
   const studies::Sweep s = studies::Sweep::load(file);
@@ -192,7 +192,8 @@ std::string csv_without_host_time(const std::string& file) {
 // Shards of a sweep (points p % N == I) merge into the outputs of the unsharded sweep; a missing,
 // repeated or foreign shard is refused before anything is written.
 TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
-  const std::string dir = temp_dir();
+  const test::TempDir tmp("sweep");
+  const std::string& dir = tmp.path();
   json def = base_sweep();
   def["axes"][0]["values"] = {64, 1024, 4096};
   const std::string file = write(dir, "s.json", def);
@@ -306,5 +307,4 @@ TEST(Sweep, ShardsMergeIntoTheUnshardedOutputs) {
   cli::SweepOptions no_merge = options();
   no_merge.partial = true;
   EXPECT_THROW(cli::run_sweep(no_merge, part_out, err), model::ConfigError);
-  std::filesystem::remove_all(dir);
 }
