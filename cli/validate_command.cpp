@@ -65,6 +65,20 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   std::vector<studies::Scenario> scenarios;
   scenarios.reserve(files.size());
   for (const MeasuredFile& f : files) scenarios.push_back(studies::Scenario::load(f.path));
+  std::vector<std::string> soc_of;
+  for (const studies::Scenario& sc : scenarios) soc_of.push_back(sc.profile_for(sc.variants.front()).name());
+  // --soc: every name must be one of the folder's SoCs, said before anything runs.
+  for (const std::string& want : opt.socs) {
+    if (std::find(soc_of.begin(), soc_of.end(), want) != soc_of.end()) continue;
+    std::set<std::string> names(soc_of.begin(), soc_of.end());
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw model::ConfigError("--soc", "", "the name of a SoC the folder's scenarios are for (" + list + ")",
+                             model::quoted_input(want));
+  }
+  auto shown = [&](std::size_t i) {
+    return opt.socs.empty() || std::find(opt.socs.begin(), opt.socs.end(), soc_of[i]) != opt.socs.end();
+  };
   // In sample: a parameter was set from this scenario's measurements (its provenance names a
   // scenario that carries the same measured block: a study repeating P1 is in sample too).
   auto fitted_for = [&](std::size_t i) {
@@ -88,15 +102,17 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   std::map<std::string, std::vector<Row>> by_soc;
   // Columns as wide as the longest scenario and variant name (a board's names run long).
   std::size_t name_w = 22, variant_w = 20;
-  for (const studies::Scenario& sc : scenarios) {
-    name_w = std::max(name_w, sc.name.size());
-    for (const auto& v : sc.variants) variant_w = std::max(variant_w, v.name.size());
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    if (!shown(i)) continue;
+    name_w = std::max(name_w, scenarios[i].name.size());
+    for (const auto& v : scenarios[i].variants) variant_w = std::max(variant_w, v.name.size());
   }
   json rows = json::array();
   std::size_t inside = 0, total = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!shown(i)) continue;  // still counted above: its measurements may put another in sample
     const studies::Scenario& sc = scenarios[i];
-    const std::string soc = sc.profile_for(sc.variants.front()).name();
+    const std::string& soc = soc_of[i];
     studies::UncertaintySpec spec;
     spec.scenario = files[i].path;
     spec.samples = opt.samples;

@@ -20,6 +20,7 @@ struct ValidateOptions {
   std::uint64_t seed = 1;
   unsigned jobs = 0;
   std::string json_file;
+  std::vector<std::string> socs;  // --soc: only these SoCs' rows (profile names); all when empty
 };
 
 int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& err);

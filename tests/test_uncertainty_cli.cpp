@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -68,6 +69,37 @@ TEST_F(UncertaintyCli, ValidateMarksInSampleFromProvenance) {
   EXPECT_NE(r.out.find("measured numbers inside the 90 % interval"), std::string::npos);
   const auto none = qcesim({"validate", dir + "/no-such-folder"});
   EXPECT_EQ(none.exit_code, 2);
+}
+
+// validate --soc: one SoC's rows, the same as in the whole table; a SoC the folder has no
+// scenario for is refused before anything runs, naming the ones it has.
+TEST_F(UncertaintyCli, ValidateShowsOneSocsRowsAsTheWholeTableHasThem) {
+  for (const char* f : {"ipq40xx.json", "ipq40xx-m2-cbc128-16.json"})
+    std::filesystem::copy_file(test::scenario_source(f), dir + "/" + f);
+  const std::vector<std::string> args = {"validate", ".", "--samples", "3", "--messages", "30", "--jobs", "2"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const auto all = qcesim(with({"--json", "all.json"}));
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto one = qcesim(with({"--soc", "ipq40xx", "--json", "one.json"}));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const json all_rows = json::parse(test::slurp(dir + "/all.json"))["rows"];
+  const json one_rows = json::parse(test::slurp(dir + "/one.json"))["rows"];
+  ASSERT_EQ(all_rows.size(), 11u);  // the seed's 10 and the IPQ4018's wall time
+  ASSERT_EQ(one_rows.size(), 1u);
+  EXPECT_EQ(one_rows[0]["scenario"], "ipq40xx-m2-cbc128-16");
+  EXPECT_EQ(one_rows[0], all_rows[0]);  // the same samples: the same band
+  EXPECT_EQ(one.out.find("sm8650"), std::string::npos) << one.out;
+  const auto bad = qcesim(with({"--soc", "sm8750"}));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--soc: expected the name of a SoC the folder's scenarios are for (ipq40xx, sm8650), "
+                         "found \"sm8750\""),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(bad.err.find("runs"), std::string::npos) << "ran before refusing: " << bad.err;
 }
 
 // End to end: the hardirq time's most influential parameter is one the hardirq path charges.
