@@ -66,6 +66,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   scenarios.reserve(files.size());
   for (const MeasuredFile& f : files) scenarios.push_back(studies::Scenario::load(f.path));
   std::vector<std::string> soc_of;
+  soc_of.reserve(scenarios.size());
   for (const studies::Scenario& sc : scenarios) soc_of.push_back(sc.profile_for(sc.variants.front()).name());
   // --soc: every name must be one of the folder's SoCs, said before anything runs.
   for (const std::string& want : opt.socs) {
