@@ -1,7 +1,8 @@
 /* afalg-bench: one request at a time through the kernel's AF_ALG interface, bound to a named
  * driver (sha256-qce, sha256-ce, cbc-aes-qce, ...), as the seed measurement was taken: wall time,
  * the process's CPU time, and the system-wide hardirq/softirq time and interrupt counts as deltas
- * of /proc/stat and /proc/interrupts around the loop.
+ * of /proc/stat and /proc/interrupts around the loop, and every CPU's cpuidle state entries and
+ * residency (sysfs) around it too: how often the waiting CPUs slept how deep.
  *
  * Part of the qcesim board kit (board/qcesim-measure runs it). Plain C99 + Linux uapi, built
  * statically for arm64 and armhf; prints "key value" lines that `qcesim ingest` reads. Exit status:
@@ -31,6 +32,7 @@
 #define MAX_BYTES (1u << 20)
 #define MAX_CIPHER_BYTES (64u << 10) /* one sendmsg below the socket's send buffer: nothing reads until it is sent */
 #define MAX_IRQ_ROWS 512
+#define MAX_IDLE_ROWS 1024
 
 struct opts {
   const char *type, *alg, *driver, *check;
@@ -128,6 +130,54 @@ static int read_interrupts(struct irq_row* rows, int max) {
     ++n;
   }
   fclose(f);
+  return n;
+}
+
+struct idle_row {
+  int cpu, state;
+  unsigned long long usage, time_us;
+  char name[32];
+};
+
+/* One unsigned number from a sysfs file; -1 when it cannot be read. */
+static int read_ull(const char* path, unsigned long long* v) {
+  FILE* f = fopen(path, "r");
+  if (!f) return -1;
+  const int ok = fscanf(f, "%llu", v) == 1;
+  fclose(f);
+  return ok ? 0 : -1;
+}
+
+/* Every CPU's cpuidle states: entries (usage) and time spent (us), with the state's name. No
+ * cpuidle driver, no rows. CPUs are numbered from 0 without gaps in sysfs (offline ones too). */
+static int read_cpuidle(struct idle_row* rows, int max) {
+  int n = 0;
+  char path[128];
+  for (int cpu = 0; cpu < 1024 && n < max; ++cpu) {
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d", cpu);
+    if (access(path, F_OK) != 0) break;
+    for (int st = 0; st < 16 && n < max; ++st) {
+      struct idle_row* r = &rows[n];
+      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/usage", cpu, st);
+      if (read_ull(path, &r->usage)) break;
+      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/time", cpu, st);
+      if (read_ull(path, &r->time_us)) break;
+      snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", cpu, st);
+      r->name[0] = 0;
+      FILE* f = fopen(path, "r");
+      if (f) {
+        if (!fgets(r->name, sizeof r->name, f)) r->name[0] = 0;
+        fclose(f);
+      }
+      r->name[strcspn(r->name, "\n")] = 0;
+      for (char* c = r->name; *c; ++c)
+        if (*c <= ' ' || *c > '~') *c = '_'; /* one printable word */
+      if (!r->name[0]) snprintf(r->name, sizeof r->name, "state%d", st);
+      r->cpu = cpu;
+      r->state = st;
+      ++n;
+    }
+  }
   return n;
 }
 
@@ -283,7 +333,9 @@ int main(int argc, char** argv) {
   }
 
   static struct irq_row before[MAX_IRQ_ROWS], after[MAX_IRQ_ROWS];
+  static struct idle_row idle_before[MAX_IDLE_ROWS], idle_after[MAX_IDLE_ROWS];
   char stat_before[512], stat_after[512];
+  const int ib = read_cpuidle(idle_before, MAX_IDLE_ROWS);
   const int nb = read_interrupts(before, MAX_IRQ_ROWS);
   read_stat(stat_before, sizeof stat_before);
   struct rusage ru0, ru1;
@@ -306,6 +358,7 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &ru1);
   read_stat(stat_after, sizeof stat_after);
   const int na = read_interrupts(after, MAX_IRQ_ROWS);
+  const int ia = read_cpuidle(idle_after, MAX_IDLE_ROWS);
 
   printf("type %s\nalg %s\ndriver %s\nbytes %lu\nmessages %lu\nrequested %lu\nkey_bytes %lu\n", o.type, o.alg,
          o.driver, o.bytes, done, o.count, o.key_bytes);
@@ -322,6 +375,19 @@ int main(int argc, char** argv) {
     for (int k = 0; k < nb; ++k)
       if (strcmp(before[k].label, after[i].label) == 0) was = before[k].total;
     if (after[i].total > was) printf("irq %s %llu %s\n", after[i].label, after[i].total - was, after[i].name);
+  }
+  /* cpuidle CPU STATE ENTRIES US NAME: the states entered during the loop, matched by CPU and
+   * state (a CPU that went offline or online meanwhile has no pair and is left out). */
+  for (int i = 0; i < ia; ++i) {
+    const struct idle_row* a = &idle_after[i];
+    for (int k = 0; k < ib; ++k) {
+      const struct idle_row* b = &idle_before[k];
+      if (a->cpu != b->cpu || a->state != b->state) continue;
+      if (a->usage > b->usage && a->time_us >= b->time_us)
+        printf("cpuidle %d %d %llu %llu %s\n", a->cpu, a->state, a->usage - b->usage, a->time_us - b->time_us,
+               a->name);
+      break;
+    }
   }
   if (out_len > 0) {
     printf("last_output ");

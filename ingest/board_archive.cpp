@@ -272,6 +272,16 @@ BenchRun parse_run(const Text& t) {
     if (k == "cpu_start") r.cpu = v == "-1" ? -1 : static_cast<int>(whole<unsigned>(t, i, v, "a CPU number", 1023));
     if (k == "stat_before") before = stat_ticks(t, i, rest(t.lines[i], 1)), before_line = i;
     if (k == "stat_after") after = stat_ticks(t, i, rest(t.lines[i], 1));
+    if (k == "cpuidle") {
+      // cpuidle CPU STATE ENTRIES US NAME
+      const std::vector<std::string> c = words(t.lines[i], 7);
+      if (c.size() != 6) t.fail(i, "cpuidle CPU STATE ENTRIES MICROSECONDS NAME", model::quoted_input(t.lines[i]));
+      if (r.idle.size() >= 1024) t.fail(i, "at most 1024 cpuidle rows", "more");
+      r.idle.push_back(
+          {whole<unsigned>(t, i, c[1], "a CPU number", 1023), whole<unsigned>(t, i, c[2], "an idle state number", 63),
+           whole<std::uint64_t>(t, i, c[3], "idle state entries", 1ull << 60),
+           whole<double>(t, i, c[4], "microseconds", 1e16), printable_word(t, i, c[5], "an idle state name")});
+    }
     if (k == "irq" && w.size() >= 3) {
       if (r.irqs.size() >= 512) t.fail(i, "at most 512 interrupt rows", "more");
       r.irqs.push_back({printable_word(t, i, w[1], "an interrupt label"),

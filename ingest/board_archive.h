@@ -27,6 +27,14 @@ struct IrqDelta {
   std::uint64_t count = 0;
 };
 
+// One CPU's cpuidle state during a run: how often it was entered and how long it was held.
+struct IdleDelta {
+  unsigned cpu = 0, state = 0;
+  std::uint64_t entries = 0;
+  double time_us = 0;
+  std::string name;  // the state's sysfs name ("WFI", "cpu-sleep-0", ...)
+};
+
 // One afalg-bench run (runs/NAME).
 struct BenchRun {
   std::string member, type, alg, driver, status, check;
@@ -34,6 +42,7 @@ struct BenchRun {
   double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0;  // as the seed measurement reports them
   int cpu = -1;                                                // where the loop started
   std::vector<IrqDelta> irqs;
+  std::vector<IdleDelta> idle;  // the states entered during the loop (no cpuidle driver: none)
 };
 
 struct CryptoDriver {

@@ -564,6 +564,19 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   for (const std::string& s : res.scenarios) listed += (listed.empty() ? "" : ", ") + s;
   r += fmt::format("\nScenarios: {}. Next: `qcesim validate FOLDER` shows these rows against the model.\n",
                    listed.empty() ? "none" : listed);
+  // How deep the measuring CPU slept while it waited: a long request (1 MiB) may let it reach a
+  // state whose exit every request then pays (docs/calibration.md, P3's full queue).
+  std::string idle_rows;
+  for (const BenchRun& b : a.runs)
+    for (const IdleDelta& d : b.idle)
+      if (b.cpu >= 0 && d.cpu == static_cast<unsigned>(b.cpu))
+        idle_rows += fmt::format("| {} | {} | {} {} | {:.3f} | {:.1f} |\n", b.member, d.cpu, d.state, d.name,
+                                 static_cast<double>(d.entries) / static_cast<double>(b.messages),
+                                 d.time_us / static_cast<double>(d.entries));
+  if (!idle_rows.empty())
+    r += "\n## Where the measuring CPU slept (cpuidle)\n\n| run | CPU | state | entries/request | µs per entry "
+         "|\n|---|---|---|---|---|\n" +
+         idle_rows;
   if (std::any_of(a.tcrypt.begin(), a.tcrypt.end(), [](const TcryptRow& t) { return t.updates == 1; })) {
     r += "\n## tcrypt (one-shot digests; skcipher rows where the log has them)\n\n| driver | operation | bytes | "
          "operations/s | µs/operation |\n|---|---|---|---|---|\n";

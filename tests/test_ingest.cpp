@@ -197,6 +197,13 @@ TEST(Ingest, RunsAreReadAsTheSeedMeasurementReportsThem) {
   EXPECT_NEAR(qce->hardirq_s, 0.55, 1e-9);  // 55 ticks at USER_HZ 100
   EXPECT_NEAR(qce->softirq_s, 0.94, 1e-9);
   EXPECT_EQ(qce->check, "equal");
+  // Every CPU's idle states entered during the loop (sysfs cpuidle deltas).
+  ASSERT_EQ(qce->idle.size(), 3u);
+  EXPECT_EQ(qce->idle[2].cpu, 7u);
+  EXPECT_EQ(qce->idle[2].state, 1u);
+  EXPECT_EQ(qce->idle[2].entries, 1000u);
+  EXPECT_EQ(qce->idle[2].time_us, 120000.0);
+  EXPECT_EQ(qce->idle[2].name, "cpu-sleep-0");
   ASSERT_EQ(a.tcrypt.size(), 2u);  // the first result was on a line of its own
   EXPECT_EQ(a.tcrypt[0].block_bytes, 16u);
   EXPECT_EQ(a.tcrypt[0].ops_per_s, 20000);
@@ -236,6 +243,18 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
               ingest::parse_board_archive(read_tar(t, "b.tar"), "b.tar");
             }).find("b.tar: at runs/a line 5: expected messages: a whole number up to 100000000000, found \"12x\""),
             std::string::npos);
+  for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
+           {"cpuidle 7 1 x 5 WFI", "expected idle state entries: a whole number up to"},
+           {"cpuidle 7 1 5 WFI", "expected cpuidle CPU STATE ENTRIES MICROSECONDS NAME, found \"cpuidle 7 1 5 WFI\""},
+           {"cpuidle 7 1 5 9 WFI extra", "expected cpuidle CPU STATE ENTRIES MICROSECONDS NAME"}}) {
+    const std::string bad = member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") +
+                            member("runs/a", "qcesim-afalg 1\ntype hash\n" + line + "\n") + end_blocks();
+    EXPECT_NE(error_of([&] {
+                ingest::parse_board_archive(read_tar(bad, "b.tar"), "b.tar");
+              }).find("b.tar: at runs/a line 3: " + why),
+              std::string::npos)
+        << line;
+  }
   const std::string v2 = member("manifest.txt", "qcesim-board-archive 2\n") + end_blocks();
   EXPECT_NE(error_of([&] {
               ingest::parse_board_archive(read_tar(v2, "b.tar"), "b.tar");
@@ -279,6 +298,13 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_EQ(j["variants"][0]["engine"], "cpu");
   // The engine's wiring read from the device tree matches the SM8650 entry the profile runs.
   EXPECT_NE(r.report.find("| pipes rx / tx | 4 / 5 | 4 / 5 |"), std::string::npos) << r.report;
+  // Where the measuring CPU (7) slept during each run: entries per request, time per entry;
+  // other CPUs' states are not its.
+  EXPECT_NE(r.report.find("| runs/seed-qce | 7 | 0 WFI | 0.980 | 95.0 |\n| runs/seed-qce | 7 | 1 cpu-sleep-0 | 0.020 | "
+                          "120.0 |"),
+            std::string::npos)
+      << r.report;
+  EXPECT_EQ(r.report.find("| runs/seed-qce | 0 |"), std::string::npos);
   EXPECT_NE(r.report.find("| BAM interrupt | GIC SPI 272 | GIC SPI 272 |"), std::string::npos) << r.report;
   EXPECT_EQ(r.report.find("wiring differs"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
