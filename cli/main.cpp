@@ -307,7 +307,9 @@ Command validate_command(CLI::App& app) {
   c->add_option("--seed", v->seed, "Seed of the samples")->check(kSeed)->capture_default_str();
   c->add_option("--jobs,-j", v->jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--json", v->json_file, "Write the rows as JSON to this file");
-  c->add_option("--soc", v->socs, "Only this SoC's scenarios (its profile's name; repeatable)");
+  // One value per --soc: a folder after it stays the folder.
+  c->add_option("--soc", v->socs, "Only this SoC's scenarios (its profile's name; repeatable)")
+      ->allow_extra_args(false);
   return {c, [v, c] {
             // From a folder without scenarios/ (an installed qcesim): the ones it ships.
             std::error_code ec;

@@ -103,10 +103,10 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   std::map<std::string, std::vector<Row>> by_soc;
   // Columns as wide as the longest scenario and variant name (a board's names run long).
   std::size_t name_w = 22, variant_w = 20;
-  for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    if (!shown(i)) continue;
-    name_w = std::max(name_w, scenarios[i].name.size());
-    for (const auto& v : scenarios[i].variants) variant_w = std::max(variant_w, v.name.size());
+  // Over every scenario of the folder, shown or not: --soc's rows are the whole table's.
+  for (const studies::Scenario& sc : scenarios) {
+    name_w = std::max(name_w, sc.name.size());
+    for (const auto& v : sc.variants) variant_w = std::max(variant_w, v.name.size());
   }
   json rows = json::array();
   std::size_t inside = 0, total = 0;

@@ -270,6 +270,7 @@ BenchRun parse_run(const Text& t) {
     if (k == "stime_us") stime_us = whole<double>(t, i, v, "microseconds", 1e13);
     if (k == "clk_tck") clk_tck = whole<double>(t, i, v, "ticks per second", 100000);
     if (k == "cpu_start") r.cpu = v == "-1" ? -1 : static_cast<int>(whole<unsigned>(t, i, v, "a CPU number", 1023));
+    if (k == "cpu_end") r.cpu_end = v == "-1" ? -1 : static_cast<int>(whole<unsigned>(t, i, v, "a CPU number", 1023));
     if (k == "stat_before") before = stat_ticks(t, i, rest(t.lines[i], 1)), before_line = i;
     if (k == "stat_after") after = stat_ticks(t, i, rest(t.lines[i], 1));
     if (k == "cpuidle") {
@@ -281,6 +282,8 @@ BenchRun parse_run(const Text& t) {
           {whole<unsigned>(t, i, c[1], "a CPU number", 1023), whole<unsigned>(t, i, c[2], "an idle state number", 63),
            whole<std::uint64_t>(t, i, c[3], "idle state entries", 1ull << 60),
            whole<double>(t, i, c[4], "microseconds", 1e16), printable_word(t, i, c[5], "an idle state name")});
+      // afalg-bench prints only the states entered during the loop.
+      if (r.idle.back().entries == 0) t.fail(i, "idle state entries: at least 1", model::quoted_input(c[3]));
     }
     if (k == "irq" && w.size() >= 3) {
       if (r.irqs.size() >= 512) t.fail(i, "at most 512 interrupt rows", "more");

@@ -41,6 +41,7 @@ struct BenchRun {
   std::uint64_t bytes = 0, messages = 0, requested = 0, key_bytes = 0;
   double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0;  // as the seed measurement reports them
   int cpu = -1;                                                // where the loop started
+  int cpu_end = -1;                                            // and where it ended
   std::vector<IrqDelta> irqs;
   std::vector<IdleDelta> idle;  // the states entered during the loop (no cpuidle driver: none)
 };

@@ -564,12 +564,13 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   for (const std::string& s : res.scenarios) listed += (listed.empty() ? "" : ", ") + s;
   r += fmt::format("\nScenarios: {}. Next: `qcesim validate FOLDER` shows these rows against the model.\n",
                    listed.empty() ? "none" : listed);
-  // How deep the measuring CPU slept while it waited: a long request (1 MiB) may let it reach a
-  // state whose exit every request then pays (docs/calibration.md, P3's full queue).
+  // How deep the measuring CPU slept while it waited: a state deep enough has an exit the
+  // request then pays (docs/calibration.md, P3's full queue). Only for a loop that stayed on one
+  // CPU: another CPU's states are not its.
   std::string idle_rows;
   for (const BenchRun& b : a.runs)
     for (const IdleDelta& d : b.idle)
-      if (b.cpu >= 0 && d.cpu == static_cast<unsigned>(b.cpu))
+      if (b.cpu >= 0 && b.cpu_end == b.cpu && d.cpu == static_cast<unsigned>(b.cpu))
         idle_rows += fmt::format("| {} | {} | {} {} | {:.3f} | {:.1f} |\n", b.member, d.cpu, d.state, d.name,
                                  static_cast<double>(d.entries) / static_cast<double>(b.messages),
                                  d.time_us / static_cast<double>(d.entries));

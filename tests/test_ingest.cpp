@@ -246,7 +246,8 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
   for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
            {"cpuidle 7 1 x 5 WFI", "expected idle state entries: a whole number up to"},
            {"cpuidle 7 1 5 WFI", "expected cpuidle CPU STATE ENTRIES MICROSECONDS NAME, found \"cpuidle 7 1 5 WFI\""},
-           {"cpuidle 7 1 5 9 WFI extra", "expected cpuidle CPU STATE ENTRIES MICROSECONDS NAME"}}) {
+           {"cpuidle 7 1 5 9 WFI extra", "expected cpuidle CPU STATE ENTRIES MICROSECONDS NAME"},
+           {"cpuidle 7 1 0 5 WFI", "expected idle state entries: at least 1, found \"0\""}}) {
     const std::string bad = member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") +
                             member("runs/a", "qcesim-afalg 1\ntype hash\n" + line + "\n") + end_blocks();
     EXPECT_NE(error_of([&] {
@@ -305,6 +306,7 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
             std::string::npos)
       << r.report;
   EXPECT_EQ(r.report.find("| runs/seed-qce | 0 |"), std::string::npos);
+  EXPECT_EQ(r.report.find("| runs/seed-cpu | 7 |"), std::string::npos);  // its loop moved from CPU 7 to 6
   EXPECT_NE(r.report.find("| BAM interrupt | GIC SPI 272 | GIC SPI 272 |"), std::string::npos) << r.report;
   EXPECT_EQ(r.report.find("wiring differs"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),

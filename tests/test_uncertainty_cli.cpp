@@ -84,14 +84,23 @@ TEST_F(UncertaintyCli, ValidateShowsOneSocsRowsAsTheWholeTableHasThem) {
   };
   const auto all = qcesim(with({"--json", "all.json"}));
   ASSERT_EQ(all.exit_code, 0) << all.err;
-  const auto one = qcesim(with({"--soc", "ipq40xx", "--json", "one.json"}));
+  // The folder after --soc stays the folder (one value per --soc).
+  const auto one = qcesim(
+      {"validate", "--soc", "ipq40xx", ".", "--samples", "3", "--messages", "30", "--jobs", "2", "--json", "one.json"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
+  const auto p1 = qcesim(with({"--soc", "sm8650", "--json", "p1.json"}));
+  ASSERT_EQ(p1.exit_code, 0) << p1.err;
   const json all_rows = json::parse(test::slurp(dir + "/all.json"))["rows"];
   const json one_rows = json::parse(test::slurp(dir + "/one.json"))["rows"];
   ASSERT_EQ(all_rows.size(), 11u);  // the seed's 10 and the IPQ4018's wall time
   ASSERT_EQ(one_rows.size(), 1u);
   EXPECT_EQ(one_rows[0]["scenario"], "ipq40xx-m2-cbc128-16");
   EXPECT_EQ(one_rows[0], all_rows[0]);  // the same samples: the same band
+  // The seed's rows: in sample as in the whole table, the same bands, in the same order.
+  const json p1_rows = json::parse(test::slurp(dir + "/p1.json"))["rows"];
+  ASSERT_EQ(p1_rows.size(), 10u);
+  for (std::size_t k = 0; k < 10; ++k) EXPECT_EQ(p1_rows[k], all_rows[k + 1]) << k;
+  EXPECT_TRUE(p1_rows[0]["in_sample"].get<bool>());
   EXPECT_EQ(one.out.find("sm8650"), std::string::npos) << one.out;
   const auto bad = qcesim(with({"--soc", "sm8750"}));
   EXPECT_EQ(bad.exit_code, 2);
