@@ -375,6 +375,14 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                             : prio == 275 ? "after December 2024"
                                           : "?");
       set("driver.era", era, from);
+      // AF_ALG's hash socket takes a message sent whole as one digest only since 6.5 (algif_hash's
+      // sendmsg rework); before, as init, update and final, which the scenarios do not replay.
+      if (v < 6005 && std::any_of(a.runs.begin(), a.runs.end(), [](const BenchRun& r) { return r.type == "hash"; }))
+        note(fmt::format(
+            "Kernel {} is older than 6.5: its AF_ALG hash socket hashes each message as init, update and final, "
+            "not as the one digest the scenarios replay (the qce driver's update holds the last block back for the "
+            "final: two engine requests per message longer than a block). Read the hash rows with that in mind.",
+            a.release));
     }
   }
 

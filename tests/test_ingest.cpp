@@ -307,6 +307,7 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
       << r.report;
   EXPECT_EQ(r.report.find("| runs/seed-qce | 0 |"), std::string::npos);
   EXPECT_EQ(r.report.find("| runs/seed-cpu | 7 |"), std::string::npos);  // its loop moved from CPU 7 to 6
+  EXPECT_EQ(r.report.find("older than 6.5"), std::string::npos);         // 6.12: AF_ALG's digest path
   EXPECT_NE(r.report.find("| BAM interrupt | GIC SPI 272 | GIC SPI 272 |"), std::string::npos) << r.report;
   EXPECT_EQ(r.report.find("wiring differs"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),

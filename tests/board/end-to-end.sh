@@ -41,6 +41,8 @@ check("| sha256-ce | digest | 4096 |" in report, "no tcrypt row for sha256-ce at
 prof = json.load(open("out/qemu-virt-profile.json"))
 check(prof["parameters"]["cpuidle.off"]["value"] == 1, "QEMU virt has no cpuidle driver: cpuidle.off should be 1")
 check(prof["parameters"]["driver.era"]["provenance"].startswith("measured: on the board, kernel release 6.1"), "era")
+check("older than 6.5: its AF_ALG hash socket hashes each message as init, update and final" in report,
+      "a 6.1 kernel's AF_ALG hashes by init/update/final: the report should say so")
 print("end-to-end: archive, report, scenarios and function table checked")
 PY
 "$qcesim" validate out --samples 3 --messages 200 >validate.txt
