@@ -47,9 +47,8 @@ std::vector<MeasuredFile> measured_scenarios(const std::string& dir) {
 }
 
 // The profile parameters set from this scenario's measurements: their provenance names it.
-std::vector<std::string> fitted_from(const studies::Scenario& sc) {
+std::vector<std::string> fitted_from(const studies::Scenario& sc, const model::Profile& profile) {
   std::vector<std::string> names;
-  const model::Profile profile = sc.profile_for(sc.variants.front());
   for (const auto& [name, p] : profile.params())
     if (p.provenance.find(sc.name) != std::string::npos) names.push_back(name);
   return names;
@@ -65,9 +64,16 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   std::vector<studies::Scenario> scenarios;
   scenarios.reserve(files.size());
   for (const MeasuredFile& f : files) scenarios.push_back(studies::Scenario::load(f.path));
+  // Each scenario's profile (its first variant's), read once: its name is the SoC, its
+  // provenances say what was fitted to the scenario.
+  std::vector<model::Profile> profiles;
   std::vector<std::string> soc_of;
+  profiles.reserve(scenarios.size());
   soc_of.reserve(scenarios.size());
-  for (const studies::Scenario& sc : scenarios) soc_of.push_back(sc.profile_for(sc.variants.front()).name());
+  for (const studies::Scenario& sc : scenarios) {
+    profiles.push_back(sc.profile_for(sc.variants.front()));
+    soc_of.push_back(profiles.back().name());
+  }
   // --soc: every name must be one of the folder's SoCs, said before anything runs.
   for (const std::string& want : opt.socs) {
     if (std::find(soc_of.begin(), soc_of.end(), want) != soc_of.end()) continue;
@@ -88,7 +94,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
       bool shared = false;
       for (const std::string& m : files[i].measured) shared = shared || files[k].measured.count(m);
       if (!shared) continue;
-      for (const std::string& n : fitted_from(scenarios[k])) names.insert(n);
+      for (const std::string& n : fitted_from(scenarios[k], profiles[k])) names.insert(n);
     }
     return std::vector<std::string>(names.begin(), names.end());
   };

@@ -269,8 +269,10 @@ BenchRun parse_run(const Text& t) {
     if (k == "utime_us") utime_us = whole<double>(t, i, v, "microseconds", 1e13);
     if (k == "stime_us") stime_us = whole<double>(t, i, v, "microseconds", 1e13);
     if (k == "clk_tck") clk_tck = whole<double>(t, i, v, "ticks per second", 100000);
-    if (k == "cpu_start") r.cpu = v == "-1" ? -1 : static_cast<int>(whole<unsigned>(t, i, v, "a CPU number", 1023));
-    if (k == "cpu_end") r.cpu_end = v == "-1" ? -1 : static_cast<int>(whole<unsigned>(t, i, v, "a CPU number", 1023));
+    // sched_getcpu's answer: a CPU number, or -1 where it has none.
+    auto cpu_number = [&] { return v == "-1" ? -1 : static_cast<int>(whole<unsigned>(t, i, v, "a CPU number", 1023)); };
+    if (k == "cpu_start") r.cpu = cpu_number();
+    if (k == "cpu_end") r.cpu_end = cpu_number();
     if (k == "stat_before") before = stat_ticks(t, i, rest(t.lines[i], 1)), before_line = i;
     if (k == "stat_after") after = stat_ticks(t, i, rest(t.lines[i], 1));
     if (k == "cpuidle") {

@@ -116,8 +116,8 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
         // The run goes on a thread of its own: glibc gives a new thread a new malloc arena, so
         // the run allocates from fresh pages instead of the free chunks of the parent's heap,
         // each of which would be a copy-on-write fault (a page copy and a TLB flush) here
-        // (validate --samples 200: 81 s -> 58 s on a 2-core VM). The thread ends the process: nothing needs tearing
-        // down.
+        // (validate --samples 200: 81 s -> 58 s on a 2-core VM). The thread ends the process:
+        // nothing needs tearing down.
         try {
           std::thread(run_and_exit).join();
         } catch (...) {  // no thread (a limit, no memory): the run goes here

@@ -44,6 +44,11 @@ std::string slurp(const std::string& path);
 void write_text(const std::string& path, const std::string& text);
 // The names in a folder (no . and ..), sorted.
 std::vector<std::string> list_dir(const std::string& dir);
+// A command line and more arguments after it.
+inline std::vector<std::string> plus_args(std::vector<std::string> a, const std::vector<std::string>& more) {
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
 // Processes whose command line contains `needle` (from /proc), other than this one.
 std::vector<pid_t> processes_with(const std::string& needle);
 

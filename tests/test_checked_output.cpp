@@ -54,10 +54,6 @@ struct CommandForm {
 const std::vector<std::string> kSensitivity = {"sensitivity",          "seed.json", "--set",
                                                "workload.messages=20", "--variant", "sha256-qce-nolock",
                                                "--trajectories",       "2"};
-std::vector<std::string> plus_args(std::vector<std::string> a, const std::vector<std::string>& more) {
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
-}
 const std::vector<CommandForm> kEveryCommand = {
     {"Help", {"--help"}, {}},
     {"Version", {"--version"}, {}},
@@ -77,8 +73,8 @@ const std::vector<CommandForm> kEveryCommand = {
     {"Calibrate",
      {"calibrate", "seed.json", "--fit", "cost.readl", "--messages", "20", "--iterations", "0", "--jobs", "1"},
      {}},
-    {"Sensitivity", plus_args(kSensitivity, {"--merge", "shard.json"}),
-     plus_args(kSensitivity, {"--jobs", "1", "--shard", "0/1", "--shard-out", "shard.json"})},
+    {"Sensitivity", test::plus_args(kSensitivity, {"--merge", "shard.json"}),
+     test::plus_args(kSensitivity, {"--jobs", "1", "--shard", "0/1", "--shard-out", "shard.json"})},
 };
 
 std::string joined(const std::vector<std::string>& args) {

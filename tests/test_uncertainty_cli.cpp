@@ -77,18 +77,13 @@ TEST_F(UncertaintyCli, ValidateShowsOneSocsRowsAsTheWholeTableHasThem) {
   for (const char* f : {"ipq40xx.json", "ipq40xx-m2-cbc128-16.json"})
     std::filesystem::copy_file(test::scenario_source(f), dir + "/" + f);
   const std::vector<std::string> args = {"validate", ".", "--samples", "3", "--messages", "30", "--jobs", "2"};
-  auto with = [&](std::vector<std::string> more) {
-    std::vector<std::string> a = args;
-    a.insert(a.end(), more.begin(), more.end());
-    return a;
-  };
-  const auto all = qcesim(with({"--json", "all.json"}));
+  const auto all = qcesim(test::plus_args(args, {"--json", "all.json"}));
   ASSERT_EQ(all.exit_code, 0) << all.err;
   // The folder after --soc stays the folder (one value per --soc).
   const auto one = qcesim(
       {"validate", "--soc", "ipq40xx", ".", "--samples", "3", "--messages", "30", "--jobs", "2", "--json", "one.json"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  const auto p1 = qcesim(with({"--soc", "sm8650", "--json", "p1.json"}));
+  const auto p1 = qcesim(test::plus_args(args, {"--soc", "sm8650", "--json", "p1.json"}));
   ASSERT_EQ(p1.exit_code, 0) << p1.err;
   const json all_rows = json::parse(test::slurp(dir + "/all.json"))["rows"];
   const json one_rows = json::parse(test::slurp(dir + "/one.json"))["rows"];
@@ -102,7 +97,7 @@ TEST_F(UncertaintyCli, ValidateShowsOneSocsRowsAsTheWholeTableHasThem) {
   for (std::size_t k = 0; k < 10; ++k) EXPECT_EQ(p1_rows[k], all_rows[k + 1]) << k;
   EXPECT_TRUE(p1_rows[0]["in_sample"].get<bool>());
   EXPECT_EQ(one.out.find("sm8650"), std::string::npos) << one.out;
-  const auto bad = qcesim(with({"--soc", "sm8750"}));
+  const auto bad = qcesim(test::plus_args(args, {"--soc", "sm8750"}));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--soc: expected the name of a SoC the folder's scenarios are for (ipq40xx, sm8650), "
                          "found \"sm8750\""),
