@@ -113,6 +113,11 @@ namespace qcesim::cpu {
     "published); fitted to P1 on SM8650, zero where nothing was measured")                                             \
   X(crypto_ahash_digest, "crypto_ahash_digest",                                                                        \
     "the caller asks the crypto API for a digest; the API picks the qce ahash driver")                                 \
+  X(qce_ahash_update, "qce_ahash_update",                                                                              \
+    "the caller's crypto_ahash_init and crypto_ahash_update: the context reset, the message's last block held back "   \
+    "for the final (copied to rctx->buf), the rest queued")                                                            \
+  X(qce_ahash_final, "qce_ahash_final",                                                                                \
+    "the caller's crypto_ahash_final: the held-back bytes copied to rctx->tmpbuf and queued as the last block")        \
   X(qce_handle_queue, "qce_handle_queue",                                                                              \
     "the qce core queues the request and starts it if the engine is free (one request in flight)")                     \
   X(qce_ahash_async_req_handle, "qce_ahash_async_req_handle",                                                          \

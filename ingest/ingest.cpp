@@ -354,6 +354,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   }
 
   // ---- the driver's era: the kernel release and the engine's priority -------------------------
+  bool hash_in_calls = false;  // AF_ALG's hash socket before 6.5: init, update and final
   {
     unsigned major = 0, minor = 0;
     if (std::sscanf(a.release.c_str(), "%u.%u", &major, &minor) == 2) {
@@ -376,12 +377,15 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                                           : "?");
       set("driver.era", era, from);
       // AF_ALG's hash socket takes a message sent whole as one digest only since 6.5 (algif_hash's
-      // sendmsg rework); before, as init, update and final, which the scenarios do not replay.
-      if (v < 6005 && std::any_of(a.runs.begin(), a.runs.end(), [](const BenchRun& r) { return r.type == "hash"; }))
+      // sendmsg rework); before, as init, update and final: the hash scenarios replay those calls.
+      hash_in_calls =
+          v < 6005 && std::any_of(a.runs.begin(), a.runs.end(), [](const BenchRun& r) { return r.type == "hash"; });
+      if (hash_in_calls)
         note(fmt::format(
             "Kernel {} is older than 6.5: its AF_ALG hash socket hashes each message as init, update and final, "
-            "not as the one digest the scenarios replay (the qce driver's update holds the last block back for the "
-            "final: two engine requests per message longer than a block). Read the hash rows with that in mind.",
+            "not as one digest (the qce driver's update holds the last block back for the final: two engine "
+            "requests per message longer than a block). The hash scenarios replay those calls "
+            "(workload.hash_calls \"init_update_final\").",
             a.release));
     }
   }
@@ -435,6 +439,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     for (const BenchRun* r : g.runs) messages = std::max(messages, r->messages);
     json wl = {{"messages", messages}, {"message_bytes", g.bytes}, {"algorithm", g.alg}, {"queue_depth", 1}};
     if (g.alg == "cbc(aes)") wl["key_bytes"] = g.key, wl["direction"] = "encrypt";
+    if (g.alg != "cbc(aes)" && hash_in_calls) wl["hash_calls"] = "init_update_final";
     sc["workload"] = wl;
     json vs = json::array();
     std::set<std::string> used;

@@ -178,7 +178,7 @@ class CipherWorkload : public RequestWorkload {
     return m_w.algorithm.kind == AlgKind::skcipher ? cpu::Cost::qce_skcipher_crypt : cpu::Cost::qce_aead_crypt;
   }
 
-  qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m) override {
+  qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m, unsigned /*step*/) override {
     Slot& s = m_slots[slot];
     const cpu::DmaBuf& in = m_pool.in[m];
     if (m_w.algorithm.kind == AlgKind::skcipher) {

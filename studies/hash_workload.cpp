@@ -51,7 +51,10 @@ class HashWorkload : public RequestWorkload {
         m_batch(v.ce_interleave),
         m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64),
         m_iv(sha_initial_state(w.alg)),
-        m_reqs(w.queue_depth) {
+        m_reqs(w.queue_depth),
+        m_calls(w.hash_calls == Workload::HashCalls::init_update_final) {
+    if (m_calls)
+      for (unsigned i = 0; i < w.queue_depth; ++i) m_tmpbuf.push_back(e.host().dma_alloc(kShaBlockBytes, 64));
     start_hash_ahead();
   }
 
@@ -66,13 +69,50 @@ class HashWorkload : public RequestWorkload {
     return check_cpu(first, n);
   }
 
-  qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m) override {
+  // init_update_final: the update sends something when the message is longer than a block.
+  unsigned engine_steps(std::size_t /*m*/) const override { return m_calls && held_back() < m_w.message_bytes ? 2 : 1; }
+
+  qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m, unsigned step) override {
     qce::ShaRequest& r = m_reqs[slot];
+    if (!m_calls) {
+      r = qce::ShaRequest{};
+      r.alg = m_w.alg;
+      r.carry.iv = m_iv.h;
+      r.src = {{m_pool.msgs[m].addr, m_w.message_bytes}};
+      r.nbytes = m_w.message_bytes;
+      return r;
+    }
+    // crypto_ahash_init, _update, _final (sha.c): the update queues all but the tail it holds back
+    // (a whole block when the message ends on one: the BAM does no empty transfer for the final),
+    // copied to rctx->buf; the final copies that to rctx->tmpbuf and queues it with LAST. The
+    // model's update transfer ends at the cut; the kernel's scatterlist entry still covers the
+    // whole message (nbytes is the cut), and what the BAM does with the bytes the engine does not
+    // take is not documented (docs/run.md).
+    const std::uint32_t later = held_back(), sent = m_w.message_bytes - later;
+    const cpu::DmaBuf& tmp = m_tmpbuf[slot];
+    if (step == 0) std::memcpy(tmp.ptr, m_pool.msgs[m].ptr + sent, later);  // scatterwalk_map_and_copy
+    if (step == 0 && sent > 0) {
+      r = qce::ShaRequest{};
+      r.alg = m_w.alg;
+      r.carry.iv = m_iv.h;
+      r.last = false;
+      r.src = {{m_pool.msgs[m].addr, sent}};
+      r.nbytes = sent;
+      r.calls = {cpu::Cost::qce_ahash_update};
+      return r;
+    }
+    qce::ShaCarry carry{m_iv.h, 0};
+    if (sent > 0) carry = r.carry;  // the update's partial digest and byte count (qce_ahash_done)
     r = qce::ShaRequest{};
     r.alg = m_w.alg;
-    r.carry.iv = m_iv.h;
-    r.src = {{m_pool.msgs[m].addr, m_w.message_bytes}};
-    r.nbytes = m_w.message_bytes;
+    r.first = sent == 0;
+    r.carry = carry;
+    r.src = {{tmp.addr, later}};
+    r.nbytes = later;
+    // A message of at most a block: the update only buffered it, and the final is its one request.
+    r.calls = {cpu::Cost::qce_ahash_final};
+    if (sent == 0) r.calls.insert(r.calls.begin(), cpu::Cost::qce_ahash_update);
+    r.opens_message = sent == 0;
     return r;
   }
   bool engine_output_wrong(std::size_t slot, std::size_t m) const override {
@@ -115,6 +155,12 @@ class HashWorkload : public RequestWorkload {
   }
 
  private:
+  // qce_ahash_update's hash_later: the bytes after the last whole block, a whole block when none.
+  std::uint32_t held_back() const {
+    const std::uint32_t tail = m_w.message_bytes % kShaBlockBytes;
+    return m_w.message_bytes <= kShaBlockBytes ? m_w.message_bytes : tail ? tail : kShaBlockBytes;
+  }
+
   // The digests alone (with real data), checked: also the requests a fast-forward skips (from
   // two threads at once then). Returns the wrong ones.
   std::uint64_t check_cpu(std::uint64_t first, std::uint64_t n) const {
@@ -133,7 +179,7 @@ class HashWorkload : public RequestWorkload {
   // carries: the engine gets a longer one in pieces that do not end on a block.
   void start_hash_ahead() {
     const bool check = !m_pool.refs.empty();
-    m_ahead = check && m_w.message_bytes <= bam::BAM_FIFO_SIZE ? m_e.soc().qce.hash_ahead() : nullptr;
+    m_ahead = check && !m_calls && m_w.message_bytes <= bam::BAM_FIFO_SIZE ? m_e.soc().qce.hash_ahead() : nullptr;
     m_window = std::min<std::uint64_t>(m_w.queue_depth + 1, 4);
     // The pool is written once, before; read-only from here it cannot change between a post
     // and its take, so the helper hashes it in place and the engine skips the compare.
@@ -148,6 +194,8 @@ class HashWorkload : public RequestWorkload {
   std::uint64_t m_blocks;
   ShaState m_iv;
   std::vector<qce::ShaRequest> m_reqs;  // per slot
+  bool m_calls;                         // workload.hash_calls init_update_final
+  std::vector<cpu::DmaBuf> m_tmpbuf;    // per slot: rctx->tmpbuf, the final's bytes
   HashAhead* m_ahead = nullptr;
   ReadOnlyPages m_frozen;
   std::uint64_t m_posted = 0, m_window = 0;

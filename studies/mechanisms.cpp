@@ -22,6 +22,8 @@ constexpr std::array kFunctions = {
     Entry{"aes_encrypt", Mechanism::crypto},
     Entry{"memory_stall", Mechanism::crypto},
     Entry{"crypto_ahash_digest", Mechanism::driver},
+    Entry{"qce_ahash_update", Mechanism::driver},
+    Entry{"qce_ahash_final", Mechanism::driver},
     Entry{"crypto_request_complete", Mechanism::driver},
     Entry{"qce_handle_queue", Mechanism::driver},
     Entry{"qce_req_done_work", Mechanism::driver},

@@ -14,8 +14,9 @@ namespace qcesim::studies {
   X(A, caller, "caller", "the caller's own code around each request (`caller`)")                                     \
   X(A, crypto, "CPU crypto", "crypto computed on the CPU: CE or NEON code, the library, `kernel_neon_begin`/`_end`") \
   X(A, driver, "crypto API and driver",                                                                              \
-    "the crypto API's and the qce driver's bookkeeping: `crypto_ahash_digest`, `qce_*_async_req_handle`, "           \
-    "`qce_*_done`, `qce_handle_queue`, `qce_req_done_work`, `crypto_request_complete`")                              \
+    "the crypto API's and the qce driver's bookkeeping: `crypto_ahash_digest` (or `qce_ahash_update` and "           \
+    "`qce_ahash_final`), `qce_*_async_req_handle`, `qce_*_done`, `qce_handle_queue`, `qce_req_done_work`, "          \
+    "`crypto_request_complete`")                                                                                     \
   X(A, mmio, "MMIO",                                                                                                 \
     "CPU register reads and writes (`readl`, `writel`): the engine's set-up in mainline, STATUS, "                   \
     "the BAM's doorbells and interrupt registers")                                                                   \

@@ -48,7 +48,8 @@ void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, m
   }
 }
 
-// The engine path: up to queue_depth requests in flight through the driver, one per message.
+// The engine path: up to queue_depth messages in flight through the driver, each one engine
+// request or several in turn (a hash's update, then its final once the caller has woken).
 class EnginePath {
  public:
   EnginePath(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, model::LatencyStats& lat,
@@ -67,16 +68,21 @@ class EnginePath {
   void run() {
     while (m_finished < m_c.messages) {
       if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_c.messages, loop_state())) skip(n);
-      // Failed requests first (the caller redoes them as it gets the CPU back), then new ones.
+      // Failed requests first (the caller redoes them as it gets the CPU back), then the next
+      // steps of messages under way, then new ones.
       for (std::size_t i = 0; i < m_slots.size(); ++i)
         if (m_slots[i].fallback) fall_back(m_slots[i]);
       for (std::size_t i = 0; i < m_slots.size(); ++i)
+        if (m_slots[i].next_due) submit_step(i);
+      for (std::size_t i = 0; i < m_slots.size(); ++i)
         if (!m_slots[i].busy && m_submitted < m_c.messages) submit(i);
-      // Wait for the engine unless a failed request is due for the caller's redo; a completion
-      // that came while the caller itself polled is taken at once.
-      const bool fallback_due = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.fallback; });
+      // Wait for the engine unless the caller has something to do (a failed request's redo, a
+      // message's next step); a completion that came while the caller itself polled is taken at
+      // once.
+      const bool caller_due =
+          std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.fallback || s.next_due; });
       const bool in_flight = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy; });
-      if (!fallback_due && (in_flight || m_freed.done()) && !m_freed.wait_for(m_task, m_c.timeout))
+      if (!caller_due && (in_flight || m_freed.done()) && !m_freed.wait_for(m_task, m_c.timeout))
         throw qce::QceError("a request did not complete within " + m_c.timeout.to_string());
       if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
     }
@@ -87,7 +93,9 @@ class EnginePath {
     sc_time t0;
     std::size_t msg = 0;
     std::uint64_t id = 0;  // the request's number in the run
+    unsigned step = 0;     // the message's engine request in flight (engine_steps)
     bool busy = false;
+    bool next_due = false;  // a step done: the caller issues the next when it runs again
     bool fallback = false;  // failed: the caller redoes it in software when it runs again
   };
 
@@ -101,6 +109,8 @@ class EnginePath {
     for (const Slot& s : m_slots) {
       h.add(s.busy);
       h.add(s.fallback);
+      h.add(s.next_due);
+      h.add(std::uint64_t{s.step});
       if (!s.busy) continue;
       h.add(m_submitted - s.id);
       h.add_at(s.t0);
@@ -132,13 +142,21 @@ class EnginePath {
     m_w.before_submit(id);
     s.busy = true;
     s.id = id;
-    qce::QceAsyncRequest& req = m_w.engine_request(slot, s.msg);
-    req.complete = [this, slot](cpu::Runner& k, const qce::QceStatus& st) { complete(k, slot, st); };
+    s.step = 0;
     // The caller starts the request when it has the CPU again.
     m_task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
-    trace_request(id);
     ++m_submitted;
     ++m_res.issued;
+    submit_step(slot);
+  }
+
+  // The slot's message's current step to the driver.
+  void submit_step(std::size_t slot) {
+    Slot& s = m_slots[slot];
+    s.next_due = false;
+    qce::QceAsyncRequest& req = m_w.engine_request(slot, s.msg, s.step);
+    req.complete = [this, slot](cpu::Runner& k, const qce::QceStatus& st) { complete(k, slot, st); };
+    trace_request(s.id);
     m_e.qce().enqueue(m_task, req);
   }
 
@@ -172,6 +190,12 @@ class EnginePath {
         return;
       }
       ++m_res.failed;
+    } else if (s.step + 1 < m_w.engine_steps(s.msg)) {
+      // The caller wakes and issues the next step (crypto_wait_req returns, the next call).
+      ++s.step;
+      s.next_due = true;
+      m_freed.complete(k);
+      return;
     } else {
       ++m_res.completed;
       if (m_w.engine_output_wrong(slot, s.msg)) ++m_res.digest_mismatches;
@@ -192,7 +216,7 @@ class EnginePath {
     trace_request(s.id);
     m_res.digest_mismatches += m_w.software(s.id, 1);
     m_task.when_done([&lat = m_lat, id = s.id, t0 = s.t0](const sc_time& end) { record_latency(lat, id, t0, end); });
-    s.fallback = s.busy = false;
+    s.fallback = s.busy = s.next_due = false;
     ++m_res.fallback;
     ++m_finished;
     m_tick(m_finished);

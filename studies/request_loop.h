@@ -43,9 +43,13 @@ class RequestWorkload {
   // when it hands message m to its software fallback tfm at once, nothing when m goes to the engine.
   virtual std::optional<cpu::Cost> driver_fallback(std::size_t /*m*/) const { return std::nullopt; }
 
-  // The engine request for message m in slot `slot` (0 .. queue_depth - 1), built afresh; the loop
-  // sets its completion. It lives until the slot's next request.
-  virtual qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m) = 0;
+  // The engine requests message m takes, one after another, each waited for by the caller before
+  // it issues the next: 1 (a digest, a cipher request), 2 (a hash's update and final).
+  virtual unsigned engine_steps(std::size_t /*m*/) const { return 1; }
+  // The engine request for step `step` of message m in slot `slot` (0 .. queue_depth - 1), built
+  // afresh (a later step from the slot's request before it); the loop sets its completion. It
+  // lives until the slot's next request.
+  virtual qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m, unsigned step) = 0;
   // With real data, whether the slot's completed engine request computed a wrong output.
   virtual bool engine_output_wrong(std::size_t slot, std::size_t m) const = 0;
 

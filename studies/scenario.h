@@ -64,6 +64,12 @@ struct Workload {
   // Bytes of the first n requests.
   std::uint64_t bytes_of_first(std::uint64_t n) const;
   unsigned queue_depth = 1;  // requests the caller keeps in flight
+  // workload.hash_calls (hashes): how the caller asks for each message's digest. digest: one
+  // crypto_ahash_digest (in-kernel callers, tcrypt, AF_ALG from 6.5). init_update_final:
+  // crypto_ahash_init, crypto_ahash_update with the whole message and crypto_ahash_final, each
+  // waited for (AF_ALG's hash socket before 6.5, cryptodev-linux): on the qce driver two engine
+  // requests per message longer than a block.
+  enum class HashCalls { digest, init_update_final } hash_calls = HashCalls::digest;
   // Another execution environment (TrustZone) using the engine on its own pipes.
   struct Tz {
     double rate_per_s = 0;  // 0: none

@@ -48,11 +48,21 @@ std::vector<UncertainParam> uncertain_params(const model::Profile& p) {
   return out;
 }
 
+// FNV-1a: a parameter's name as a number, to key its draws.
+std::uint64_t name_key(const std::string& name) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+  return h;
+}
+
 std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std::uint64_t seed, std::size_t i) {
-  std::uint64_t state = seed * 0xD1B54A32D192ED03ull + static_cast<std::uint64_t>(i);
-  (void)model::splitmix64(state);
+  std::uint64_t sample = seed * 0xD1B54A32D192ED03ull + static_cast<std::uint64_t>(i);
+  (void)model::splitmix64(sample);
   std::vector<std::string> sets;
   for (const UncertainParam& u : ps) {
+    // Each parameter's draw from the seed, the sample and its own name: a parameter added to a
+    // profile (or pinned by a scenario) leaves every other one's draws as they were.
+    std::uint64_t state = sample ^ name_key(u.name);
     const double z = model::standard_normal(state);
     double v = u.lo > 0 ? std::exp(0.5 * (std::log(u.lo) + std::log(u.hi)) + z * std::log(u.hi / u.lo) / (2 * kZ95))
                         : 0.5 * (u.lo + u.hi) + z * (u.hi - u.lo) / (2 * kZ95);

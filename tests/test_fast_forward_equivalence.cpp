@@ -97,6 +97,11 @@ INSTANTIATE_TEST_SUITE_P(
              {"workload.messages=1200", "cpu.irq_cpu=0", "workload.queue_depth=3"},
              true},
         Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpu.irq_cpu=7"}, true},
+        // Two engine requests per message, the caller between them; two messages in flight.
+        Case{"sm8650-seed.json",
+             "sha256-qce-lock",
+             {"workload.messages=900", "workload.hash_calls=init_update_final", "workload.queue_depth=2"},
+             true},
         Case{"sm8650-xts-4k.json", "xts-qce-nolock", {"workload.messages=900", "workload.queue_depth=16"}, true},
         // Only the shallowest idle state, and the deep ones reachable (long idle periods).
         Case{"sm8650-seed.json", "sha256-qce-nolock", {"workload.messages=700", "cpuidle.off=1"}, true},

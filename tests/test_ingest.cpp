@@ -308,11 +308,26 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_EQ(r.report.find("| runs/seed-qce | 0 |"), std::string::npos);
   EXPECT_EQ(r.report.find("| runs/seed-cpu | 7 |"), std::string::npos);  // its loop moved from CPU 7 to 6
   EXPECT_EQ(r.report.find("older than 6.5"), std::string::npos);         // 6.12: AF_ALG's digest path
+  EXPECT_FALSE(j["workload"].contains("hash_calls"));
   EXPECT_NE(r.report.find("| BAM interrupt | GIC SPI 272 | GIC SPI 272 |"), std::string::npos) << r.report;
   EXPECT_EQ(r.report.find("wiring differs"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
             std::string::npos)
       << r.report;
+}
+
+// The same board on an Android 6.1 kernel: AF_ALG's hash socket hashes by init, update and final
+// there, and the hash scenario replays those calls (the cipher's has nothing to say about it).
+TEST(Ingest, AKernelBefore65ReplaysTheHashAsInitUpdateFinal) {
+  ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  a.release = "6.1.75-android14-11";
+  const ingest::IngestResult r = ingest::ingest_board(a, "t", std::string(QCESIM_SOURCE_DIR) + "/scenarios");
+  EXPECT_NE(r.report.find("Kernel 6.1.75-android14-11 is older than 6.5"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("workload.hash_calls \"init_update_final\""), std::string::npos) << r.report;
+  const test::TempDir tmp("ingest-6.1");
+  for (const auto& [f, text] : r.files) std::ofstream(tmp.path() + "/" + f) << text;
+  const studies::Scenario sc = studies::Scenario::load(tmp.path() + "/t-sha256-4096.json");
+  EXPECT_EQ(sc.workload.hash_calls, studies::Workload::HashCalls::init_update_final);
 }
 
 TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {

@@ -204,6 +204,52 @@ TEST(Replay, SeedReplayQueueDepthTwoOverlapsTheCallerNotTheEngine) {
   EXPECT_GT(q2.lat_mean_us, q1.lat_mean_us * 1.3);  // each request also waits for the one before
 }
 
+// workload.hash_calls init_update_final (AF_ALG before 6.5, cryptodev): qce_ahash_update sends
+// the message but its last block, qce_ahash_final that block from rctx->tmpbuf with the update's
+// partial digest; the caller sleeps on each. Two engine requests per message, each with its two
+// interrupts, the digests still right, the caller's own share (cost.caller_overhead) once per
+// message; a message of one block is only buffered by the update: one request, as a digest.
+TEST(Replay, InitUpdateFinalIsTwoEngineRequestsPerMessageWithRightDigests) {
+  const auto raw = studies::fork_each(
+      4, 2,
+      [&](std::size_t i) {
+        std::vector<std::string> sets = {"workload.messages=300"};
+        if (i % 2) sets.emplace_back("workload.hash_calls=init_update_final");
+        if (i >= 2) sets.emplace_back("workload.message_bytes=64");
+        const auto sc = studies::Scenario::load(seed_path(), sets);
+        return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), false).to_json();
+      },
+      [](std::size_t, const nlohmann::json&) {});
+  const auto digest = studies::VariantResult::from_json(raw[0]);
+  const auto calls = studies::VariantResult::from_json(raw[1]);
+  const auto digest64 = studies::VariantResult::from_json(raw[2]);
+  const auto calls64 = studies::VariantResult::from_json(raw[3]);
+  for (const auto* r : {&digest, &calls, &digest64, &calls64}) {
+    EXPECT_EQ(r->requests, 300u);
+    EXPECT_EQ(r->digest_mismatches, 0u);
+  }
+  EXPECT_EQ(digest.irqs, 600u);
+  EXPECT_EQ(calls.irqs, 1200u);
+  EXPECT_EQ(calls64.irqs, digest64.irqs);
+  const auto fn = [](const studies::VariantResult& r, const std::string& name) {
+    double s = 0;
+    for (const auto& f : r.profile)
+      if (f.function == name) s += f.seconds;
+    return s;
+  };
+  EXPECT_DOUBLE_EQ(fn(calls, "caller"), fn(digest, "caller"));
+  EXPECT_EQ(fn(calls, "crypto_ahash_digest"), 0.0);
+  EXPECT_GT(fn(calls, "qce_ahash_update"), 0.0);
+  EXPECT_GT(fn(calls, "qce_ahash_final"), 0.0);
+  // A second round trip: more than a third again in wall and CPU time, less than twice.
+  EXPECT_GT(calls.wall_s, digest.wall_s * 1.3);
+  EXPECT_LT(calls.wall_s, digest.wall_s * 2.0);
+  EXPECT_GT(calls.cpu_s, digest.cpu_s * 1.3);
+  // One block: the two calls' instructions instead of the digest's, and nothing else.
+  EXPECT_NEAR(calls64.wall_s / digest64.wall_s, 1.0, 0.02);
+  EXPECT_GT(calls64.task_s, digest64.task_s);
+}
+
 // Another EE on the engine (scenarios/study-trustzone.json, shortened): without locking its
 // register writes corrupt Linux's requests; with it, no wrong digests and Linux waits for the
 // lock; with STATUS taken from the dump, nothing fails on either side.

@@ -81,6 +81,15 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
   EXPECT_NE(e.find("/variants/2/ce_buffers"), std::string::npos) << e;
   e = error_of({"workload.size=3"});
   EXPECT_NE(e.find("/workload/size: expected one of messages"), std::string::npos) << e;
+  e = error_of({"workload.hash_calls=\"update\""});
+  EXPECT_NE(e.find("/workload/hash_calls: expected \"digest\" or \"init_update_final\", found the string \"update\""),
+            std::string::npos)
+      << e;
+  e = error_of({"workload.algorithm=\"cbc(aes)\"", "workload.hash_calls=\"digest\""});
+  EXPECT_NE(e.find("/workload/hash_calls: expected nothing: cbc(aes) is not a hash"), std::string::npos) << e;
+  EXPECT_EQ(Scenario::load(seed_path(), {"workload.hash_calls=init_update_final"}).workload.hash_calls,
+            Workload::HashCalls::init_update_final);
+  EXPECT_EQ(Scenario::load(seed_path()).workload.hash_calls, Workload::HashCalls::digest);
 }
 
 // A restated parameter ({value, interval, provenance}) is checked like a profile entry: its keys,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ TEST(Uncertainty, SamplesAreReproducibleAndMatchTheirIntervals) {
   EXPECT_EQ(sample_sets(ps, 7, 3), sample_sets(ps, 7, 3));
   EXPECT_NE(sample_sets(ps, 7, 3), sample_sets(ps, 8, 3));
   EXPECT_NE(sample_sets(ps, 7, 3), sample_sets(ps, 7, 4));
+  // A parameter's draws are its own: one added to or left out of the profile changes no other's.
+  const auto all = sample_sets(ps, 7, 3), some = sample_sets({ps[0], ps[2]}, 7, 3);
+  EXPECT_EQ(some[0], all[0]);
+  EXPECT_EQ(some[1], all[2]);
   std::vector<double> a, b;
   for (std::size_t i = 0; i < 4000; ++i) {
     const auto s = sample_sets(ps, 1, i);
@@ -45,6 +50,14 @@ TEST(Uncertainty, SamplesAreReproducibleAndMatchTheirIntervals) {
     EXPECT_LE(c, 50);
     EXPECT_EQ(d, static_cast<double>(static_cast<long>(d)));
   }
+  // and independent of each other's (a and b differ in one letter of their names).
+  double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) ma += std::log(a[i]) / 4000, mb += b[i] / 4000;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double x = std::log(a[i]) - ma, y = b[i] - mb;
+    sab += x * y, saa += x * x, sbb += y * y;
+  }
+  EXPECT_LT(std::abs(sab / std::sqrt(saa * sbb)), 0.05);
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   EXPECT_NEAR(a[200], 100, 8);    // 5th percentile

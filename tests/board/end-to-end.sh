@@ -43,6 +43,8 @@ check(prof["parameters"]["cpuidle.off"]["value"] == 1, "QEMU virt has no cpuidle
 check(prof["parameters"]["driver.era"]["provenance"].startswith("measured: on the board, kernel release 6.1"), "era")
 check("older than 6.5: its AF_ALG hash socket hashes each message as init, update and final" in report,
       "a 6.1 kernel's AF_ALG hashes by init/update/final: the report should say so")
+check(seed["workload"].get("hash_calls") == "init_update_final",
+      "a 6.1 kernel's hash scenario should replay init, update and final: %s" % seed["workload"])
 print("end-to-end: archive, report, scenarios and function table checked")
 PY
 "$qcesim" validate out --samples 3 --messages 200 >validate.txt

@@ -62,10 +62,12 @@ void QceDevice::probe(Runner& r) {
 
 void QceDevice::enqueue(Runner& r, QceAsyncRequest& req) {
   // The caller's side of the request up to the driver.
-  r.charge(m_costs(cpu::Cost::caller_overhead));
-  r.charge(m_costs(req.type == AlgType::ahash      ? cpu::Cost::crypto_ahash_digest
-                   : req.type == AlgType::skcipher ? cpu::Cost::qce_skcipher_crypt
-                                                   : cpu::Cost::qce_aead_crypt));
+  if (req.opens_message) r.charge(m_costs(cpu::Cost::caller_overhead));
+  if (req.calls.empty())
+    r.charge(m_costs(req.type == AlgType::ahash      ? cpu::Cost::crypto_ahash_digest
+                     : req.type == AlgType::skcipher ? cpu::Cost::qce_skcipher_crypt
+                                                     : cpu::Cost::qce_aead_crypt));
+  for (const cpu::Cost c : req.calls) r.charge(m_costs(c));
   ++m_stats.requests;
   m_queue.push_back(&req);
   qce_handle_queue(r);

@@ -129,6 +129,12 @@ struct QceAsyncRequest {
   QceAsyncRequest& operator=(const QceAsyncRequest&) = default;
 
   AlgType type;
+  // The crypto API calls in the caller that submit it, charged at enqueue; empty: the type's
+  // one-shot call (crypto_ahash_digest, qce_skcipher_crypt, qce_aead_crypt).
+  std::vector<cpu::Cost> calls;
+  // It starts the caller's next message: the caller's own share (cost.caller_overhead) comes with
+  // it. Not so for a hash's final after its update (one message, two requests).
+  bool opens_message = true;
   // Called in the kworker (crypto_request_complete) with the request's status.
   std::function<void(Runner&, const QceStatus&)> complete;
 };

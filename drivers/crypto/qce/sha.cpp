@@ -91,6 +91,7 @@ ShaRequest QceAhash::make_request(bool last) const {
   req.k0 = m_k0;
   req.first = m_first;
   req.last = last;
+  req.opens_message = m_first;  // the caller's share once per message
   req.carry = m_carry;
   return req;
 }
@@ -106,6 +107,7 @@ void QceAhash::update(std::uint64_t addr, std::uint32_t len) {
   const std::uint8_t* src = m_dev.host().dram_ptr(addr, len ? len : 1);
   const std::uint64_t total = std::uint64_t{m_buflen} + len;
   if (total <= kShaBlockBytes) {
+    m_task.charge(m_dev.costs()(cpu::Cost::qce_ahash_update));  // buffered: no request
     std::memcpy(m_buf.ptr + m_buflen, src, len);
     m_buflen = static_cast<std::uint32_t>(total);
     return;
@@ -117,6 +119,7 @@ void QceAhash::update(std::uint64_t addr, std::uint32_t len) {
   const std::uint32_t nbytes = static_cast<std::uint32_t>(total - hash_later);
 
   ShaRequest req = make_request(false);
+  req.calls = {cpu::Cost::qce_ahash_update};
   // Held-back bytes from before go first (rctx->sg chained in front of the source).
   if (m_buflen) req.src.push_back({m_buf.addr, m_buflen});
   if (nbytes > m_buflen) req.src.push_back({addr, nbytes - m_buflen});
@@ -130,6 +133,7 @@ void QceAhash::update(std::uint64_t addr, std::uint32_t len) {
 std::vector<std::uint8_t> QceAhash::final() {
   if (m_first && m_buflen == 0 && !m_hmac) return sha_digest(m_alg, nullptr, 0);  // hash_zero
   ShaRequest req = make_request(true);
+  req.calls = {cpu::Cost::qce_ahash_final};
   if (m_buflen) req.src.push_back({m_buf.addr, m_buflen});
   req.nbytes = m_buflen;
   run(req);
