@@ -35,7 +35,7 @@
 #define MAX_IDLE_ROWS 1024
 
 struct opts {
-  const char *type, *alg, *driver, *check;
+  const char *type, *alg, *driver, *check, *send;
   unsigned long bytes, count, key_bytes;
   double time_limit;
   int cpu;
@@ -44,7 +44,7 @@ struct opts {
 static void usage(void) {
   fprintf(stderr,
           "usage: afalg-bench -t hash|skcipher -d DRIVER -b BYTES -n COUNT [-a ALG] [-k KEYBYTES]\n"
-          "                   [-c REFERENCE_DRIVER] [-T SECONDS] [-C CPU]\n"
+          "                   [-c REFERENCE_DRIVER] [-T SECONDS] [-C CPU] [-m whole|more]\n"
           "  -d  the driver to bind (cra_driver_name in /proc/crypto), e.g. sha256-qce\n"
           "  -b  message bytes (1..%u; skcipher: a multiple of 16 up to 65536)\n"
           "  -n  messages, one request at a time\n"
@@ -52,7 +52,10 @@ static void usage(void) {
           "  -k  key bytes: hmac(...) and skcipher (default 16 for skcipher)\n"
           "  -c  compute the first message with this driver too and compare\n"
           "  -T  stop after this many seconds even if COUNT is not reached\n"
-          "  -C  run on this CPU (sched_setaffinity)\n",
+          "  -C  run on this CPU (sched_setaffinity)\n"
+          "  -m  hash: how each message is sent: whole (default: one send; one digest from kernel\n"
+          "      6.5, init/update/final before) or more (send with MSG_MORE, the read finalises:\n"
+          "      init/update/final on every kernel)\n",
           MAX_BYTES);
 }
 
@@ -207,11 +210,13 @@ static int bind_driver(const char* type, const char* driver, unsigned long key_b
   return t;
 }
 
-/* One request: hash `in` or encrypt it; the result in `out`, its length returned (<0: -errno). */
-static long one_request(int op, int is_hash, const unsigned char* in, unsigned long n, unsigned char* out,
+/* One request: hash `in` or encrypt it; the result in `out`, its length returned (<0: -errno).
+ * more: the hash's message goes with MSG_MORE (algif_hash: init and update), and the read
+ * finalises it (final), whatever the kernel. */
+static long one_request(int op, int is_hash, int more, const unsigned char* in, unsigned long n, unsigned char* out,
                         unsigned long out_max) {
   if (is_hash) {
-    if (send(op, in, n, 0) != (ssize_t)n) return -errno;
+    if (send(op, in, n, more ? MSG_MORE : 0) != (ssize_t)n) return -errno;
     ssize_t r = read(op, out, out_max);
     return r < 0 ? -errno : r;
   }
@@ -253,7 +258,7 @@ static long one_request(int op, int is_hash, const unsigned char* in, unsigned l
 }
 
 int main(int argc, char** argv) {
-  struct opts o = {"hash", "", NULL, NULL, 0, 0, 0, 0, -1};
+  struct opts o = {"hash", "", NULL, NULL, "whole", 0, 0, 0, 0, -1};
   int key_set = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -268,6 +273,7 @@ int main(int argc, char** argv) {
       case 'a': o.alg = v; break;
       case 'd': o.driver = v; break;
       case 'c': o.check = v; break;
+      case 'm': o.send = v; break;
       case 'b':
       case 'n':
       case 'k':
@@ -287,6 +293,11 @@ int main(int argc, char** argv) {
     }
   }
   const int is_hash = strcmp(o.type, "hash") == 0;
+  const int more = strcmp(o.send, "more") == 0;
+  if ((!more && strcmp(o.send, "whole") != 0) || (more && !is_hash)) {
+    usage();
+    return 2;
+  }
   if (!o.driver || (!is_hash && strcmp(o.type, "skcipher") != 0) || o.bytes == 0 || o.bytes > MAX_BYTES ||
       o.count == 0 || o.key_bytes > 64 || (!is_hash && (o.bytes % 16 || o.bytes > MAX_CIPHER_BYTES))) {
     usage();
@@ -322,8 +333,8 @@ int main(int argc, char** argv) {
   if (o.check) {
     int rt = bind_driver(o.type, o.check, o.key_bytes);
     int rop = rt < 0 ? -1 : accept(rt, NULL, 0);
-    long rn = rop < 0 ? -1 : one_request(rop, is_hash, in, o.bytes, ref, out_max);
-    out_len = one_request(op, is_hash, in, o.bytes, out, out_max);
+    long rn = rop < 0 ? -1 : one_request(rop, is_hash, more, in, o.bytes, ref, out_max);
+    out_len = one_request(op, is_hash, more, in, o.bytes, out, out_max);
     if (rn < 0 || out_len < 0)
       printf("check unavailable %s\n", o.check);
     else
@@ -344,7 +355,7 @@ int main(int argc, char** argv) {
   const double w0 = now_s(CLOCK_MONOTONIC);
   unsigned long done = 0;
   for (; done < o.count; ++done) {
-    out_len = one_request(op, is_hash, in, o.bytes, out, out_max);
+    out_len = one_request(op, is_hash, more, in, o.bytes, out, out_max);
     if (out_len < 0) {
       fprintf(stderr, "afalg-bench: request %lu: %s\n", done, strerror((int)-out_len));
       break;
@@ -362,6 +373,7 @@ int main(int argc, char** argv) {
 
   printf("type %s\nalg %s\ndriver %s\nbytes %lu\nmessages %lu\nrequested %lu\nkey_bytes %lu\n", o.type, o.alg,
          o.driver, o.bytes, done, o.count, o.key_bytes);
+  if (is_hash) printf("send %s\n", o.send);
   printf("wall_ns %.0f\n", wall * 1e9);
   printf("utime_us %lld\n",
          (long long)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1000000 + (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec));

@@ -91,9 +91,9 @@ def stat(irq, softirq):
 
 
 def run(driver, wall_s, cpu_s, hardirq_ticks, softirq_ticks, irqs, messages=50000, bytes_=4096, alg="sha256", idle=(),
-        cpu_end=7):
+        cpu_end=7, send="whole"):
     lines = ["qcesim-afalg 1", "check equal sha256-generic", "type hash", "alg " + alg, "driver " + driver,
-             "bytes %d" % bytes_, "messages %d" % messages, "requested %d" % messages, "key_bytes 0",
+             "bytes %d" % bytes_, "messages %d" % messages, "requested %d" % messages, "key_bytes 0", "send " + send,
              "wall_ns %d" % round(wall_s * 1e9), "utime_us %d" % round(cpu_s * 0.1e6),
              "stime_us %d" % round(cpu_s * 0.9e6), "clk_tck 100", "cpu_start 7", "cpu_end %d" % cpu_end,
              "stat_before " + stat(100, 200), "stat_after " + stat(100 + hardirq_ticks, 200 + softirq_ticks)]
@@ -157,6 +157,7 @@ item system/iommu collected
 item qce present sha256-qce
 item runs/seed-cpu collected sha256-ce
 item runs/seed-qce collected sha256-qce
+item runs/seed-more-qce collected sha256-qce
 item tcrypt/sha256-qce collected mode=400 sec=1
 item ftrace/graph collected function_graph, 2 x 4096-byte sha256 on sha256-qce
 item iommu-mode optional run again after booting with iommu.strict=0
@@ -178,6 +179,9 @@ members = [
                           idle=["7 0 10 100 WFI"], cpu_end=6)),  # the loop moved: CPU 7's states are not its
     ("runs/seed-qce", run("sha256-qce", 4.85, 2.78, 55, 94, ["250 50000 GICv3 272 Level bam_dma", "11 1212 GICv3 27 Level arch_timer"],
                           idle=["0 0 100000 1800000 WFI", "7 0 49000 4655000 WFI", "7 1 1000 120000 cpu-sleep-0"])),
+    # MSG_MORE, finalised by the read: two engine requests per message (four interrupts).
+    ("runs/seed-more-qce", run("sha256-qce", 0.28, 0.17, 4, 8, ["250 8000 GICv3 272 Level bam_dma"], messages=2000,
+                               send="more")),
     ("tcrypt/sha256-qce", tcrypt),
     ("ftrace/graph", graph),
 ]

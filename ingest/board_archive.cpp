@@ -261,6 +261,10 @@ BenchRun parse_run(const Text& t) {
     if (k == "alg") r.alg = printable_word(t, i, v, "an algorithm");
     if (k == "driver") r.driver = printable_word(t, i, v, "a driver name");
     if (k == "status") r.status = printable_word(t, i, v, "a status");
+    if (k == "send") {
+      if (v != "whole" && v != "more") t.fail(i, "send whole or send more", model::quoted_input(t.lines[i]));
+      r.send = v;
+    }
     if (k == "bytes") r.bytes = whole<std::uint64_t>(t, i, v, "bytes", 1u << 20);
     if (k == "messages") r.messages = whole<std::uint64_t>(t, i, v, "messages", 100000000000ull);
     if (k == "requested") r.requested = whole<std::uint64_t>(t, i, v, "messages", 100000000000ull);
@@ -296,6 +300,7 @@ BenchRun parse_run(const Text& t) {
   }
   if (!header) t.fail(0, "an afalg-bench report ('qcesim-afalg 1')", "none");
   if (r.type != "hash" && r.type != "skcipher") t.fail(0, "type hash or skcipher", model::quoted_input(r.type));
+  if (r.type != "hash" && r.send != "whole") t.fail(0, "send more only for a hash", "type " + r.type);
   if (r.driver.empty() || r.bytes == 0 || r.messages == 0 || wall_ns <= 0 || utime_us < 0 || stime_us < 0 ||
       clk_tck <= 0)
     t.fail(0, "driver, bytes, messages, wall_ns, utime_us, stime_us and clk_tck", "some missing or zero");

@@ -38,6 +38,7 @@ struct IdleDelta {
 // One afalg-bench run (runs/NAME).
 struct BenchRun {
   std::string member, type, alg, driver, status, check;
+  std::string send = "whole";  // hashes: "more" sent with MSG_MORE, finalised by the read
   std::uint64_t bytes = 0, messages = 0, requested = 0, key_bytes = 0;
   double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0;  // as the seed measurement reports them
   int cpu = -1;                                                // where the loop started

@@ -97,6 +97,9 @@ const std::vector<std::pair<std::string, std::string>>& what_it_settles() {
       {"system/iommu", "the crypto device's IOMMU mode (iommu.mode): map and unmap costs per request"},
       {"qce", "every engine number: the per-request fixed cost, the per-byte cost, interrupts per request"},
       {"runs/seed-qce", "the seed comparison (CPU against engine) on this board"},
+      {"runs/seed-more-qce",
+       "one more engine request per message (init, update and final): from kernel 6.5, against runs/seed-qce's "
+       "digest, a request's fixed cost on its own"},
       {"runs/hmac-4096-qce", "the command-element slope: hmac(sha256) adds the key and HMAC configuration elements"},
       {"tcrypt", "an in-kernel rate without AF_ALG's system calls: the caller's share (cost.caller_overhead)"},
       {"ftrace", "per-function times as direct evidence for the cost items (qcesim calibrate --evidence)"},
@@ -401,7 +404,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
 
   // ---- scenarios: one per workload (algorithm, size), a variant per driver ----------------------
   struct Group {
-    std::string alg;
+    std::string alg, send;
     std::uint64_t bytes = 0, key = 0;
     std::vector<const BenchRun*> runs;
   };
@@ -412,10 +415,13 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       if (unsupported.find(r.alg) == std::string::npos) unsupported += (unsupported.empty() ? "" : ", ") + r.alg;
       continue;
     }
-    const std::string key = fmt::format(
-        "{}-{}", name_from(r.alg == "cbc(aes)" ? fmt::format("cbc-aes{}", r.key_bytes * 8) : r.alg), r.bytes);
+    // Messages sent with MSG_MORE are another workload (init, update and final on every kernel).
+    const std::string key =
+        fmt::format("{}-{}{}", name_from(r.alg == "cbc(aes)" ? fmt::format("cbc-aes{}", r.key_bytes * 8) : r.alg),
+                    r.bytes, r.send == "more" ? "-more" : "");
     Group& g = groups[key];
     g.alg = r.alg;
+    g.send = r.send;
     g.bytes = r.bytes;
     g.key = r.key_bytes;
     g.runs.push_back(&r);
@@ -432,14 +438,15 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     sc["scenario"] = name;
     sc["about"] = fmt::format(
         "Measured on the board in {} by the qcesim kit ({}): {} x {}-byte {} requests, one at a "
-        "time through AF_ALG, per driver.",
-        src, a.started.empty() ? "no date" : a.started, g.runs.front()->messages, g.bytes, g.alg);
+        "time through AF_ALG{}, per driver.",
+        src, a.started.empty() ? "no date" : a.started, g.runs.front()->messages, g.bytes, g.alg,
+        g.send == "more" ? ", each message sent with MSG_MORE and finalised by the read (init, update, final)" : "");
     sc["profile"] = profile_file;
     std::uint64_t messages = 0;
     for (const BenchRun* r : g.runs) messages = std::max(messages, r->messages);
     json wl = {{"messages", messages}, {"message_bytes", g.bytes}, {"algorithm", g.alg}, {"queue_depth", 1}};
     if (g.alg == "cbc(aes)") wl["key_bytes"] = g.key, wl["direction"] = "encrypt";
-    if (g.alg != "cbc(aes)" && hash_in_calls) wl["hash_calls"] = "init_update_final";
+    if (g.alg != "cbc(aes)" && (hash_in_calls || g.send == "more")) wl["hash_calls"] = "init_update_final";
     sc["workload"] = wl;
     json vs = json::array();
     std::set<std::string> used;

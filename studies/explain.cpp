@@ -288,8 +288,15 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
                     const VariantResult& r) {
   const RequestSpans rs = request_spans(tr, request);
   if (rs.mine.empty()) return fmt::format("request {} left no trace (the run has {} requests)\n", request, r.requests);
-  std::string out = fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {})\n", sc.name, v.name, request,
-                                r.requests, r.requests, sc.workload.message_bytes, sc.workload.queue_depth);
+  const bool calls = !sc.workload.cipher() && sc.workload.hash_calls == Workload::HashCalls::init_update_final &&
+                     v.engine == VariantEngine::qce;
+  std::string out = fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {}{})\n", sc.name, v.name, request,
+                                r.requests, r.requests, sc.workload.message_bytes, sc.workload.queue_depth,
+                                !calls                                       ? ""
+                                : sc.workload.message_bytes > kShaBlockBytes ? "; init, update and final: two engine "
+                                                                               "requests, the update's and the final's"
+                                                                             : "; init, update and final: one engine "
+                                                                               "request, the final's");
   out += narrate_steps(tr, rs);
   out += fmt::format("\naccounting for request {}:\n", request);
   out += cpu_accounting(tr, rs, r);

@@ -247,7 +247,8 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
            {"cpuidle 7 1 x 5 WFI", "expected idle state entries: a whole number up to"},
            {"cpuidle 7 1 5 WFI", "expected cpuidle CPU STATE ENTRIES MICROSECONDS NAME, found \"cpuidle 7 1 5 WFI\""},
            {"cpuidle 7 1 5 9 WFI extra", "expected cpuidle CPU STATE ENTRIES MICROSECONDS NAME"},
-           {"cpuidle 7 1 0 5 WFI", "expected idle state entries: at least 1, found \"0\""}}) {
+           {"cpuidle 7 1 0 5 WFI", "expected idle state entries: at least 1, found \"0\""},
+           {"send sideways", "expected send whole or send more, found \"send sideways\""}}) {
     const std::string bad = member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") +
                             member("runs/a", "qcesim-afalg 1\ntype hash\n" + line + "\n") + end_blocks();
     EXPECT_NE(error_of([&] {
@@ -256,6 +257,14 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
               std::string::npos)
         << line;
   }
+  // MSG_MORE is a hash socket's: a cipher run that says it was sent so is refused.
+  const std::string cipher_more = member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") +
+                                  member("runs/a", "qcesim-afalg 1\ntype skcipher\ndriver cbc-aes-qce\nsend more\n") +
+                                  end_blocks();
+  EXPECT_NE(error_of([&] {
+              ingest::parse_board_archive(read_tar(cipher_more, "b.tar"), "b.tar");
+            }).find("b.tar: at runs/a line 1: expected send more only for a hash, found type skcipher"),
+            std::string::npos);
   const std::string v2 = member("manifest.txt", "qcesim-board-archive 2\n") + end_blocks();
   EXPECT_NE(error_of([&] {
               ingest::parse_board_archive(read_tar(v2, "b.tar"), "b.tar");
@@ -280,7 +289,7 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   const std::string scen = std::string(QCESIM_SOURCE_DIR) + "/scenarios";
   const ingest::IngestResult r = ingest::ingest_board(a, "t", scen);
   EXPECT_EQ(fs::path(r.base_profile).filename(), "sm8650.json");  // by the crypto node's address
-  ASSERT_EQ(r.scenarios, std::vector<std::string>{"t-sha256-4096.json"});
+  ASSERT_EQ(r.scenarios, (std::vector<std::string>{"t-sha256-4096.json", "t-sha256-4096-more.json"}));
   const test::TempDir tmp("ingest");
   const std::string& dir = tmp.path();
   for (const auto& [f, text] : r.files) std::ofstream(dir + "/" + f) << text;
@@ -309,6 +318,13 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_EQ(r.report.find("| runs/seed-cpu | 7 |"), std::string::npos);  // its loop moved from CPU 7 to 6
   EXPECT_EQ(r.report.find("older than 6.5"), std::string::npos);         // 6.12: AF_ALG's digest path
   EXPECT_FALSE(j["workload"].contains("hash_calls"));
+  // The messages sent with MSG_MORE: init, update and final on any kernel, their own scenario.
+  const studies::Scenario more = studies::Scenario::load(dir + "/t-sha256-4096-more.json");
+  EXPECT_EQ(more.workload.hash_calls, studies::Workload::HashCalls::init_update_final);
+  EXPECT_EQ(more.workload.messages, 2000u);
+  ASSERT_EQ(more.variants.size(), 1u);
+  EXPECT_EQ(more.variants[0].engine, studies::VariantEngine::qce);
+  EXPECT_DOUBLE_EQ(more.variants[0].measured.at("wall_s"), 0.28);
   EXPECT_NE(r.report.find("| BAM interrupt | GIC SPI 272 | GIC SPI 272 |"), std::string::npos) << r.report;
   EXPECT_EQ(r.report.find("wiring differs"), std::string::npos) << r.report;
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
@@ -326,8 +342,10 @@ TEST(Ingest, AKernelBefore65ReplaysTheHashAsInitUpdateFinal) {
   EXPECT_NE(r.report.find("workload.hash_calls \"init_update_final\""), std::string::npos) << r.report;
   const test::TempDir tmp("ingest-6.1");
   for (const auto& [f, text] : r.files) std::ofstream(tmp.path() + "/" + f) << text;
-  const studies::Scenario sc = studies::Scenario::load(tmp.path() + "/t-sha256-4096.json");
-  EXPECT_EQ(sc.workload.hash_calls, studies::Workload::HashCalls::init_update_final);
+  for (const char* f : {"/t-sha256-4096.json", "/t-sha256-4096-more.json"})
+    EXPECT_EQ(studies::Scenario::load(tmp.path() + f).workload.hash_calls,
+              studies::Workload::HashCalls::init_update_final)
+        << f;
 }
 
 TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {

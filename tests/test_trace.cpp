@@ -5,6 +5,7 @@
 
 #include <map>
 #include <regex>
+#include <vector>
 #include <set>
 
 #include "studies/explain.h"
@@ -26,8 +27,11 @@ struct Traced {
   std::string narration;
 };
 
-Traced run_traced(const std::string& variant, std::int64_t first, std::int64_t last, std::uint64_t messages) {
-  Traced t{studies::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)}), {}, {}, {}};
+Traced run_traced(const std::string& variant, std::int64_t first, std::int64_t last, std::uint64_t messages,
+                  const std::vector<std::string>& sets = {}) {
+  std::vector<std::string> all = {"workload.messages=" + std::to_string(messages)};
+  all.insert(all.end(), sets.begin(), sets.end());
+  Traced t{studies::Scenario::load(seed_path(), all), {}, {}, {}};
   model::Tracer tr(first, last);
   t.r = studies::run_variant(t.sc, t.sc.variant(variant), true);
   t.json_text = tr.chrome_json("test");
@@ -135,4 +139,21 @@ TEST(Trace, ExplainAccountsForTheWholeWallAndCpuTime) {
   for (const char* step : {"LOCK", "UNLOCK", "gic_handle_irq", "qce_ahash_done", "crypto_request_complete"})
     EXPECT_NE(n.find(step), std::string::npos) << step;
   EXPECT_EQ(n.find("  \n"), std::string::npos);  // every step has its reason
+}
+
+// A message asked for by init, update and final: one request in the narration with both engine
+// requests in it (the update's 4032 bytes, the final's 64 from rctx->tmpbuf), each with its
+// completion, and the caller woken between them.
+TEST(Trace, ExplainNarratesAMessagesUpdateAndFinal) {
+  const Traced t = run_traced("sha256-qce-nolock", 4, 6, 7, {"workload.hash_calls=init_update_final"});
+  const std::string& n = t.narration;
+  EXPECT_NE(n.find("init, update and final: two engine requests, the update's and the final's"), std::string::npos)
+      << n;
+  for (const char* step : {"qce_ahash_update", "4032 B data to QCE", "qce_ahash_final", "64 B data to QCE"})
+    EXPECT_NE(n.find(step), std::string::npos) << step;
+  EXPECT_EQ(n.find("crypto_ahash_digest"), std::string::npos);
+  std::size_t done = 0;
+  for (std::size_t at = n.find("qce_ahash_done"); at != std::string::npos; at = n.find("qce_ahash_done", at + 1))
+    ++done;
+  EXPECT_EQ(done, 2u);
 }
