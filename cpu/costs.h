@@ -108,6 +108,17 @@ namespace qcesim::cpu {
   X(bam_terminate_all, "bam_dma_terminate_all",                                                                        \
     "dmaengine_terminate_all on a channel: the driver stops its RX and TX channels")                                   \
   /* qce driver and crypto API. */                                                                                     \
+  X(svc_exception, "el0_svc",                                                                                          \
+    "a system call's exception: the SVC's entry and the ERET back to user space with their barriers "                  \
+    "(serialising: core cycles, whatever the core's IPC)")                                                             \
+  X(syscall_entry_exit, "el0_svc_common",                                                                              \
+    "a system call's entry and exit work: the dispatch through the syscall table, the exit's pending-work check")      \
+  X(af_alg_hash_send, "hash_sendmsg",                                                                                  \
+    "AF_ALG's send of a message to a hash socket: the socket looked up, the LSM hook, the socket lock, the user's "    \
+    "page pinned into a scatterlist and released after the crypto call")                                               \
+  X(af_alg_hash_recv, "hash_recvmsg",                                                                                  \
+    "AF_ALG's read of the digest: the read path to the socket, its lock, the result buffer allocated, the digest "     \
+    "copied to user space, the buffer freed")                                                                          \
   X(caller_overhead, "caller",                                                                                         \
     "the measured caller's time per request that no modelled kernel function accounts for (its harness is not "        \
     "published); fitted to P1 on SM8650, zero where nothing was measured")                                             \

@@ -14,6 +14,10 @@ struct Entry {
 
 constexpr std::array kFunctions = {
     Entry{"caller", Mechanism::caller},
+    Entry{"el0_svc", Mechanism::caller},
+    Entry{"el0_svc_common", Mechanism::caller},
+    Entry{"hash_sendmsg", Mechanism::caller},
+    Entry{"hash_recvmsg", Mechanism::caller},
     Entry{"kernel_neon_begin", Mechanism::crypto},
     Entry{"kernel_neon_end", Mechanism::crypto},
     Entry{"sha256_lib_call", Mechanism::crypto},

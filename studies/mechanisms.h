@@ -11,7 +11,9 @@ namespace qcesim::studies {
 // X(A, name, "label", "meaning"), A passed through: the run's JSON has cpu_by_mechanism.<name>
 // (seconds; studies/result_fields.h makes them result fields and sweep metrics).
 #define QCESIM_MECHANISMS(X, A)                                                                                      \
-  X(A, caller, "caller", "the caller's own code around each request (`caller`)")                                     \
+  X(A, caller, "caller",                                                                                             \
+    "the caller's own code around each request (`caller`; with `workload.caller` `af_alg` the system calls: "        \
+    "`el0_svc`, `el0_svc_common`, `hash_sendmsg`, `hash_recvmsg`)")                                                  \
   X(A, crypto, "CPU crypto", "crypto computed on the CPU: CE or NEON code, the library, `kernel_neon_begin`/`_end`") \
   X(A, driver, "crypto API and driver",                                                                              \
     "the crypto API's and the qce driver's bookkeeping: `crypto_ahash_digest` (or `qce_ahash_update` and "           \

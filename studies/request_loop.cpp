@@ -24,6 +24,12 @@ void trace_request(std::uint64_t id) {
   if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(id));
 }
 
+// The caller's own work around n messages' crypto calls (RequestLoopConfig::per_message).
+void charge_caller(soc::Emulator& e, const RequestLoopConfig& c, unsigned n) {
+  for (unsigned k = 0; k < n; ++k)
+    for (const cpu::Cost item : c.per_message) e.task().charge(e.kernel().costs()(item));
+}
+
 // The CPU path: cpu_batch() messages per call of the software implementation, each call's
 // latency charged to its messages.
 void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, model::LatencyStats& lat,
@@ -39,6 +45,7 @@ void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, m
     const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(batch, c.messages - i));
     const sc_time t0 = sc_core::sc_time_stamp();
     trace_request(i);
+    charge_caller(e, c, n);
     res.digest_mismatches += w.software(i, n);
     res.issued += n;
     res.completed += n;
@@ -147,6 +154,8 @@ class EnginePath {
     m_task.when_done([sp = &s](const sc_time& t) { sp->t0 = t; });
     ++m_submitted;
     ++m_res.issued;
+    trace_request(id);
+    charge_caller(m_e, m_c, 1);
     submit_step(slot);
   }
 
@@ -168,6 +177,7 @@ class EnginePath {
     trace_request(id);
     auto t0 = std::make_shared<sc_time>();
     m_task.when_done([t0](const sc_time& t) { *t0 = t; });
+    charge_caller(m_e, m_c, 1);
     m_task.charge(m_e.kernel().costs()(entry));
     m_res.digest_mismatches += m_w.software(id, 1);
     ++m_res.software;

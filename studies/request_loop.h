@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "cpu/costs.h"
 #include "drivers/crypto/qce/core.h"
@@ -75,6 +76,9 @@ struct RequestLoopConfig {
   // A failed request is redone by the caller with the software implementation (faults.cpu_fallback).
   bool cpu_fallback = false;
   sc_core::sc_time timeout;  // the caller's wait for a completion (the driver's timeout)
+  // What the caller pays per message around the crypto call, in its task (workload.caller
+  // af_alg: the send and the read system calls), on either path.
+  std::vector<cpu::Cost> per_message;
 };
 
 // Runs the workload inside the emulator's job on the CPU path (engine false) or through the

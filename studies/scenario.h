@@ -70,6 +70,10 @@ struct Workload {
   // waited for (AF_ALG's hash socket before 6.5, cryptodev-linux): on the qce driver two engine
   // requests per message longer than a block.
   enum class HashCalls { digest, init_update_final } hash_calls = HashCalls::digest;
+  // workload.caller (hashes): who asks. kernel: an in-kernel caller (tcrypt, a module). af_alg: a
+  // user-space loop through an AF_ALG hash socket, as the board kit's afalg-bench: each message a
+  // send and a read system call around the crypto call, on the CPU path as on the engine's.
+  enum class Caller { kernel, af_alg } caller = Caller::kernel;
   // Another execution environment (TrustZone) using the engine on its own pipes.
   struct Tz {
     double rate_per_s = 0;  // 0: none

@@ -318,6 +318,7 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_EQ(r.report.find("| runs/seed-cpu | 7 |"), std::string::npos);  // its loop moved from CPU 7 to 6
   EXPECT_EQ(r.report.find("older than 6.5"), std::string::npos);         // 6.12: AF_ALG's digest path
   EXPECT_FALSE(j["workload"].contains("hash_calls"));
+  EXPECT_EQ(j["workload"]["caller"], "af_alg");  // afalg-bench's send and read per message
   // The messages sent with MSG_MORE: init, update and final on any kernel, their own scenario.
   const studies::Scenario more = studies::Scenario::load(dir + "/t-sha256-4096-more.json");
   EXPECT_EQ(more.workload.hash_calls, studies::Workload::HashCalls::init_update_final);

@@ -250,6 +250,43 @@ TEST(Replay, InitUpdateFinalIsTwoEngineRequestsPerMessageWithRightDigests) {
   EXPECT_GT(calls64.task_s, digest64.task_s);
 }
 
+// workload.caller af_alg: afalg-bench's loop, a send and a read system call per message around the
+// crypto call. On the CPU path the run's CPU time grows by exactly those four items per message
+// (two SVC exceptions, two entry/exit paths, the socket's send and read); on the engine's path the
+// same items, at the same cost on the caller's X4, come before each request.
+TEST(Replay, AfAlgCallerPaysTheSystemCallsPerMessageOnBothPaths) {
+  const auto raw = studies::fork_each(
+      4, 2,
+      [&](std::size_t i) {
+        std::vector<std::string> sets = {"workload.messages=300"};
+        if (i % 2) sets.emplace_back("workload.caller=af_alg");
+        const auto sc = studies::Scenario::load(seed_path(), sets);
+        return studies::run_variant(sc, sc.variant(i < 2 ? "sha256-lib" : "sha256-qce-nolock"), true).to_json();
+      },
+      [](std::size_t, const nlohmann::json&) {});
+  const auto fn = [](const studies::VariantResult& r, const std::string& name) {
+    double s = 0;
+    for (const auto& f : r.profile)
+      if (f.function == name) s += f.seconds;
+    return s;
+  };
+  const auto syscalls = [&](const studies::VariantResult& r) {
+    return fn(r, "el0_svc") + fn(r, "el0_svc_common") + fn(r, "hash_sendmsg") + fn(r, "hash_recvmsg");
+  };
+  const auto lib = studies::VariantResult::from_json(raw[0]), lib_af = studies::VariantResult::from_json(raw[1]);
+  const auto qce = studies::VariantResult::from_json(raw[2]), qce_af = studies::VariantResult::from_json(raw[3]);
+  EXPECT_EQ(syscalls(lib), 0.0);
+  EXPECT_EQ(syscalls(qce), 0.0);
+  const double per_message = syscalls(lib_af) / 300;
+  // 2 x 250 cycles at 3.3 GHz and 2 x 200 + 700 + 500 instructions at the X4's kernel IPC.
+  EXPECT_GT(per_message, 0.4e-6);
+  EXPECT_LT(per_message, 1.0e-6);
+  EXPECT_NEAR(lib_af.cpu_s - lib.cpu_s, syscalls(lib_af), 1e-9);
+  EXPECT_NEAR(syscalls(qce_af) / 300, per_message, 1e-12);
+  EXPECT_NEAR(fn(qce_af, "caller"), fn(qce, "caller"), 1e-12);  // cost.caller_overhead stays
+  EXPECT_GT(qce_af.wall_s - qce.wall_s, 0.8 * syscalls(qce_af));
+}
+
 // Another EE on the engine (scenarios/study-trustzone.json, shortened): without locking its
 // register writes corrupt Linux's requests; with it, no wrong digests and Linux waits for the
 // lock; with STATUS taken from the dump, nothing fails on either side.

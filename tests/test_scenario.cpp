@@ -90,6 +90,15 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
   EXPECT_EQ(Scenario::load(seed_path(), {"workload.hash_calls=init_update_final"}).workload.hash_calls,
             Workload::HashCalls::init_update_final);
   EXPECT_EQ(Scenario::load(seed_path()).workload.hash_calls, Workload::HashCalls::digest);
+  e = error_of({"workload.caller=\"user\""});
+  EXPECT_NE(e.find("/workload/caller: expected \"kernel\" or \"af_alg\", found the string \"user\""), std::string::npos)
+      << e;
+  e = error_of({"workload.algorithm=\"xts(aes)\"", "workload.key_bytes=32", "workload.caller=\"af_alg\""});
+  EXPECT_NE(
+      e.find("/workload/caller: expected nothing: the AF_ALG caller is modelled for hashes, and xts(aes) is not one"),
+      std::string::npos)
+      << e;
+  EXPECT_EQ(Scenario::load(seed_path(), {"workload.caller=af_alg"}).workload.caller, Workload::Caller::af_alg);
 }
 
 // A restated parameter ({value, interval, provenance}) is checked like a profile entry: its keys,

@@ -45,6 +45,7 @@ check("older than 6.5: its AF_ALG hash socket hashes each message as init, updat
       "a 6.1 kernel's AF_ALG hashes by init/update/final: the report should say so")
 check(seed["workload"].get("hash_calls") == "init_update_final",
       "a 6.1 kernel's hash scenario should replay init, update and final: %s" % seed["workload"])
+check(seed["workload"].get("caller") == "af_alg", "the hash scenario should replay afalg-bench's system calls")
 more = json.load(open("out/qemu-virt-sha256-4096-more.json"))
 check(more["workload"].get("hash_calls") == "init_update_final" and len(more["variants"]) == 1,
       "the MSG_MORE run should be its own init/update/final scenario: %s" % more)
