@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "cli/run_command.h"
 #include "studies/replay.h"
@@ -21,6 +26,32 @@ using test::seed_path;
 studies::VariantResult scaled_seed(const std::string& variant, std::uint64_t messages = 500) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=" + std::to_string(messages)});
   return studies::run_variant(sc, sc.variant(variant), false);
+}
+
+// Seed runs of 300 messages, each in its own process: run i the variant and --set edits point(i) gives.
+std::vector<studies::VariantResult> seed_runs(
+    std::size_t n, const std::function<std::pair<std::string, std::vector<std::string>>(std::size_t)>& point,
+    bool timing_only) {
+  const auto raw = studies::fork_each(
+      n, 2,
+      [&](std::size_t i) {
+        auto [variant, sets] = point(i);
+        sets.insert(sets.begin(), "workload.messages=300");
+        const auto sc = studies::Scenario::load(seed_path(), sets);
+        return studies::run_variant(sc, sc.variant(variant), timing_only).to_json();
+      },
+      [](std::size_t, const nlohmann::json&) {});
+  std::vector<studies::VariantResult> out;
+  for (const auto& j : raw) out.push_back(studies::VariantResult::from_json(j));
+  return out;
+}
+
+// A run's CPU time in one kernel function (every context).
+double function_seconds(const studies::VariantResult& r, const std::string& name) {
+  double s = 0;
+  for (const auto& f : r.profile)
+    if (f.function == name) s += f.seconds;
+  return s;
 }
 
 void expect_within(const studies::VariantResult& r, const char* key, double sim, double tol) {
@@ -210,20 +241,16 @@ TEST(Replay, SeedReplayQueueDepthTwoOverlapsTheCallerNotTheEngine) {
 // interrupts, the digests still right, the caller's own share (cost.caller_overhead) once per
 // message; a message of one block is only buffered by the update: one request, as a digest.
 TEST(Replay, InitUpdateFinalIsTwoEngineRequestsPerMessageWithRightDigests) {
-  const auto raw = studies::fork_each(
-      4, 2,
-      [&](std::size_t i) {
-        std::vector<std::string> sets = {"workload.messages=300"};
+  const auto runs = seed_runs(
+      4,
+      [](std::size_t i) {
+        std::vector<std::string> sets;
         if (i % 2) sets.emplace_back("workload.hash_calls=init_update_final");
         if (i >= 2) sets.emplace_back("workload.message_bytes=64");
-        const auto sc = studies::Scenario::load(seed_path(), sets);
-        return studies::run_variant(sc, sc.variant("sha256-qce-nolock"), false).to_json();
+        return std::make_pair(std::string("sha256-qce-nolock"), sets);
       },
-      [](std::size_t, const nlohmann::json&) {});
-  const auto digest = studies::VariantResult::from_json(raw[0]);
-  const auto calls = studies::VariantResult::from_json(raw[1]);
-  const auto digest64 = studies::VariantResult::from_json(raw[2]);
-  const auto calls64 = studies::VariantResult::from_json(raw[3]);
+      false);
+  const auto& [digest, calls, digest64, calls64] = std::tie(runs[0], runs[1], runs[2], runs[3]);
   for (const auto* r : {&digest, &calls, &digest64, &calls64}) {
     EXPECT_EQ(r->requests, 300u);
     EXPECT_EQ(r->digest_mismatches, 0u);
@@ -231,12 +258,7 @@ TEST(Replay, InitUpdateFinalIsTwoEngineRequestsPerMessageWithRightDigests) {
   EXPECT_EQ(digest.irqs, 600u);
   EXPECT_EQ(calls.irqs, 1200u);
   EXPECT_EQ(calls64.irqs, digest64.irqs);
-  const auto fn = [](const studies::VariantResult& r, const std::string& name) {
-    double s = 0;
-    for (const auto& f : r.profile)
-      if (f.function == name) s += f.seconds;
-    return s;
-  };
+  const auto& fn = function_seconds;
   EXPECT_DOUBLE_EQ(fn(calls, "caller"), fn(digest, "caller"));
   EXPECT_EQ(fn(calls, "crypto_ahash_digest"), 0.0);
   EXPECT_GT(fn(calls, "qce_ahash_update"), 0.0);
@@ -255,26 +277,19 @@ TEST(Replay, InitUpdateFinalIsTwoEngineRequestsPerMessageWithRightDigests) {
 // (two SVC exceptions, two entry/exit paths, the socket's send and read); on the engine's path the
 // same items, at the same cost on the caller's X4, come before each request.
 TEST(Replay, AfAlgCallerPaysTheSystemCallsPerMessageOnBothPaths) {
-  const auto raw = studies::fork_each(
-      4, 2,
-      [&](std::size_t i) {
-        std::vector<std::string> sets = {"workload.messages=300"};
+  const auto runs = seed_runs(
+      4,
+      [](std::size_t i) {
+        std::vector<std::string> sets;
         if (i % 2) sets.emplace_back("workload.caller=af_alg");
-        const auto sc = studies::Scenario::load(seed_path(), sets);
-        return studies::run_variant(sc, sc.variant(i < 2 ? "sha256-lib" : "sha256-qce-nolock"), true).to_json();
+        return std::make_pair(std::string(i < 2 ? "sha256-lib" : "sha256-qce-nolock"), sets);
       },
-      [](std::size_t, const nlohmann::json&) {});
-  const auto fn = [](const studies::VariantResult& r, const std::string& name) {
-    double s = 0;
-    for (const auto& f : r.profile)
-      if (f.function == name) s += f.seconds;
-    return s;
-  };
+      true);
+  const auto& fn = function_seconds;
   const auto syscalls = [&](const studies::VariantResult& r) {
     return fn(r, "el0_svc") + fn(r, "el0_svc_common") + fn(r, "hash_sendmsg") + fn(r, "hash_recvmsg");
   };
-  const auto lib = studies::VariantResult::from_json(raw[0]), lib_af = studies::VariantResult::from_json(raw[1]);
-  const auto qce = studies::VariantResult::from_json(raw[2]), qce_af = studies::VariantResult::from_json(raw[3]);
+  const auto& [lib, lib_af, qce, qce_af] = std::tie(runs[0], runs[1], runs[2], runs[3]);
   EXPECT_EQ(syscalls(lib), 0.0);
   EXPECT_EQ(syscalls(qce), 0.0);
   const double per_message = syscalls(lib_af) / 300;
