@@ -451,8 +451,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     for (const BenchRun* r : g.runs) messages = std::max(messages, r->messages);
     json wl = {{"messages", messages}, {"message_bytes", g.bytes}, {"algorithm", g.alg}, {"queue_depth", 1}};
     if (g.alg == "cbc(aes)") wl["key_bytes"] = g.key, wl["direction"] = "encrypt";
-    if (g.alg != "cbc(aes)" && (hash_in_calls || g.send == "more")) wl["hash_calls"] = "init_update_final";
-    if (g.alg != "cbc(aes)") wl["caller"] = "af_alg";  // afalg-bench's send and read per message
+    if (g.alg != "cbc(aes)") {
+      wl["caller"] = "af_alg";  // afalg-bench's send and read per message
+      if (hash_in_calls || g.send == "more") wl["hash_calls"] = "init_update_final";
+    }
     sc["workload"] = wl;
     json vs = json::array();
     std::set<std::string> used;

@@ -288,8 +288,7 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
                     const VariantResult& r) {
   const RequestSpans rs = request_spans(tr, request);
   if (rs.mine.empty()) return fmt::format("request {} left no trace (the run has {} requests)\n", request, r.requests);
-  const bool calls = !sc.workload.cipher() && sc.workload.hash_calls == Workload::HashCalls::init_update_final &&
-                     v.engine == VariantEngine::qce;
+  const bool calls = sc.workload.hash_calls == Workload::HashCalls::init_update_final && v.engine == VariantEngine::qce;
   std::string out = fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {}{})\n", sc.name, v.name, request,
                                 r.requests, r.requests, sc.workload.message_bytes, sc.workload.queue_depth,
                                 !calls                                       ? ""

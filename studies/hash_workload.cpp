@@ -70,14 +70,17 @@ class HashWorkload : public RequestWorkload {
   }
 
   // init_update_final: the update sends something when the message is longer than a block.
-  unsigned engine_steps(std::size_t /*m*/) const override { return m_calls && held_back() < m_w.message_bytes ? 2 : 1; }
+  unsigned engine_steps(std::size_t /*m*/) const override {
+    return m_calls && qce::ahash_hash_later(m_w.message_bytes) < m_w.message_bytes ? 2 : 1;
+  }
 
   qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m, unsigned step) override {
     qce::ShaRequest& r = m_reqs[slot];
+    const qce::ShaCarry update_out = r.carry;  // the slot's update before its final
+    r = qce::ShaRequest{};
+    r.alg = m_w.alg;
+    r.carry.iv = m_iv.h;
     if (!m_calls) {
-      r = qce::ShaRequest{};
-      r.alg = m_w.alg;
-      r.carry.iv = m_iv.h;
       r.src = {{m_pool.msgs[m].addr, m_w.message_bytes}};
       r.nbytes = m_w.message_bytes;
       return r;
@@ -88,25 +91,18 @@ class HashWorkload : public RequestWorkload {
     // model's update transfer ends at the cut; the kernel's scatterlist entry still covers the
     // whole message (nbytes is the cut), and what the BAM does with the bytes the engine does not
     // take is not documented (docs/run.md).
-    const std::uint32_t later = held_back(), sent = m_w.message_bytes - later;
+    const std::uint32_t later = qce::ahash_hash_later(m_w.message_bytes), sent = m_w.message_bytes - later;
     const cpu::DmaBuf& tmp = m_tmpbuf[slot];
     if (step == 0) std::memcpy(tmp.ptr, m_pool.msgs[m].ptr + sent, later);  // scatterwalk_map_and_copy
     if (step == 0 && sent > 0) {
-      r = qce::ShaRequest{};
-      r.alg = m_w.alg;
-      r.carry.iv = m_iv.h;
       r.last = false;
       r.src = {{m_pool.msgs[m].addr, sent}};
       r.nbytes = sent;
       r.calls = {cpu::Cost::qce_ahash_update};
       return r;
     }
-    qce::ShaCarry carry{m_iv.h, 0};
-    if (sent > 0) carry = r.carry;  // the update's partial digest and byte count (qce_ahash_done)
-    r = qce::ShaRequest{};
-    r.alg = m_w.alg;
+    if (sent > 0) r.carry = update_out;  // the update's partial digest and byte count (qce_ahash_done)
     r.first = sent == 0;
-    r.carry = carry;
     r.src = {{tmp.addr, later}};
     r.nbytes = later;
     // A message of at most a block: the update only buffered it, and the final is its one request.
@@ -155,12 +151,6 @@ class HashWorkload : public RequestWorkload {
   }
 
  private:
-  // qce_ahash_update's hash_later: the bytes after the last whole block, a whole block when none.
-  std::uint32_t held_back() const {
-    const std::uint32_t tail = m_w.message_bytes % kShaBlockBytes;
-    return m_w.message_bytes <= kShaBlockBytes ? m_w.message_bytes : tail ? tail : kShaBlockBytes;
-  }
-
   // The digests alone (with real data), checked: also the requests a fast-forward skips (from
   // two threads at once then). Returns the wrong ones.
   std::uint64_t check_cpu(std::uint64_t first, std::uint64_t n) const {

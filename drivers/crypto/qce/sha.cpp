@@ -112,10 +112,7 @@ void QceAhash::update(std::uint64_t addr, std::uint32_t len) {
     m_buflen = static_cast<std::uint32_t>(total);
     return;
   }
-  // Keep back the tail, a whole block when aligned: the last request must carry data
-  // because the BAM does no zero-length transfers.
-  std::uint32_t hash_later = static_cast<std::uint32_t>(total % kShaBlockBytes);
-  if (hash_later == 0) hash_later = kShaBlockBytes;
+  const std::uint32_t hash_later = ahash_hash_later(total);
   const std::uint32_t nbytes = static_cast<std::uint32_t>(total - hash_later);
 
   ShaRequest req = make_request(false);

@@ -32,6 +32,15 @@ struct ShaRequest : QceAsyncRequest {
   std::vector<std::uint8_t> digest;  // out, when last
 };
 
+// qce_ahash_update's hash_later: of `total` bytes to hash, those an update keeps back for a later
+// request. All of them up to a block; else those after the last whole block, a whole block when
+// there are none: the last request must carry data because the BAM does no zero-length transfers.
+inline std::uint32_t ahash_hash_later(std::uint64_t total) {
+  if (total <= kShaBlockBytes) return static_cast<std::uint32_t>(total);
+  const auto tail = static_cast<std::uint32_t>(total % kShaBlockBytes);
+  return tail ? tail : static_cast<std::uint32_t>(kShaBlockBytes);
+}
+
 // ahash_ops: the ops table's entry for ahash requests.
 std::unique_ptr<QceAlgoOps> make_ahash_ops(QceDevice& qce);
 
