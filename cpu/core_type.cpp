@@ -47,14 +47,16 @@ std::vector<CoreType> cpus_from_profile(const model::Profile& p) {
     CoreType t;
     t.name = name;
     const std::string k = "cpu." + name + ".";
-    for (const char* field : {"freq", "freq_min", "kernel_ipc"})
+    for (const char* field : {"freq", "freq_min", "kernel_ipc", "copy_bandwidth"})
       if (!p.has(k + field))
         throw model::ConfigError(list.origin_file, list.origin_path,
-                                 "core types the profile describes (cpu.<type>.freq, .freq_min and .kernel_ipc)",
+                                 "core types the profile describes (cpu.<type>.freq, .freq_min, .kernel_ipc and "
+                                 ".copy_bandwidth)",
                                  fmt::format("{}, with no {}{} in {}", model::quoted_input(name), k, field, p.file()));
     t.freq_max = p.num(k + "freq");
     t.freq_min = std::min(p.num(k + "freq_min"), t.freq_max);
     t.kernel_ipc = p.num(k + "kernel_ipc");
+    t.copy_bandwidth = p.num(k + "copy_bandwidth");
     cpus.push_back(t);
   }
   return cpus;

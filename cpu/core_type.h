@@ -20,14 +20,20 @@ struct CoreType {
   double freq_max = 0;    // GHz: cpu.<name>.freq
   double freq_min = 0;    // GHz: cpu.<name>.freq_min (schedutil's floor)
   double kernel_ipc = 1;  // instructions per cycle on kernel code: cpu.<name>.kernel_ipc
+  // MB/s a single core copies at its maximum clock (cpu.<name>.copy_bandwidth): a system call's
+  // copy of a user buffer (copy_from_user) is bound by the memory system, not by instructions.
+  double copy_bandwidth = 0;
   // Nanoseconds for `instructions` of kernel code at the maximum clock.
   double ns(double instructions) const {
     return freq_max > 0 && kernel_ipc > 0 ? instructions / (kernel_ipc * freq_max) : 0.0;
   }
+  // Nanoseconds to copy `bytes` at the maximum clock.
+  double copy_ns(double bytes) const { return copy_bandwidth > 0 ? bytes / copy_bandwidth * 1e3 : 0.0; }
 };
 
 // cpu.cpus (the core type of each CPU, by number, comma separated) and each listed type's
-// cpu.<type>.freq, .freq_min and .kernel_ipc; ConfigError naming what is missing or malformed.
+// cpu.<type>.freq, .freq_min, .kernel_ipc and .copy_bandwidth; ConfigError naming what is missing
+// or malformed.
 std::vector<CoreType> cpus_from_profile(const model::Profile& p);
 // The CPU the benchmark task runs on (cpu.task_cpu), checked against cpu.cpus.
 unsigned task_cpu_from_profile(const model::Profile& p);

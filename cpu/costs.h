@@ -119,6 +119,38 @@ namespace qcesim::cpu {
   X(af_alg_hash_recv, "hash_recvmsg",                                                                                  \
     "AF_ALG's read of the digest: the read path to the socket, its lock, the result buffer allocated, the digest "     \
     "copied to user space, the buffer freed")                                                                          \
+  X(af_alg_skcipher_send, "skcipher_sendmsg",                                                                          \
+    "AF_ALG's send of a request to an skcipher socket: the control messages (operation, IV) copied and parsed, "       \
+    "the socket lock, the 4 KiB table for the text's pages set up")                                                    \
+  X(af_alg_skcipher_recv, "skcipher_recvmsg",                                                                          \
+    "AF_ALG's read of an skcipher result: the request allocated, the user's output pages listed, the text's "          \
+    "pages pulled into the source list, the crypto call waited for, everything released")                              \
+  X(af_alg_skcipher_page, "af_alg_pull_tsgl",                                                                          \
+    "per page of text through an AF_ALG skcipher socket: the send loop around its copy, its entries in the "           \
+    "read's lists, the free loops")                                                                                    \
+  X(af_alg_rsgl, "af_alg_get_rsgl", "each further output list of an AF_ALG read (16 pages per list)")                  \
+  X(alloc_pages, "alloc_pages", "one page from the page allocator's per-CPU list (AF_ALG: a page for the text)")       \
+  X(free_pages, "free_unref_page",                                                                                     \
+    "one page back to the page allocator's per-CPU list (AF_ALG: the text's page after the call)")                     \
+  X(gup_call, "get_user_pages_fast",                                                                                   \
+    "a call that pins user pages for the device (AF_ALG's output): the page-table walk's set-up")                      \
+  X(gup_page, "get_user_pages_fast", "per user page pinned for the device and released after the call")                \
+  X(aio_submit, "io_submit",                                                                                           \
+    "an AIO read submitted (OpenSSL's afalg engine): the iocb copied and checked, its eventfd looked up, the "         \
+    "read started on the socket")                                                                                      \
+  X(aio_complete, "aio_complete",                                                                                      \
+    "an AIO read's completion: the socket's callback, the event into the ring, the eventfd signalled, the iocb "       \
+    "freed")                                                                                                           \
+  X(eventfd_read, "eventfd_read", "the caller reads the eventfd the AIO completion signals")                           \
+  X(aio_getevents, "io_getevents", "the caller collects the AIO event")                                                \
+  X(cryptodev_crypt, "cryptodev_ioctl",                                                                                \
+    "ioctl(CIOCCRYPT) into cryptodev-linux: the operation and IV copied in, the session looked up twice, the "         \
+    "request run and waited for, the IV and operation copied back")                                                    \
+  X(cryptodev_pin_call, "__get_userbuf",                                                                               \
+    "cryptodev's pinning of a user buffer (one call in place, two for a separate output): the mmap lock and the "      \
+    "VMA lookup of get_user_pages_remote")                                                                             \
+  X(cryptodev_pin_page, "get_user_pages_remote",                                                                       \
+    "per user page cryptodev pins through the slow page-table walk and releases after the call")                       \
   X(caller_overhead, "caller",                                                                                         \
     "the measured caller's time per request that no modelled kernel function accounts for (its harness is not "        \
     "published); fitted to P1 on SM8650, zero where nothing was measured")                                             \

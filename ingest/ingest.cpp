@@ -432,11 +432,11 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
         "whether the kernel carries the locking series; edit the scenarios' variants if it does.");
   if (!unsupported.empty())
     note("Runs of " + unsupported + " are reported below but make no scenario: the replay has no such workload.");
-  if (std::any_of(groups.begin(), groups.end(), [](const auto& g) { return g.second.alg != "cbc(aes)"; }))
+  if (!groups.empty())
     note(
-        "The hash scenarios replay afalg-bench's loop (workload.caller \"af_alg\": a send and a read system call "
-        "per message); the cbc(aes) scenarios replay an in-kernel caller, since AF_ALG's skcipher path (the text "
-        "copied into the socket's pages) has no cost items yet: their measured times include it.");
+        "Every scenario replays afalg-bench's loop (workload.caller \"af_alg\"): a hash's send and read system "
+        "calls per message, a cbc(aes) request's sendmsg (the text copied into the socket's pages) and read (the "
+        "output pinned).");
   for (const auto& [key, g] : groups) {
     json sc;
     const std::string name = board + "-" + key;
@@ -451,10 +451,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     for (const BenchRun* r : g.runs) messages = std::max(messages, r->messages);
     json wl = {{"messages", messages}, {"message_bytes", g.bytes}, {"algorithm", g.alg}, {"queue_depth", 1}};
     if (g.alg == "cbc(aes)") wl["key_bytes"] = g.key, wl["direction"] = "encrypt";
-    if (g.alg != "cbc(aes)") {
-      wl["caller"] = "af_alg";  // afalg-bench's send and read per message
-      if (hash_in_calls || g.send == "more") wl["hash_calls"] = "init_update_final";
-    }
+    wl["caller"] = "af_alg";  // afalg-bench's send (or sendmsg) and read per message
+    if (g.alg != "cbc(aes)" && (hash_in_calls || g.send == "more")) wl["hash_calls"] = "init_update_final";
     sc["workload"] = wl;
     json vs = json::array();
     std::set<std::string> used;

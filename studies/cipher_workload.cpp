@@ -154,6 +154,7 @@ class CipherWorkload : public RequestWorkload {
   }
 
   std::size_t pool_size() const override { return m_pool.size(); }
+  std::uint32_t message_bytes(std::size_t m) const override { return m_pool.len[m]; }
 
   // The software implementation in the caller's context: its CPU time (the kernel's choice on
   // this core) and, with real data, its output checked.
@@ -180,7 +181,6 @@ class CipherWorkload : public RequestWorkload {
 
   qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m, unsigned /*step*/) override {
     Slot& s = m_slots[slot];
-    const cpu::DmaBuf& in = m_pool.in[m];
     if (m_w.algorithm.kind == AlgKind::skcipher) {
       s.sk = qce::SkcipherRequest{};
       s.sk.alg = m_w.algorithm.cipher;
@@ -188,8 +188,8 @@ class CipherWorkload : public RequestWorkload {
       s.sk.encrypt = m_w.encrypt;
       s.sk.key = m_pool.key;
       s.sk.iv = m_pool.iv[m];
-      s.sk.src = {{in.addr, m_pool.len[m]}};
-      s.sk.dst = {{s.out.addr, m_pool.len[m]}};
+      s.sk.src = entries(place(s, m), m_pool.len[m]);
+      s.sk.dst = entries(s.out.addr, m_pool.len[m]);
       s.sk.cryptlen = m_pool.len[m];
       return s.sk;
     }
@@ -202,7 +202,7 @@ class CipherWorkload : public RequestWorkload {
     s.ad.iv = m_pool.iv[m];
     s.ad.assoclen = m_w.assoc_bytes;
     s.ad.cryptlen = m_pool.in_text(m);
-    s.ad.src = {{in.addr, m_w.assoc_bytes + m_pool.in_text(m)}};
+    s.ad.src = {{place(s, m), m_w.assoc_bytes + m_pool.in_text(m)}};
     s.ad.dst = {{s.out.addr, m_w.assoc_bytes + m_pool.out_text(m)}};
     return s.ad;
   }
@@ -241,6 +241,29 @@ class CipherWorkload : public RequestWorkload {
     qce::AeadRequest ad;
     cpu::DmaBuf out;
   };
+
+  // A buffer's scatterlist as the driver maps it (workload.scatterlist): one entry, or one per 4 KiB
+  // page when the pages are separate page frames and no IOMMU merges them; bam_prep_slave_sg makes
+  // a descriptor of each. Behind a translating IOMMU, iommu_dma_map_sg maps whole pages to one
+  // contiguous IOVA range and merges them into one segment [I: dma_get_max_seg_size permitting].
+  std::vector<bam::ScatterEntry> entries(std::uint64_t addr, std::uint32_t len) const {
+    const cpu::IommuMode mode = m_e.kernel().costs().iommu.mode;
+    if (!m_w.sg_per_page || mode == cpu::IommuMode::strict || mode == cpu::IommuMode::lazy) return {{addr, len}};
+    std::vector<bam::ScatterEntry> sg;
+    for (std::uint32_t off = 0; off < len; off += 4096)
+      sg.push_back({addr + off, std::min<std::uint32_t>(4096, len - off)});
+    return sg;
+  }
+
+  // Where message m's input is for the slot's request: the pool's buffer, or (workload.in_place)
+  // the slot's output buffer with the input put there first, as the caller's text would be (not
+  // timed: the caller's buffer holds it already), so the request's source is its destination.
+  std::uint64_t place(Slot& s, std::size_t m) const {
+    const cpu::DmaBuf& in = m_pool.in[m];
+    if (!m_w.in_place) return in.addr;
+    copy_bytes(s.out.ptr, in.ptr, m_w.assoc_bytes + m_pool.in_text(m));
+    return s.out.addr;
+  }
 
   // Message m through the engine's cipher as latched, from the message's IV, on `stream`.
   void engine_cipher(const CipherSpec& latched, std::size_t m, std::uint8_t* out,

@@ -40,6 +40,12 @@ const std::map<std::string, std::string>& reasons() {
       {"aesbs_xts_encrypt", "aes-neonbs: XTS, eight blocks and their tweaks per pass"},
       {"aesbs_xts_decrypt", "aes-neonbs: XTS decryption, eight blocks per pass"},
       {"qce_dma_error", "the driver handles a DMA error"},
+      {"af_alg_free_resources",
+       "AF_ALG frees the request's source table and the request itself (kfree), after the call: in the read, or "
+       "in an AIO read's completion"},
+      {"copy_from_user",
+       "AF_ALG's sendmsg copies the text into the socket's pages, at the core's copy bandwidth "
+       "(cpu.<type>.copy_bandwidth): bound by the memory system, not by instructions"},
       {"bam_make_lock_desc",
        "allocates a LOCK or UNLOCK descriptor with its one command element (kzalloc_flex, GFP_NOWAIT), mapped next"},
       {"bam_dma_free_lock_desc", "frees a finished LOCK or UNLOCK descriptor after unmapping its command element"},

@@ -59,6 +59,7 @@ class HashWorkload : public RequestWorkload {
   }
 
   std::size_t pool_size() const override { return m_pool.size(); }
+  std::uint32_t message_bytes(std::size_t /*m*/) const override { return m_w.message_bytes; }
   unsigned cpu_batch() const override { return m_batch; }
 
   // The kernel SHA library on this CPU (the CE loop, or sha256-neon on a core without crypto

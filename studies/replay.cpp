@@ -263,9 +263,10 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     loop.failures_expected = e.tz() != nullptr || sc.faults.any();
     loop.cpu_fallback = sc.faults.cpu_fallback;
     loop.timeout = cfg.driver.timeout;
-    if (sc.workload.caller == Workload::Caller::af_alg)  // hashes only (scenario.cpp)
-      loop.per_message = {cpu::Cost::svc_exception, cpu::Cost::syscall_entry_exit, cpu::Cost::af_alg_hash_send,
-                          cpu::Cost::svc_exception, cpu::Cost::syscall_entry_exit, cpu::Cost::af_alg_hash_recv};
+    if (user_space_caller(sc.workload))
+      loop.caller = [&wl = sc.workload, &k = e.kernel().costs()](std::uint32_t bytes) {
+        return caller_charges(wl, k, bytes);
+      };
     // The replay between the two snapshots, with the fast-forward watching it; the skipped
     // cycles' share added at the end.
     e.task().sync();

@@ -24,10 +24,14 @@ void trace_request(std::uint64_t id) {
   if (auto* tr = model::Tracer::active()) tr->set_request(static_cast<std::int64_t>(id));
 }
 
-// The caller's own work around n messages' crypto calls (RequestLoopConfig::per_message).
-void charge_caller(soc::Emulator& e, const RequestLoopConfig& c, unsigned n) {
-  for (unsigned k = 0; k < n; ++k)
-    for (const cpu::Cost item : c.per_message) e.task().charge(e.kernel().costs()(item));
+// A part of the caller's own work around message m's crypto call (RequestLoopConfig::caller).
+using CallerPart = std::vector<cpu::Charge> CallerCharges::*;
+void charge_caller(cpu::Runner& r, const RequestWorkload& w, const RequestLoopConfig& c, std::size_t m,
+                   std::initializer_list<CallerPart> parts) {
+  if (!c.caller) return;
+  const CallerCharges ch = c.caller(w.message_bytes(m));
+  for (const CallerPart part : parts)
+    for (const cpu::Charge& x : ch.*part) r.charge(x);
 }
 
 // The CPU path: cpu_batch() messages per call of the software implementation, each call's
@@ -45,8 +49,11 @@ void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, m
     const unsigned n = static_cast<unsigned>(std::min<std::uint64_t>(batch, c.messages - i));
     const sc_time t0 = sc_core::sc_time_stamp();
     trace_request(i);
-    charge_caller(e, c, n);
+    for (unsigned k = 0; k < n; ++k) charge_caller(e.task(), w, c, (i + k) % w.pool_size(), {&CallerCharges::before});
     res.digest_mismatches += w.software(i, n);
+    // The software tfm completes in the call: the caller's completion work there, then its own.
+    for (unsigned k = 0; k < n; ++k)
+      charge_caller(e.task(), w, c, (i + k) % w.pool_size(), {&CallerCharges::completion, &CallerCharges::after});
     res.issued += n;
     res.completed += n;
     e.task().sync();
@@ -75,8 +82,10 @@ class EnginePath {
   void run() {
     while (m_finished < m_c.messages) {
       if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_c.messages, loop_state())) skip(n);
-      // Failed requests first (the caller redoes them as it gets the CPU back), then the next
-      // steps of messages under way, then new ones.
+      // What the caller does once its finished messages' calls return (the read's frees, the
+      // system calls that collect the result), then failed requests (the caller redoes them as
+      // it gets the CPU back), then the next steps of messages under way, then new ones.
+      charge_after();
       for (std::size_t i = 0; i < m_slots.size(); ++i)
         if (m_slots[i].fallback) fall_back(m_slots[i]);
       for (std::size_t i = 0; i < m_slots.size(); ++i)
@@ -93,6 +102,7 @@ class EnginePath {
         throw qce::QceError("a request did not complete within " + m_c.timeout.to_string());
       if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
     }
+    charge_after();
   }
 
  private:
@@ -102,9 +112,20 @@ class EnginePath {
     std::uint64_t id = 0;  // the request's number in the run
     unsigned step = 0;     // the message's engine request in flight (engine_steps)
     bool busy = false;
-    bool next_due = false;  // a step done: the caller issues the next when it runs again
-    bool fallback = false;  // failed: the caller redoes it in software when it runs again
+    bool next_due = false;      // a step done: the caller issues the next when it runs again
+    bool fallback = false;      // failed: the caller redoes it in software when it runs again
+    bool after_due = false;     // its message done: the caller's work after the call is still to run
+    std::size_t after_msg = 0;  // that message
   };
+
+  // The caller's work after its finished messages' calls, in its task.
+  void charge_after() {
+    for (Slot& s : m_slots)
+      if (s.after_due) {
+        charge_caller(m_task, m_w, m_c, s.after_msg, {&CallerCharges::after});
+        s.after_due = false;
+      }
+  }
 
   // The loop's part of the state (studies/fast_forward.h): the next message's place in the
   // pool, the requests in flight, each slot, and the workload's own part.
@@ -117,6 +138,8 @@ class EnginePath {
       h.add(s.busy);
       h.add(s.fallback);
       h.add(s.next_due);
+      h.add(s.after_due);
+      if (s.after_due) h.add(std::uint64_t{s.after_msg});
       h.add(std::uint64_t{s.step});
       if (!s.busy) continue;
       h.add(m_submitted - s.id);
@@ -155,7 +178,7 @@ class EnginePath {
     ++m_submitted;
     ++m_res.issued;
     trace_request(id);
-    charge_caller(m_e, m_c, 1);
+    charge_caller(m_task, m_w, m_c, s.msg, {&CallerCharges::before});
     submit_step(slot);
   }
 
@@ -177,9 +200,12 @@ class EnginePath {
     trace_request(id);
     auto t0 = std::make_shared<sc_time>();
     m_task.when_done([t0](const sc_time& t) { *t0 = t; });
-    charge_caller(m_e, m_c, 1);
+    const std::size_t m = id % m_w.pool_size();
+    charge_caller(m_task, m_w, m_c, m, {&CallerCharges::before});
     m_task.charge(m_e.kernel().costs()(entry));
     m_res.digest_mismatches += m_w.software(id, 1);
+    // The fallback tfm completes in the call.
+    charge_caller(m_task, m_w, m_c, m, {&CallerCharges::completion, &CallerCharges::after});
     ++m_res.software;
     ++m_res.completed;
     ++m_finished;
@@ -190,6 +216,13 @@ class EnginePath {
   // The request's completion, in the kworker.
   void complete(cpu::Runner& k, std::size_t slot, const qce::QceStatus& st) {
     Slot& s = m_slots[slot];
+    // The message's last request done (or failed): what the caller's path runs in the completion
+    // context (an AIO read's callback), before the caller is woken.
+    if (st.failed() || s.step + 1 >= m_w.engine_steps(s.msg)) {
+      charge_caller(k, m_w, m_c, s.msg, {&CallerCharges::completion});
+      s.after_due = m_c.caller != nullptr;
+      s.after_msg = s.msg;
+    }
     if (st.failed()) {
       ++m_res.failed_requests;
       if (!m_c.failures_expected && m_failure.empty()) m_failure = st.why;

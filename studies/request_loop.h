@@ -17,6 +17,7 @@
 #include "cpu/costs.h"
 #include "drivers/crypto/qce/core.h"
 #include "model/stats.h"
+#include "studies/caller_path.h"
 #include "studies/fast_forward.h"
 #include "studies/replay.h"
 
@@ -32,6 +33,8 @@ class RequestWorkload {
   virtual ~RequestWorkload() = default;
 
   virtual std::size_t pool_size() const = 0;
+  // Message m's text in bytes (what a user-space caller copies or pins).
+  virtual std::uint32_t message_bytes(std::size_t m) const = 0;
   // Messages per call on the CPU path (2: sha256_ce_finup2x hashes two at once).
   virtual unsigned cpu_batch() const { return 1; }
 
@@ -76,9 +79,9 @@ struct RequestLoopConfig {
   // A failed request is redone by the caller with the software implementation (faults.cpu_fallback).
   bool cpu_fallback = false;
   sc_core::sc_time timeout;  // the caller's wait for a completion (the driver's timeout)
-  // What the caller pays per message around the crypto call, in its task (workload.caller
-  // af_alg: the send and the read system calls), on either path.
-  std::vector<cpu::Cost> per_message;
+  // What the caller pays per message of so many bytes around the crypto call, on either path
+  // (studies/caller_path.h); empty: an in-kernel caller.
+  std::function<CallerCharges(std::uint32_t bytes)> caller;
 };
 
 // Runs the workload inside the emulator's job on the CPU path (engine false) or through the

@@ -114,6 +114,7 @@ void load_cipher_workload(const JsonObject& w, Workload& wl) {
                         : aes ? "16, 24 or 32 for AES"
                               : (a.cipher == CipherAlg::des ? "8 for DES" : "24 for 3DES"));
   wl.encrypt = w.choice("direction", "encrypt", {"encrypt", "decrypt"}) == "encrypt";
+  wl.in_place = w.flag("in_place", false);
   const std::uint32_t block = static_cast<std::uint32_t>(cipher_block_bytes(a.cipher));
   const bool whole_blocks = a.kind == AlgKind::skcipher ? a.mode != CipherMode::ctr : !a.ccm;
   for (std::uint32_t bytes : wl.size_pattern.empty() ? std::vector<std::uint32_t>{wl.message_bytes} : wl.size_pattern)
@@ -142,12 +143,40 @@ void load_cipher_workload(const JsonObject& w, Workload& wl) {
   if (w.has("tz")) w.fail("tz", "no other EE with a cipher workload (the TrustZone agent hashes)");
 }
 
+// workload.caller and what each caller can ask: AF_ALG's hash socket for hashes; AF_ALG's skcipher
+// socket (read or AIO) and cryptodev for skciphers (algif_aead and cryptodev's AEAD path have no
+// cost items); one request in flight, as a system call waits for its result.
+void load_caller(const JsonObject& w, Workload& wl) {
+  const std::string c = w.choice("caller", "kernel", {"kernel", "af_alg", "af_alg_aio", "cryptodev"});
+  if (c == "af_alg") wl.caller = Workload::Caller::af_alg;
+  if (c == "af_alg_aio") wl.caller = Workload::Caller::af_alg_aio;
+  if (c == "cryptodev") wl.caller = Workload::Caller::cryptodev;
+  if (wl.caller == Workload::Caller::kernel) return;
+  const AlgKind kind = wl.algorithm.kind;
+  if (kind == AlgKind::aead)
+    w.fail("caller", fmt::format("\"kernel\" for {}: the user-space callers are modelled for hashes (af_alg) and "
+                                 "skciphers, not AEADs",
+                                 wl.algorithm.name));
+  if (kind == AlgKind::hash && wl.caller != Workload::Caller::af_alg)
+    w.fail("caller",
+           fmt::format("\"kernel\" or \"af_alg\" for {}: {} is modelled for skciphers", wl.algorithm.name, c));
+  if (wl.queue_depth > 1)
+    w.fail("caller", fmt::format("\"kernel\" with queue_depth {}: a user-space caller's system call waits for its "
+                                 "result, one request in flight",
+                                 wl.queue_depth));
+  if (wl.in_place && wl.caller != Workload::Caller::cryptodev)
+    w.fail("in_place", fmt::format("false with caller \"{}\": AF_ALG copies the text into the socket's pages, so "
+                                   "the request is never in place",
+                                   c));
+}
+
 Workload load_workload(const json& j, const std::string& file) {
   Workload wl;
   if (!j.contains("workload")) return wl;
-  const JsonObject w(j["workload"], file, "/workload",
-                     {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction",
-                      "assoc_bytes", "tag_bytes", "auth_key_bytes", "size_mix", "hash_calls", "caller", "about"});
+  const JsonObject w(
+      j["workload"], file, "/workload",
+      {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction", "assoc_bytes",
+       "tag_bytes", "auth_key_bytes", "size_mix", "hash_calls", "caller", "in_place", "scatterlist", "about"});
   wl.messages = w.whole("messages", 50000, 1, 100000000000ull);
   wl.message_bytes = static_cast<std::uint32_t>(w.whole("message_bytes", 4096, 1, 64u << 20));
   wl.queue_depth = static_cast<unsigned>(w.whole("queue_depth", 1, 1, 1024));
@@ -156,18 +185,20 @@ Workload load_workload(const json& j, const std::string& file) {
   wl.algorithm = *parse_alg_name(w.choice("algorithm", "sha256", names));
   wl.alg = wl.algorithm.hash;
   if (wl.cipher()) load_cipher_workload(w, wl);
-  for (const char* k : {"key_bytes", "direction", "assoc_bytes", "tag_bytes", "auth_key_bytes", "size_mix"})
+  for (const char* k :
+       {"key_bytes", "direction", "assoc_bytes", "tag_bytes", "auth_key_bytes", "size_mix", "in_place", "scatterlist"})
     if (!wl.cipher() && w.has(k)) w.fail(k, "nothing: the workload's algorithm is a hash, not a cipher");
   if (wl.cipher() && w.has("hash_calls"))
     w.fail("hash_calls", fmt::format("nothing: {} is not a hash", wl.algorithm.name));
   if (w.choice("hash_calls", "digest", {"digest", "init_update_final"}) == "init_update_final")
     wl.hash_calls = Workload::HashCalls::init_update_final;
-  // AF_ALG's skcipher path (the text copied into the socket's pages, the output pinned) has no
-  // cost items yet.
-  if (wl.cipher() && w.has("caller"))
-    w.fail("caller",
-           fmt::format("nothing: the AF_ALG caller is modelled for hashes, and {} is not one", wl.algorithm.name));
-  if (w.choice("caller", "kernel", {"kernel", "af_alg"}) == "af_alg") wl.caller = Workload::Caller::af_alg;
+  load_caller(w, wl);
+  // An AEAD's buffer stays one entry: the engine's CCM payload in several descriptors is not
+  // modelled (see the CCM size limit above).
+  if (wl.algorithm.kind == AlgKind::aead && w.has("scatterlist"))
+    w.fail("scatterlist", fmt::format("nothing for {}: an AEAD's buffer is one entry", wl.algorithm.name));
+  wl.sg_per_page =
+      w.choice("scatterlist", wl.caller == Workload::Caller::kernel ? "one" : "pages", {"one", "pages"}) == "pages";
   if (w.has("tz")) {
     const JsonObject t(w.at("tz"), file, "/workload/tz",
                        {"rate_per_s", "message_bytes", "timeout_us", "seed", "share_hold_us"});

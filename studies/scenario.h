@@ -54,6 +54,15 @@ struct Workload {
   std::uint32_t assoc_bytes = 0;      // AEADs
   std::uint32_t tag_bytes = 0;        // AEADs: the tag (0: the algorithm's largest)
   std::uint32_t auth_key_bytes = 32;  // authenc: the HMAC key
+  // workload.in_place (ciphers): the request's destination is its source (one scatterlist, as
+  // tcrypt's speed tests and openssl speed through cryptodev ask), so the driver maps it once,
+  // both ways; false: a separate output buffer (AF_ALG always: the text is in the socket's pages).
+  bool in_place = false;
+  // workload.scatterlist (ciphers): how the caller's buffer reaches the driver. One entry for the
+  // whole buffer (a kmalloc'd one), or one per 4 KiB page, each its own page frame (user pages
+  // through AF_ALG or cryptodev, tcrypt's pages): without a translating IOMMU to merge them, each
+  // entry is a BAM descriptor. Default: pages for a user-space caller, one for an in-kernel one.
+  bool sg_per_page = false;
   bool cipher() const { return algorithm.kind != AlgKind::hash; }
   // workload.size_mix (ciphers): request sizes in a repeating pattern (a packet mix), each size
   // as often as its weight, spread evenly; message_bytes is then the largest.
@@ -70,10 +79,12 @@ struct Workload {
   // waited for (AF_ALG's hash socket before 6.5, cryptodev-linux): on the qce driver two engine
   // requests per message longer than a block.
   enum class HashCalls { digest, init_update_final } hash_calls = HashCalls::digest;
-  // workload.caller (hashes): who asks. kernel: an in-kernel caller (tcrypt, a module). af_alg: a
-  // user-space loop through an AF_ALG hash socket, as the board kit's afalg-bench: each message a
-  // send and a read system call around the crypto call, on the CPU path as on the engine's.
-  enum class Caller { kernel, af_alg } caller = Caller::kernel;
+  // workload.caller: who asks (studies/caller_path.h). kernel: an in-kernel caller (tcrypt, a
+  // module). af_alg: a user-space loop through an AF_ALG socket (a hash's send and read, an
+  // skcipher's sendmsg and read: afalg-bench, cryptsetup). af_alg_aio (skciphers): the read through
+  // AIO (OpenSSL's afalg engine). cryptodev (skciphers): ioctl(CIOCCRYPT) on /dev/crypto (OpenSSL's
+  // devcrypto engine). Their system calls are charged on the CPU path as on the engine's.
+  enum class Caller { kernel, af_alg, af_alg_aio, cryptodev } caller = Caller::kernel;
   // Another execution environment (TrustZone) using the engine on its own pipes.
   struct Tz {
     double rate_per_s = 0;  // 0: none

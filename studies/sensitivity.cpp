@@ -9,6 +9,7 @@
 
 #include "model/counter_rng.h"
 #include "studies/replay.h"
+#include "studies/uncertainty.h"
 
 namespace qcesim::studies {
 
@@ -39,19 +40,28 @@ MorrisDesign::MorrisDesign(const std::vector<UncertainParam>& ps, std::size_t tr
     : m_ps(ps) {
   std::uint64_t state = seed * 0xA24BAED4963EE407ull + 0x5851F42D4C957F2Dull;
   for (std::size_t t = 0; t < trajectories; ++t) {
-    // Start at 0 or 1/3 (going up) or 2/3 or 1 (going down), per parameter.
+    const std::uint64_t trajectory = model::splitmix64(state);
+    // Each parameter's start (0 or 1/3 going up, 2/3 or 1 going down) and its place in the
+    // trajectory's order, from the trajectory and its own name: a parameter added to the profile
+    // (or pinned by a scenario) takes its own step somewhere and leaves every other one's start,
+    // direction and relative order, so their elementary effects, as they were.
     std::vector<double> level(ps.size());
     std::vector<double> step(ps.size());
+    std::vector<std::uint64_t> rank(ps.size());
     for (std::size_t i = 0; i < ps.size(); ++i) {
-      const std::uint64_t r = model::splitmix64(state);
+      std::uint64_t own = trajectory ^ name_key(ps[i].name);
+      const std::uint64_t r = model::splitmix64(own);
       const bool up = (r & 1) != 0;
       const double base = (r >> 1 & 1) != 0 ? 1.0 / 3.0 : 0.0;
       level[i] = up ? base : 1.0 - base;
       step[i] = up ? kDelta : -kDelta;
+      rank[i] = model::splitmix64(own);
     }
     std::vector<std::size_t> order(ps.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[model::splitmix64(state) % i]);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return rank[a] != rank[b] ? rank[a] < rank[b] : ps[a].name < ps[b].name;
+    });
     m_start.push_back(std::move(level));
     m_step.push_back(std::move(step));
     m_order.push_back(std::move(order));

@@ -31,6 +31,9 @@ struct UncertainParam {
 
 // The parameters that vary: a number with an interval of nonzero width.
 std::vector<UncertainParam> uncertain_params(const model::Profile& p);
+// A parameter's name as a number (FNV-1a), to key its random draws: a parameter added to a
+// profile, or pinned by a scenario, then leaves every other one's draws as they were.
+std::uint64_t name_key(const std::string& name);
 // Sample i's values as --set strings ("name=value").
 std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std::uint64_t seed, std::size_t i);
 

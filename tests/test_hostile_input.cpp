@@ -461,7 +461,7 @@ TEST_F(HostileInput, BadSetsAndOptionsAreNamedByTheOption) {
        "--set cpu.irq_cpu=9: at /overrides/cpu.irq_cpu: expected a CPU of cpu.cpus (0..7), found 9"},
       {{"--set", "cpu.cpus=cortex-x4,pentium"},
        "--set cpu.cpus=cortex-x4,pentium: at /overrides/cpu.cpus: expected core types the profile describes "
-       "(cpu.<type>.freq, .freq_min and .kernel_ipc), found \"pentium\", with no cpu.pentium.freq in"},
+       "(cpu.<type>.freq, .freq_min, .kernel_ipc and .copy_bandwidth), found \"pentium\", with no cpu.pentium.freq in"},
       {{"--set", "cpu.cpus=cortex-x4,,cortex-x4"},
        "at /overrides/cpu.cpus: expected core types by CPU number, comma separated (each a name of letters, digits, - "
        "and _)"},

@@ -91,14 +91,17 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
             Workload::HashCalls::init_update_final);
   EXPECT_EQ(Scenario::load(seed_path()).workload.hash_calls, Workload::HashCalls::digest);
   e = error_of({"workload.caller=\"user\""});
-  EXPECT_NE(e.find("/workload/caller: expected \"kernel\" or \"af_alg\", found the string \"user\""), std::string::npos)
+  EXPECT_NE(e.find("/workload/caller: expected \"kernel\", \"af_alg\", \"af_alg_aio\" or \"cryptodev\", found the "
+                   "string \"user\""),
+            std::string::npos)
       << e;
-  e = error_of({"workload.algorithm=\"xts(aes)\"", "workload.key_bytes=32", "workload.caller=\"af_alg\""});
-  EXPECT_NE(
-      e.find("/workload/caller: expected nothing: the AF_ALG caller is modelled for hashes, and xts(aes) is not one"),
-      std::string::npos)
-      << e;
+  EXPECT_EQ(Scenario::load(seed_path(),
+                           {"workload.algorithm=\"xts(aes)\"", "workload.key_bytes=32", "workload.caller=\"af_alg\""})
+                .workload.caller,
+            Workload::Caller::af_alg);
   EXPECT_EQ(Scenario::load(seed_path(), {"workload.caller=af_alg"}).workload.caller, Workload::Caller::af_alg);
+  e = error_of({"workload.in_place=true"});
+  EXPECT_NE(e.find("/workload/in_place: expected nothing: the workload's algorithm is a hash"), std::string::npos) << e;
 }
 
 // A restated parameter ({value, interval, provenance}) is checked like a profile entry: its keys,

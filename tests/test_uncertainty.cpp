@@ -115,6 +115,29 @@ TEST(Uncertainty, SensitivityTrajectoriesMoveOneParameterAtATimeEachOnce) {
   }
 }
 
+// A parameter added to the profile leaves every other parameter's start, direction and relative
+// order in each trajectory as they were (keyed by name): the points without the new parameter's
+// column, and without the one step where only it moves, are the old design's.
+TEST(Uncertainty, SensitivityTrajectoriesKeepTheirStepsWhenAParameterIsAdded) {
+  const std::vector<UncertainParam> ps = {
+      {"a", 100, 400, 1, 1e6, false}, {"b", -1, 1, -10, 10, false}, {"c", 1, 1000, 0, 1e4, false}};
+  std::vector<UncertainParam> more = ps;
+  more.insert(more.begin() + 1, UncertainParam{"a2", 5, 50, 1, 100, false});
+  const auto old_pts = qcesim::studies::morris_points(ps, 4, 9);
+  const auto new_pts = qcesim::studies::morris_points(more, 4, 9);
+  for (std::size_t t = 0; t < 4; ++t) {
+    std::vector<std::vector<std::string>> kept;
+    for (std::size_t s = 0; s < 5; ++s) {
+      std::vector<std::string> row = new_pts[t * 5 + s];
+      row.erase(row.begin() + 1);                                   // a2's column
+      if (kept.empty() || kept.back() != row) kept.push_back(row);  // a2's own step changes nothing else
+    }
+    const std::vector<std::vector<std::string>> was(old_pts.begin() + static_cast<std::ptrdiff_t>(t * 4),
+                                                    old_pts.begin() + static_cast<std::ptrdiff_t>(t * 4 + 4));
+    EXPECT_EQ(kept, was) << "trajectory " << t;
+  }
+}
+
 // A scenario restating a parameter for its own setting ({value, interval, provenance}): the value
 // and provenance are in force, and with an interval of its own the parameter still varies (a plain
 // value pins it). The shipped 2025 scenarios restate P1's caller time this way and take the rest of

@@ -1,0 +1,126 @@
+#include "studies/caller_path.h"
+
+#include <algorithm>
+
+namespace qcesim::studies {
+
+namespace {
+
+using cpu::Cost;
+
+constexpr std::uint32_t kPage = 4096;
+constexpr std::uint32_t kAlgMaxPages = 16;  // ALG_MAX_PAGES: the pages of one AF_ALG output list
+
+struct Builder {
+  const cpu::Costs& k;
+  std::vector<cpu::Charge>& out;
+  void add(Cost c, double n = 1) {
+    if (n > 0) out.push_back(k.times(c, n));
+  }
+  void add_as(const char* fn, Cost c, double n = 1) {
+    if (n <= 0) return;
+    cpu::Charge ch = k.as(fn, c);
+    ch.count = n;
+    out.push_back(ch);
+  }
+  void syscall() {
+    add(Cost::svc_exception);
+    add(Cost::syscall_entry_exit);
+  }
+};
+
+// copy_from_user of the text into the socket's pages, at the task core's copy bandwidth; it
+// stretches with the clock like work.
+cpu::Charge copy_from_user(const cpu::Costs& k, std::uint32_t bytes) {
+  double ns = 0;
+  if (k.task_cpu < k.cpus.size()) ns = k.cpus[k.task_cpu].copy_ns(bytes);
+  return {"copy_from_user", sc_core::sc_time(ns, sc_core::SC_NS), true, -1, 1.0};
+}
+
+// sendmsg with the operation and IV as control messages and the text (af_alg_sendmsg): the
+// control buffer and the 4 KiB table allocated, a page per 4 KiB, the text copied into them.
+void af_alg_send(Builder& b, std::uint32_t bytes, std::uint32_t pages) {
+  b.syscall();
+  b.add(Cost::af_alg_skcipher_send);
+  b.add_as("skcipher_sendmsg", Cost::kmalloc, 2);  // the control buffer, the tsgl table
+  b.add_as("skcipher_sendmsg", Cost::kfree);       // the control buffer
+  b.add(Cost::alloc_pages, pages);
+  b.out.push_back(copy_from_user(b.k, bytes));
+  b.add(Cost::af_alg_skcipher_page, pages);
+}
+
+// The read's part before the crypto call (_skcipher_recvmsg): the request and the source table
+// allocated, the output pinned list by list, the emptied tsgl table freed.
+void af_alg_recv_start(Builder& b, std::uint32_t pages) {
+  const std::uint32_t lists = (pages + kAlgMaxPages - 1) / kAlgMaxPages;
+  b.add(Cost::af_alg_skcipher_recv);
+  b.add_as("skcipher_recvmsg", Cost::kmalloc, 2);  // af_alg_alloc_areq, the source table
+  b.add_as("skcipher_recvmsg", Cost::kfree);       // the tsgl table af_alg_pull_tsgl emptied
+  b.add(Cost::gup_call, lists);
+  b.add(Cost::gup_page, pages);
+  b.add(Cost::af_alg_rsgl, lists - 1);
+  b.add_as("af_alg_get_rsgl", Cost::kmalloc, lists - 1);
+  b.add_as("af_alg_get_rsgl", Cost::kfree, lists - 1);
+}
+
+// af_alg_free_resources after the call: the text's pages freed, the source table and the
+// request (the pins' release is in gup_page).
+void af_alg_free(Builder& b, std::uint32_t pages) {
+  b.add(Cost::free_pages, pages);
+  b.add_as("af_alg_free_resources", Cost::kfree, 2);
+}
+
+}  // namespace
+
+CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes) {
+  CallerCharges c;
+  if (w.caller == Workload::Caller::kernel) return c;
+  Builder before{k, c.before}, done{k, c.completion}, after{k, c.after};
+  const std::uint32_t pages = std::max<std::uint32_t>(1, (bytes + kPage - 1) / kPage);
+  switch (w.caller) {
+    case Workload::Caller::kernel:
+      break;
+    case Workload::Caller::af_alg:
+      if (!w.cipher()) {  // afalg-bench's hash socket: the send makes the crypto call, the read copies the digest
+        before.syscall();
+        before.add(Cost::af_alg_hash_send);
+        after.syscall();
+        after.add(Cost::af_alg_hash_recv);
+        break;
+      }
+      af_alg_send(before, bytes, pages);
+      before.syscall();
+      af_alg_recv_start(before, pages);
+      af_alg_free(after, pages);  // after crypto_wait_req returns, in the task
+      break;
+    case Workload::Caller::af_alg_aio:
+      // OpenSSL 1.1.1's afalg engine: sendmsg, io_submit of the read with an eventfd, a blocking
+      // read of the eventfd, io_getevents.
+      af_alg_send(before, bytes, pages);
+      before.syscall();
+      before.add(Cost::aio_submit);
+      before.add_as("io_submit", Cost::kmalloc);  // the aio_kiocb
+      af_alg_recv_start(before, pages);
+      af_alg_free(done, pages);
+      done.add(Cost::aio_complete);
+      done.add_as("aio_complete", Cost::kfree);  // the aio_kiocb
+      after.syscall();
+      after.add(Cost::eventfd_read);
+      after.syscall();
+      after.add(Cost::aio_getevents);
+      break;
+    case Workload::Caller::cryptodev: {
+      // One ioctl; the user pages pinned by __get_userbuf, once in place, else input and output
+      // (their release after the call is in the per-page item).
+      const unsigned calls = w.in_place ? 1 : 2;
+      before.syscall();
+      before.add(Cost::cryptodev_crypt);
+      before.add(Cost::cryptodev_pin_call, calls);
+      before.add(Cost::cryptodev_pin_page, static_cast<double>(calls) * pages);
+      break;
+    }
+  }
+  return c;
+}
+
+}  // namespace qcesim::studies

@@ -1,0 +1,36 @@
+// What a user-space caller's system calls cost per message around the crypto call
+// (workload.caller), charged as the kernel functions they run (docs/reference/instruction-counts.md,
+// sections syscall, af_alg and cryptodev): afalg-bench's hash socket; an AF_ALG skcipher socket read
+// synchronously (afalg-bench, cryptsetup) or through AIO (OpenSSL's afalg engine); cryptodev-linux's
+// CIOCCRYPT (OpenSSL's devcrypto engine). The crypto call itself is not in here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu/costs.h"
+#include "studies/scenario.h"
+
+namespace qcesim::studies {
+
+struct CallerCharges {
+  // In the caller's task before the crypto call: the system calls up to it.
+  std::vector<cpu::Charge> before;
+  // Where the crypto call completes: an AIO read's completion and the resources it frees run in
+  // the driver's completion context when the tfm is asynchronous (the engine), in io_submit when
+  // it is not (the CPU path, the driver's software fallback).
+  std::vector<cpu::Charge> completion;
+  // In the caller's task once the call has completed (woken, for the engine): what the read
+  // frees after its wait, the system calls that collect the result.
+  std::vector<cpu::Charge> after;
+};
+
+// The charges for one message of `bytes` bytes (its text; a cipher's output is as long). A user
+// buffer is taken page-aligned: ceil(bytes / 4096) pages.
+CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes);
+
+// Whether the caller's buffers are user pages (any caller but an in-kernel one): one scatterlist
+// entry per page, each a separate page frame.
+inline bool user_space_caller(const Workload& w) { return w.caller != Workload::Caller::kernel; }
+
+}  // namespace qcesim::studies

@@ -1,0 +1,216 @@
+// workload.caller for skciphers (studies/caller_path.cpp): what each user-space caller's system
+// calls charge per message, page by page (AF_ALG's copy into the socket's pages and its pinned
+// output; cryptodev's slow pinning, once in place), where an AIO read's completion runs, and the
+// engine's scatterlists of user pages on a SoC without an IOMMU. Replays through the CLI, one
+// elaboration per process.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cpu/costs.h"
+#include "model/profile.h"
+#include "studies/caller_path.h"
+#include "studies/scenario.h"
+#include "tests/process.h"
+
+using nlohmann::json;
+using namespace qcesim;
+namespace test = qcesim::test;
+
+namespace {
+
+const std::string kSrc = QCESIM_SOURCE_DIR;
+
+// Calls of each cost item, by field, in a list of charges; the copy's bytes apart.
+std::map<std::string, double> charged_calls(const std::vector<cpu::Charge>& ch, double* copy_ns = nullptr) {
+  std::map<std::string, double> n;
+  for (const cpu::Charge& c : ch) {
+    if (c.item < 0) {
+      EXPECT_STREQ(c.fn, "copy_from_user");
+      if (copy_ns) *copy_ns += c.time.to_seconds() * 1e9;
+      continue;
+    }
+    n[cpu::kCostItems[static_cast<unsigned>(c.item)].field] += c.count;
+  }
+  return n;
+}
+
+studies::Workload cbc(studies::Workload::Caller c, bool in_place = false) {
+  studies::Workload w;
+  w.algorithm = *parse_alg_name("cbc(aes)");
+  w.caller = c;
+  w.in_place = in_place;
+  return w;
+}
+
+json caller_run(const std::string& scenario, const std::string& variant, const std::vector<std::string>& sets) {
+  const test::TempDir tmp("caller");
+  std::vector<std::string> args = {"run",    kSrc + "/scenarios/" + scenario, "--variant", variant,
+                                   "--json", tmp.path() + "/r.json"};
+  for (const auto& s : sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  const test::ProcessResult r = test::run_qcesim(args, tmp.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(test::slurp(tmp.path() + "/r.json"))["variants"][0] : json();
+}
+
+double caller_fn_seconds(const json& v, const std::string& ctx, const std::string& fn) {
+  double s = 0;
+  for (const json& p : v["profile"])
+    if (p["function"] == fn && (ctx.empty() || p["context"] == ctx)) s += p["cpu_s"].get<double>();
+  return s;
+}
+
+}  // namespace
+
+// AF_ALG read synchronously: two system calls; per page of text one page allocated, copied into,
+// pinned on the output side and freed; a further output list per 16 pages; nothing left for the
+// completion context. The copy takes the task core's copy bandwidth.
+TEST(CallerPath, AfAlgChargesPerPageAndTheCopyAtTheCoresBandwidth) {
+  const cpu::Costs k = cpu::costs_from_profile(model::Profile::load(kSrc + "/scenarios/ipq40xx.json"));
+  const studies::Workload w = cbc(studies::Workload::Caller::af_alg);
+  // Every part of a sync AF_ALG request: before the call, and after crypto_wait_req returns.
+  auto whole = [&](std::uint32_t bytes, double* copy) {
+    const studies::CallerCharges c = studies::caller_charges(w, k, bytes);
+    EXPECT_TRUE(c.completion.empty());
+    auto n = charged_calls(c.before, copy);
+    for (const auto& [item, count] : charged_calls(c.after)) n[item] += count;
+    return n;
+  };
+  double copy1 = 0, copy2 = 0;
+  const auto a = whole(4096, &copy1);
+  const auto b = whole(8192, &copy2);
+  EXPECT_EQ(a.at("svc_exception"), 2);
+  EXPECT_EQ(a.at("syscall_entry_exit"), 2);
+  for (const char* per_page : {"alloc_pages", "af_alg_skcipher_page", "gup_page", "free_pages"}) {
+    EXPECT_EQ(a.at(per_page), 1) << per_page;
+    EXPECT_EQ(b.at(per_page), 2) << per_page;
+  }
+  EXPECT_EQ(a.at("gup_call"), 1);
+  EXPECT_EQ(a.count("af_alg_rsgl"), 0u);
+  EXPECT_EQ(a.at("kmalloc"), 4);  // control buffer, tsgl table, request, source table
+  EXPECT_EQ(a.at("kfree"), 4);
+  // The text's pages are freed after the wait, in the task.
+  EXPECT_EQ(charged_calls(studies::caller_charges(w, k, 4096).after).at("free_pages"), 1);
+  // 4096 bytes at the A7's 750 MB/s: 5.46 us; twice the bytes, twice the time.
+  EXPECT_NEAR(copy1, 4096.0 / 750e6 * 1e9, 1.0);
+  EXPECT_NEAR(copy2, 2 * copy1, 0.01);
+  // 17 pages: a second output list with its allocation.
+  const auto c = whole(17 * 4096, nullptr);
+  EXPECT_EQ(c.at("gup_call"), 2);
+  EXPECT_EQ(c.at("af_alg_rsgl"), 1);
+  EXPECT_EQ(c.at("kmalloc"), 5);
+}
+
+// AIO (OpenSSL's afalg engine): four system calls, two before the call and two that collect the
+// result after it; what af_alg_free_resources and the AIO completion free is charged where the
+// read completes. cryptodev: one ioctl; its pinning once in place, twice with a separate output,
+// page by page.
+TEST(CallerPath, AioCompletesApartAndCryptodevPinsOnceInPlace) {
+  const cpu::Costs k = cpu::costs_from_profile(model::Profile::load(kSrc + "/scenarios/sm8650.json"));
+  const auto aio = studies::caller_charges(cbc(studies::Workload::Caller::af_alg_aio), k, 4096);
+  const auto t = charged_calls(aio.before);
+  const auto d = charged_calls(aio.completion);
+  const auto a = charged_calls(aio.after);
+  EXPECT_EQ(t.at("svc_exception"), 2);
+  EXPECT_EQ(t.at("aio_submit"), 1);
+  EXPECT_EQ(a.at("svc_exception"), 2);
+  EXPECT_EQ(a.at("eventfd_read"), 1);
+  EXPECT_EQ(a.at("aio_getevents"), 1);
+  EXPECT_EQ(t.count("free_pages"), 0u);
+  EXPECT_EQ(a.count("free_pages"), 0u);
+  EXPECT_EQ(d.at("free_pages"), 1);
+  EXPECT_EQ(d.at("aio_complete"), 1);
+  EXPECT_EQ(d.at("kfree"), 3);  // source table, request, aio_kiocb
+  const auto same =
+      charged_calls(studies::caller_charges(cbc(studies::Workload::Caller::cryptodev, true), k, 3 * 4096).before);
+  const auto apart =
+      charged_calls(studies::caller_charges(cbc(studies::Workload::Caller::cryptodev, false), k, 3 * 4096).before);
+  EXPECT_EQ(same.at("svc_exception"), 1);
+  EXPECT_EQ(same.at("cryptodev_pin_call"), 1);
+  EXPECT_EQ(same.at("cryptodev_pin_page"), 3);
+  EXPECT_EQ(apart.at("cryptodev_pin_call"), 2);
+  EXPECT_EQ(apart.at("cryptodev_pin_page"), 6);
+  EXPECT_EQ(same.count("kmalloc"), 0u);  // the session's tfm, request and tables are reused
+  const auto kernel = studies::caller_charges(cbc(studies::Workload::Caller::kernel), k, 4096);
+  EXPECT_TRUE(kernel.before.empty() && kernel.completion.empty() && kernel.after.empty());
+}
+
+// Replayed on the IPQ40xx (no IOMMU): AF_ALG's 8 KiB request reaches the BAM as two page entries
+// on each side (5 descriptors with the result dump, 3 for an in-kernel caller's one buffer, 5 again
+// for one whose pages are apart; 3 behind the SM8650's IOMMU, which merges them); the
+// AIO read's completion work runs in the done tasklet (softirq) on the engine path and in the
+// task on the CPU path, where the software cipher completes inside io_submit.
+TEST(CallerPath, ReplayedUserPagesAndTheAioCompletionsContext) {
+  const std::vector<std::string> base = {"workload.messages=200", "workload.message_bytes=8192",
+                                         "driver.aes_sw_max_len=0"};
+  auto with = [&](const char* caller) {
+    auto s = base;
+    s.push_back(std::string("workload.caller=") + caller);
+    return s;
+  };
+  const json kernel = caller_run("ipq40xx-cipher.json", "qce", base);
+  const json sync = caller_run("ipq40xx-cipher.json", "qce", with("af_alg"));
+  const json aio = caller_run("ipq40xx-cipher.json", "qce", with("af_alg_aio"));
+  const json aio_cpu = caller_run("ipq40xx-cipher.json", "cpu", with("af_alg_aio"));
+  EXPECT_EQ(kernel["bam_descriptors"], 200 * 3);
+  EXPECT_EQ(sync["bam_descriptors"], 200 * 5);
+  auto pages = base;
+  pages.push_back("workload.scatterlist=pages");  // tcrypt's separately allocated pages
+  EXPECT_EQ(caller_run("ipq40xx-cipher.json", "qce", pages)["bam_descriptors"], 200 * 5);
+  // Behind the SM8650's translating IOMMU the pages map to one contiguous range: one segment.
+  const json merged = caller_run("sm8650-cipher.json", "qce-nolock",
+                                 {"workload.messages=200", "workload.message_bytes=8192", "workload.caller=af_alg"});
+  EXPECT_EQ(merged["bam_descriptors"], 200 * 3);
+  EXPECT_EQ(sync["digest_mismatches"], 0);
+  EXPECT_EQ(aio["digest_mismatches"], 0);
+  EXPECT_GT(caller_fn_seconds(aio, "softirq", "aio_complete"), 0.0);
+  EXPECT_EQ(caller_fn_seconds(aio, "task", "aio_complete"), 0.0);
+  EXPECT_EQ(caller_fn_seconds(sync, "", "aio_complete"), 0.0);
+  EXPECT_GT(caller_fn_seconds(aio_cpu, "task", "aio_complete"), 0.0);
+  EXPECT_EQ(aio_cpu["softirq_s"], 0.0);
+  // The socket's copy: 8 KiB at 750 MB/s per request, in the task.
+  EXPECT_NEAR(caller_fn_seconds(sync, "task", "copy_from_user"), 200 * 8192 / 750e6, 1e-8);
+  EXPECT_GT(sync["wall_s"].get<double>(), kernel["wall_s"].get<double>());
+}
+
+// The scenario refuses what no caller path covers.
+TEST(CallerPath, RefusedCombinationsNameTheKey) {
+  const std::string cipher = kSrc + "/scenarios/ipq40xx-cipher.json";
+  struct Case {
+    std::vector<std::string> sets;
+    const char* says;
+  };
+  const Case cases[] = {
+      {{"workload.caller=af_alg", "workload.in_place=true"},
+       "/workload/in_place: expected false with caller \"af_alg\": AF_ALG copies the text"},
+      {{"workload.caller=cryptodev", "workload.queue_depth=2"},
+       "/workload/caller: expected \"kernel\" with queue_depth 2: a user-space caller's system call waits"},
+      {{"workload.caller=af_alg", "workload.algorithm=\"ccm(aes)\""},
+       "/workload/caller: expected \"kernel\" for ccm(aes): the user-space callers are modelled for hashes"},
+  };
+  for (const Case& c : cases) {
+    std::string err;
+    try {
+      (void)studies::Scenario::load(cipher, c.sets);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    EXPECT_NE(err.find(c.says), std::string::npos) << c.says << " -> " << err;
+  }
+  std::string err;
+  try {
+    (void)studies::Scenario::load(kSrc + "/scenarios/sm8650-seed.json", {"workload.caller=cryptodev"});
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find("/workload/caller: expected \"kernel\" or \"af_alg\" for sha256: cryptodev is modelled for "
+                     "skciphers"),
+            std::string::npos)
+      << err;
+}
