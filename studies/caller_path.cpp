@@ -70,7 +70,41 @@ void af_alg_free(Builder& b, std::uint32_t pages) {
   b.add_as("af_alg_free_resources", Cost::kfree, 2);
 }
 
+// The items only a user-space caller's path charges.
+constexpr Cost kCallerItems[] = {Cost::svc_exception,
+                                 Cost::syscall_entry_exit,
+                                 Cost::af_alg_hash_send,
+                                 Cost::af_alg_hash_recv,
+                                 Cost::af_alg_skcipher_send,
+                                 Cost::af_alg_skcipher_recv,
+                                 Cost::af_alg_skcipher_page,
+                                 Cost::af_alg_rsgl,
+                                 Cost::alloc_pages,
+                                 Cost::free_pages,
+                                 Cost::gup_call,
+                                 Cost::gup_page,
+                                 Cost::aio_submit,
+                                 Cost::aio_complete,
+                                 Cost::eventfd_read,
+                                 Cost::aio_getevents,
+                                 Cost::cryptodev_crypt,
+                                 Cost::cryptodev_pin_call,
+                                 Cost::cryptodev_pin_page};
+
 }  // namespace
+
+bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types) {
+  const bool user = user_space_caller(w);
+  for (const Cost c : kCallerItems)
+    if (param == cpu::cost_profile_key(c)) return user;
+  if (param.rfind("cpu.", 0) != 0) return true;
+  const std::size_t dot = param.find('.', 4);
+  if (dot == std::string::npos) return true;  // cpu.count_scale, cpu.cost_cv ...
+  // cpu.<type>.<figure>: a core type the runs do not have is never timed.
+  const std::string type = param.substr(4, dot - 4);
+  if (std::find(core_types.begin(), core_types.end(), type) == core_types.end()) return false;
+  return param.substr(dot + 1) != "copy_bandwidth" || user;
+}
 
 CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes) {
   CallerCharges c;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cpu/costs.h"
@@ -28,6 +29,13 @@ struct CallerCharges {
 // The charges for one message of `bytes` bytes (its text; a cipher's output is as long). A user
 // buffer is taken page-aligned: ceil(bytes / 4096) pages.
 CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes);
+
+// Whether a profile parameter can move a run of this workload on CPUs of these core types: a
+// user-space caller's own cost items (and the cores' copy bandwidth, which only its copy uses)
+// only with such a caller; a core type's figures only for a core type the runs have. The others
+// have no effect, so the uncertainty and sensitivity designs leave them out (their draws are
+// keyed by name: the rest stay as they are).
+bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types);
 
 // Whether the caller's buffers are user pages (any caller but an in-kernel one): one scatterlist
 // entry per page, each a separate page frame.

@@ -146,8 +146,10 @@ struct Scenario {
   nlohmann::json overrides = nlohmann::json::object();
   nlohmann::json document;  // after --set edits
 
+  // check_variants false: the variants' profiles are not built here (a sample of a design whose
+  // nominal scenario was checked; each run builds its own variant's and reports its error).
   static Scenario load(const std::string& file, const std::vector<std::string>& sets = {},
-                       InputKind kind = InputKind::any);
+                       InputKind kind = InputKind::any, bool check_variants = true);
   // The profile with the scenario's overrides and then the variant's applied.
   Profile profile_for(const Variant& v) const;
   const Variant& variant(const std::string& name) const;

@@ -9,6 +9,8 @@
 
 #include "model/counter_rng.h"
 #include "studies/processes.h"
+#include "cpu/core_type.h"
+#include "studies/caller_path.h"
 #include "studies/replay.h"
 #include "studies/scenario.h"
 #include "studies/shard_files.h"
@@ -94,8 +96,14 @@ Design design_for(const UncertaintySpec& spec) {
   };
   pin(d.sc.overrides);
   for (const Variant& v : d.sc.variants) pin(v.overrides);
+  // A parameter no run can feel is left out (studies/caller_path.h: another core type's figures,
+  // a user-space caller's items without one): it would only cost runs.
+  std::vector<std::string> core_types;
+  for (const std::string& n : d.variants)
+    for (const cpu::CoreType& t : cpu::cpus_from_profile(d.sc.profile_for(d.sc.variant(n))))
+      if (std::find(core_types.begin(), core_types.end(), t.name) == core_types.end()) core_types.push_back(t.name);
   for (const UncertainParam& u : uncertain_params(d.sc.profile_for(d.sc.variant(d.variants.front()))))
-    if (!pinned.count(u.name)) d.params.push_back(u);
+    if (!pinned.count(u.name) && param_can_matter(u.name, d.sc.workload, core_types)) d.params.push_back(u);
   return d;
 }
 
@@ -180,7 +188,8 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
         std::vector<std::string> sets = spec.sets;
         const auto point = point_at(mine[k / nv]);
         sets.insert(sets.end(), point.begin(), point.end());
-        const Scenario sample = Scenario::load(spec.scenario, sets);
+        // Only this run's variant is built (run_variant): design_for checked them all nominally.
+        const Scenario sample = Scenario::load(spec.scenario, sets, InputKind::any, false);
         json r = run_variant(sample, sample.variant(d.variants[k % nv]), true).to_json();
         r["profile"] = json::array();  // per function: no analysis of many runs reads it (memory)
         return r;

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "model/profile.h"
 #include "studies/sensitivity.h"
+#include "studies/caller_path.h"
 #include "studies/uncertainty.h"
 #include "tests/process.h"
 
@@ -136,6 +138,37 @@ TEST(Uncertainty, SensitivityTrajectoriesKeepTheirStepsWhenAParameterIsAdded) {
                                                     old_pts.begin() + static_cast<std::ptrdiff_t>(t * 4 + 4));
     EXPECT_EQ(kept, was) << "trajectory " << t;
   }
+}
+
+// What no run can feel stays out of the designs: with an in-kernel caller the user-space callers'
+// items and the copy bandwidth; on the IPQ40xx the what-if Cortex-A53's figures. With AF_ALG's
+// AIO caller its items and the A7's copy bandwidth vary.
+TEST(Uncertainty, ParametersNoRunCanFeelAreLeftOutOfTheDesign) {
+  auto names = [](const std::string& scenario) {
+    qcesim::studies::UncertaintySpec spec;
+    spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/" + scenario;
+    std::set<std::string> n;
+    for (const UncertainParam& u : qcesim::studies::design_for(spec).params) n.insert(u.name);
+    return n;
+  };
+  const auto seed = names("sm8650-seed.json");
+  const auto m1 = names("ipq40xx-m1-cbc128-256.json");
+  for (const char* p :
+       {"cost.af_alg_skcipher_send", "cost.svc_exception", "cost.cryptodev_pin_page", "cpu.cortex-x4.copy_bandwidth"})
+    EXPECT_EQ(seed.count(p), 0u) << p;
+  EXPECT_EQ(seed.count("cpu.cortex-x4.kernel_ipc"), 1u);
+  EXPECT_EQ(seed.count("cost.arm_smmu_tlb_sync"), 1u);
+  for (const char* p : {"cost.af_alg_skcipher_send", "cost.aio_complete", "cost.svc_exception",
+                        "cpu.cortex-a7.copy_bandwidth", "cpu.cortex-a7.kernel_ipc"})
+    EXPECT_EQ(m1.count(p), 1u) << p;
+  EXPECT_EQ(m1.count("cpu.cortex-a53.kernel_ipc"), 0u);
+  const std::vector<std::string> a7 = {"cortex-a7"};
+  qcesim::studies::Workload kernel;
+  EXPECT_TRUE(qcesim::studies::param_can_matter("cpu.count_scale", kernel, a7));
+  EXPECT_TRUE(qcesim::studies::param_can_matter("cpu.des_cycles_per_byte", kernel, a7));
+  EXPECT_FALSE(qcesim::studies::param_can_matter("cpu.cortex-a53.freq", kernel, a7));
+  EXPECT_FALSE(qcesim::studies::param_can_matter("cost.gup_page", kernel, a7));
+  EXPECT_TRUE(qcesim::studies::param_can_matter("cost.kmalloc", kernel, a7));  // the drivers' too
 }
 
 // A scenario restating a parameter for its own setting ({value, interval, provenance}): the value
