@@ -179,6 +179,36 @@ TEST(CallerPath, ReplayedUserPagesAndTheAioCompletionsContext) {
   EXPECT_GT(sync["wall_s"].get<double>(), kernel["wall_s"].get<double>());
 }
 
+// explain narrates OpenSSL's AIO request in the order it runs: the send, io_submit and the read's
+// start in the task, the driver, the AIO completion in the done tasklet (softirq), then the
+// caller, woken, reading the eventfd and collecting the event.
+TEST(CallerPath, ExplainNarratesTheAioRequestInOrder) {
+  const test::TempDir tmp("caller-explain");
+  const test::ProcessResult r = test::run_qcesim(
+      {"explain", kSrc + "/scenarios/ipq40xx-m1-cbc128-256.json", "--variant", "qce", "--timing-only"}, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto at = [&r](const std::string& step, const std::string& where) {
+    std::size_t pos = 0;
+    while ((pos = r.out.find(step, pos)) != std::string::npos) {
+      const std::size_t line = r.out.rfind('\n', pos) + 1;
+      if (r.out.substr(line, pos - line).find(where) != std::string::npos) return line;
+      ++pos;
+    }
+    ADD_FAILURE() << step << " in " << where << " not narrated";
+    return std::string::npos;
+  };
+  const std::size_t send = at("skcipher_sendmsg", "task"), copy = at("copy_from_user", "task"),
+                    submit = at("io_submit", "task"), driver = at("qce_skcipher_async_req_handle", "task"),
+                    done = at("aio_complete", "softirq"), efd = at("eventfd_read", "task"),
+                    events = at("io_getevents", "task");
+  EXPECT_LT(send, copy);
+  EXPECT_LT(copy, submit);
+  EXPECT_LT(submit, driver);
+  EXPECT_LT(driver, done);
+  EXPECT_LT(done, efd);
+  EXPECT_LT(efd, events);
+}
+
 // The scenario refuses what no caller path covers.
 TEST(CallerPath, RefusedCombinationsNameTheKey) {
   const std::string cipher = kSrc + "/scenarios/ipq40xx-cipher.json";
