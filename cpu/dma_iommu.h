@@ -51,6 +51,8 @@ struct IommuConfig {
   unsigned fq_size = 256;       // IOVA_DEFAULT_FQ_SIZE
   sc_core::sc_time fq_timeout;  // IOVA_DEFAULT_FQ_TIMEOUT
   unsigned page_bytes = 4096, line_bytes = 64;
+  // strict or lazy: iommu-dma maps IOVAs through page tables (passthrough and none do not).
+  bool translated() const { return mode == IommuMode::strict || mode == IommuMode::lazy; }
 };
 // iommu.mode, iommu.coherent, iommu.coherent_walk, iommu.fq_size, iommu.fq_timeout.
 IommuConfig iommu_config_from_profile(const model::Profile& p);
@@ -91,7 +93,7 @@ class DmaIommu {
 
  private:
   void cache_maintenance(Runner& r, const SgShape& sg, bool clean);
-  bool translated() const { return m_cfg.mode == IommuMode::strict || m_cfg.mode == IommuMode::lazy; }
+  bool translated() const { return m_cfg.translated(); }
   const Costs& m_costs;
   IommuConfig m_cfg;
   DmaMapStats m_stats;

@@ -247,8 +247,7 @@ class CipherWorkload : public RequestWorkload {
   // a descriptor of each. Behind a translating IOMMU, iommu_dma_map_sg maps whole pages to one
   // contiguous IOVA range and merges them into one segment [I: dma_get_max_seg_size permitting].
   std::vector<bam::ScatterEntry> entries(std::uint64_t addr, std::uint32_t len) const {
-    const cpu::IommuMode mode = m_e.kernel().costs().iommu.mode;
-    if (!m_w.sg_per_page || mode == cpu::IommuMode::strict || mode == cpu::IommuMode::lazy) return {{addr, len}};
+    if (!m_w.sg_per_page || m_e.kernel().costs().iommu.translated()) return {{addr, len}};
     std::vector<bam::ScatterEntry> sg;
     for (std::uint32_t off = 0; off < len; off += 4096)
       sg.push_back({addr + off, std::min<std::uint32_t>(4096, len - off)});
@@ -258,10 +257,11 @@ class CipherWorkload : public RequestWorkload {
   // Where message m's input is for the slot's request: the pool's buffer, or (workload.in_place)
   // the slot's output buffer with the input put there first, as the caller's text would be (not
   // timed: the caller's buffer holds it already), so the request's source is its destination.
+  // Without real data the pool holds none, so there is nothing to put there.
   std::uint64_t place(Slot& s, std::size_t m) const {
     const cpu::DmaBuf& in = m_pool.in[m];
     if (!m_w.in_place) return in.addr;
-    copy_bytes(s.out.ptr, in.ptr, m_w.assoc_bytes + m_pool.in_text(m));
+    if (!m_pool.ref.empty()) copy_bytes(s.out.ptr, in.ptr, m_w.assoc_bytes + m_pool.in_text(m));
     return s.out.addr;
   }
 

@@ -29,7 +29,7 @@ using CallerPart = std::vector<cpu::Charge> CallerCharges::*;
 void charge_caller(cpu::Runner& r, const RequestWorkload& w, const RequestLoopConfig& c, std::size_t m,
                    std::initializer_list<CallerPart> parts) {
   if (!c.caller) return;
-  const CallerCharges ch = c.caller(w.message_bytes(m));
+  const CallerCharges& ch = c.caller(w.message_bytes(m));
   for (const CallerPart part : parts)
     for (const cpu::Charge& x : ch.*part) r.charge(x);
 }
@@ -112,17 +112,16 @@ class EnginePath {
     std::uint64_t id = 0;  // the request's number in the run
     unsigned step = 0;     // the message's engine request in flight (engine_steps)
     bool busy = false;
-    bool next_due = false;      // a step done: the caller issues the next when it runs again
-    bool fallback = false;      // failed: the caller redoes it in software when it runs again
-    bool after_due = false;     // its message done: the caller's work after the call is still to run
-    std::size_t after_msg = 0;  // that message
+    bool next_due = false;   // a step done: the caller issues the next when it runs again
+    bool fallback = false;   // failed: the caller redoes it in software when it runs again
+    bool after_due = false;  // its message done: the caller's work after the call is still to run
   };
 
   // The caller's work after its finished messages' calls, in its task.
   void charge_after() {
     for (Slot& s : m_slots)
       if (s.after_due) {
-        charge_caller(m_task, m_w, m_c, s.after_msg, {&CallerCharges::after});
+        charge_caller(m_task, m_w, m_c, s.msg, {&CallerCharges::after});
         s.after_due = false;
       }
   }
@@ -139,7 +138,7 @@ class EnginePath {
       h.add(s.fallback);
       h.add(s.next_due);
       h.add(s.after_due);
-      if (s.after_due) h.add(std::uint64_t{s.after_msg});
+      if (s.after_due) h.add(std::uint64_t{s.msg});
       h.add(std::uint64_t{s.step});
       if (!s.busy) continue;
       h.add(m_submitted - s.id);
@@ -220,8 +219,7 @@ class EnginePath {
     // context (an AIO read's callback), before the caller is woken.
     if (st.failed() || s.step + 1 >= m_w.engine_steps(s.msg)) {
       charge_caller(k, m_w, m_c, s.msg, {&CallerCharges::completion});
-      s.after_due = m_c.caller != nullptr;
-      s.after_msg = s.msg;
+      s.after_due = m_c.caller != nullptr;  // charged before the slot takes a new message
     }
     if (st.failed()) {
       ++m_res.failed_requests;

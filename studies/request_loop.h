@@ -80,8 +80,8 @@ struct RequestLoopConfig {
   bool cpu_fallback = false;
   sc_core::sc_time timeout;  // the caller's wait for a completion (the driver's timeout)
   // What the caller pays per message of so many bytes around the crypto call, on either path
-  // (studies/caller_path.h); empty: an in-kernel caller.
-  std::function<CallerCharges(std::uint32_t bytes)> caller;
+  // (studies/caller_path.h); empty: an in-kernel caller. Asked up to three times per message.
+  std::function<const CallerCharges&(std::uint32_t bytes)> caller;
 };
 
 // Runs the workload inside the emulator's job on the CPU path (engine false) or through the

@@ -1,6 +1,7 @@
 #include "tests/process.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,6 +140,31 @@ std::vector<pid_t> processes_with(const std::string& needle) {
     if (cmd.find(needle) != std::string::npos) pids.push_back(pid);
   }
   return pids;
+}
+
+VariantRun run_scenario_variant(const std::string& scenario, const std::string& variant,
+                                const std::vector<std::string>& sets) {
+  const TempDir tmp("variant");
+  std::vector<std::string> args = {"run",    scenario_source(scenario), "--variant", variant,
+                                   "--json", tmp.path() + "/r.json"};
+  for (const auto& s : sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  const ProcessResult r = run_qcesim(args, tmp.path());
+  VariantRun out;
+  out.out = r.out;
+  out.err = r.err;
+  if (r.exit_code == 0) out.variant = nlohmann::json::parse(slurp(tmp.path() + "/r.json"))["variants"][0];
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return out;
+}
+
+double function_cpu_s(const nlohmann::json& variant, const std::string& fn, const std::string& ctx) {
+  double s = 0;
+  for (const nlohmann::json& p : variant["profile"])
+    if (p["function"] == fn && (ctx.empty() || p["context"] == ctx)) s += p["cpu_s"].get<double>();
+  return s;
 }
 
 }  // namespace qcesim::test

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,19 @@ inline std::vector<std::string> plus_args(std::vector<std::string> a, const std:
   a.insert(a.end(), more.begin(), more.end());
   return a;
 }
+// `qcesim run` of one variant of a repository scenario (scenarios/NAME) with `--set` edits, in a
+// fresh folder: the variant's JSON result (null when the run failed, which is reported as a
+// test failure with its stderr) and what the run printed.
+struct VariantRun {
+  nlohmann::json variant;
+  std::string out, err;
+};
+VariantRun run_scenario_variant(const std::string& scenario, const std::string& variant,
+                                const std::vector<std::string>& sets);
+// CPU seconds a run's per-function `profile` charges as kernel function `fn`, in context `ctx`
+// (task, hardirq, softirq, kworker) or in all of them.
+double function_cpu_s(const nlohmann::json& variant, const std::string& fn, const std::string& ctx = "");
+
 // Processes whose command line contains `needle` (from /proc), other than this one.
 std::vector<pid_t> processes_with(const std::string& needle);
 

@@ -46,26 +46,6 @@ studies::Workload cbc(studies::Workload::Caller c, bool in_place = false) {
   return w;
 }
 
-json caller_run(const std::string& scenario, const std::string& variant, const std::vector<std::string>& sets) {
-  const test::TempDir tmp("caller");
-  std::vector<std::string> args = {"run",    kSrc + "/scenarios/" + scenario, "--variant", variant,
-                                   "--json", tmp.path() + "/r.json"};
-  for (const auto& s : sets) {
-    args.push_back("--set");
-    args.push_back(s);
-  }
-  const test::ProcessResult r = test::run_qcesim(args, tmp.path());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.exit_code == 0 ? json::parse(test::slurp(tmp.path() + "/r.json"))["variants"][0] : json();
-}
-
-double caller_fn_seconds(const json& v, const std::string& ctx, const std::string& fn) {
-  double s = 0;
-  for (const json& p : v["profile"])
-    if (p["function"] == fn && (ctx.empty() || p["context"] == ctx)) s += p["cpu_s"].get<double>();
-  return s;
-}
-
 }  // namespace
 
 // AF_ALG read synchronously: two system calls; per page of text one page allocated, copied into,
@@ -154,28 +134,30 @@ TEST(CallerPath, ReplayedUserPagesAndTheAioCompletionsContext) {
     s.push_back(std::string("workload.caller=") + caller);
     return s;
   };
-  const json kernel = caller_run("ipq40xx-cipher.json", "qce", base);
-  const json sync = caller_run("ipq40xx-cipher.json", "qce", with("af_alg"));
-  const json aio = caller_run("ipq40xx-cipher.json", "qce", with("af_alg_aio"));
-  const json aio_cpu = caller_run("ipq40xx-cipher.json", "cpu", with("af_alg_aio"));
+  const json kernel = test::run_scenario_variant("ipq40xx-cipher.json", "qce", base).variant;
+  const json sync = test::run_scenario_variant("ipq40xx-cipher.json", "qce", with("af_alg")).variant;
+  const json aio = test::run_scenario_variant("ipq40xx-cipher.json", "qce", with("af_alg_aio")).variant;
+  const json aio_cpu = test::run_scenario_variant("ipq40xx-cipher.json", "cpu", with("af_alg_aio")).variant;
   EXPECT_EQ(kernel["bam_descriptors"], 200 * 3);
   EXPECT_EQ(sync["bam_descriptors"], 200 * 5);
   auto pages = base;
   pages.push_back("workload.scatterlist=pages");  // tcrypt's separately allocated pages
-  EXPECT_EQ(caller_run("ipq40xx-cipher.json", "qce", pages)["bam_descriptors"], 200 * 5);
+  EXPECT_EQ(test::run_scenario_variant("ipq40xx-cipher.json", "qce", pages).variant["bam_descriptors"], 200 * 5);
   // Behind the SM8650's translating IOMMU the pages map to one contiguous range: one segment.
-  const json merged = caller_run("sm8650-cipher.json", "qce-nolock",
-                                 {"workload.messages=200", "workload.message_bytes=8192", "workload.caller=af_alg"});
+  const json merged =
+      test::run_scenario_variant("sm8650-cipher.json", "qce-nolock",
+                                 {"workload.messages=200", "workload.message_bytes=8192", "workload.caller=af_alg"})
+          .variant;
   EXPECT_EQ(merged["bam_descriptors"], 200 * 3);
   EXPECT_EQ(sync["digest_mismatches"], 0);
   EXPECT_EQ(aio["digest_mismatches"], 0);
-  EXPECT_GT(caller_fn_seconds(aio, "softirq", "aio_complete"), 0.0);
-  EXPECT_EQ(caller_fn_seconds(aio, "task", "aio_complete"), 0.0);
-  EXPECT_EQ(caller_fn_seconds(sync, "", "aio_complete"), 0.0);
-  EXPECT_GT(caller_fn_seconds(aio_cpu, "task", "aio_complete"), 0.0);
+  EXPECT_GT(test::function_cpu_s(aio, "aio_complete", "softirq"), 0.0);
+  EXPECT_EQ(test::function_cpu_s(aio, "aio_complete", "task"), 0.0);
+  EXPECT_EQ(test::function_cpu_s(sync, "aio_complete", ""), 0.0);
+  EXPECT_GT(test::function_cpu_s(aio_cpu, "aio_complete", "task"), 0.0);
   EXPECT_EQ(aio_cpu["softirq_s"], 0.0);
   // The socket's copy: 8 KiB at 750 MB/s per request, in the task.
-  EXPECT_NEAR(caller_fn_seconds(sync, "task", "copy_from_user"), 200 * 8192 / 750e6, 1e-8);
+  EXPECT_NEAR(test::function_cpu_s(sync, "copy_from_user", "task"), 200 * 8192 / 750e6, 1e-8);
   EXPECT_GT(sync["wall_s"].get<double>(), kernel["wall_s"].get<double>());
 }
 

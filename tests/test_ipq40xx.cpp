@@ -20,38 +20,6 @@ namespace {
 
 const std::string kSrc = QCESIM_SOURCE_DIR;
 
-struct CliRun {
-  json variant;
-  std::string out, err;
-};
-
-// `qcesim run` of one variant of a repository scenario, its JSON result.
-CliRun run_variant(const std::string& scenario, const std::string& variant, const std::vector<std::string>& sets) {
-  const test::TempDir tmp("ipq");
-  const std::string& dir = tmp.path();
-  std::vector<std::string> args = {"run",          kSrc + "/scenarios/" + scenario, "--variant", variant, "--json",
-                                   dir + "/r.json"};
-  for (const auto& s : sets) {
-    args.push_back("--set");
-    args.push_back(s);
-  }
-  const test::ProcessResult r = test::run_qcesim(args, dir);
-  CliRun out;
-  out.out = r.out;
-  out.err = r.err;
-  if (r.exit_code == 0) out.variant = json::parse(test::slurp(dir + "/r.json"))["variants"][0];
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return out;
-}
-
-// CPU seconds charged as `fn` in a run's profile.
-double fn_seconds(const json& v, const std::string& fn) {
-  double s = 0;
-  for (const json& p : v["profile"])
-    if (p["function"] == fn) s += p["cpu_s"].get<double>();
-  return s;
-}
-
 }  // namespace
 
 // Built from the device tree, the driver and published costs: nothing in it was fitted.
@@ -77,14 +45,14 @@ TEST(Ipq40xx, ProfileIsSourcedAndUnfitted) {
 // cbc(aes) through QCE on EE 1's pipes 2 and 3: every output checked, one interrupt per request,
 // and the 2020 driver completes in its done tasklet (softirq), not a kworker.
 TEST(Ipq40xx, CbcThroughQceIsBitExactOnEe1Pipes2And3WithTheDoneTasklet) {
-  const CliRun r = run_variant("ipq40xx-cipher.json", "qce", {"workload.messages=6"});
+  const test::VariantRun r = test::run_scenario_variant("ipq40xx-cipher.json", "qce", {"workload.messages=6"});
   const json& v = r.variant;
   EXPECT_EQ(v["completed"], 6);
   EXPECT_EQ(v["digest_mismatches"], 0);
   EXPECT_EQ(v["software"], 0);
   EXPECT_EQ(v["irqs"], 6);
-  EXPECT_GT(fn_seconds(v, "qce_tasklet_req_done"), 0);
-  EXPECT_EQ(fn_seconds(v, "qce_req_done_work"), 0);
+  EXPECT_GT(test::function_cpu_s(v, "qce_tasklet_req_done"), 0);
+  EXPECT_EQ(test::function_cpu_s(v, "qce_req_done_work"), 0);
   EXPECT_EQ(v["kworker_s"], 0);
   const test::ProcessResult e = test::run_qcesim(
       {"explain", kSrc + "/scenarios/ipq40xx-cipher.json", "--variant", "qce", "--request", "2"}, kSrc);
@@ -97,17 +65,17 @@ TEST(Ipq40xx, CbcThroughQceIsBitExactOnEe1Pipes2And3WithTheDoneTasklet) {
 // The 2020 rules send every AES mode up to aes_sw_max_len (512) to software; at 0 they do not.
 TEST(Ipq40xx, SmallRequestsOfEveryAesModeGoToTheNeonFallback) {
   for (const char* alg : {"cbc(aes)", "ctr(aes)", "ecb(aes)"}) {
-    const CliRun r =
-        run_variant("ipq40xx-cipher.json", "qce",
-                    {"workload.messages=4", "workload.message_bytes=256", std::string("workload.algorithm=") + alg});
+    const test::VariantRun r = test::run_scenario_variant(
+        "ipq40xx-cipher.json", "qce",
+        {"workload.messages=4", "workload.message_bytes=256", std::string("workload.algorithm=") + alg});
     EXPECT_EQ(r.variant["software"], 4) << alg;
     EXPECT_EQ(r.variant["irqs"], 0) << alg;
     EXPECT_EQ(r.variant["digest_mismatches"], 0) << alg;
     // Latency from the submission the task reached, not from a stale clock: one request's CPU time.
     EXPECT_NEAR(r.variant["latency_us"]["max"].get<double>(), r.variant["wall_s"].get<double>() / 4 * 1e6, 1e-3) << alg;
   }
-  const CliRun direct =
-      run_variant("ipq40xx-cipher.json", "qce-no-sw-fallback", {"workload.messages=4", "workload.message_bytes=256"});
+  const test::VariantRun direct = test::run_scenario_variant("ipq40xx-cipher.json", "qce-no-sw-fallback",
+                                                             {"workload.messages=4", "workload.message_bytes=256"});
   EXPECT_EQ(direct.variant["software"], 0);
   EXPECT_EQ(direct.variant["irqs"], 4);
 }
@@ -117,33 +85,35 @@ TEST(Ipq40xx, SmallRequestsOfEveryAesModeGoToTheNeonFallback) {
 TEST(Ipq40xx, NeonBitslicedCodeRunsWholeEightBlockPasses) {
   const double hz = 0.716e9;
   auto ctr = [](int bytes) {
-    const CliRun r = run_variant(
+    const test::VariantRun r = test::run_scenario_variant(
         "ipq40xx-cipher.json", "cpu",
         {"workload.messages=3", "workload.algorithm=ctr(aes)", "workload.message_bytes=" + std::to_string(bytes)});
     EXPECT_EQ(r.variant["digest_mismatches"], 0);
-    return fn_seconds(r.variant, "aesbs_ctr_encrypt") / 3;
+    return test::function_cpu_s(r.variant, "aesbs_ctr_encrypt") / 3;
   };
   const double c16 = ctr(16), c128 = ctr(128), c144 = ctr(144);
   EXPECT_NEAR(c16, 128 * 36.05 / hz, 1e-11);  // Adiantum's A7 figure, cycles per byte
   EXPECT_NEAR(c128, c16, 1e-11);
   EXPECT_NEAR(c144, 2 * c16, 1e-11);
-  const CliRun cbc = run_variant("ipq40xx-cipher.json", "cpu", {"workload.messages=3", "workload.message_bytes=48"});
-  EXPECT_NEAR(fn_seconds(cbc.variant, "__aes_arm_encrypt") / 3, 48 * 45.0 / hz, 1e-11);
-  EXPECT_EQ(fn_seconds(cbc.variant, "kernel_neon_begin"), 0);  // scalar code: no NEON section
-  const CliRun dec = run_variant(
+  const test::VariantRun cbc =
+      test::run_scenario_variant("ipq40xx-cipher.json", "cpu", {"workload.messages=3", "workload.message_bytes=48"});
+  EXPECT_NEAR(test::function_cpu_s(cbc.variant, "__aes_arm_encrypt") / 3, 48 * 45.0 / hz, 1e-11);
+  EXPECT_EQ(test::function_cpu_s(cbc.variant, "kernel_neon_begin"), 0);  // scalar code: no NEON section
+  const test::VariantRun dec = test::run_scenario_variant(
       "ipq40xx-cipher.json", "cpu",
       {"workload.messages=3", "workload.message_bytes=48", "workload.direction=decrypt", "workload.key_bytes=32"});
-  EXPECT_NEAR(fn_seconds(dec.variant, "aesbs_cbc_decrypt") / 3, 128 * 58.9 / hz, 1e-12);
+  EXPECT_NEAR(test::function_cpu_s(dec.variant, "aesbs_cbc_decrypt") / 3, 128 * 58.9 / hz, 1e-12);
 }
 
 // The SHA-256 library on the A7 is sha256-neon; through QCE the digests are the engine's.
 TEST(Ipq40xx, Sha256RunsSha256NeonOnTheCpuAndQceBitExact) {
-  const CliRun cpu = run_variant("ipq40xx-sha256.json", "sha256-neon", {"workload.messages=4"});
+  const test::VariantRun cpu =
+      test::run_scenario_variant("ipq40xx-sha256.json", "sha256-neon", {"workload.messages=4"});
   EXPECT_EQ(cpu.variant["digest_mismatches"], 0);
   const double blocks = (4096 + 9 + 63) / 64;
-  EXPECT_NEAR(fn_seconds(cpu.variant, "sha256_block_data_order_neon") / 4, blocks * 64 * 17 / 0.716e9, 1e-12);
-  EXPECT_EQ(fn_seconds(cpu.variant, "sha256_ce_transform"), 0);
-  const CliRun qce = run_variant("ipq40xx-sha256.json", "sha256-qce", {"workload.messages=4"});
+  EXPECT_NEAR(test::function_cpu_s(cpu.variant, "sha256_block_data_order_neon") / 4, blocks * 64 * 17 / 0.716e9, 1e-12);
+  EXPECT_EQ(test::function_cpu_s(cpu.variant, "sha256_ce_transform"), 0);
+  const test::VariantRun qce = test::run_scenario_variant("ipq40xx-sha256.json", "sha256-qce", {"workload.messages=4"});
   EXPECT_EQ(qce.variant["completed"], 4);
   EXPECT_EQ(qce.variant["digest_mismatches"], 0);
 }
@@ -177,7 +147,7 @@ TEST(Ipq40xx, TcryptStudyBreaksEvenPerKeySize) {
 TEST(Ipq40xx, IotlbTheBamWaitsForAWalkPerFreshlyMappedPage) {
   auto lat = [](const std::string& mode, std::string* narration) {
     const std::vector<std::string> sets = {"workload.messages=6", "iommu.mode=" + mode};
-    const CliRun r = run_variant("sm8650-seed.json", "sha256-qce-lock", sets);
+    const test::VariantRun r = test::run_scenario_variant("sm8650-seed.json", "sha256-qce-lock", sets);
     const test::ProcessResult e = test::run_qcesim({"explain", kSrc + "/scenarios/sm8650-seed.json", "--variant",
                                                     "sha256-qce-lock", "--set", "iommu.mode=" + mode},
                                                    kSrc);
