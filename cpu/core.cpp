@@ -152,12 +152,39 @@ double Core::mean_busy_freq() const {
   return busy == SC_ZERO_TIME ? m_power.freq_max / m_slow : m_busy_ghz_seconds / busy.to_seconds();
 }
 
+// The replay starts inside a run that has gone on for seconds: ondemand's first look comes after
+// a sixteenth of a period, so that f_max before it is a short transient, not a quarter of a
+// 2000-request replay.
+sc_time Core::ondemand_period() const { return m_gov_looks > 0 ? m_power.sampling_rate : m_power.sampling_rate / 16; }
+
 // schedutil: PELT's utilisation over the time since the last look; at most once per rate limit
-// the next frequency is 1.25 * f_max * util (the 80 % tipping point), within [f_min, f_max].
+// the next frequency is 1.25 * f_max * util (the 80 % tipping point), the lowest OPP at or above
+// it, within [f_min, f_max]. ondemand: once per sampling period, from the share of it the core
+// was busy (wall time, not scaled by frequency: the kernel's idle-time accounting), the nearest
+// OPP to f_min + load (f_max - f_min), or f_max above up_threshold. The look happens at the first
+// change of work after the period is over, so a period is at least the sampling rate long.
 void Core::governor_update(const sc_time& t) {
-  if (t - m_gov_at < m_power.rate_limit || m_power.freq_max <= 0) return;
+  if (m_power.freq_max <= 0) return;
+  double f = m_power.freq_max;
+  if (m_power.governor == Governor::ondemand) {
+    if (m_gov_settled) return;
+    if (t - m_gov_at < ondemand_period() || t == m_gov_at) return;
+    const double load = m_window_busy / (t - m_gov_at);
+    f = ondemand_target(m_power, load);
+    m_window_busy = SC_ZERO_TIME;
+    // Settled: a second look in a row chose this clock, and a load 2 points either way would
+    // too. A replay's load is steady (one request after another: from one period to the next it
+    // moves by the share of one request, under 1 % for requests under 200 us), so ondemand would
+    // keep choosing it; it looks no more, and the state can repeat for the fast-forward.
+    const bool robust = ondemand_target(m_power, load - 0.02) == f && ondemand_target(m_power, load + 0.02) == f;
+    m_gov_settled = m_gov_looks > 0 && robust && f > 0 && m_power.freq_max / f == m_slow;
+    ++m_gov_looks;
+  } else {
+    if (t - m_gov_at < m_power.rate_limit) return;
+    f = std::clamp(resolve_opp(m_power.opps, 1.25 * m_power.freq_max * m_pelt.util(), true), m_power.freq_min,
+                   m_power.freq_max);
+  }
   m_gov_at = t;
-  const double f = std::clamp(1.25 * m_power.freq_max * m_pelt.util(), m_power.freq_min, m_power.freq_max);
   m_slow = f > 0 ? m_power.freq_max / f : 1.0;
 }
 
@@ -182,6 +209,9 @@ void Core::account_until_now() {
   if (m_current) m_busy_ghz_seconds += elapsed.to_seconds() * m_power.freq_max / m_slow;
   if (m_power.governor == Governor::schedutil) {
     m_pelt.account(elapsed, m_current != nullptr, 1.0 / m_slow);
+    governor_update(t);
+  } else if (m_power.governor == Governor::ondemand) {
+    if (m_current && !m_gov_settled) m_window_busy += elapsed;
     governor_update(t);
   }
   if (m_current) {
@@ -314,9 +344,19 @@ void Core::fingerprint(model::StateHash& h) const {
   h.add(m_slow);
   if (m_cv > 0) h.add(m_rng);  // a draw to come: never the same state twice
   if (m_power.governor == Governor::schedutil) {
-    h.add(m_pelt.util());
+    m_pelt.fingerprint(h);
     // Only whether the rate limit has passed, and how far it is if not, decides the next update.
     h.add_span(std::min(h.now() - m_gov_at, m_power.rate_limit));
+  } else if (m_power.governor == Governor::ondemand) {
+    // Until it settles, the period's busy time and how far into it: the next look depends on both,
+    // except for a core that has not worked since its last look, whose next look finds a load of
+    // zero however long the period was, once it is over (a core nothing wakes repeats).
+    h.add(m_gov_settled);
+    if (!m_gov_settled) {
+      h.add_span(m_window_busy);
+      h.add_span(m_window_busy == SC_ZERO_TIME ? std::min(h.now() - m_gov_at, ondemand_period()) : h.now() - m_gov_at);
+      h.add(m_gov_looks > 0);
+    }
   }
   h.add(m_idle);
   if (m_idle) h.add(std::uint64_t{m_idle_state});

@@ -248,8 +248,12 @@ class Core : public sc_core::sc_module, public model::TimingState {
   std::uint64_t m_rng = 0;
   Pelt m_pelt;
   sc_core::sc_time m_gov_at;
-  double m_busy_ghz_seconds = 0;  // integral of the clock over busy time
-  bool m_idle = true;             // nothing runs and no task holds the core
+  sc_core::sc_time m_window_busy;            // ondemand: busy time since its last look (m_gov_at)
+  unsigned m_gov_looks = 0;                  // ondemand: looks taken
+  sc_core::sc_time ondemand_period() const;  // until its next look
+  bool m_gov_settled = false;                // ondemand: the clock is settled (no more looks)
+  double m_busy_ghz_seconds = 0;             // integral of the clock over busy time
+  bool m_idle = true;                        // nothing runs and no task holds the core
   sc_core::sc_time m_idle_since;
   std::size_t m_idle_state = 0;
   IdlePredictor m_idle_predictor;

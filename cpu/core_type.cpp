@@ -2,6 +2,10 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
 #include "model/profile.h"
 
 namespace qcesim::cpu {
@@ -28,6 +32,36 @@ std::vector<std::string> split_cpus(const model::Param& prm) {
   }
   if (names.size() > 64) throw bad("at most 64 CPUs");
   return names;
+}
+
+// "0.048,0.2,0.5,0.716": at most 64 frequencies in GHz, ascending, within [freq_min, freq_max].
+std::vector<double> parse_opps(const model::Param& prm, double freq_min, double freq_max) {
+  auto bad = [&](const std::string& why) {
+    return model::ConfigError(prm.origin_file, prm.origin_path,
+                              "frequencies in GHz, comma separated, ascending (" + why + ")",
+                              model::quoted_input(prm.text));
+  };
+  std::vector<double> opps;
+  std::size_t at = 0;
+  while (at <= prm.text.size()) {
+    const std::size_t comma = std::min(prm.text.find(',', at), prm.text.size());
+    const std::string item = prm.text.substr(at, comma - at);
+    double f = 0;
+    std::size_t used = 0;
+    try {
+      f = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || !std::isfinite(f)) throw bad("each a number");
+    if (f < freq_min * (1 - 1e-9) || f > freq_max * (1 + 1e-9))
+      throw bad(fmt::format("each within the core's {} to {} GHz", freq_min, freq_max));
+    if (!opps.empty() && f <= opps.back()) throw bad("each above the one before");
+    opps.push_back(f);
+    if (opps.size() > 64) throw bad("at most 64");
+    at = comma + 1;
+  }
+  return opps;
 }
 
 unsigned cpu_index(const model::Profile& p, const std::string& key, std::size_t n) {
@@ -57,6 +91,7 @@ std::vector<CoreType> cpus_from_profile(const model::Profile& p) {
     t.freq_min = std::min(p.num(k + "freq_min"), t.freq_max);
     t.kernel_ipc = p.num(k + "kernel_ipc");
     t.copy_bandwidth = p.num(k + "copy_bandwidth");
+    if (p.has(k + "opps")) t.opps = parse_opps(p.param(k + "opps"), t.freq_min, t.freq_max);
     cpus.push_back(t);
   }
   return cpus;

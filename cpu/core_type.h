@@ -23,6 +23,8 @@ struct CoreType {
   // MB/s a single core copies at its maximum clock (cpu.<name>.copy_bandwidth): a system call's
   // copy of a user buffer (copy_from_user) is bound by the memory system, not by instructions.
   double copy_bandwidth = 0;
+  // The clock driver's frequencies (cpu.<name>.opps, GHz ascending; absent: any frequency).
+  std::vector<double> opps;
   // Nanoseconds for `instructions` of kernel code at the maximum clock.
   double ns(double instructions) const {
     return freq_max > 0 && kernel_ipc > 0 ? instructions / (kernel_ipc * freq_max) : 0.0;
@@ -32,8 +34,8 @@ struct CoreType {
 };
 
 // cpu.cpus (the core type of each CPU, by number, comma separated) and each listed type's
-// cpu.<type>.freq, .freq_min, .kernel_ipc and .copy_bandwidth; ConfigError naming what is missing
-// or malformed.
+// cpu.<type>.freq, .freq_min, .kernel_ipc and .copy_bandwidth (and .opps if given); ConfigError
+// naming what is missing or malformed.
 std::vector<CoreType> cpus_from_profile(const model::Profile& p);
 // The CPU the benchmark task runs on (cpu.task_cpu), checked against cpu.cpus.
 unsigned task_cpu_from_profile(const model::Profile& p);

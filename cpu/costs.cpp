@@ -92,6 +92,7 @@ CpuPower core_power(const Costs& k, const CoreType& t) {
   CpuPower p = k.power;
   p.freq_max = t.freq_max;
   p.freq_min = t.freq_min;
+  p.opps = t.opps;
   return p;
 }
 

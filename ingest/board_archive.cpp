@@ -184,7 +184,7 @@ void parse_cpufreq(const Text& t, BoardArchive& a) {
     auto it = std::find_if(a.cpufreq.begin(), a.cpufreq.end(), [&](const CpufreqPolicy& p) { return p.name == name; });
     if (it == a.cpufreq.end()) {
       if (a.cpufreq.size() >= 64) t.fail(i, "at most 64 cpufreq policies", "more");
-      a.cpufreq.push_back({name, "", "", {}, 0, 0});
+      a.cpufreq.push_back({name, "", "", {}, 0, 0, {}});
       it = a.cpufreq.end() - 1;
     }
     const std::string v = rest(t.lines[i], 2);
@@ -193,6 +193,15 @@ void parse_cpufreq(const Text& t, BoardArchive& a) {
     if (w[1] == "scaling_driver") it->driver = printable_word(t, i, w[2], "a cpufreq driver");
     if (w[1] == "cpuinfo_max_freq") it->max_khz = whole<double>(t, i, w[2], "kHz", 1e8);
     if (w[1] == "cpuinfo_min_freq") it->min_khz = whole<double>(t, i, w[2], "kHz", 1e8);
+    if (w[1] == "scaling_available_frequencies") {
+      it->available_khz.clear();
+      for (const std::string& f : words(v, 65)) {
+        if (it->available_khz.size() == 64) t.fail(i, "at most 64 available frequencies", "more");
+        it->available_khz.push_back(whole<double>(t, i, f, "kHz", 1e8));
+      }
+      std::sort(it->available_khz.begin(), it->available_khz.end());
+      it->available_khz.erase(std::unique(it->available_khz.begin(), it->available_khz.end()), it->available_khz.end());
+    }
   }
 }
 

@@ -60,6 +60,7 @@ struct CpufreqPolicy {
   std::string name, governor, driver;
   std::vector<unsigned> cpus;
   double max_khz = 0, min_khz = 0;
+  std::vector<double> available_khz;  // scaling_available_frequencies (cpufreq-dt's OPPs), ascending
 };
 
 struct IdleState {

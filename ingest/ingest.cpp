@@ -295,8 +295,23 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       if (chosen[type] != &p) continue;
       if (p.max_khz > 0) set("cpu." + type + ".freq", p.max_khz / 1e6, "cpufreq " + p.name + " cpuinfo_max_freq");
       if (p.min_khz > 0) set("cpu." + type + ".freq_min", p.min_khz / 1e6, "cpufreq " + p.name + " cpuinfo_min_freq");
-      if (p.governor == "performance" || p.governor == "schedutil")
+      if (p.governor == "performance" || p.governor == "schedutil" || p.governor == "ondemand")
         set("cpu.governor", p.governor, "cpufreq " + p.name + " scaling_governor");
+      // The OPPs the governors pick among, within the core's range (cpu.<type>.opps).
+      std::string opps;
+      for (const double khz : p.available_khz)
+        if (khz >= p.min_khz && (p.max_khz <= 0 || khz <= p.max_khz))
+          opps += (opps.empty() ? "" : ",") + fmt::format("{:g}", khz / 1e6);
+      if (!opps.empty()) {
+        json& ps = prof["parameters"];
+        const std::string key = "cpu." + type + ".opps";
+        if (!ps.contains(key))
+          ps[key] = {{"value", ""},
+                     {"unit", "GHz list"},
+                     {"doc", "The frequencies the clock driver offers a " + type +
+                                 " (GHz, ascending): governors pick among them."}};
+        set(key, opps, "cpufreq " + p.name + " scaling_available_frequencies");
+      }
     }
     for (const BenchRun* r : seeds)
       if (static_cast<std::size_t>(r->cpu) < cores.size())

@@ -14,8 +14,9 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string> kUnits = {"ns",       "us",           "ms",    "s",     "MHz",  "GHz",   "MB/s", "cycles",
-                                      "cycles/B", "instructions", "count", "bytes", "year", "ratio", "name"};
+const std::set<std::string> kUnits = {"ns",     "us",       "ms",           "s",     "MHz",   "GHz",  "MB/s",
+                                      "cycles", "cycles/B", "instructions", "count", "bytes", "year", "ratio",
+                                      "name",   "GHz list"};
 
 const auto& describe = describe_json;
 

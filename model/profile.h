@@ -37,7 +37,8 @@ struct Param {
   // Where the value in force came from (the profile, a scenario's overrides, --set), for errors
   // that only a combination of parameters reveals.
   std::string origin_file, origin_path;
-  bool is_text() const { return unit == "name"; }
+  // A word (a core type, a governor) or a list of numbers written as text (an OPP table in GHz).
+  bool is_text() const { return unit == "name" || unit == "GHz list"; }
   bool is_integer() const { return unit == "count" || unit == "bytes" || unit == "year"; }
 };
 

@@ -21,6 +21,7 @@ using sc_core::SC_US;
 namespace {
 
 Profile sm8650() { return Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json"); }
+Profile ipq40xx() { return Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/ipq40xx.json"); }
 
 SgShape one_buffer(std::uint64_t addr, std::uint64_t len) {
   SgShape s;
@@ -221,6 +222,53 @@ TEST(Power, SchedutilNearlyIdleCoreSitsAtTheLowestFrequency) {
   Duty idle;
   idle.run(p, sc_time(5, SC_US), sc_time(10, SC_MS), 30);
   EXPECT_DOUBLE_EQ(idle.core.slowdown(), p.freq_max / p.freq_min);
+}
+
+// schedutil from a benchmark's steady state, not from an idle core's ramp: 30 us of work at
+// f_max every 10 us of sleep settles where f = 1.25 f_max util and util = W / (W f_max / f + G),
+// i.e. f = 0.25 f_max W / G = 0.75 f_max. Over 190 ms it comes down from f_max to 0.79 f_max,
+// and runs at 0.82 f_max on average; from a zero history it would climb from its floor and
+// average 0.27 f_max (a Python model of both, 2026-12-05).
+TEST(Power, SchedutilStartsFromTheWorkloadsSteadyState) {
+  Profile prof = sm8650();
+  prof.set_text("cpu.governor", "schedutil", "t", "/");
+  const Costs k = costs_from_profile(prof);
+  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  ASSERT_LT(p.freq_min, 0.5 * p.freq_max);
+  Duty d;
+  d.run(p, sc_time(30, SC_US), sc_time(10, SC_US), 4000);
+  EXPECT_NEAR(1 / d.core.slowdown(), 0.75, 0.05);
+  EXPECT_GT(d.core.mean_busy_freq(), 0.7 * p.freq_max);
+}
+
+// cpufreq's table lookups: RELATION_L the lowest OPP at or above, RELATION_C the nearest with a
+// tie to the lower; ondemand on the IPQ40xx's 48/200/500/716 MHz table (f = 48 + 668 load MHz).
+TEST(Power, OndemandPicksTheNearestOppAndJumpsToMaxAboveItsThreshold) {
+  const std::vector<double> opps{0.048, 0.2, 0.5, 0.716};
+  EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.3, true), 0.5);
+  EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.3, false), 0.2);
+  EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.35, false), 0.2);  // the tie goes to the lower
+  EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.9, false), 0.716);
+  EXPECT_DOUBLE_EQ(resolve_opp({}, 0.3, false), 0.3);
+  const Costs k = costs_from_profile(ipq40xx());
+  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  ASSERT_EQ(p.governor, Governor::ondemand);
+  EXPECT_DOUBLE_EQ(ondemand_target(p, 0.0), 0.048);
+  EXPECT_DOUBLE_EQ(ondemand_target(p, 0.3), 0.2);    // 248 MHz
+  EXPECT_DOUBLE_EQ(ondemand_target(p, 0.6), 0.5);    // 449 MHz
+  EXPECT_DOUBLE_EQ(ondemand_target(p, 0.9), 0.716);  // 649 MHz, nearer 716 than 500
+  EXPECT_DOUBLE_EQ(ondemand_target(p, 0.96), 0.716);
+}
+
+// 10 us of work at 716 MHz every 10 us of sleep is a 50 % load: 382 MHz, nearest 500; at 500 MHz
+// the work takes 14.3 us, a 59 % load, 442 MHz: it stays at 500 MHz, work 1.43 times as long.
+TEST(Power, OndemandHoldsAHalfBusyA7At500MHz) {
+  const Costs k = costs_from_profile(ipq40xx());
+  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  Duty d;
+  d.run(p, sc_time(10, SC_US), sc_time(10, SC_US), 5000);
+  EXPECT_DOUBLE_EQ(d.core.slowdown(), 0.716 / 0.5);
+  EXPECT_NEAR(d.core.mean_busy_freq(), 0.5, 0.02);
 }
 
 // Service-time variation: log-normal factors with mean 1 and the asked coefficient of variation,
