@@ -124,11 +124,22 @@ void Runner::block() {
   m_core.update_idle();
 }
 
-Core::Core(sc_core::sc_module_name name, unsigned id) : sc_core::sc_module(name), m_id(id) {}
+Core::Core(sc_core::sc_module_name name, unsigned id)
+    : sc_core::sc_module(name), m_id(id), m_policy(std::make_shared<FreqPolicy>()) {
+  m_policy->cores.push_back(this);
+}
+
+void Core::join_policy(Core& first) {
+  if (first.m_policy == m_policy) return;
+  auto& mine = m_policy->cores;
+  mine.erase(std::remove(mine.begin(), mine.end(), this), mine.end());
+  m_policy = first.m_policy;
+  m_policy->cores.push_back(this);
+}
 
 void Core::set_power(const CpuPower& p) {
   m_power = p;
-  m_slow = 1.0;  // a core boots at its maximum clock
+  m_slow = m_policy->slow = 1.0;  // a core boots at its maximum clock
   m_idle_entries.assign(std::max<std::size_t>(p.idle_states.size(), 1), 0);
   m_idle_entries[0] = 1;  // idle from the start, in the shallowest state
 }
@@ -155,37 +166,48 @@ double Core::mean_busy_freq() const {
 // The replay starts inside a run that has gone on for seconds: ondemand's first look comes after
 // a sixteenth of a period, so that f_max before it is a short transient, not a quarter of a
 // 2000-request replay.
-sc_time Core::ondemand_period() const { return m_gov_looks > 0 ? m_power.sampling_rate : m_power.sampling_rate / 16; }
+sc_time Core::ondemand_period() const {
+  return m_policy->looks > 0 ? m_power.sampling_rate : m_power.sampling_rate / 16;
+}
 
 // schedutil: PELT's utilisation over the time since the last look; at most once per rate limit
 // the next frequency is 1.25 * f_max * util (the 80 % tipping point), the lowest OPP at or above
 // it, within [f_min, f_max]. ondemand: once per sampling period, from the share of it the core
 // was busy (wall time, not scaled by frequency: the kernel's idle-time accounting), the nearest
 // OPP to f_min + load (f_max - f_min), or f_max above up_threshold. The look happens at the first
-// change of work after the period is over, so a period is at least the sampling rate long.
+// change of work on any of the policy's cores after the period is over, so a period is at least
+// the sampling rate long; it takes the busiest core's load or utilisation and sets every core's
+// clock, after bringing the others' accounting up to now at the clock they ran.
 void Core::governor_update(const sc_time& t) {
-  if (m_power.freq_max <= 0) return;
+  FreqPolicy& pol = *m_policy;
+  if (m_power.freq_max <= 0 || pol.looking) return;
+  const bool ondemand = m_power.governor == Governor::ondemand;
+  if (ondemand ? pol.settled || t - pol.at < ondemand_period() || t == pol.at : t - pol.at < m_power.rate_limit) return;
+  pol.looking = true;
+  double load = 0, util = 0;
+  for (Core* c : pol.cores) {
+    if (c != this) c->account_until_now();
+    load = std::max(load, c->m_window_busy / (t - pol.at));
+    util = std::max(util, c->m_pelt.util());
+    c->m_window_busy = SC_ZERO_TIME;
+  }
+  pol.looking = false;
   double f = m_power.freq_max;
-  if (m_power.governor == Governor::ondemand) {
-    if (m_gov_settled) return;
-    if (t - m_gov_at < ondemand_period() || t == m_gov_at) return;
-    const double load = m_window_busy / (t - m_gov_at);
+  if (ondemand) {
     f = ondemand_target(m_power, load);
-    m_window_busy = SC_ZERO_TIME;
     // Settled: a second look in a row chose this clock, and a load 2 points either way would
     // too. A replay's load is steady (one request after another: from one period to the next it
     // moves by the share of one request, under 1 % for requests under 200 us), so ondemand would
     // keep choosing it; it looks no more, and the state can repeat for the fast-forward.
     const bool robust = ondemand_target(m_power, load - 0.02) == f && ondemand_target(m_power, load + 0.02) == f;
-    m_gov_settled = m_gov_looks > 0 && robust && f > 0 && m_power.freq_max / f == m_slow;
-    ++m_gov_looks;
+    pol.settled = pol.looks > 0 && robust && f > 0 && m_power.freq_max / f == pol.slow;
+    ++pol.looks;
   } else {
-    if (t - m_gov_at < m_power.rate_limit) return;
-    f = std::clamp(resolve_opp(m_power.opps, 1.25 * m_power.freq_max * m_pelt.util(), true), m_power.freq_min,
-                   m_power.freq_max);
+    f = std::clamp(resolve_opp(m_power.opps, 1.25 * m_power.freq_max * util, true), m_power.freq_min, m_power.freq_max);
   }
-  m_gov_at = t;
-  m_slow = f > 0 ? m_power.freq_max / f : 1.0;
+  pol.at = t;
+  pol.slow = f > 0 ? m_power.freq_max / f : 1.0;
+  for (Core* c : pol.cores) c->m_slow = pol.slow;
 }
 
 // The idle loop: entered when nothing runs and no task holds the core, left when work arrives.
@@ -211,7 +233,7 @@ void Core::account_until_now() {
     m_pelt.account(elapsed, m_current != nullptr, 1.0 / m_slow);
     governor_update(t);
   } else if (m_power.governor == Governor::ondemand) {
-    if (m_current && !m_gov_settled) m_window_busy += elapsed;
+    if (m_current && !m_policy->settled) m_window_busy += elapsed;
     governor_update(t);
   }
   if (m_current) {
@@ -343,19 +365,24 @@ void Core::fingerprint(model::StateHash& h) const {
   if (m_complete_pending) h.add_at(m_complete_at);
   h.add(m_slow);
   if (m_cv > 0) h.add(m_rng);  // a draw to come: never the same state twice
+  const FreqPolicy& pol = *m_policy;
   if (m_power.governor == Governor::schedutil) {
     m_pelt.fingerprint(h);
     // Only whether the rate limit has passed, and how far it is if not, decides the next update.
-    h.add_span(std::min(h.now() - m_gov_at, m_power.rate_limit));
+    h.add_span(std::min(h.now() - pol.at, m_power.rate_limit));
   } else if (m_power.governor == Governor::ondemand) {
     // Until it settles, the period's busy time and how far into it: the next look depends on both,
     // except for a core that has not worked since its last look, whose next look finds a load of
     // zero however long the period was, once it is over (a core nothing wakes repeats).
-    h.add(m_gov_settled);
-    if (!m_gov_settled) {
+    // (The policy's state is hashed by each of its cores: the same values, harmless twice.)
+    h.add(pol.settled);
+    if (!pol.settled) {
+      const bool none_busy = std::all_of(pol.cores.begin(), pol.cores.end(), [](const Core* c) {
+        return c->m_window_busy == SC_ZERO_TIME && !c->m_current;
+      });
       h.add_span(m_window_busy);
-      h.add_span(m_window_busy == SC_ZERO_TIME ? std::min(h.now() - m_gov_at, ondemand_period()) : h.now() - m_gov_at);
-      h.add(m_gov_looks > 0);
+      h.add_span(none_busy ? std::min(h.now() - pol.at, ondemand_period()) : h.now() - pol.at);
+      h.add(pol.looks > 0);
     }
   }
   h.add(m_idle);

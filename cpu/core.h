@@ -16,6 +16,7 @@
 #include <functional>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <utility>
@@ -171,6 +172,20 @@ class Runner {
   sc_core::sc_event m_done;  // timed: fires when the core will have run all of remaining()
 };
 
+class Core;
+
+// One cpufreq policy: the cores one governor sets the clock of (Linux's policy: a cluster of one
+// core type). Its look takes the busiest of them: ondemand the highest load, schedutil the
+// highest utilisation (sugov_next_freq_shared).
+struct FreqPolicy {
+  std::vector<Core*> cores;
+  double slow = 1.0;     // f_max / f, for every core of the policy
+  sc_core::sc_time at;   // the governor's last look
+  unsigned looks = 0;    // ondemand: looks taken
+  bool settled = false;  // ondemand: the clock is settled (no more looks)
+  bool looking = false;  // a look in progress (it brings the other cores' accounting up to now)
+};
+
 class Core : public sc_core::sc_module, public model::TimingState {
  public:
   Core(sc_core::sc_module_name name, unsigned id);
@@ -188,6 +203,9 @@ class Core : public sc_core::sc_module, public model::TimingState {
 
   // The governors (cpu/power.h). Before the simulation starts.
   void set_power(const CpuPower& p);
+  // Share `first`'s cpufreq policy (one clock for both, set by the busier). Before the
+  // simulation starts; a core is alone in its policy until then.
+  void join_policy(Core& first);
   // What each cost item takes on this core (cpu/costs.h's item_times). Before the simulation starts.
   void set_item_times(ItemTimes t) { m_items = std::move(t); }
   const ItemTimes& item_times() const { return m_items; }
@@ -243,15 +261,13 @@ class Core : public sc_core::sc_module, public model::TimingState {
   std::array<FnTimes, kNumCtx> m_fn_time;
   // Governors.
   CpuPower m_power;
-  double m_slow = 1.0;
+  std::shared_ptr<FreqPolicy> m_policy;
+  double m_slow = 1.0;                     // the policy's clock as this core runs it (its work is stretched by it)
   double m_cv = 0, m_mu = 0, m_sigma = 0;  // variation: log-normal parameters
   std::uint64_t m_rng = 0;
   Pelt m_pelt;
-  sc_core::sc_time m_gov_at;
-  sc_core::sc_time m_window_busy;            // ondemand: busy time since its last look (m_gov_at)
-  unsigned m_gov_looks = 0;                  // ondemand: looks taken
-  sc_core::sc_time ondemand_period() const;  // until its next look
-  bool m_gov_settled = false;                // ondemand: the clock is settled (no more looks)
+  sc_core::sc_time m_window_busy;            // ondemand: busy time since the policy's last look
+  sc_core::sc_time ondemand_period() const;  // until the policy's next look
   double m_busy_ghz_seconds = 0;             // integral of the clock over busy time
   bool m_idle = true;                        // nothing runs and no task holds the core
   sc_core::sc_time m_idle_since;

@@ -27,6 +27,13 @@ Kernel::Kernel(sc_core::sc_module_name name, const Costs& costs) : sc_core::sc_m
     c->kworker = std::make_unique<Runner>(*c->core, Ctx::kworker, "kworker/" + std::to_string(i));
     c->ksoftirqd = std::make_unique<Runner>(*c->core, Ctx::ksoftirqd, "ksoftirqd/" + std::to_string(i));
     c->ipi = std::make_unique<Runner>(*c->core, Ctx::hardirq, n + ".ipi");
+    // One cpufreq policy per core type, as a cluster's CPUs share a clock (SM8650's five A720s are
+    // two policies on the board, 2-4 and 5-6: one here).
+    for (const auto& other : m_cpus)
+      if (other->type.name == cpus[i].name) {
+        c->core->join_policy(*other->core);
+        break;
+      }
     m_cpus.push_back(std::move(c));
     sc_core::sc_spawn(sc_bind(&Kernel::hardirq_thread, this, i), (n + "_hardirq").c_str());
     sc_core::sc_spawn(sc_bind(&Kernel::softirq_thread, this, i), (n + "_softirq").c_str());

@@ -297,11 +297,12 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       if (p.min_khz > 0) set("cpu." + type + ".freq_min", p.min_khz / 1e6, "cpufreq " + p.name + " cpuinfo_min_freq");
       if (p.governor == "performance" || p.governor == "schedutil" || p.governor == "ondemand")
         set("cpu.governor", p.governor, "cpufreq " + p.name + " scaling_governor");
-      // The OPPs the governors pick among, within the core's range (cpu.<type>.opps).
+      // The OPPs the governors pick among, within the range the same policy gave the core
+      // (cpu.<type>.opps; written exactly as freq and freq_min are, so the ends compare equal).
       std::string opps;
-      for (const double khz : p.available_khz)
-        if (khz >= p.min_khz && (p.max_khz <= 0 || khz <= p.max_khz))
-          opps += (opps.empty() ? "" : ",") + fmt::format("{:g}", khz / 1e6);
+      if (p.min_khz > 0 && p.max_khz > 0)
+        for (const double khz : p.available_khz)
+          if (khz >= p.min_khz && khz <= p.max_khz) opps += (opps.empty() ? "" : ",") + fmt::format("{}", khz / 1e6);
       if (!opps.empty()) {
         json& ps = prof["parameters"];
         const std::string key = "cpu." + type + ".opps";

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cpu/core_type.h"
 #include "ingest/board_archive.h"
 #include "ingest/ingest.h"
 #include "model/config_error.h"
@@ -347,6 +348,30 @@ TEST(Ingest, AKernelBefore65ReplaysTheHashAsInitUpdateFinal) {
     EXPECT_EQ(studies::Scenario::load(tmp.path() + f).workload.hash_calls,
               studies::Workload::HashCalls::init_update_final)
         << f;
+}
+
+// A board on ondemand with cpufreq-dt's frequency list: the governor and the task core's OPPs
+// (those within the range its policy gave, written exactly), which the model then loads; a policy
+// without its range gives no list.
+TEST(Ingest, OndemandAndTheAvailableFrequenciesBecomeTheProfiles) {
+  ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  for (ingest::CpufreqPolicy& pol : a.cpufreq) {
+    pol.governor = "ondemand";
+    if (pol.name == "policy7") pol.available_khz = {300000, 480000, 1017600, 2265600, 3302400};
+    if (pol.name == "policy0") {
+      pol.available_khz = {307200, 2265600};
+      pol.min_khz = 0;
+    }
+  }
+  const ingest::IngestResult r = ingest::ingest_board(a, "t", std::string(QCESIM_SOURCE_DIR) + "/scenarios");
+  const test::TempDir tmp("ingest-opps");
+  for (const auto& [f, text] : r.files) std::ofstream(tmp.path() + "/" + f) << text;
+  const studies::Scenario sc = studies::Scenario::load(tmp.path() + "/t-sha256-4096.json");
+  const model::Profile p = sc.profile_for(sc.variants[1]);
+  EXPECT_EQ(p.text("cpu.governor"), "ondemand");
+  EXPECT_EQ(p.text("cpu.cortex-x4.opps"), "0.48,1.0176,2.2656,3.3024");
+  EXPECT_FALSE(p.has("cpu.cortex-a520.opps"));
+  EXPECT_EQ(cpu::cpus_from_profile(p).back().opps.size(), 4u);
 }
 
 TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {

@@ -271,6 +271,20 @@ TEST(Power, OndemandHoldsAHalfBusyA7At500MHz) {
   EXPECT_NEAR(d.core.mean_busy_freq(), 0.5, 0.02);
 }
 
+// One cpufreq policy for both cores (the IPQ40xx's four A7s share one): the idle core runs at
+// the clock its busy sibling's load sets, 500 MHz, not at the 48 MHz its own load would give.
+TEST(Power, OndemandSetsThePolicysClockFromItsBusiestCore) {
+  const Costs k = costs_from_profile(ipq40xx());
+  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  Duty d;
+  Core sibling{"core1", 1};
+  sibling.set_power(p);
+  sibling.join_policy(d.core);
+  d.run(p, sc_time(10, SC_US), sc_time(10, SC_US), 5000);
+  EXPECT_DOUBLE_EQ(d.core.slowdown(), 0.716 / 0.5);
+  EXPECT_DOUBLE_EQ(sibling.slowdown(), 0.716 / 0.5);
+}
+
 // Service-time variation: log-normal factors with mean 1 and the asked coefficient of variation,
 // the same sequence from the same seed, none with seed 0.
 TEST(Power, VariationDrawsHaveMeanOneAndTheirCvAndRepeatWithTheSeed) {
