@@ -187,7 +187,7 @@ void Core::governor_update(const sc_time& t) {
   double load = 0, util = 0;
   for (Core* c : pol.cores) {
     if (c != this) c->account_until_now();
-    load = std::max(load, c->m_window_busy / (t - pol.at));
+    if (ondemand) load = std::max(load, c->m_window_busy / (t - pol.at));
     util = std::max(util, c->m_pelt.util());
     c->m_window_busy = SC_ZERO_TIME;
   }
@@ -197,8 +197,10 @@ void Core::governor_update(const sc_time& t) {
     f = ondemand_target(m_power, load);
     // Settled: a second look in a row chose this clock, and a load 2 points either way would
     // too. A replay's load is steady (one request after another: from one period to the next it
-    // moves by the share of one request, under 1 % for requests under 200 us), so ondemand would
-    // keep choosing it; it looks no more, and the state can repeat for the fast-forward.
+    // moves by the share of one request in a period, 1 % for a 200 us request in the IPQ40xx's
+    // 20 ms), so ondemand would keep choosing it; it looks no more, and the state can repeat for
+    // the fast-forward. (A load that changes within the run, or requests over 2 % of a period,
+    // would need it to keep looking.)
     const bool robust = ondemand_target(m_power, load - 0.02) == f && ondemand_target(m_power, load + 0.02) == f;
     pol.settled = pol.looks > 0 && robust && f > 0 && m_power.freq_max / f == pol.slow;
     ++pol.looks;

@@ -303,9 +303,15 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       if (p.min_khz > 0 && p.max_khz > 0)
         for (const double khz : p.available_khz)
           if (khz >= p.min_khz && khz <= p.max_khz) opps += (opps.empty() ? "" : ",") + fmt::format("{}", khz / 1e6);
+      json& ps = prof["parameters"];
+      const std::string key = "cpu." + type + ".opps";
+      if (opps.empty() && ps.contains(key) && (p.max_khz > 0 || p.min_khz > 0)) {
+        // The base profile's table need not fit the board's range: without the board's own list
+        // the governors pick any frequency in it.
+        ps.erase(key);
+        note(key + " left out: the board gave " + type + "'s range (" + p.name + ") but no frequency list in it.");
+      }
       if (!opps.empty()) {
-        json& ps = prof["parameters"];
-        const std::string key = "cpu." + type + ".opps";
         if (!ps.contains(key))
           ps[key] = {{"value", ""},
                      {"unit", "GHz list"},

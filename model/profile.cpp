@@ -110,7 +110,8 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
   if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
     throw ConfigError(
         file, path + "/unit",
-        "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, instructions, count, bytes, year, ratio, name",
+        "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, instructions, count, bytes, year, ratio, name, "
+        "GHz list",
         pj.contains("unit") ? describe(pj["unit"]) : "nothing");
   prm.unit = pj["unit"];
   parse_value(prm, pj, file, path);

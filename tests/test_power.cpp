@@ -247,7 +247,7 @@ TEST(Power, OndemandPicksTheNearestOppAndJumpsToMaxAboveItsThreshold) {
   const std::vector<double> opps{0.048, 0.2, 0.5, 0.716};
   EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.3, true), 0.5);
   EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.3, false), 0.2);
-  EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.35, false), 0.2);  // the tie goes to the lower
+  EXPECT_DOUBLE_EQ(resolve_opp({0.25, 0.5, 1.0}, 0.375, false), 0.25);  // an exact tie goes to the lower
   EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.9, false), 0.716);
   EXPECT_DOUBLE_EQ(resolve_opp({}, 0.3, false), 0.3);
   const Costs k = costs_from_profile(ipq40xx());
@@ -271,9 +271,9 @@ TEST(Power, OndemandHoldsAHalfBusyA7At500MHz) {
   EXPECT_NEAR(d.core.mean_busy_freq(), 0.5, 0.02);
 }
 
-// One cpufreq policy for both cores (the IPQ40xx's four A7s share one): the idle core runs at
-// the clock its busy sibling's load sets, 500 MHz, not at the 48 MHz its own load would give.
-TEST(Power, OndemandSetsThePolicysClockFromItsBusiestCore) {
+// One cpufreq policy for both cores (the IPQ40xx's four A7s share one): an idle core runs at
+// the clock its half-busy sibling's load sets, 500 MHz, not at the 48 MHz its own would give.
+TEST(Power, OndemandSetsTheIdleSiblingsClockFromTheBusyCore) {
   const Costs k = costs_from_profile(ipq40xx());
   const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
   Duty d;
@@ -283,6 +283,27 @@ TEST(Power, OndemandSetsThePolicysClockFromItsBusiestCore) {
   d.run(p, sc_time(10, SC_US), sc_time(10, SC_US), 5000);
   EXPECT_DOUBLE_EQ(d.core.slowdown(), 0.716 / 0.5);
   EXPECT_DOUBLE_EQ(sibling.slowdown(), 0.716 / 0.5);
+}
+
+// The busiest core decides: a half-busy core (alone, 500 MHz) shares its policy with one that is
+// always busy, so both run at 716 MHz; the half-busy core's own looks must take its sibling's load.
+TEST(Power, OndemandTakesTheBusiestCoresLoad) {
+  const Costs k = costs_from_profile(ipq40xx());
+  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  Duty d;
+  Core busy{"core1", 1};
+  busy.set_power(p);
+  busy.join_policy(d.core);
+  Runner spin(busy, Ctx::task, "spin");
+  sc_core::sc_spawn([&] {
+    for (int i = 0; i < 100; ++i) {
+      spin.charge(Charge{"spin", sc_time(1, SC_MS), true});
+      spin.sync();
+    }
+  });
+  d.run(p, sc_time(10, SC_US), sc_time(10, SC_US), 5000);
+  EXPECT_DOUBLE_EQ(d.core.slowdown(), 1.0);
+  EXPECT_DOUBLE_EQ(busy.slowdown(), 1.0);
 }
 
 // Service-time variation: log-normal factors with mean 1 and the asked coefficient of variation,
