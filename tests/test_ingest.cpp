@@ -374,6 +374,25 @@ TEST(Ingest, OndemandAndTheAvailableFrequenciesBecomeTheProfiles) {
   EXPECT_EQ(cpu::cpus_from_profile(p).back().opps.size(), 4u);
 }
 
+// A base profile's OPP table does not outlive the board's own range: with cpuinfo_min/max_freq and
+// no frequency list, ingest leaves the table out and says so (it may not fit the new range).
+TEST(Ingest, ABoardsRangeWithoutAListDropsTheBaseProfilesTable) {
+  const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  const test::TempDir profiles("ingest-base");
+  nlohmann::json base = model::read_json_file(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json", "profile");
+  base["parameters"]["cpu.cortex-x4.opps"] = {
+      {"value", "0.48,3.3"}, {"unit", "GHz list"}, {"provenance", "estimate: a test's table"}};
+  test::write_text(profiles.path() + "/sm8650.json", base.dump(1));
+  const ingest::IngestResult r = ingest::ingest_board(a, "t", profiles.path());
+  EXPECT_NE(r.report.find("cpu.cortex-x4.opps left out"), std::string::npos) << r.report;
+  const test::TempDir out("ingest-out");
+  for (const auto& [f, text] : r.files) std::ofstream(out.path() + "/" + f) << text;
+  const studies::Scenario sc = studies::Scenario::load(out.path() + "/t-sha256-4096.json");
+  const model::Profile p = sc.profile_for(sc.variants[1]);
+  EXPECT_FALSE(p.has("cpu.cortex-x4.opps"));
+  EXPECT_DOUBLE_EQ(p.num("cpu.cortex-x4.freq"), 3.3024);
+}
+
 TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {
   const ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
   const ingest::IngestResult r = ingest::ingest_board(a, "t", std::string(QCESIM_SOURCE_DIR) + "/scenarios");

@@ -22,6 +22,11 @@ namespace {
 
 Profile sm8650() { return Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json"); }
 Profile ipq40xx() { return Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/ipq40xx.json"); }
+// The IPQ40xx's Cortex-A7 governors (ondemand over 48/200/500/716 MHz).
+CpuPower a7_power() {
+  const Costs k = costs_from_profile(ipq40xx());
+  return core_power(k, k.cpus.at(k.task_cpu));
+}
 
 SgShape one_buffer(std::uint64_t addr, std::uint64_t len) {
   SgShape s;
@@ -250,8 +255,7 @@ TEST(Power, OndemandPicksTheNearestOppAndJumpsToMaxAboveItsThreshold) {
   EXPECT_DOUBLE_EQ(resolve_opp({0.25, 0.5, 1.0}, 0.375, false), 0.25);  // an exact tie goes to the lower
   EXPECT_DOUBLE_EQ(resolve_opp(opps, 0.9, false), 0.716);
   EXPECT_DOUBLE_EQ(resolve_opp({}, 0.3, false), 0.3);
-  const Costs k = costs_from_profile(ipq40xx());
-  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  const CpuPower p = a7_power();
   ASSERT_EQ(p.governor, Governor::ondemand);
   EXPECT_DOUBLE_EQ(ondemand_target(p, 0.0), 0.048);
   EXPECT_DOUBLE_EQ(ondemand_target(p, 0.3), 0.2);    // 248 MHz
@@ -263,8 +267,7 @@ TEST(Power, OndemandPicksTheNearestOppAndJumpsToMaxAboveItsThreshold) {
 // 10 us of work at 716 MHz every 10 us of sleep is a 50 % load: 382 MHz, nearest 500; at 500 MHz
 // the work takes 14.3 us, a 59 % load, 442 MHz: it stays at 500 MHz, work 1.43 times as long.
 TEST(Power, OndemandHoldsAHalfBusyA7At500MHz) {
-  const Costs k = costs_from_profile(ipq40xx());
-  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  const CpuPower p = a7_power();
   Duty d;
   d.run(p, sc_time(10, SC_US), sc_time(10, SC_US), 5000);
   EXPECT_DOUBLE_EQ(d.core.slowdown(), 0.716 / 0.5);
@@ -274,8 +277,7 @@ TEST(Power, OndemandHoldsAHalfBusyA7At500MHz) {
 // One cpufreq policy for both cores (the IPQ40xx's four A7s share one): an idle core runs at
 // the clock its half-busy sibling's load sets, 500 MHz, not at the 48 MHz its own would give.
 TEST(Power, OndemandSetsTheIdleSiblingsClockFromTheBusyCore) {
-  const Costs k = costs_from_profile(ipq40xx());
-  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  const CpuPower p = a7_power();
   Duty d;
   Core sibling{"core1", 1};
   sibling.set_power(p);
@@ -288,8 +290,7 @@ TEST(Power, OndemandSetsTheIdleSiblingsClockFromTheBusyCore) {
 // The busiest core decides: a half-busy core (alone, 500 MHz) shares its policy with one that is
 // always busy, so both run at 716 MHz; the half-busy core's own looks must take its sibling's load.
 TEST(Power, OndemandTakesTheBusiestCoresLoad) {
-  const Costs k = costs_from_profile(ipq40xx());
-  const CpuPower p = core_power(k, k.cpus.at(k.task_cpu));
+  const CpuPower p = a7_power();
   Duty d;
   Core busy{"core1", 1};
   busy.set_power(p);
