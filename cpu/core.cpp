@@ -139,7 +139,7 @@ void Core::join_policy(Core& first) {
 
 void Core::set_power(const CpuPower& p) {
   m_power = p;
-  m_slow = m_policy->slow = 1.0;  // a core boots at its maximum clock
+  m_policy->slow = 1.0;  // a core boots at its maximum clock
   m_idle_entries.assign(std::max<std::size_t>(p.idle_states.size(), 1), 0);
   m_idle_entries[0] = 1;  // idle from the start, in the shallowest state
 }
@@ -160,7 +160,7 @@ sc_time Core::idle_exit_latency() const {
 
 double Core::mean_busy_freq() const {
   const sc_time busy = times().busy();
-  return busy == SC_ZERO_TIME ? m_power.freq_max / m_slow : m_busy_ghz_seconds / busy.to_seconds();
+  return busy == SC_ZERO_TIME ? m_power.freq_max / m_policy->slow : m_busy_ghz_seconds / busy.to_seconds();
 }
 
 // The replay starts inside a run that has gone on for seconds: ondemand's first look comes after
@@ -209,7 +209,6 @@ void Core::governor_update(const sc_time& t) {
   }
   pol.at = t;
   pol.slow = f > 0 ? m_power.freq_max / f : 1.0;
-  for (Core* c : pol.cores) c->m_slow = pol.slow;
 }
 
 // The idle loop: entered when nothing runs and no task holds the core, left when work arrives.
@@ -230,9 +229,9 @@ void Core::update_idle() {
 void Core::account_until_now() {
   const sc_time t = now();
   const sc_time elapsed = t - m_since;
-  if (m_current) m_busy_ghz_seconds += elapsed.to_seconds() * m_power.freq_max / m_slow;
+  if (m_current) m_busy_ghz_seconds += elapsed.to_seconds() * m_power.freq_max / m_policy->slow;
   if (m_power.governor == Governor::schedutil) {
-    m_pelt.account(elapsed, m_current != nullptr, 1.0 / m_slow);
+    m_pelt.account(elapsed, m_current != nullptr, 1.0 / m_policy->slow);
     governor_update(t);
   } else if (m_power.governor == Governor::ondemand) {
     if (m_current && !m_policy->settled) m_window_busy += elapsed;
@@ -365,7 +364,7 @@ void Core::fingerprint(model::StateHash& h) const {
   if (!m_idle) h.add_at(m_since);
   h.add(m_complete_pending);
   if (m_complete_pending) h.add_at(m_complete_at);
-  h.add(m_slow);
+  h.add(m_policy->slow);
   if (m_cv > 0) h.add(m_rng);  // a draw to come: never the same state twice
   const FreqPolicy& pol = *m_policy;
   if (m_power.governor == Governor::schedutil) {

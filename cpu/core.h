@@ -213,7 +213,7 @@ class Core : public sc_core::sc_module, public model::TimingState {
   // state it sleeps in, zero when it is not idle.
   sc_core::sc_time idle_exit_latency() const;
   // f_max / f now: what CPU-bound work is stretched by.
-  double slowdown() const { return m_slow; }
+  double slowdown() const { return m_policy->slow; }
   // The clock averaged over busy time (GHz), and how often each idle state was entered.
   double mean_busy_freq() const;
   const std::vector<std::uint64_t>& idle_entries() const { return m_idle_entries; }
@@ -261,8 +261,7 @@ class Core : public sc_core::sc_module, public model::TimingState {
   std::array<FnTimes, kNumCtx> m_fn_time;
   // Governors.
   CpuPower m_power;
-  std::shared_ptr<FreqPolicy> m_policy;
-  double m_slow = 1.0;                     // the policy's clock as this core runs it (its work is stretched by it)
+  std::shared_ptr<FreqPolicy> m_policy;    // its clock (slow: what this core's CPU-bound work is stretched by)
   double m_cv = 0, m_mu = 0, m_sigma = 0;  // variation: log-normal parameters
   std::uint64_t m_rng = 0;
   Pelt m_pelt;
@@ -293,7 +292,7 @@ inline void Runner::charge(const Charge& c) {
     if (c.count != 1.0) t = t * c.count;
     scales = i < m_core.m_items.scales.size() && m_core.m_items.scales[i];
   }
-  if (scales && m_core.m_slow != 1.0) t = t * m_core.m_slow;
+  if (scales && m_core.slowdown() != 1.0) t = t * m_core.slowdown();
   if (m_core.m_cv > 0 && t != sc_core::SC_ZERO_TIME) t = t * m_core.variation();
   charge(c.fn, t);
 }
