@@ -28,10 +28,6 @@ using model::ConfigError;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::int64_t steady_request(std::uint64_t messages) {
-  return static_cast<std::int64_t>(std::min<std::uint64_t>(100, messages - 1));
-}
-
 namespace {
 
 // A sweep file is a JSON object with a "sweep" key; anything else is read as a scenario (whose
@@ -113,10 +109,9 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   const studies::Scenario sc = studies::Scenario::load(opt.input, opt.sets);
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
   const std::uint64_t messages = sc.workload.messages;
-  const std::int64_t request = opt.request >= 0 ? opt.request : steady_request(messages);
-  if (static_cast<std::uint64_t>(request) >= messages)
+  if (opt.request >= 0 && static_cast<std::uint64_t>(opt.request) >= messages)
     throw ConfigError("--request", "", fmt::format("a request below workload.messages ({})", messages),
-                      std::to_string(request));
+                      std::to_string(opt.request));
   std::string compare = opt.compare.empty() ? default_compare(chosen) : opt.compare;
   if (!opt.compare.empty() &&
       std::none_of(chosen.begin(), chosen.end(), [&](const auto* v) { return v->name == opt.compare; }))
@@ -125,38 +120,69 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   if (!opt.json_file.empty()) check_output("--json", opt.json_file);
   for (const auto* v : chosen) studies::check_variant(sc, *v);
 
-  // The traced request's replay stops after it (and what the queue keeps in flight behind it).
-  std::vector<std::string> short_sets = opt.sets;
-  short_sets.push_back(fmt::format("workload.messages={}", studies::messages_to_explain(sc.workload, request)));
-  const studies::Scenario short_sc = studies::Scenario::load(opt.input, short_sets);
-  err << fmt::format("qcesim report: {} ({} x {} B {}), {} variant(s), request {} traced{}\n", sc.name, messages,
-                     sc.workload.message_bytes, sc.workload.algorithm.name, chosen.size(), request,
+  err << fmt::format("qcesim report: {} ({} x {} B {}), {} variant(s){}{}\n", sc.name, messages,
+                     sc.workload.message_bytes, sc.workload.algorithm.name, chosen.size(),
+                     opt.request >= 0 ? ", request " + std::to_string(opt.request) + " traced" : "",
                      opt.timing_only ? ", timing only" : "");
   const std::size_t n = chosen.size();
-  const bool ahead = studies::spare_core_per_run(2 * n, opt.jobs);
+  std::int64_t request = opt.request;
   std::size_t finished = 0;
-  const auto raw = studies::fork_each(
-      2 * n, opt.jobs,
-      [&](std::size_t i) -> json {
-        if (i < n) return studies::run_variant(sc, *chosen[i], opt.timing_only, ahead).to_json();
-        const studies::Variant& v = short_sc.variant(chosen[i - n]->name);
-        model::Tracer tracer(request, request + 2);
-        const studies::VariantResult r = studies::run_variant(short_sc, v, true, false);
-        json tl = timeline_json(tracer, request);
-        tl["narration"] = studies::narrate(tracer, request, short_sc, v, r);
-        return tl;
-      },
-      [&](std::size_t i, const json& j) {
-        ++finished;
-        const std::string what =
-            i < n ? chosen[i]->name : chosen[i - n]->name + " (request " + std::to_string(request) + " traced)";
-        if (j.contains("error")) {
-          err << fmt::format("[{}/{}] {}: failed: {}\n", finished, 2 * n, what, j["error"].get<std::string>());
-        } else {
-          err << fmt::format("[{}/{}] {}\n", finished, 2 * n, what);
-        }
-        err.flush();
-      });
+  auto progress = [&](const std::string& what, const json& j) {
+    ++finished;
+    if (j.contains("error")) {
+      err << fmt::format("[{}/{}] {}: failed: {}\n", finished, 2 * n, what, j["error"].get<std::string>());
+    } else {
+      err << fmt::format("[{}/{}] {}\n", finished, 2 * n, what);
+    }
+    err.flush();
+  };
+  // Each variant's whole run; the traced request's replay stops after it (and what the queue keeps
+  // in flight behind it). Without --request the whole runs go first: the request traced is the
+  // first of every variant's steady state, which their fast-forward finds.
+  auto whole = [&](std::size_t i, bool ahead) {
+    return studies::run_variant(sc, *chosen[i], opt.timing_only, ahead).to_json();
+  };
+  auto traced = [&](std::size_t i) -> json {
+    std::vector<std::string> short_sets = opt.sets;
+    short_sets.push_back(fmt::format("workload.messages={}", studies::messages_to_explain(sc.workload, request)));
+    const studies::Scenario short_sc = studies::Scenario::load(opt.input, short_sets);
+    const studies::Variant& v = short_sc.variant(chosen[i]->name);
+    model::Tracer tracer(request, request + 2);
+    const studies::VariantResult r = studies::run_variant(short_sc, v, true, false);
+    json tl = timeline_json(tracer, request);
+    tl["narration"] = studies::narrate(tracer, request, short_sc, v, r);
+    return tl;
+  };
+  auto traced_name = [&](std::size_t i) {
+    return chosen[i]->name + " (request " + std::to_string(request) + " traced)";
+  };
+  std::vector<json> raw;
+  if (request >= 0) {
+    const bool ahead = studies::spare_core_per_run(2 * n, opt.jobs);
+    raw = studies::fork_each(
+        2 * n, opt.jobs, [&](std::size_t i) { return i < n ? whole(i, ahead) : traced(i - n); },
+        [&](std::size_t i, const json& j) { progress(i < n ? chosen[i]->name : traced_name(i - n), j); });
+  } else {
+    const bool ahead = studies::spare_core_per_run(n, opt.jobs);
+    raw = studies::fork_each(
+        n, opt.jobs, [&](std::size_t i) { return whole(i, ahead); },
+        [&](std::size_t i, const json& j) { progress(chosen[i]->name, j); });
+    request = 0;
+    std::string no_cycle;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (raw[i].contains("error")) continue;
+      const studies::FastForwardInfo ff = studies::VariantResult::from_json(raw[i]).fast_forward;
+      request = std::max(request, studies::steady_request(ff, messages));
+      if (ff.skipped == 0) no_cycle += (no_cycle.empty() ? "" : ", ") + chosen[i]->name;
+    }
+    err << fmt::format("qcesim report: request {} traced, {}\n", request,
+                       no_cycle.empty() ? "the first of every variant's steady state"
+                                        : "the 100th or later: no repeating cycle in " + no_cycle);
+    const auto timelines = studies::fork_each(
+        n, opt.jobs, [&](std::size_t i) { return traced(i); },
+        [&](std::size_t i, const json& j) { progress(traced_name(i), j); });
+    raw.insert(raw.end(), timelines.begin(), timelines.end());
+  }
   for (const json& j : raw)
     if (j.contains("error")) throw std::runtime_error("a run failed: " + j["error"].get<std::string>());
 

@@ -30,8 +30,4 @@ struct ReportOptions {
 
 int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err);
 
-// The traced request when none is named: the 100th (caches, IOVA allocator and queues warmed
-// up), or the last one of a shorter run.
-std::int64_t steady_request(std::uint64_t messages);
-
 }  // namespace qcesim::cli

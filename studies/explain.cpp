@@ -290,6 +290,27 @@ std::uint64_t messages_to_explain(const Workload& w, std::int64_t request) {
   return std::min<std::uint64_t>(w.messages, static_cast<std::uint64_t>(request) + 2 + w.queue_depth);
 }
 
+namespace {
+constexpr std::uint64_t kFirstWarmRequest = 10;  // the driver's first use and the first map calls are behind
+constexpr std::uint64_t kNoCycleRequest = 100;   // no cycle: far enough in for queues and caches
+constexpr std::uint64_t kSteadyProbeMessages = 5000;
+}  // namespace
+
+std::int64_t steady_request(const FastForwardInfo& ff, std::uint64_t messages) {
+  if (messages == 0) return 0;
+  const std::uint64_t want = ff.skipped > 0 ? std::max(ff.found_at, kFirstWarmRequest) : kNoCycleRequest;
+  return static_cast<std::int64_t>(std::min(want, messages - 1));
+}
+
+std::uint64_t messages_to_find_steady_state(const Workload& w) { return std::min(w.messages, kSteadyProbeMessages); }
+
+std::string steady_request_note(const FastForwardInfo& ff, std::int64_t request, std::uint64_t probed) {
+  if (ff.skipped > 0)
+    return fmt::format("request {}, in the steady state: the replay repeats a cycle of {} requests from request {} on",
+                       request, ff.period, ff.found_at);
+  return fmt::format("request {}: the replay repeats no cycle in its first {} requests", request, probed);
+}
+
 std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v,
                     const VariantResult& r) {
   const RequestSpans rs = request_spans(tr, request);

@@ -12,6 +12,7 @@
 #include "cli/report_timeline.h"
 #include "cli/svg_chart.h"
 #include "model/trace.h"
+#include "studies/explain.h"
 #include "studies/replay.h"
 #include "studies/sweep.h"
 
@@ -176,10 +177,21 @@ TEST(Report, PageHasEverySectionTheExactValuesAndNoMarkupFromItsInput) {
   EXPECT_NE(html.find("a &minus; b"), std::string::npos);
 }
 
-TEST(Report, SteadyRequestIsTheHundredthOrTheLast) {
-  EXPECT_EQ(cli::steady_request(50000), 100);
-  EXPECT_EQ(cli::steady_request(8), 7);
-  EXPECT_EQ(cli::steady_request(1), 0);
+// The request narrated when none is named: where the replay's cycle begins (at least the 10th),
+// without a cycle the 100th, never past the last.
+TEST(Report, SteadyRequestIsWhereTheCycleBeginsElseTheHundredth) {
+  studies::FastForwardInfo none;
+  EXPECT_EQ(studies::steady_request(none, 50000), 100);
+  EXPECT_EQ(studies::steady_request(none, 8), 7);
+  EXPECT_EQ(studies::steady_request(none, 1), 0);
+  studies::FastForwardInfo cycle;
+  cycle.skipped = 49536;
+  cycle.period = 64;
+  cycle.found_at = 375;
+  EXPECT_EQ(studies::steady_request(cycle, 50000), 375);
+  EXPECT_EQ(studies::steady_request(cycle, 300), 299);
+  cycle.found_at = 3;
+  EXPECT_EQ(studies::steady_request(cycle, 50000), 10);
 }
 
 TEST(Report, SensitivityShowsEachVariantsOwnParameterValues) {
