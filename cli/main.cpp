@@ -388,9 +388,9 @@ Command explain_command(CLI::App& app) {
       ->transform(kScenarioName);
   xp->add_option("--variant", ex->variant, "Variant to explain (default: the first QCE variant)");
   xp->add_option("--request", ex->request,
-                 "Request number, from 0 (0 includes the driver's first-use set-up); default: the first of the "
-                 "replay's steady state (the cycle the fast-forward finds: governors settled, queues warm), else the "
-                 "100th")
+                 "Request number, from 0 (0 includes the driver's first-use set-up); default: one in the replay's "
+                 "steady state (where the fast-forward recognises its cycle: governors settled, queues warm), else "
+                 "the 100th")
       ->check(cli::whole_number(0, 1000000000));
   xp->add_option("--set", ex->sets, "PATH=VALUE changes as for run");
   xp->add_flag("--timing-only", ex->timing_only, "Skip the bytes (same timing)");
@@ -434,7 +434,7 @@ Command report_command(CLI::App& app) {
   c->add_option("--set", o->sets, "PATH=VALUE changes as for run");
   c->add_option("--variant", o->variants, "Only this variant (repeatable)");
   c->add_option("--request", o->request,
-                "The request drawn and narrated (default: the first of every variant's steady state, as for explain)")
+                "The request drawn and narrated (default: one in every variant's steady state, as for explain)")
       ->check(cli::whole_number(0, 1000000000));
   c->add_option("--compare", o->compare,
                 "NAME: the variant the others are compared with (default: the engine's without the lock, when a "

@@ -167,17 +167,23 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
     raw = studies::fork_each(
         n, opt.jobs, [&](std::size_t i) { return whole(i, ahead); },
         [&](std::size_t i, const json& j) { progress(chosen[i]->name, j); });
+    for (const json& j : raw)
+      if (j.contains("error")) throw std::runtime_error("a run failed: " + j["error"].get<std::string>());
+    // The CPU path's interleaved calls trace the first request of each.
+    unsigned batch = 1;
+    for (const auto* v : chosen)
+      if (v->engine == studies::VariantEngine::ce) batch = std::max(batch, v->ce_interleave);
     request = 0;
     std::string no_cycle;
     for (std::size_t i = 0; i < n; ++i) {
-      if (raw[i].contains("error")) continue;
       const studies::FastForwardInfo ff = studies::VariantResult::from_json(raw[i]).fast_forward;
-      request = std::max(request, studies::steady_request(ff, messages));
-      if (ff.skipped == 0) no_cycle += (no_cycle.empty() ? "" : ", ") + chosen[i]->name;
+      const std::int64_t own = studies::steady_request(ff, messages, batch);
+      request = std::max(request, own);
+      if (!studies::found_steady_cycle(ff)) no_cycle += (no_cycle.empty() ? "" : ", ") + chosen[i]->name;
     }
     err << fmt::format("qcesim report: request {} traced, {}\n", request,
-                       no_cycle.empty() ? "the first of every variant's steady state"
-                                        : "the 100th or later: no repeating cycle in " + no_cycle);
+                       no_cycle.empty() ? "in every variant's steady state"
+                                        : "no repeating cycle found in " + no_cycle + " (the 100th, or the last)");
     const auto timelines = studies::fork_each(
         n, opt.jobs, [&](std::size_t i) { return traced(i); },
         [&](std::size_t i, const json& j) { progress(traced_name(i), j); });

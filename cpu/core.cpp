@@ -89,7 +89,7 @@ void Runner::when_done(std::function<void(const sc_time&)> fn) {
 }
 
 void Runner::trace_charge(const char* fn, const sc_time& cost) {
-  if (cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, model::Tracer::active()->request()});
+  if (cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, model::Tracer::active()->request(), m_core.clock_ghz()});
 }
 
 void Runner::sync() {
@@ -152,6 +152,11 @@ void Core::set_variation(double cv, std::uint64_t seed) {
 }
 
 double Core::variation() { return std::exp(m_mu + m_sigma * model::standard_normal(m_rng)); }
+
+const IdleState* Core::idle_state() const {
+  if (!m_idle || m_power.idle_states.empty()) return nullptr;
+  return &m_power.idle_states[m_idle_state];
+}
 
 sc_time Core::idle_exit_latency() const {
   if (!m_idle || m_power.idle_states.empty()) return SC_ZERO_TIME;
@@ -275,7 +280,7 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
     if (r.m_trace_open && r.m_trace_end == from) {
       r.m_trace_end = from + take;
     } else {
-      if (r.m_trace_open) tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request);
+      if (r.m_trace_open) tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz);
       r.m_trace_open = true;
       r.m_trace_start = from;
       r.m_trace_end = from + take;
@@ -285,10 +290,10 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
     it.left -= take;
     if (it.left == SC_ZERO_TIME) {
       // Consecutive items of one function (a base cost and its per-entry part) make one span.
-      const bool joins =
-          r.m_trace_items.size() > 1 && r.m_trace_items[1].fn == it.fn && r.m_trace_items[1].request == it.request;
+      const bool joins = r.m_trace_items.size() > 1 && r.m_trace_items[1].fn == it.fn &&
+                         r.m_trace_items[1].request == it.request && r.m_trace_items[1].ghz == it.ghz;
       if (!joins) {
-        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request);
+        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz);
         r.m_trace_open = false;
       }
       r.m_trace_items.pop_front();

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <cstdint>
@@ -159,6 +160,7 @@ class Runner {
     const char* fn;
     sc_core::sc_time left;
     std::int64_t request;
+    double ghz;  // the core's clock when the item was charged (work items are timed at it)
   };
   std::deque<TraceItem> m_trace_items;
   // All work ever charged and all the core has run; what a sync in progress still owes follows.
@@ -212,8 +214,14 @@ class Core : public sc_core::sc_module, public model::TimingState {
   // How long an interrupt arriving now waits for the core to wake: the exit latency of the idle
   // state it sleeps in, zero when it is not idle.
   sc_core::sc_time idle_exit_latency() const;
+  // The idle state the core sleeps in now (nullptr when it is not idle or has none).
+  const IdleState* idle_state() const;
   // f_max / f now: what CPU-bound work is stretched by.
   double slowdown() const { return m_policy->slow; }
+  // The clock now (GHz); 0 for a core without one (the untimed emulator's).
+  double clock_ghz() const {
+    return m_power.freq_max > 0 ? std::round(m_power.freq_max / m_policy->slow * 1e6) / 1e6 : 0.0;  // to the kHz
+  }
   // The clock averaged over busy time (GHz), and how often each idle state was entered.
   double mean_busy_freq() const;
   const std::vector<std::uint64_t>& idle_entries() const { return m_idle_entries; }

@@ -3,7 +3,10 @@
 #include "cpu/kernel.h"
 
 #include <algorithm>
+#include <spdlog/fmt/fmt.h>
 #include <stdexcept>
+
+#include "model/trace.h"
 
 namespace qcesim::cpu {
 
@@ -79,7 +82,11 @@ Core& Kernel::core(unsigned cpu) { return *m_cpus.at(cpu)->core; }
 
 void Kernel::request_irq(IrqLine& line, unsigned cpu, const std::string& name, Fn handler) {
   Cpu& c = *m_cpus.at(cpu);
-  line.set_delivery([this, &c] { return delivery_delay(c); });
+  line.set_delivery([this, &c] {
+    const sc_core::sc_time d = delivery_delay(c);
+    trace_idle_exit(c, sc_core::sc_time_stamp() + d, "irq");
+    return d;
+  });
   c.irqs.push_back({&line, name, std::move(handler)});
   c.irq_event.notify(SC_ZERO_TIME);  // the hardirq thread starts watching this line
 }
@@ -115,9 +122,13 @@ void Kernel::hardirq_thread(unsigned cpu) {
     // Delivered: the latency ran from the edge (a later edge may still be due). Found high at
     // EOI or with several lines: it runs from now.
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time delay = !delivered                            ? delivery_delay(c)
-                                   : pending->line->delivery_due() > now ? pending->line->delivery_due() - now
-                                                                         : SC_ZERO_TIME;
+    sc_core::sc_time delay = SC_ZERO_TIME;
+    if (!delivered) {
+      delay = delivery_delay(c);
+      trace_idle_exit(c, now + delay, "irq");
+    } else if (pending->line->delivery_due() > now) {
+      delay = pending->line->delivery_due() - now;
+    }
     delivered = false;
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     ++m_hardirqs;
@@ -140,6 +151,24 @@ sc_core::sc_time Kernel::delivery_delay(const Cpu& c) const {
   return d != SC_ZERO_TIME ? d : sc_core::sc_get_time_resolution();
 }
 
+// The timeline's record of a wake-up from an idle state: the exit latency, ending when the
+// interrupt (or the IPI) reaches the handler at `due`. A track per kind of wake-up, as the
+// model times each from its own edge; a second edge while the core still wakes shows only the
+// part after the first one's span (spans on a track must not overlap).
+void Kernel::trace_idle_exit(Cpu& c, const sc_core::sc_time& due, const char* by) {
+  model::Tracer* tr = model::Tracer::active();
+  const IdleState* s = tr ? c.core->idle_state() : nullptr;
+  if (!s || s->exit_latency == SC_ZERO_TIME) return;
+  sc_core::sc_time& until = c.idle_traced_until[by];
+  const sc_core::sc_time start = std::max(due - s->exit_latency, until);
+  if (start >= due) return;
+  until = due;
+  const int track = tr->track("cpu" + std::to_string(c.core->id()), std::string("idle (woken by ") + by + ")", "idle");
+  tr->span(track, "cpuidle exit: " + s->name, start, due, tr->request(),
+           fmt::format("exit latency {:.3f} us, target residency {:.3f} us", s->exit_latency.to_seconds() * 1e6,
+                       s->target_residency.to_seconds() * 1e6));
+}
+
 void Kernel::send_ipi(Runner& from, unsigned cpu, std::function<void()> wake) {
   // The SGI goes out when the waker's CPU gets there (its charged work done, preemptions
   // included); the send itself is part of its try_to_wake_up.
@@ -147,6 +176,7 @@ void Kernel::send_ipi(Runner& from, unsigned cpu, std::function<void()> wake) {
   from.when_done([this, &c, wake = std::move(wake)](const sc_core::sc_time& at) mutable {
     // The mark may be reported at the next accounting point, after the instant it names.
     const sc_core::sc_time due = std::max(at + delivery_delay(c), sc_core::sc_time_stamp());
+    trace_idle_exit(c, due, "ipi");
     c.ipis.push_back({due, std::move(wake)});
     if (c.ipis.size() == 1) c.ipi_event.notify(due - sc_core::sc_time_stamp());
   });

@@ -117,9 +117,12 @@ class Kernel : public sc_core::sc_module, public model::TimingState {
     std::deque<Deferred> softirq_queue, work_queue;
     std::deque<Deferred> softirq_batch;  // the pass being run (kept to reuse its storage)
     bool kworker_sleeping = true;
+    // The timeline's idle-exit spans so far, by what woke the core (irq, ipi): where the last ends.
+    std::map<std::string, sc_core::sc_time> idle_traced_until;
   };
   void hardirq_thread(unsigned cpu);
   sc_core::sc_time delivery_delay(const Cpu& c) const;
+  void trace_idle_exit(Cpu& c, const sc_core::sc_time& due, const char* by);
   void softirq_thread(unsigned cpu);
   void kworker_thread(unsigned cpu);
   void ksoftirqd_thread(unsigned cpu);

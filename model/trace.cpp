@@ -78,10 +78,10 @@ int Tracer::track(const std::string& group, const std::string& name, const std::
 }
 
 void Tracer::span(int track, std::string name, const sc_core::sc_time& start, const sc_core::sc_time& end,
-                  std::int64_t request, std::string detail) {
+                  std::int64_t request, std::string detail, double ghz) {
   // Unattributed work (request -1: another EE's) is kept while the current request is kept.
   if (!keeps(request < 0 ? m_request : request) || end < start) return;
-  TraceSpan s{track, std::move(name), start, end, request, std::move(detail)};
+  TraceSpan s{track, std::move(name), start, end, request, std::move(detail), ghz};
   if (!m_sink) {
     m_spans.push_back(std::move(s));
     return;
@@ -115,6 +115,7 @@ void Tracer::write_span(Writer& w, const TraceSpan& s) const {
   json args = {{"request", s.request}};
   if (!t.context.empty()) args["context"] = t.context;
   if (!s.detail.empty()) args["detail"] = s.detail;
+  if (s.ghz > 0) args["GHz"] = s.ghz;
   w.event(json{
       {"name", s.name},
       {"cat", t.kind},

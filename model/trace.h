@@ -28,6 +28,7 @@ struct TraceSpan {
   sc_core::sc_time start, end;
   std::int64_t request = -1;  // -1: not attributed
   std::string detail;         // one line for the trace's args and the narration
+  double ghz = 0;             // CPU work: the core's clock (0: not a CPU span, or no clock)
 };
 
 struct TraceCounter {
@@ -80,7 +81,7 @@ class Tracer {
   int track(const std::string& group, const std::string& name, const std::string& kind,
             const std::string& context = "");
   void span(int track, std::string name, const sc_core::sc_time& start, const sc_core::sc_time& end,
-            std::int64_t request, std::string detail = "");
+            std::int64_t request, std::string detail = "", double ghz = 0);
   void counter(int track, const sc_core::sc_time& at, double value);
   // A request's own span: from the caller's submission to its completion callback.
   void request_span(std::int64_t request, const sc_core::sc_time& start, const sc_core::sc_time& end);

@@ -114,6 +114,9 @@ std::string why_plain(const std::string& step, const std::string& kind) {
     return "the engine hashes the data block by block as BAM delivers it (pipelined with the bursts)";
   }
   if (kind == "request") return "from the caller's submission to the completion callback";
+  if (kind == "idle")
+    return "the core slept in this cpuidle state (the deepest whose target residency its last idle periods reached): "
+           "the interrupt waits its exit latency before the handler runs";
   if (step.rfind("ce_aes_", 0) == 0)
     return "the ARMv8 Crypto Extensions AES loop (AESE/AESMC pairs: aes-ce-blk, aes-ce-ccm)";
   return "";
@@ -187,19 +190,43 @@ std::string cpu_accounting(const Tracer& tr, const RequestSpans& rs, const Varia
 }
 
 // Each core's busy time (any request's CPU steps) and idle time over the request's window.
+// With the clock each core's steps ran at (the cpufreq governor's, as charged), or its range.
 std::string wall_accounting(const Tracer& tr, const RequestSpans& rs, const VariantResult& r) {
-  std::map<std::string, sc_core::sc_time> busy;
+  std::map<std::string, sc_core::sc_time> busy, waking;
+  std::map<std::string, std::string> woken_from;
+  std::map<std::string, std::pair<double, double>> clock;  // lowest and highest GHz
   for (const TraceSpan& s : tr.spans()) {
     const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s.track)];
-    if (t.kind != "cpu") continue;
     const sc_core::sc_time a = std::max(s.start, rs.t0), b = std::min(s.end, rs.window_end);
-    if (b > a) busy[t.group] += b - a;
+    if (b <= a) continue;
+    if (t.kind == "idle") {
+      waking[t.group] += b - a;
+      const std::string state = s.name.substr(s.name.find(": ") + 2);
+      if (woken_from[t.group].find(state) == std::string::npos)
+        woken_from[t.group] += (woken_from[t.group].empty() ? "" : ", ") + state;
+      continue;
+    }
+    if (t.kind != "cpu") continue;
+    busy[t.group] += b - a;
+    if (s.ghz <= 0) continue;
+    auto [it, fresh] = clock.try_emplace(t.group, s.ghz, s.ghz);
+    if (!fresh) it->second = {std::min(it->second.first, s.ghz), std::max(it->second.second, s.ghz)};
   }
   const sc_core::sc_time window = rs.window_end - rs.t0;
   std::string out =
       fmt::format("  wall  {} us from this request's first step to the next request's first step\n", us(window));
-  for (const auto& [core, b] : busy)
-    out += fmt::format("        {}: busy {} us + idle {} us (waiting for the hardware)\n", core, us(b), us(window - b));
+  for (const auto& [core, b] : busy) {
+    std::string at;
+    if (const auto c = clock.find(core); c != clock.end())
+      at = c->second.first == c->second.second
+               ? fmt::format(" at {:.3f} GHz", c->second.first)
+               : fmt::format(" at {:.3f}-{:.3f} GHz", c->second.first, c->second.second);
+    const auto w = waking.find(core);
+    const std::string wake =
+        w == waking.end() ? "" : fmt::format("; {} us of it waking from {}", us(w->second), woken_from[core]);
+    out += fmt::format("        {}{}: busy {} us + idle {} us (waiting for the hardware{})\n", core, at, us(b),
+                       us(window - b), wake);
+  }
   const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
   out += fmt::format("        (this replay's average: {:.3f} us per request)\n", r.wall_s / n * 1e6);
   return out;
@@ -296,19 +323,25 @@ constexpr std::uint64_t kNoCycleRequest = 100;   // no cycle: far enough in for 
 constexpr std::uint64_t kSteadyProbeMessages = 5000;
 }  // namespace
 
-std::int64_t steady_request(const FastForwardInfo& ff, std::uint64_t messages) {
+std::int64_t steady_request(const FastForwardInfo& ff, std::uint64_t messages, unsigned batch) {
   if (messages == 0) return 0;
-  const std::uint64_t want = ff.skipped > 0 ? std::max(ff.found_at, kFirstWarmRequest) : kNoCycleRequest;
-  return static_cast<std::int64_t>(std::min(want, messages - 1));
+  const std::uint64_t b = std::max(batch, 1u);
+  const std::uint64_t want = found_steady_cycle(ff) ? std::max(ff.found_at, kFirstWarmRequest) : kNoCycleRequest;
+  const std::uint64_t up = (want + b - 1) / b * b, last = (messages - 1) / b * b;
+  return static_cast<std::int64_t>(std::min(up, last));
 }
+
+bool found_steady_cycle(const FastForwardInfo& ff) { return ff.skipped > 0 && ff.found_at <= kSteadyProbeMessages; }
 
 std::uint64_t messages_to_find_steady_state(const Workload& w) { return std::min(w.messages, kSteadyProbeMessages); }
 
 std::string steady_request_note(const FastForwardInfo& ff, std::int64_t request, std::uint64_t probed) {
-  if (ff.skipped > 0)
-    return fmt::format("request {}, in the steady state: the replay repeats a cycle of {} requests from request {} on",
-                       request, ff.period, ff.found_at);
-  return fmt::format("request {}: the replay repeats no cycle in its first {} requests", request, probed);
+  if (found_steady_cycle(ff))
+    return fmt::format(
+        "request {}, in the steady state: the replay repeats a cycle of {} requests, recognised at request {}", request,
+        ff.period, ff.found_at);
+  return fmt::format("request {}: no repeating cycle found in the first {} requests (or sim.fast_forward = 0)", request,
+                     probed);
 }
 
 std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, const Variant& v,

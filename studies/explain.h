@@ -21,12 +21,16 @@ std::string why(const std::string& step, const std::string& track_kind);
 // follows it, plus what the queue keeps in flight (at most the workload's own).
 std::uint64_t messages_to_explain(const Workload& w, std::int64_t request);
 
-// The request explain and report narrate when none is named: the first of the steady state the
-// replay settles into (where the fast-forward found the cycle that then repeats: the cpufreq
-// governor settled, the queues, the IOVA allocator and the idle governor's history warmed), at
-// least the 10th, at most the last. A replay with no such cycle (schedutil's average, service-time
-// variation, injected faults, too short a workload) gives the 100th, or the last.
-std::int64_t steady_request(const FastForwardInfo& ff, std::uint64_t messages);
+// The request explain and report narrate when none is named: one inside the cycle the replay
+// settles into, where the fast-forward recognised it (the cpufreq governor settled, the queues, the
+// IOVA allocator and the idle governor's history warm), at least the 10th, at most the last. A
+// replay with no such cycle within messages_to_find_steady_state's requests (schedutil's average,
+// service-time variation, injected faults, too short a workload, sim.fast_forward = 0) gives the
+// 100th, or the last. A multiple of `batch`: the CPU path's interleaved calls (ce_interleave)
+// trace the first request of each call.
+std::int64_t steady_request(const FastForwardInfo& ff, std::uint64_t messages, unsigned batch = 1);
+// Whether steady_request found the cycle (else it took the 100th).
+bool found_steady_cycle(const FastForwardInfo& ff);
 // How many messages a probe replay (untraced, timing only) runs to find that cycle.
 std::uint64_t messages_to_find_steady_state(const Workload& w);
 // One line on the request steady_request chose and why.

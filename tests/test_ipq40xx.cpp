@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,15 @@ TEST(Ipq40xx, ExplainNarratesASteadyStateRequestByDefault) {
       test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-sha256.json", "--timing-only", "--request", "10"}, kSrc);
   ASSERT_EQ(early.exit_code, 0) << early.err;
   EXPECT_LT(wall(early), 0.95 * per_request_us);  // still at the boot clock: why the default moved
+  // The accounting says so: CPU0's clock, ondemand's in the steady state, the maximum before its
+  // first look.
+  auto clock = [](const test::ProcessResult& e) {
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(e.out, m, std::regex(R"(cpu0 at ([0-9.]+) GHz: busy)"))) << e.out;
+    return m.empty() ? 0.0 : std::stod(m[1]);
+  };
+  EXPECT_DOUBLE_EQ(clock(early), 0.716);
+  EXPECT_LT(clock(steady), 0.716);
 }
 
 // The BAM waits for the SMMU's walks of the pages mapped for each request: the locking series'

@@ -190,8 +190,13 @@ TEST(Report, SteadyRequestIsWhereTheCycleBeginsElseTheHundredth) {
   cycle.found_at = 375;
   EXPECT_EQ(studies::steady_request(cycle, 50000), 375);
   EXPECT_EQ(studies::steady_request(cycle, 300), 299);
+  EXPECT_EQ(studies::steady_request(cycle, 50000, 2), 376);  // ce_interleave 2 traces even requests
+  EXPECT_EQ(studies::steady_request(cycle, 300, 2), 298);
   cycle.found_at = 3;
   EXPECT_EQ(studies::steady_request(cycle, 50000), 10);
+  cycle.found_at = 20000;  // beyond what explain's probe replays: as if there were none
+  EXPECT_FALSE(studies::found_steady_cycle(cycle));
+  EXPECT_EQ(studies::steady_request(cycle, 50000), 100);
 }
 
 TEST(Report, SensitivityShowsEachVariantsOwnParameterValues) {

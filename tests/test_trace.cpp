@@ -10,6 +10,7 @@
 
 #include "studies/explain.h"
 #include "studies/replay.h"
+#include "model/profile.h"
 #include "model/trace.h"
 #include "tests/process.h"
 
@@ -98,6 +99,17 @@ TEST(Trace, ParsesAndSpansNestOnEveryTrackLockVariant) {
     EXPECT_TRUE(names.count(n)) << n;
   EXPECT_GT(flows, 3 * 4);  // each request's flow crosses task, BAM, engine, hardirq, softirq, kworker
   EXPECT_GT(counters, 0);   // IRQ line and lock owner
+  // Every CPU step carries its core's clock: the profile's maximum under `performance`.
+  const model::Profile prof = t.sc.profile_for(t.sc.variant("sha256-qce-lock"));
+  const double x4 = prof.num("cpu.cortex-x4.freq"), a520 = prof.num("cpu.cortex-a520.freq");
+  std::set<double> task_ghz, other_ghz;
+  for (const json& e : ev)
+    if (e["ph"] == "X" && e["cat"] == "cpu") {
+      ASSERT_TRUE(e["args"].contains("GHz")) << e.dump();
+      (e["args"]["context"] == "task" ? task_ghz : other_ghz).insert(e["args"]["GHz"].get<double>());
+    }
+  EXPECT_EQ(task_ghz, (std::set<double>{x4}));  // the caller on the X4
+  EXPECT_TRUE(other_ghz.count(a520)) << a520;   // the interrupt on CPU0, an A520
 }
 
 // The CPU spans of one request add up to the steady-state CPU time per request.
@@ -126,7 +138,7 @@ TEST(Trace, ExplainAccountsForTheWholeWallAndCpuTime) {
   const double wall = std::stod(m[1]);
   // Each CPU the request used: busy + idle = wall; their busy times add up to the CPU time (the
   // task on the X4, the interrupt and its softirq and kworker on CPU0).
-  const std::regex line(R"(cpu[0-9]+: busy ([0-9.]+) us \+ idle ([0-9.]+) us)");
+  const std::regex line(R"(cpu[0-9]+ at [0-9.]+ GHz: busy ([0-9.]+) us \+ idle ([0-9.]+) us)");
   double busy = 0;
   int cpus = 0;
   for (auto it = std::sregex_iterator(n.begin(), n.end(), line); it != std::sregex_iterator(); ++it, ++cpus) {
@@ -139,6 +151,29 @@ TEST(Trace, ExplainAccountsForTheWholeWallAndCpuTime) {
   for (const char* step : {"LOCK", "UNLOCK", "gic_handle_irq", "qce_ahash_done", "crypto_request_complete"})
     EXPECT_NE(n.find(step), std::string::npos) << step;
   EXPECT_EQ(n.find("  \n"), std::string::npos);  // every step has its reason
+}
+
+// A request's wait can reach an idle state's target residency: with 1 MiB messages the locking
+// run's caller sleeps about 8.8 ms on the X4, past the power-collapse state's 7.48 ms, and the
+// IPI that wakes it waits the state's 1.35 ms exit; explain shows that step and counts it in the
+// core's idle time, where before the wait was unexplained.
+TEST(Trace, ExplainShowsTheWakeFromAnIdleState) {
+  const Traced t = run_traced("sha256-qce-lock", 10, 12, 13, {"workload.message_bytes=1048576"});
+  const std::string& n = t.narration;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      n, m, std::regex(R"(\n +[0-9.]+ +([0-9.]+)  cpu7 idle \(woken by ipi\) +cpuidle exit: cpu_sleep)")))
+      << n;
+  EXPECT_DOUBLE_EQ(std::stod(m[1]), 1350.0);
+  EXPECT_TRUE(std::regex_search(n, m,
+                                std::regex(R"(cpu7 at [0-9.]+ GHz: busy [0-9.]+ us \+ idle [0-9.]+ us )"
+                                           R"(\(waiting for the hardware; 1350.000 us of it waking from cpu_sleep\))")))
+      << n;
+  // The interrupt's A520 waits about 7.1 ms, under the residency: it sleeps in WFI (1 us exit).
+  EXPECT_NE(n.find("cpu0 idle (woken by irq)"), std::string::npos) << n;
+  EXPECT_NE(n.find("cpuidle exit: wfi"), std::string::npos) << n;
+  // The timeline shows the same steps and still nests.
+  expect_nested(json::parse(t.json_text).at("traceEvents"));
 }
 
 // A message asked for by init, update and final: one request in the narration with both engine
