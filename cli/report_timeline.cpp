@@ -18,6 +18,9 @@ namespace {
 
 double us(const sc_core::sc_time& t) { return t.to_seconds() * 1e6; }
 
+// A core waking from an idle state: not work, so not one of the palette's colours.
+constexpr const char* kIdleExitColour = "#d9d9d9";
+
 // The colour of a lane's spans: the CPU contexts, then the hardware (chart_colour's palette).
 std::size_t colour_of(const std::string& kind, const std::string& context) {
   if (kind == "cpu") {
@@ -103,13 +106,13 @@ std::string timeline_svg(const json& tl, const std::string& title, double axis_u
   const double request_us = tl.value("duration_us", 0.0);
   const double dur = std::max(request_us, axis_us);
   const json& tracks = tl["tracks"];
-  // Lanes in a stable order: CPUs by number and context, then the BAM's pipes, the engine, the
-  // lock and the interrupt lines.
+  // Lanes in a stable order: CPUs by number and context (their idle-state wake-ups among them),
+  // then the BAM's pipes, the engine, the lock and the interrupt lines.
   std::vector<std::size_t> order(tracks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto rank = [&](std::size_t i) {
     const std::string kind = tracks[i]["kind"];
-    return kind == "cpu" ? 0 : kind == "bam" ? 1 : kind == "qce" ? 2 : kind == "lock" ? 3 : 4;
+    return kind == "cpu" || kind == "idle" ? 0 : kind == "bam" ? 1 : kind == "qce" ? 2 : kind == "lock" ? 3 : 4;
   };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
@@ -182,14 +185,15 @@ std::string timeline_svg(const json& tl, const std::string& title, double axis_u
     const double d = s["end_us"].get<double>() - s["start_us"].get<double>();
     std::string tip = fmt::format("{}: {:.3f} µs at {:.3f} µs", name, d, s["start_us"].get<double>());
     if (!s["detail"].get<std::string>().empty()) tip += " (" + s["detail"].get<std::string>() + ")";
-    svg += fmt::format("<g><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}><title>{}</title></rect>",
-                       svg_num(a), svg_num(y), svg_num(std::max(b - a, 0.6)), svg_num(lane_h),
-                       chart_colour(colour_of(t["kind"], t.value("context", ""))),
-                       s["own"].get<bool>() ? "" : " opacity=\"0.45\"", xml_text(tip));
+    svg +=
+        fmt::format("<g><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}><title>{}</title></rect>",
+                    svg_num(a), svg_num(y), svg_num(std::max(b - a, 0.6)), svg_num(lane_h),
+                    t["kind"] == "idle" ? kIdleExitColour : chart_colour(colour_of(t["kind"], t.value("context", ""))),
+                    s["own"].get<bool>() ? "" : " opacity=\"0.45\"", xml_text(tip));
     if (b - a > static_cast<double>(name.size()) * 6.6 + 6) {
       const std::size_t c = colour_of(t["kind"], t.value("context", ""));
       svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>", svg_num(a + 3), svg_num(y + lane_h / 2 + 4),
-                         c == 4 || c == 5 || c == 7 ? "#000000" : "#ffffff", xml_text(name));
+                         c == 4 || c == 5 || c == 7 || t["kind"] == "idle" ? "#000000" : "#ffffff", xml_text(name));
     }
     svg += "</g>\n";
   }
@@ -224,6 +228,9 @@ std::string timeline_svg(const json& tl, const std::string& title, double axis_u
         svg_num(lx), svg_num(ly - 10), chart_colour(k), svg_num(lx + 16), svg_num(ly), names[k]);
     lx += 16 + static_cast<double>(std::string(names[k]).size()) * 7 + 16;
   }
+  svg += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">idle exit</text>\n",
+      svg_num(lx), svg_num(ly - 10), kIdleExitColour, svg_num(lx + 16), svg_num(ly));
   return svg + "</svg>\n";
 }
 
