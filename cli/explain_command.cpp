@@ -39,9 +39,8 @@ std::int64_t probe_steady_request(const ExplainOptions& opt, const studies::Scen
   if (res.front().contains("error"))
     throw std::runtime_error("a run failed: " + res.front()["error"].get<std::string>());
   const studies::FastForwardInfo ff = studies::VariantResult::from_json(res.front()).fast_forward;
-  const studies::Variant& v = full.variant(variant);
   const std::int64_t request =
-      studies::steady_request(ff, full.workload.messages, v.engine == studies::VariantEngine::ce ? v.ce_interleave : 1);
+      studies::steady_request(ff, full.workload.messages, studies::traced_batch(full.variant(variant)));
   err << "qcesim explain: " << studies::steady_request_note(ff, request, probed) << " (--request N for another)\n";
   return request;
 }

@@ -171,8 +171,7 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
       if (j.contains("error")) throw std::runtime_error("a run failed: " + j["error"].get<std::string>());
     // The CPU path's interleaved calls trace the first request of each.
     unsigned batch = 1;
-    for (const auto* v : chosen)
-      if (v->engine == studies::VariantEngine::ce) batch = std::max(batch, v->ce_interleave);
+    for (const auto* v : chosen) batch = std::max(batch, studies::traced_batch(*v));
     request = 0;
     std::string no_cycle;
     for (std::size_t i = 0; i < n; ++i) {

@@ -164,7 +164,7 @@ void Kernel::trace_idle_exit(Cpu& c, const sc_core::sc_time& due, const char* by
   if (start >= due) return;
   until = due;
   const int track = tr->track("cpu" + std::to_string(c.core->id()), std::string("idle (woken by ") + by + ")", "idle");
-  tr->span(track, "cpuidle exit: " + s->name, start, due, tr->request(),
+  tr->span(track, std::string(model::kIdleExitSpan) + s->name, start, due, tr->request(),
            fmt::format("exit latency {:.3f} us, target residency {:.3f} us", s->exit_latency.to_seconds() * 1e6,
                        s->target_residency.to_seconds() * 1e6));
 }

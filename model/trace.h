@@ -17,10 +17,15 @@
 #include <memory>
 #include <map>
 #include <string>
+#include <string_view>
 #include <systemc>
 #include <vector>
 
 namespace qcesim::model {
+
+// A core's wake-up from an idle state is a span named this followed by the state's name, on an
+// "idle" track (cpu/kernel.cpp writes it, studies/explain.cpp reads the state back).
+inline constexpr std::string_view kIdleExitSpan = "cpuidle exit: ";
 
 struct TraceSpan {
   int track = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <spdlog/fmt/fmt.h>
+#include <string_view>
 
 #include "cpu/costs.h"
 
@@ -201,9 +202,11 @@ std::string wall_accounting(const Tracer& tr, const RequestSpans& rs, const Vari
     if (b <= a) continue;
     if (t.kind == "idle") {
       waking[t.group] += b - a;
-      const std::string state = s.name.substr(s.name.find(": ") + 2);
+      std::string_view state = s.name;
+      if (state.substr(0, model::kIdleExitSpan.size()) == model::kIdleExitSpan)
+        state.remove_prefix(model::kIdleExitSpan.size());
       if (woken_from[t.group].find(state) == std::string::npos)
-        woken_from[t.group] += (woken_from[t.group].empty() ? "" : ", ") + state;
+        woken_from[t.group] += (woken_from[t.group].empty() ? "" : ", ") + std::string(state);
       continue;
     }
     if (t.kind != "cpu") continue;
@@ -330,6 +333,8 @@ std::int64_t steady_request(const FastForwardInfo& ff, std::uint64_t messages, u
   const std::uint64_t up = (want + b - 1) / b * b, last = (messages - 1) / b * b;
   return static_cast<std::int64_t>(std::min(up, last));
 }
+
+unsigned traced_batch(const Variant& v) { return v.engine == VariantEngine::ce ? v.ce_interleave : 1; }
 
 bool found_steady_cycle(const FastForwardInfo& ff) { return ff.skipped > 0 && ff.found_at <= kSteadyProbeMessages; }
 

@@ -29,6 +29,9 @@ std::uint64_t messages_to_explain(const Workload& w, std::int64_t request);
 // 100th, or the last. A multiple of `batch`: the CPU path's interleaved calls (ce_interleave)
 // trace the first request of each call.
 std::int64_t steady_request(const FastForwardInfo& ff, std::uint64_t messages, unsigned batch = 1);
+// The `batch` steady_request takes for a variant: the CPU path's calls per trace (ce_interleave),
+// 1 on the engine.
+unsigned traced_batch(const Variant& v);
 // Whether steady_request found the cycle (else it took the 100th).
 bool found_steady_cycle(const FastForwardInfo& ff);
 // How many messages a probe replay (untraced, timing only) runs to find that cycle.
