@@ -126,6 +126,9 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     spec.seed = opt.seed;
     spec.jobs = opt.jobs;
     spec.sets = {fmt::format("workload.messages={}", std::min(opt.messages, sc.workload.messages))};
+    // Only the variants with a measurement: a study's what-ifs beside them have no row to fill.
+    for (const auto& v : sc.variants)
+      if (!v.measured.empty()) spec.variants.push_back(v.name);
     const auto fitted = fitted_for(i);
     std::string sample = "out";
     if (!fitted.empty()) {

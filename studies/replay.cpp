@@ -37,6 +37,7 @@ EmulatorConfig emulator_config(const Profile& p, const Variant& v, bool timing_o
   c.driver.poll = v.poll;
   c.driver.poll_at_load = v.poll_at_load;
   c.driver.rx_interrupt = v.rx_interrupt;
+  c.driver.unlock_interrupt = v.unlock_interrupt;
   c.driver.poll_delay = sc_time(v.poll_delay_us, sc_core::SC_US);
   c.driver.irq_cpu = cpu::irq_cpu_from_profile(p);
   c.driver.rx_pipe = s.rx_pipe;

@@ -19,9 +19,9 @@ namespace {
 const std::vector<std::string> kTopKeys = {"scenario", "about",    "profile",  "workload",
                                            "faults",   "variants", "overrides"};
 const std::vector<std::string> kVariantKeys = {
-    "name",       "engine",       "reg_io",        "bam_lock",   "ce_interleave", "status_from_dump", "ce_buffers",
-    "completion", "rx_interrupt", "poll_delay_us", "lock_batch", "lock_when",     "lock_descriptors", "overrides",
-    "measured",   "about"};
+    "name",       "engine",       "reg_io",          "bam_lock",   "ce_interleave", "status_from_dump", "ce_buffers",
+    "completion", "rx_interrupt", "poll_delay_us",   "lock_batch", "lock_when",     "lock_descriptors", "overrides",
+    "measured",   "about",        "unlock_interrupt"};
 // What a variant's `measured` block may say: the workload it was taken with and the four
 // numbers of the measurement's table.
 const std::vector<std::string> kMeasuredKeys = {"messages", "message_bytes", "wall_s",
@@ -276,6 +276,9 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
             "\"dummy\" unless reg_io is \"bam\" with bam_lock (the flags ride on command descriptors)");
   if (v.lock_inline && v.lock_batch > 1)
     vj.fail("lock_batch", "1 with lock_descriptors \"inline\" (one design at a time)");
+  v.unlock_interrupt = vj.flag("unlock_interrupt", true);
+  if (!v.unlock_interrupt && !v.bam_lock)
+    vj.fail("unlock_interrupt", "true unless the variant has bam_lock (there is no UNLOCK to keep quiet)");
   v.ce_interleave = static_cast<unsigned>(vj.whole("ce_interleave", 1, 1, 2));
   if (vj.has("overrides")) v.overrides = vj.object("overrides");
   v.measured = load_measured(vj);

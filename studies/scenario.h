@@ -37,6 +37,7 @@ struct Variant {
   bool poll = false;              // completion: "poll" instead of "irq"
   bool poll_at_load = false;      // completion: "adaptive" (poll while requests queue, else interrupts)
   bool rx_interrupt = true;       // what-if: no interrupt for the data pipe
+  bool unlock_interrupt = true;   // design: false, the UNLOCK asks for no interrupt (case 2 by design)
   double poll_delay_us = 1;
   nlohmann::json overrides = nlohmann::json::object();
   std::map<std::string, double> measured;  // wall_s, cpu_s, hardirq_s, softirq_s...

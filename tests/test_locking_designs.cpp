@@ -69,6 +69,21 @@ TEST(LockingDesigns, InlineLockFlagsReplaceTheDummyDescriptors) {
   EXPECT_LT(inl.cpu_s, series.cpu_s);
 }
 
+// An UNLOCK that asks for no interrupt (downstream qce50's way): two interrupts per request
+// instead of the series' three, the UNLOCK reclaimed by terminate_all after a pipe reset, so its
+// unmap moves from hardirq to softirq; the lock pairs and the digests are the series'.
+TEST(LockingDesigns, QuietUnlockIsReclaimedByTerminateAllInSoftirq) {
+  const auto r = run_designs({"series", "series-quiet-unlock"}, {"workload.messages=300"});
+  const auto &series = r[0], &quiet = r[1];
+  EXPECT_EQ(quiet.digest_mismatches, 0u);
+  EXPECT_EQ(series.irqs, 3u * 300);
+  EXPECT_EQ(quiet.irqs, 2u * 300);
+  EXPECT_EQ(quiet.lock_pairs, 300u);
+  EXPECT_EQ(quiet.bam_descriptors, series.bam_descriptors);
+  EXPECT_LT(quiet.hardirq_s, series.hardirq_s - 300 * 5e-6);  // a whole interrupt and an unmap less
+  EXPECT_GT(quiet.softirq_s, series.softirq_s + 300 * 3e-6);  // the unmap and the pipe reset
+}
+
 // One lock pair around a batch: at queue depth 1 there is never a request queued behind, so a
 // pair per request as the series; at depth 4 the batches share pairs (at most 8 requests each).
 TEST(LockingDesigns, LockBatchSharesPairsOnlyWhenRequestsQueue) {

@@ -77,6 +77,11 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
       << e;
   e = error_of({"variants.1.lock_when=\"shared\"", "variants.1.lock_batch=2"});
   EXPECT_NE(e.find("/variants/1/lock_batch: expected 1 with lock_when \"shared\""), std::string::npos) << e;
+  e = error_of({"variants.2.unlock_interrupt=false"});
+  EXPECT_NE(e.find("/variants/2/unlock_interrupt: expected true unless the variant has bam_lock"), std::string::npos)
+      << e;
+  e = error_of({"variants.1.unlock_interrupt=0"});
+  EXPECT_NE(e.find("/variants/1/unlock_interrupt: expected true or false"), std::string::npos) << e;
   e = error_of({"variants.2.ce_buffers=\"coherent\""});
   EXPECT_NE(e.find("/variants/2/ce_buffers"), std::string::npos) << e;
   e = error_of({"workload.size=3"});

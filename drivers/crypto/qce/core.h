@@ -75,6 +75,9 @@ struct QceDriverConfig {
   // interrupts at all, the submitting context polling the tx pipe every poll_delay and
   // completing the request itself.
   bool rx_interrupt = true;
+  // Design alternative: the UNLOCK asks for no interrupt (downstream qce50's way); terminate_all
+  // in the done callback reclaims it after a pipe reset.
+  bool unlock_interrupt = true;
   bool poll = false;
   // Design alternative: poll at load, interrupts otherwise (NAPI's idea): a request started with
   // others queued behind it is polled for by the context that started it, with both pipes'

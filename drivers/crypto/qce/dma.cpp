@@ -18,6 +18,7 @@ void QceDevice::qce_dma_request(Runner& r) {
   bam::BamSlaveConfig rx{bam::DmaDir::mem_to_dev, std::nullopt};
   if (m_cfg.locks() && !m_cfg.lock_inline) rx.scratchpad = m_base + REG_VERSION;  // the series' dummy-write target
   rx.interrupts = m_cfg.rx_interrupt && !m_cfg.poll;
+  rx.unlock_interrupt = m_cfg.unlock_interrupt;
   rx.coherent_lock_ce = m_cfg.coherent_ce;
   m_bam.bam_slave_config(*m_rx, rx);
   m_bam.bam_alloc_chan_resources(r, *m_rx);

@@ -227,7 +227,8 @@ void BamDma::bam_start_dma(Runner& r, BamChan& c) {
         if (d->loaded + n == d->desc.size()) {
           h.flags = static_cast<std::uint16_t>(h.flags | d->flags);
           // An interrupt where software must hear back: a callback, or the last issued work.
-          if (c.cfg.interrupts && !(h.flags & DESC_FLAG_EOT) && (d->callback || c.issued.empty()))
+          const bool quiet = !c.cfg.unlock_interrupt && (h.flags & DESC_FLAG_UNLOCK);
+          if (c.cfg.interrupts && !quiet && !(h.flags & DESC_FLAG_EOT) && (d->callback || c.issued.empty()))
             h.flags = static_cast<std::uint16_t>(h.flags | DESC_FLAG_INT);
         } else {
           if (c.cfg.interrupts)

@@ -89,6 +89,10 @@ struct BamSlaveConfig {
   // false: the pipe raises no completion interrupts (P_IRQ_EN keeps only P_ERR, no INT flags);
   // its descriptors are reclaimed by terminate_all, or the client polls (poll_done).
   bool interrupts = true;
+  // false: the descriptor that carries UNLOCK asks for no interrupt (Qualcomm's downstream qce50
+  // queues its UNLOCK so); its completion goes unseen until terminate_all finds it still listed,
+  // resets the pipe and frees it in the caller's context (v20-series.md section 4, case 2).
+  bool unlock_interrupt = true;
   // The LOCK/UNLOCK command elements in two buffers allocated coherent and mapped once per channel
   // (bam_alloc_chan_resources) and reused, as downstream qce50's pre-allocated command lists are:
   // no per-request map and unmap (nor their IOTLB misses). false: the series' kmalloc'ed and mapped
