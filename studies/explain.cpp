@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <spdlog/fmt/fmt.h>
 #include <string_view>
 
@@ -261,6 +262,36 @@ std::string hardware_accounting(const Tracer& tr, const RequestSpans& rs) {
   return out;
 }
 
+// The race that decides the third interrupt (docs/reference/v20-series.md section 4): how long
+// after the tx EOT's handler read IRQ_SRCS_EE the UNLOCK raised its INT (`before`: it came
+// before the read, so that call saw it). Nothing when the UNLOCK asked for no interrupt.
+std::optional<sc_core::sc_time> unlock_int_after_read(const Tracer& tr, const RequestSpans& rs, bool& before) {
+  const auto kind = [&](const TraceSpan* s) -> const std::string& {
+    return tr.tracks()[static_cast<std::size_t>(s->track)].kind;
+  };
+  const auto has = [](const TraceSpan* s, const char* part) { return s->name.find(part) != std::string::npos; };
+  const TraceSpan *unlock = nullptr, *dump = nullptr;
+  for (const TraceSpan* s : rs.mine) {
+    if (kind(s) != "bam") continue;
+    if (has(s, " CMD desc ") && has(s, "UNLOCK") && has(s, "INT")) unlock = s;
+    if (has(s, " from QCE") && has(s, "EOT")) dump = s;
+  }
+  if (!unlock || !dump) return std::nullopt;
+  const TraceSpan* irq = nullptr;  // the first handler after the tx EOT (spans are in start order)
+  for (const TraceSpan* s : rs.mine)
+    if (kind(s) == "cpu" && s->name == "bam_dma_irq" && s->start >= dump->end) {
+      irq = s;
+      break;
+    }
+  if (!irq) return std::nullopt;
+  for (const TraceSpan* s : rs.mine) {
+    if (s->track != irq->track || s->name != "readl" || s->start < irq->start) continue;
+    before = unlock->end < s->start;  // the handler's first read is IRQ_SRCS_EE's (bam_dma_irq)
+    return before ? s->start - unlock->end : unlock->end - s->start;
+  }
+  return std::nullopt;
+}
+
 // Interrupts the request took (the BAM's, and the IPIs that woke the caller), and where the
 // series' LOCK and UNLOCK descriptors were freed: the race between the UNLOCK's completion and the
 // tx EOT decides both (docs/reference/v20-series.md).
@@ -279,11 +310,19 @@ std::string interrupt_accounting(const Tracer& tr, const RequestSpans& rs) {
   if (!freed.empty()) {
     std::string where;
     for (const auto& [ctx, n] : freed) where += fmt::format("{}{} in {}", where.empty() ? "" : ", ", n, ctx);
-    out += fmt::format(
-        "        LOCK/UNLOCK freed: {}{}\n", where,
-        freed.count("softirq") ? " (terminate_all found the UNLOCK still in the FIFO: pipe reset)"
-        : bam >= 3 ? " (the UNLOCK's INT came after the tx EOT's handler read IRQ_SRCS_EE: an interrupt of its own)"
-                   : "");
+    bool before = false;
+    const auto gap = unlock_int_after_read(tr, rs, before);
+    std::string why;
+    if (freed.count("softirq"))
+      why = " (terminate_all found the UNLOCK still in the FIFO: pipe reset)";
+    else if (gap && !before)
+      why = fmt::format(
+          " (the UNLOCK's INT came {} us after the tx EOT's handler read IRQ_SRCS_EE: an interrupt of its own)",
+          us(*gap));
+    else if (gap)
+      why = fmt::format(
+          " (the UNLOCK's INT came {} us before the tx EOT's handler read IRQ_SRCS_EE: seen in that call)", us(*gap));
+    out += fmt::format("        LOCK/UNLOCK freed: {}{}\n", where, why);
   }
   return out;
 }

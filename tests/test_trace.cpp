@@ -176,6 +176,44 @@ TEST(Trace, ExplainShowsTheWakeFromAnIdleState) {
   expect_nested(json::parse(t.json_text).at("traceEvents"));
 }
 
+// The race between the UNLOCK's INT and the tx EOT's handler, as explain states it (one
+// elaboration per process: one case per test). With the seed's profile the INT comes under a
+// microsecond after the handler read IRQ_SRCS_EE: a third interrupt.
+TEST(Trace, ExplainStatesTheUnlocksRaceWithItsMargin) {
+  std::smatch m;
+  const std::string n = run_traced("sha256-qce-lock", 10, 12, 13).narration;
+  ASSERT_TRUE(std::regex_search(n, m,
+                                std::regex(R"(2 in hardirq \(the UNLOCK's INT came ([0-9.]+) us after the tx EOT's )"
+                                           R"(handler read IRQ_SRCS_EE: an interrupt of its own\))")))
+      << n;
+  EXPECT_GT(std::stod(m[1]), 0.0);
+  EXPECT_LT(std::stod(m[1]), 3.0);
+  EXPECT_NE(n.find("interrupts 3 from the BAM"), std::string::npos) << n;
+}
+
+// A fast UNLOCK (no page walk, a 0.2 us element) raises its INT before the handler's read: that
+// call sees it, two interrupts.
+TEST(Trace, ExplainStatesAnUnlockSeenByTheTxHandler) {
+  std::smatch m;
+  const std::string n =
+      run_traced("sha256-qce-lock", 10, 12, 13, {"bam.ce_fetch=200", "iommu.mode=passthrough"}).narration;
+  ASSERT_TRUE(std::regex_search(n, m,
+                                std::regex(R"(2 in hardirq \(the UNLOCK's INT came ([0-9.]+) us before the tx EOT's )"
+                                           R"(handler read IRQ_SRCS_EE: seen in that call\))")))
+      << n;
+  EXPECT_GT(std::stod(m[1]), 0.0);
+  EXPECT_NE(n.find("interrupts 2 from the BAM"), std::string::npos) << n;
+}
+
+// No INT asked for: terminate_all frees the UNLOCK in softirq after a pipe reset, two interrupts.
+TEST(Trace, ExplainStatesAQuietUnlockFreedByTerminateAll) {
+  const std::string n = run_traced("sha256-qce-lock", 10, 12, 13, {"variants.1.unlock_interrupt=false"}).narration;
+  EXPECT_NE(n.find("1 in hardirq, 1 in softirq (terminate_all found the UNLOCK still in the FIFO: pipe reset)"),
+            std::string::npos)
+      << n;
+  EXPECT_NE(n.find("interrupts 2 from the BAM"), std::string::npos) << n;
+}
+
 // A message asked for by init, update and final: one request in the narration with both engine
 // requests in it (the update's 4032 bytes, the final's 64 from rctx->tmpbuf), each with its
 // completion, and the caller woken between them.

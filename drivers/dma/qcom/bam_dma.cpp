@@ -292,6 +292,9 @@ void BamDma::fail_channel(Runner& r, BamChan& c, const std::string& why) {
 void BamDma::bam_dma_irq(Runner& r) {
   ++m_irq_stats.hardirqs;
   r.charge(m_costs(cpu::Cost::bam_dma_irq));
+  // Which completions this call sees is decided here (the UNLOCK's race, v20-series.md section 4):
+  // the read samples the register at its own time, never up to cpu.sync_quantum early.
+  r.sync();
   const std::uint32_t srcs = m_host.readl(r, reg(BAM_IRQ_SRCS_EE(m_ee)));
   if (srcs & BAM_IRQ) {
     const std::uint32_t st = m_host.readl(r, reg(BAM_IRQ_STTS));
