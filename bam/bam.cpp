@@ -486,8 +486,8 @@ void Bam::trace_run(const Pipe& pp, const sc_core::sc_time& begin, bool cmd) {
     bytes += e.size;
     elements += e.size / static_cast<std::uint32_t>(sizeof(BamCmdElement));
   }
-  std::string name = cmd ? fmt::format("{} CMD desc ({} register writes)", pp.run.size(), elements)
-                         : fmt::format("{} B {}", bytes, is_producer(pp) ? "from QCE" : "data to QCE");
+  std::string name = cmd ? fmt::format("{}{}{} register writes)", pp.run.size(), model::kBamCmdRunSpan, elements)
+                         : fmt::format("{} B{}", bytes, is_producer(pp) ? model::kBamFromQceSpan : " data to QCE");
   if (!flags.empty()) name += " " + flags;
   const std::string detail =
       cmd ? fmt::format("descriptor fetch {} each, command elements {} each (element fetch {} + register write {})",

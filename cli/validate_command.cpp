@@ -129,6 +129,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     // Only the variants with a measurement: a study's what-ifs beside them have no row to fill.
     for (const auto& v : sc.variants)
       if (!v.measured.empty()) spec.variants.push_back(v.name);
+    if (spec.variants.empty()) continue;  // `"measured": {}` says nothing to compare
     const auto fitted = fitted_for(i);
     std::string sample = "out";
     if (!fitted.empty()) {

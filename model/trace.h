@@ -26,6 +26,11 @@ namespace qcesim::model {
 // A core's wake-up from an idle state is a span named this followed by the state's name, on an
 // "idle" track (cpu/kernel.cpp writes it, studies/explain.cpp reads the state back).
 inline constexpr std::string_view kIdleExitSpan = "cpuidle exit: ";
+// BAM pipe spans (bam/bam.cpp): "N CMD desc (M register writes) FLAGS" for a run of command
+// descriptors, "N B from QCE FLAGS" for a producer's transfer, FLAGS their BAM flags joined by '+'
+// (LOCK, UNLOCK, NWD, EOT, INT). explain finds the UNLOCK's race by them.
+inline constexpr std::string_view kBamCmdRunSpan = " CMD desc (";
+inline constexpr std::string_view kBamFromQceSpan = " from QCE";
 
 struct TraceSpan {
   int track = 0;

@@ -262,34 +262,55 @@ std::string hardware_accounting(const Tracer& tr, const RequestSpans& rs) {
   return out;
 }
 
-// The race that decides the third interrupt (docs/reference/v20-series.md section 4): how long
-// after the tx EOT's handler read IRQ_SRCS_EE the UNLOCK raised its INT (`before`: it came
-// before the read, so that call saw it). Nothing when the UNLOCK asked for no interrupt.
-std::optional<sc_core::sc_time> unlock_int_after_read(const Tracer& tr, const RequestSpans& rs, bool& before) {
+// The race that decides the third interrupt (docs/reference/v20-series.md section 4), per engine
+// request: how far the UNLOCK's INT came from the tx EOT's handler's read of IRQ_SRCS_EE, and on
+// which side (before it: that call saw it). None for an UNLOCK that asked for no interrupt.
+struct UnlockRace {
+  sc_core::sc_time margin;
+  bool seen_by_tx_handler = false;
+};
+
+// A BAM span's flags: the last word of its name, joined by '+'.
+bool has_bam_flag(const std::string& name, std::string_view flag) {
+  std::string_view f(name);
+  f.remove_prefix(std::min(f.size(), f.rfind(' ') + 1));
+  for (std::size_t at = 0; at <= f.size();) {
+    const std::size_t end = std::min(f.find('+', at), f.size());
+    if (f.substr(at, end - at) == flag) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+std::vector<UnlockRace> unlock_races(const Tracer& tr, const RequestSpans& rs) {
   const auto kind = [&](const TraceSpan* s) -> const std::string& {
     return tr.tracks()[static_cast<std::size_t>(s->track)].kind;
   };
-  const auto has = [](const TraceSpan* s, const char* part) { return s->name.find(part) != std::string::npos; };
-  const TraceSpan *unlock = nullptr, *dump = nullptr;
-  for (const TraceSpan* s : rs.mine) {
-    if (kind(s) != "bam") continue;
-    if (has(s, " CMD desc ") && has(s, "UNLOCK") && has(s, "INT")) unlock = s;
-    if (has(s, " from QCE") && has(s, "EOT")) dump = s;
-  }
-  if (!unlock || !dump) return std::nullopt;
-  const TraceSpan* irq = nullptr;  // the first handler after the tx EOT (spans are in start order)
-  for (const TraceSpan* s : rs.mine)
-    if (kind(s) == "cpu" && s->name == "bam_dma_irq" && s->start >= dump->end) {
-      irq = s;
-      break;
+  std::vector<UnlockRace> out;
+  const TraceSpan* dump = nullptr;  // the latest tx EOT before the UNLOCK (spans in start order)
+  for (const TraceSpan* u : rs.mine) {
+    if (kind(u) != "bam") continue;
+    if (u->name.find(model::kBamFromQceSpan) != std::string::npos && has_bam_flag(u->name, "EOT")) dump = u;
+    if (u->name.find(model::kBamCmdRunSpan) == std::string::npos || !has_bam_flag(u->name, "UNLOCK") ||
+        !has_bam_flag(u->name, "INT") || !dump || dump->end > u->end)
+      continue;
+    // The tx EOT's handler: the first bam_dma_irq after it, and its IRQ_SRCS_EE read right behind.
+    const TraceSpan *irq = nullptr, *read = nullptr;
+    for (const TraceSpan* s : rs.mine) {
+      if (kind(s) != "cpu") continue;
+      if (!irq && s->name == "bam_dma_irq" && s->start >= dump->end) irq = s;
+      if (irq && s->track == irq->track && s->name == "readl" && s->start >= irq->start &&
+          s->start <= irq->end + sc_core::sc_time(10, sc_core::SC_NS)) {
+        read = s;
+        break;
+      }
     }
-  if (!irq) return std::nullopt;
-  for (const TraceSpan* s : rs.mine) {
-    if (s->track != irq->track || s->name != "readl" || s->start < irq->start) continue;
-    before = unlock->end < s->start;  // the handler's first read is IRQ_SRCS_EE's (bam_dma_irq)
-    return before ? s->start - unlock->end : unlock->end - s->start;
+    if (!read) continue;
+    const bool seen = u->end < read->start;
+    out.push_back({seen ? read->start - u->end : u->end - read->start, seen});
+    dump = nullptr;
   }
-  return std::nullopt;
+  return out;
 }
 
 // Interrupts the request took (the BAM's, and the IPIs that woke the caller), and where the
@@ -310,18 +331,20 @@ std::string interrupt_accounting(const Tracer& tr, const RequestSpans& rs) {
   if (!freed.empty()) {
     std::string where;
     for (const auto& [ctx, n] : freed) where += fmt::format("{}{} in {}", where.empty() ? "" : ", ", n, ctx);
-    bool before = false;
-    const auto gap = unlock_int_after_read(tr, rs, before);
     std::string why;
-    if (freed.count("softirq"))
+    if (freed.count("softirq")) {
       why = " (terminate_all found the UNLOCK still in the FIFO: pipe reset)";
-    else if (gap && !before)
-      why = fmt::format(
-          " (the UNLOCK's INT came {} us after the tx EOT's handler read IRQ_SRCS_EE: an interrupt of its own)",
-          us(*gap));
-    else if (gap)
-      why = fmt::format(
-          " (the UNLOCK's INT came {} us before the tx EOT's handler read IRQ_SRCS_EE: seen in that call)", us(*gap));
+    } else {
+      const std::vector<UnlockRace> races = unlock_races(tr, rs);
+      for (std::size_t i = 0; i < races.size(); ++i) {
+        const UnlockRace& race = races[i];
+        why += fmt::format("{}{}the UNLOCK's INT came {} us {} the tx EOT's handler read IRQ_SRCS_EE: {}",
+                           i ? "; " : " (", races.size() > 1 ? fmt::format("engine request {}: ", i + 1) : "",
+                           us(race.margin), race.seen_by_tx_handler ? "before" : "after",
+                           race.seen_by_tx_handler ? "seen in that call" : "an interrupt of its own");
+      }
+      if (!races.empty()) why += ")";
+    }
     out += fmt::format("        LOCK/UNLOCK freed: {}{}\n", where, why);
   }
   return out;

@@ -82,6 +82,10 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
       << e;
   e = error_of({"variants.1.unlock_interrupt=0"});
   EXPECT_NE(e.find("/variants/1/unlock_interrupt: expected true or false"), std::string::npos) << e;
+  e = error_of({"variants.1.unlock_interrupt=false", "variants.1.lock_batch=4"});
+  EXPECT_NE(e.find("/variants/1/unlock_interrupt: expected true with lock_batch"), std::string::npos) << e;
+  e = error_of({"variants.1.unlock_interrupt=false", "variants.1.completion=poll"});
+  EXPECT_NE(e.find("/variants/1/unlock_interrupt: expected true with completion \"poll\""), std::string::npos) << e;
   e = error_of({"variants.2.ce_buffers=\"coherent\""});
   EXPECT_NE(e.find("/variants/2/ce_buffers"), std::string::npos) << e;
   e = error_of({"workload.size=3"});

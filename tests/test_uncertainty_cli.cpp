@@ -71,6 +71,26 @@ TEST_F(UncertaintyCli, ValidateMarksInSampleFromProvenance) {
   EXPECT_EQ(none.exit_code, 2);
 }
 
+// validate runs only the variants with a measurement: a what-if beside them (no `measured`) and
+// a scenario whose only block is empty add no run and no row.
+TEST_F(UncertaintyCli, ValidateRunsOnlyMeasuredVariants) {
+  json seed = json::parse(test::slurp(dir + "/seed.json"));
+  seed["variants"].push_back(
+      {{"name", "lock-lazy"}, {"engine", "qce"}, {"reg_io", "bam"}, {"overrides", {{"iommu.mode", "lazy"}}}});
+  test::write_text(dir + "/seed.json", seed.dump(1));
+  json empty = json::parse(test::slurp(dir + "/seed.json"));
+  empty["scenario"] = "empty-measured";
+  empty["variants"] = json::array({{{"name", "nolock"}, {"engine", "qce"}, {"measured", json::object()}}});
+  test::write_text(dir + "/empty.json", empty.dump(1));
+  const auto r = qcesim({"validate", ".", "--samples", "4", "--messages", "30", "--json", "v.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rows = json::parse(test::slurp(dir + "/v.json"))["rows"];
+  EXPECT_EQ(rows.size(), 10u);
+  for (const json& row : rows) EXPECT_NE(row["variant"], "lock-lazy");
+  EXPECT_NE(r.err.find("sm8650-seed (30 x 4096 B), 3 variant(s)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("empty-measured ("), std::string::npos) << r.err;
+}
+
 // validate --soc: one SoC's rows, the same as in the whole table; a SoC the folder has no
 // scenario for is refused before anything runs, naming the ones it has.
 TEST_F(UncertaintyCli, ValidateShowsOneSocsRowsAsTheWholeTableHasThem) {

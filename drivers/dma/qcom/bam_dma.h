@@ -91,7 +91,7 @@ struct BamSlaveConfig {
   bool interrupts = true;
   // false: the descriptor that carries UNLOCK asks for no interrupt (Qualcomm's downstream qce50
   // queues its UNLOCK so); its completion goes unseen until terminate_all finds it still listed,
-  // resets the pipe and frees it in the caller's context (v20-series.md section 4, case 2).
+  // resets the pipe and frees it in softirq (v20-series.md section 4, case 2).
   bool unlock_interrupt = true;
   // The LOCK/UNLOCK command elements in two buffers allocated coherent and mapped once per channel
   // (bam_alloc_chan_resources) and reused, as downstream qce50's pre-allocated command lists are:
