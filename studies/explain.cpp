@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <spdlog/fmt/fmt.h>
 #include <string_view>
 
@@ -126,6 +125,11 @@ std::string why_plain(const std::string& step, const std::string& kind) {
 
 namespace {
 
+// The track a span was drawn on.
+const TraceTrack& track_of(const Tracer& tr, const TraceSpan& s) {
+  return tr.tracks()[static_cast<std::size_t>(s.track)];
+}
+
 // The request's own spans in time order, its request span, and the start of the next request.
 struct RequestSpans {
   std::vector<const TraceSpan*> mine;
@@ -137,7 +141,7 @@ RequestSpans request_spans(const Tracer& tr, std::int64_t request) {
   RequestSpans rs;
   sc_core::sc_time next_start = sc_core::sc_max_time();
   for (const TraceSpan& s : tr.spans()) {
-    const std::string& kind = tr.tracks()[static_cast<std::size_t>(s.track)].kind;
+    const std::string& kind = track_of(tr, s).kind;
     if (kind == "request") {
       if (s.request == request) rs.request_span = &s;
       continue;
@@ -159,7 +163,7 @@ RequestSpans request_spans(const Tracer& tr, std::int64_t request) {
 std::string narrate_steps(const Tracer& tr, const RequestSpans& rs) {
   std::string out = fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", "start us", "dur us", "where", "step", "why");
   for (const TraceSpan* s : rs.mine) {
-    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    const TraceTrack& t = track_of(tr, *s);
     std::string where = t.group + " " + t.name;
     out += fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", us(s->start - rs.t0), us(s->end - s->start), where, s->name,
                        why(s->name, t.kind));
@@ -172,7 +176,7 @@ std::string cpu_accounting(const Tracer& tr, const RequestSpans& rs, const Varia
   std::map<std::string, sc_core::sc_time> by_ctx;
   sc_core::sc_time cpu = sc_core::SC_ZERO_TIME;
   for (const TraceSpan* s : rs.mine) {
-    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    const TraceTrack& t = track_of(tr, *s);
     if (t.kind != "cpu") continue;
     const std::string ctx = t.context == "ksoftirqd" ? "softirq" : t.context;
     by_ctx[ctx] += s->end - s->start;
@@ -198,7 +202,7 @@ std::string wall_accounting(const Tracer& tr, const RequestSpans& rs, const Vari
   std::map<std::string, std::string> woken_from;
   std::map<std::string, std::pair<double, double>> clock;  // lowest and highest GHz
   for (const TraceSpan& s : tr.spans()) {
-    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s.track)];
+    const TraceTrack& t = track_of(tr, s);
     const sc_core::sc_time a = std::max(s.start, rs.t0), b = std::min(s.end, rs.window_end);
     if (b <= a) continue;
     if (t.kind == "idle") {
@@ -240,7 +244,7 @@ std::string wall_accounting(const Tracer& tr, const RequestSpans& rs, const Vari
 std::string hardware_accounting(const Tracer& tr, const RequestSpans& rs) {
   std::map<std::string, std::vector<std::pair<sc_core::sc_time, sc_core::sc_time>>> hw;
   for (const TraceSpan* s : rs.mine) {
-    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    const TraceTrack& t = track_of(tr, *s);
     if (t.kind == "bam" || t.kind == "qce") hw[t.group + " " + t.name].emplace_back(s->start, s->end);
   }
   std::string out;
@@ -283,9 +287,7 @@ bool has_bam_flag(const std::string& name, std::string_view flag) {
 }
 
 std::vector<UnlockRace> unlock_races(const Tracer& tr, const RequestSpans& rs) {
-  const auto kind = [&](const TraceSpan* s) -> const std::string& {
-    return tr.tracks()[static_cast<std::size_t>(s->track)].kind;
-  };
+  const auto kind = [&](const TraceSpan* s) -> const std::string& { return track_of(tr, *s).kind; };
   std::vector<UnlockRace> out;
   const TraceSpan* dump = nullptr;  // the latest tx EOT before the UNLOCK (spans in start order)
   for (const TraceSpan* u : rs.mine) {
@@ -320,7 +322,7 @@ std::string interrupt_accounting(const Tracer& tr, const RequestSpans& rs) {
   unsigned bam = 0, ipi = 0;
   std::map<std::string, unsigned> freed;
   for (const TraceSpan* s : rs.mine) {
-    const TraceTrack& t = tr.tracks()[static_cast<std::size_t>(s->track)];
+    const TraceTrack& t = track_of(tr, *s);
     if (t.kind != "cpu") continue;
     if (s->name == "bam_dma_irq") ++bam;
     if (s->name == "sched_ttwu_pending") ++ipi;

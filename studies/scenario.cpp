@@ -280,16 +280,17 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
   // A quiet UNLOCK is reclaimed by the done callback's terminate_all: only the series' own shape
   // has one after every UNLOCK (a batch's release has none, and without interrupts there is no
   // third one to save).
-  if (!v.unlock_interrupt && !v.bam_lock)
-    vj.fail("unlock_interrupt", "true unless the variant has bam_lock (there is no UNLOCK to keep quiet)");
-  if (!v.unlock_interrupt && v.reg_io != qce::RegIo::bam)
-    vj.fail("unlock_interrupt", "true unless reg_io is \"bam\" (the series' shape)");
-  if (!v.unlock_interrupt && (v.lock_batch > 1 || v.lock_when_shared || v.lock_inline))
-    vj.fail("unlock_interrupt",
-            "true with lock_batch, lock_when \"shared\" or lock_descriptors \"inline\" (one design at a time)");
-  if (!v.unlock_interrupt && (v.poll || v.poll_at_load || !v.rx_interrupt))
-    vj.fail("unlock_interrupt",
-            "true with completion \"poll\" or \"adaptive\" or rx_interrupt false (no UNLOCK interrupt to leave out)");
+  if (!v.unlock_interrupt) {
+    if (!v.bam_lock)
+      vj.fail("unlock_interrupt", "true unless the variant has bam_lock (there is no UNLOCK to keep quiet)");
+    if (v.reg_io != qce::RegIo::bam) vj.fail("unlock_interrupt", "true unless reg_io is \"bam\" (the series' shape)");
+    if (v.lock_batch > 1 || v.lock_when_shared || v.lock_inline)
+      vj.fail("unlock_interrupt",
+              "true with lock_batch, lock_when \"shared\" or lock_descriptors \"inline\" (one design at a time)");
+    if (v.poll || v.poll_at_load || !v.rx_interrupt)
+      vj.fail("unlock_interrupt",
+              "true with completion \"poll\" or \"adaptive\" or rx_interrupt false (no UNLOCK interrupt to leave out)");
+  }
   v.ce_interleave = static_cast<unsigned>(vj.whole("ce_interleave", 1, 1, 2));
   if (vj.has("overrides")) v.overrides = vj.object("overrides");
   v.measured = load_measured(vj);
