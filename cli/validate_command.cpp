@@ -110,9 +110,15 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   // Columns as wide as the longest scenario and variant name (a board's names run long).
   std::size_t name_w = 22, variant_w = 20;
   // Over every scenario of the folder, shown or not: --soc's rows are the whole table's.
+  // The quantity column is as wide as the longest quantity measured (irqs_per_request on a board).
+  std::size_t quantity_w = 10;
   for (const studies::Scenario& sc : scenarios) {
     name_w = std::max(name_w, sc.name.size());
-    for (const auto& v : sc.variants) variant_w = std::max(variant_w, v.name.size());
+    for (const auto& v : sc.variants) {
+      variant_w = std::max(variant_w, v.name.size());
+      for (const auto& [k, x] : v.measured)
+        if (k != "messages" && k != "message_bytes") quantity_w = std::max(quantity_w, k.size());
+    }
   }
   json rows = json::array();
   std::size_t inside = 0, total = 0;
@@ -139,7 +145,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     }
     const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
     for (const studies::VariantBands& v : r.variants) {
-      for (const auto& [k, heading] : studies::band_quantities()) {
+      for (const auto& [k, heading] : studies::quantities_in(v)) {
         const studies::Band& b = v.quantity.at(k);
         if (b.measured <= 0) continue;  // no measurement (or a CPU path's zero hardirq time)
         const double error = b.nominal / b.measured - 1;
@@ -148,8 +154,8 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
         inside += in;
         ++total;
         by_soc[soc].push_back(
-            {fmt::format("{:<{}} {:<{}} {:<10} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n", sc.name,
-                         name_w, v.name, variant_w, k, b.measured, b.nominal,
+            {fmt::format("{:<{}} {:<{}} {:<{}} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n", sc.name,
+                         name_w, v.name, variant_w, k, quantity_w, b.measured, b.nominal,
                          fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), width, 100 * error, in ? "yes" : "no", sample),
              in, width});
         rows.push_back({{"soc", soc},
@@ -180,9 +186,9 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     std::sort(widths.begin(), widths.end());
     const std::size_t n = widths.size();
     const double median = n == 0 ? 0 : n % 2 ? widths[n / 2] : (widths[n / 2 - 1] + widths[n / 2]) / 2;
-    table += fmt::format("{}:\n{:<{}} {:<{}} {:<10} {:>10} {:>10} {:>23} {:>8} {:>8} {:>6}  {}\n", soc, "scenario",
-                         name_w, "variant", variant_w, "quantity", "measured", "predicted", "90 % interval", "p95/p05",
-                         "error", "inside", "sample");
+    table += fmt::format("{}:\n{:<{}} {:<{}} {:<{}} {:>10} {:>10} {:>23} {:>8} {:>8} {:>6}  {}\n", soc, "scenario",
+                         name_w, "variant", variant_w, "quantity", quantity_w, "measured", "predicted", "90 % interval",
+                         "p95/p05", "error", "inside", "sample");
     for (const Row& row : list) table += row.line;
     table += fmt::format("{}: {} of {} inside the 90 % interval; median band p95/p05 {:.2f}\n\n", soc, in, n, median);
     socs[soc] = {{"inside", in}, {"measured", n}, {"median_band_ratio", median}};

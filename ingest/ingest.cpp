@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -490,6 +491,11 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                                r->check.empty() ? "" : ", output " + r->check + " to the generic driver's");
       v["measured"] = {{"messages", r->messages}, {"message_bytes", r->bytes}, {"wall_s", r->wall_s},
                        {"cpu_s", r->cpu_s},       {"hardirq_s", r->hardirq_s}, {"softirq_s", r->softirq_s}};
+      // The engine's interrupts per request, where /proc/interrupts named its BAM: what tells the
+      // driver's paths apart (two or three per request with the locking series, calibration.md H4).
+      if (const std::uint64_t irqs = engine_irqs(*r); qce && irqs && r->messages)
+        v["measured"]["irqs_per_request"] =
+            std::round(static_cast<double>(irqs) / static_cast<double>(r->messages) * 1000) / 1000;
       vs.push_back(v);
     }
     sc["variants"] = vs;

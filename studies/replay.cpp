@@ -55,7 +55,9 @@ std::map<std::string, double> measured_for(const Variant& v, const Workload& w) 
   m.erase("messages");
   m.erase("message_bytes");
   if (mb != static_cast<double>(w.message_bytes)) return {};
-  for (auto& [k, val] : m) val *= static_cast<double>(w.messages) / mm;
+  // Times scale with the number of messages; a count per request does not.
+  for (auto& [k, val] : m)
+    if (k != "irqs_per_request") val *= static_cast<double>(w.messages) / mm;
   return m;
 }
 

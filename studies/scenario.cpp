@@ -22,10 +22,10 @@ const std::vector<std::string> kVariantKeys = {
     "name",       "engine",           "reg_io",       "bam_lock",         "ce_interleave", "status_from_dump",
     "ce_buffers", "completion",       "rx_interrupt", "unlock_interrupt", "poll_delay_us", "lock_batch",
     "lock_when",  "lock_descriptors", "overrides",    "measured",         "about"};
-// What a variant's `measured` block may say: the workload it was taken with and the four
-// numbers of the measurement's table.
-const std::vector<std::string> kMeasuredKeys = {"messages", "message_bytes", "wall_s",
-                                                "cpu_s",    "hardirq_s",     "softirq_s"};
+// What a variant's `measured` block may say: the workload it was taken with, the four numbers of
+// the measurement's table and the engine's interrupts per request (/proc/interrupts on a board).
+const std::vector<std::string> kMeasuredKeys = {"messages",  "message_bytes", "wall_s",          "cpu_s",
+                                                "hardirq_s", "softirq_s",     "irqs_per_request"};
 
 void apply_overrides(Profile& p, const json& ov, const std::string& file, const std::string& path) {
   if (!ov.is_object()) throw ConfigError(file, path, "an object of parameter: value", describe_json(ov));
@@ -238,8 +238,12 @@ std::map<std::string, double> load_measured(const JsonObject& vj) {
   const JsonObject mj(vj.at("measured"), vj.file(), vj.path("measured"), kMeasuredKeys);
   for (const std::string& k : kMeasuredKeys) {
     if (!mj.has(k.c_str())) continue;
-    m[k] = k == "messages" || k == "message_bytes" ? static_cast<double>(mj.whole(k.c_str(), 0, 1, 100000000000ull))
-                                                   : mj.number(k.c_str(), 0, 0, 1e9, "seconds");
+    if (k == "messages" || k == "message_bytes")
+      m[k] = static_cast<double>(mj.whole(k.c_str(), 0, 1, 100000000000ull));
+    else if (k == "irqs_per_request")
+      m[k] = mj.number(k.c_str(), 0, 0, 1000, "interrupts per request");
+    else
+      m[k] = mj.number(k.c_str(), 0, 0, 1e9, "seconds");
   }
   return m;
 }

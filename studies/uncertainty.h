@@ -116,6 +116,11 @@ std::map<std::string, double> quantities_of(const VariantResult& r);
 
 // The quantities reported, in table order, with their headings.
 const std::vector<std::pair<std::string, std::string>>& band_quantities();
+// Quantities a board can measure that get a band (and a validate row) only where a variant's
+// `measured` block has them: the engine's interrupts per request.
+const std::vector<std::pair<std::string, std::string>>& checked_quantities();
+// band_quantities(), then those checked_quantities() that `v` has: a table's rows for it.
+std::vector<std::pair<std::string, std::string>> quantities_in(const VariantBands& v);
 
 // Checks the scenario and the options (ConfigError), then runs nominal + samples for each
 // variant; progress on `progress`.

@@ -306,7 +306,10 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   const nlohmann::json j = model::read_json_file(dir + "/t-sha256-4096.json", "scenario");
   EXPECT_EQ(j["variants"][1]["engine"], "qce");
   EXPECT_EQ(j["variants"][1]["measured"]["wall_s"], 4.85);
+  // The BAM's /proc/interrupts row, 50000 over 50000 messages (a made-up count): a check for validate.
+  EXPECT_EQ(j["variants"][1]["measured"]["irqs_per_request"], 1.0);
   EXPECT_EQ(j["variants"][0]["engine"], "cpu");
+  EXPECT_FALSE(j["variants"][0]["measured"].contains("irqs_per_request"));  // the CPU's run has no engine
   // The engine's wiring read from the device tree matches the SM8650 entry the profile runs.
   EXPECT_NE(r.report.find("| pipes rx / tx | 4 / 5 | 4 / 5 |"), std::string::npos) << r.report;
   // Where the measuring CPU (7) slept during each run: entries per request, time per entry;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cpu/costs.h"
+#include "studies/replay.h"
 #include "studies/scenario.h"
 #include "tests/process.h"
 
@@ -45,6 +46,24 @@ TEST(Scenario, SeedLoadsWithItsThreeVariantsAndMeasurements) {
   EXPECT_FALSE(sc.variants[2].bam_lock);
   EXPECT_EQ(sc.workload.messages, 50000u);
   EXPECT_DOUBLE_EQ(sc.variants[1].measured.at("wall_s"), 10.76);
+}
+
+// A board's interrupt count per request is a measured value: kept as it is (a count per request
+// does not scale with the message count, as the times do), and checked like the others.
+TEST(Scenario, MeasuredInterruptsPerRequestAreKeptUnscaled) {
+  const Scenario sc = Scenario::load(seed_path(), {"variants.1.measured.irqs_per_request=2",
+                                                   "variants.1.measured.messages=50000", "workload.messages=500"});
+  const auto m = measured_for(sc.variants[1], sc.workload);
+  EXPECT_DOUBLE_EQ(m.at("irqs_per_request"), 2);
+  EXPECT_DOUBLE_EQ(m.at("wall_s"), 10.76 * 500 / 50000);
+  std::string e = error_of({"variants.1.measured.irqs_per_request=\"two\""});
+  EXPECT_NE(e.find("/variants/1/measured/irqs_per_request: expected a number"), std::string::npos) << e;
+  e = error_of({"variants.1.measured.irqs_per_request=-1"});
+  EXPECT_NE(e.find("/variants/1/measured/irqs_per_request"), std::string::npos) << e;
+  EXPECT_NE(e.find("interrupts per request"), std::string::npos) << e;
+  e = error_of({"variants.1.measured.interrupts=2"});
+  EXPECT_NE(e.find("/variants/1/measured"), std::string::npos) << e;
+  EXPECT_NE(e.find("irqs_per_request"), std::string::npos) << e;  // the keys it may have are named
 }
 
 TEST(Scenario, SetChangesWorkloadAndProfileParameters) {

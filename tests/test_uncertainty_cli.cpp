@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -89,6 +90,36 @@ TEST_F(UncertaintyCli, ValidateRunsOnlyMeasuredVariants) {
   for (const json& row : rows) EXPECT_NE(row["variant"], "lock-lazy");
   EXPECT_NE(r.err.find("sm8650-seed (30 x 4096 B), 3 variant(s)"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("empty-measured ("), std::string::npos) << r.err;
+}
+
+// A measured interrupt count per request is checked like the times: a validate row with its own
+// band (the sampled runs' counts), and a line under `run`'s table; a count the model cannot take
+// (one per mainline request: the rx and tx EOTs come 18 us apart) falls outside.
+TEST_F(UncertaintyCli, ValidateChecksTheInterruptCountPerRequest) {
+  json seed = json::parse(test::slurp(dir + "/seed.json"));
+  seed["variants"][1]["measured"]["irqs_per_request"] = 3;
+  seed["variants"][2]["measured"]["irqs_per_request"] = 1;
+  test::write_text(dir + "/seed.json", seed.dump(1));
+  const auto r = qcesim({"validate", ".", "--samples", "4", "--messages", "30", "--json", "v.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rows = json::parse(test::slurp(dir + "/v.json"))["rows"];
+  ASSERT_EQ(rows.size(), 12u);  // the ten times and two counts
+  std::map<std::string, json> irqs;
+  for (const json& row : rows)
+    if (row["quantity"] == "irqs_per_request") irqs[row["variant"].get<std::string>()] = row;
+  ASSERT_EQ(irqs.size(), 2u);
+  EXPECT_NEAR(irqs["sha256-qce-lock"]["predicted"].get<double>(), 3, 0.05);  // H1: the UNLOCK's own interrupt
+  EXPECT_TRUE(irqs["sha256-qce-lock"]["inside"].get<bool>());
+  EXPECT_NEAR(irqs["sha256-qce-nolock"]["predicted"].get<double>(), 2, 0.05);
+  EXPECT_NEAR(irqs["sha256-qce-nolock"]["p95"].get<double>(), 2, 0.05);
+  EXPECT_FALSE(irqs["sha256-qce-nolock"]["inside"].get<bool>());
+  EXPECT_DOUBLE_EQ(irqs["sha256-qce-nolock"]["measured"].get<double>(), 1);  // not scaled to 30 messages
+  EXPECT_NE(r.out.find("irqs_per_request"), std::string::npos) << r.out;
+  const auto run = qcesim({"run", "seed.json", "--variant", "sha256-qce-nolock", "--set", "workload.messages=20"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("interrupts per request: 2.00 simulated, 1.00 measured: the model takes a different path"),
+            std::string::npos)
+      << run.out;
 }
 
 // validate --soc: one SoC's rows, the same as in the whole table; a SoC the folder has no
