@@ -154,6 +154,7 @@ class CipherWorkload : public RequestWorkload {
   }
 
   std::size_t pool_size() const override { return m_pool.size(); }
+  bool real_data() const override { return !m_pool.ref.empty(); }
   std::uint32_t message_bytes(std::size_t m) const override { return m_pool.len[m]; }
 
   // The software implementation in the caller's context: its CPU time (the kernel's choice on

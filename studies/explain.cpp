@@ -407,8 +407,8 @@ std::uint64_t messages_to_find_steady_state(const Workload& w) { return std::min
 std::string steady_request_note(const FastForwardInfo& ff, std::int64_t request, std::uint64_t probed) {
   if (found_steady_cycle(ff))
     return fmt::format(
-        "request {}, in the steady state: the replay repeats a cycle of {} requests, recognised at request {}", request,
-        ff.period, ff.found_at);
+        "request {}, in the steady state: the replay repeats a cycle of {} request{}, recognised at request {}",
+        request, ff.period, ff.period == 1 ? "" : "s", ff.found_at);
   return fmt::format("request {}: no repeating cycle found in the first {} requests (or sim.fast_forward = 0)", request,
                      probed);
 }

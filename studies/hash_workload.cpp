@@ -59,6 +59,7 @@ class HashWorkload : public RequestWorkload {
   }
 
   std::size_t pool_size() const override { return m_pool.size(); }
+  bool real_data() const override { return !m_pool.refs.empty(); }
   std::uint32_t message_bytes(std::size_t /*m*/) const override { return m_w.message_bytes; }
   unsigned cpu_batch() const override { return m_batch; }
 

@@ -34,13 +34,41 @@ void charge_caller(cpu::Runner& r, const RequestWorkload& w, const RequestLoopCo
     for (const cpu::Charge& x : ch.*part) r.charge(x);
 }
 
+// How many messages of the pool come round before what decides a request's timing does: the
+// smallest p (a divisor of the pool's size) for which message m and message m % p have the same
+// length and, on the engine path, engine requests and driver route. Every message's buffer starts
+// on a page of its own, and the bytes themselves time nothing, so a pool of alike messages has
+// period 1 and the fast-forward looks for a cycle of requests, not of the pool's 64 messages.
+std::size_t timing_period(const RequestWorkload& w, bool engine) {
+  const std::size_t n = w.pool_size();
+  const auto alike = [&](std::size_t a, std::size_t b) {
+    if (w.message_bytes(a) != w.message_bytes(b)) return false;
+    return !engine || (w.engine_steps(a) == w.engine_steps(b) && w.driver_fallback(a) == w.driver_fallback(b));
+  };
+  for (std::size_t p = 1; p < n; ++p) {
+    if (n % p) continue;
+    bool same = true;
+    for (std::size_t m = p; same && m < n; ++m) same = alike(m, m % p);
+    if (same) return p;
+  }
+  return std::max<std::size_t>(n, 1);
+}
+
+// Where the fast-forward may start looking: with real data once every message of the pool has
+// gone through the simulated path (its descriptors, the BAM and the registers) once; timing only,
+// at once.
+std::uint64_t first_boundary(const RequestWorkload& w) { return w.real_data() ? w.pool_size() : 0; }
+
 // The CPU path: cpu_batch() messages per call of the software implementation, each call's
 // latency charged to its messages.
 void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, model::LatencyStats& lat,
              VariantResult& res, const RequestTick& tick, FastForward& ff) {
   const unsigned batch = w.cpu_batch();
+  const std::size_t period = timing_period(w, false);
+  const std::uint64_t first = first_boundary(w);
   for (std::uint64_t i = 0; i < c.messages; i += batch) {
-    if (const std::uint64_t skip = ff.at_boundary(i, c.messages, i % w.pool_size())) {
+    const std::uint64_t skip = i >= first ? ff.at_boundary(i, c.messages, i % period) : 0;
+    if (skip) {
       if (const auto check = w.skipped_checker(false)) res.digest_mismatches += ff.check_skipped(i, skip, check);
       i += skip;
       if (i >= c.messages) break;
@@ -77,11 +105,14 @@ class EnginePath {
         m_tick(tick),
         m_ff(ff),
         m_slots(c.queue_depth),
-        m_freed(e.kernel()) {}
+        m_freed(e.kernel()),
+        m_period(timing_period(w, true)),
+        m_first(first_boundary(w)) {}
 
   void run() {
     while (m_finished < m_c.messages) {
-      if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_c.messages, loop_state())) skip(n);
+      if (m_submitted >= m_first)
+        if (const std::uint64_t n = m_ff.at_boundary(m_submitted, m_c.messages, loop_state())) skip(n);
       // What the caller does once its finished messages' calls return (the read's frees, the
       // system calls that collect the result), then failed requests (the caller redoes them as
       // it gets the CPU back), then the next steps of messages under way, then new ones.
@@ -127,10 +158,10 @@ class EnginePath {
   }
 
   // The loop's part of the state (studies/fast_forward.h): the next message's place in the
-  // pool, the requests in flight, each slot, and the workload's own part.
+  // pool (modulo its timing period), the requests in flight, each slot, and the workload's own part.
   std::uint64_t loop_state() const {
     model::StateHash h(sc_core::sc_time_stamp());
-    h.add(std::uint64_t{m_submitted % m_w.pool_size()});
+    h.add(std::uint64_t{m_submitted % m_period});
     h.add(m_submitted - m_finished);
     m_w.add_state(h, m_submitted);
     for (const Slot& s : m_slots) {
@@ -138,7 +169,7 @@ class EnginePath {
       h.add(s.fallback);
       h.add(s.next_due);
       h.add(s.after_due);
-      if (s.after_due) h.add(std::uint64_t{s.msg});
+      if (s.after_due) h.add(std::uint64_t{s.msg % m_period});
       h.add(std::uint64_t{s.step});
       if (!s.busy) continue;
       h.add(m_submitted - s.id);
@@ -273,6 +304,8 @@ class EnginePath {
   FastForward& m_ff;
   std::vector<Slot> m_slots;
   cpu::Completion m_freed;
+  const std::size_t m_period;   // timing_period(m_w, true)
+  const std::uint64_t m_first;  // first_boundary(m_w)
   std::string m_failure;
   std::uint64_t m_submitted = 0, m_finished = 0;
 };

@@ -33,6 +33,8 @@ class RequestWorkload {
   virtual ~RequestWorkload() = default;
 
   virtual std::size_t pool_size() const = 0;
+  // Whether the messages carry real data whose outputs are checked (not --timing-only).
+  virtual bool real_data() const = 0;
   // Message m's text in bytes (what a user-space caller copies or pins).
   virtual std::uint32_t message_bytes(std::size_t m) const = 0;
   // Messages per call on the CPU path (2: sha256_ce_finup2x hashes two at once).

@@ -125,3 +125,29 @@ INSTANTIATE_TEST_SUITE_P(
              "xts-qce-lock",
              {"workload.messages=700", "cpu.governor=schedutil", "workload.queue_depth=4"},
              false}));
+
+// The cycle the fast-forward looks for is the pool's timing period, not its 64 messages: one
+// request for a pool of alike messages (found after a few requests when timing only, and only
+// once every message has been through the simulated path with real data), a size mix's pattern
+// when the sizes differ (the pool's period by length, on the CPU path too).
+TEST(FastForwardCycle, IsOneRequestForAlikeMessagesAndTheSizePatternForAMix) {
+  const auto raw = studies::fork_each(
+      4, 2,
+      [](std::size_t i) {
+        const bool mix = i >= 2;
+        const auto sc = studies::Scenario::load(
+            test::scenario_source(mix ? "study-ipsec-mix.json" : "sm8650-seed.json"), {"workload.messages=700"});
+        const bool real = i == 1;
+        return studies::run_variant(sc, sc.variant(mix ? (i == 2 ? "esp-qce-nolock" : "esp-cpu") : "sha256-qce-nolock"),
+                                    !real, false)
+            .to_json();
+      },
+      [](std::size_t, const nlohmann::json&) {});
+  for (const auto& j : raw) ASSERT_TRUE(j.contains("fast_forward")) << j.dump();
+  EXPECT_EQ(raw[0]["fast_forward"]["period"], 1);
+  EXPECT_LT(raw[0]["fast_forward"]["found_at"].get<int>(), 32);  // timing only: at once
+  EXPECT_EQ(raw[1]["fast_forward"]["period"], 1);
+  EXPECT_GE(raw[1]["fast_forward"]["found_at"].get<int>(), 64);  // real data: the pool went through once
+  EXPECT_GT(raw[2]["fast_forward"]["period"].get<int>(), 1);     // the mix's sizes come round
+  EXPECT_EQ(raw[2]["fast_forward"]["period"], raw[3]["fast_forward"]["period"]);
+}
