@@ -27,7 +27,13 @@ enum class Stdout { file, read_only, broken_pipe };
 // file, stdin from /dev/null, in its own process group.
 ProcessResult spawn(const std::vector<std::string>& args, const std::string& dir, Stdout how,
                     const std::function<void(pid_t)>& while_running) {
-  const std::string out = dir + "/.stdout", err = dir + "/.stderr";
+  // The captured output lives in the test's own temporary folder (tests watch its .stderr while
+  // the run goes on); a run in a shared folder (the source tree) gets a folder of its own, so that
+  // two tests running at once never read each other's output.
+  const bool own = dir.rfind("/tmp/qcesim-", 0) == 0;
+  const std::string capture = own ? dir : make_temp_dir("out");
+  if (capture.empty()) return {};
+  const std::string out = capture + "/.stdout", err = capture + "/.stderr";
   std::vector<std::string> argv_s = {QCESIM_BINARY};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -74,6 +80,7 @@ ProcessResult spawn(const std::vector<std::string>& args, const std::string& dir
   r.err = slurp(err);
   fs::remove(out);
   fs::remove(err);
+  if (!own) remove_tree(capture);
   return r;
 }
 
