@@ -40,7 +40,10 @@ ProcessResult spawn(const std::vector<std::string>& args, const std::string& dir
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   int pipe_fd[2] = {-1, -1};
-  if (how == Stdout::broken_pipe && pipe(pipe_fd) != 0) return {};
+  if (how == Stdout::broken_pipe && pipe(pipe_fd) != 0) {
+    if (!own) remove_tree(capture);
+    return {};
+  }
   if (how == Stdout::read_only) close(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600));
   const pid_t pid = fork();
   if (pid == 0) {

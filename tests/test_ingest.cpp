@@ -353,6 +353,23 @@ TEST(Ingest, AKernelBefore65ReplaysTheHashAsInitUpdateFinal) {
         << f;
 }
 
+// The engine's interrupt count becomes a measurement only from one /proc/interrupts row: with a
+// second BAM's row moving in the same run (a UART's BLSP) the report shows their sum, the scenario
+// has no count.
+TEST(Ingest, AnInterruptCountFromTwoBamRowsIsNotAMeasurement) {
+  ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  for (ingest::BenchRun& r : a.runs)
+    if (r.member == "runs/seed-qce") r.irqs.push_back({"40", "40 GICv3 270 Level bam_dma", 7000});
+  const ingest::IngestResult r = ingest::ingest_board(a, "t", std::string(QCESIM_SOURCE_DIR) + "/scenarios");
+  for (const auto& [f, text] : r.files)
+    if (f == "t-sha256-4096.json") {
+      const nlohmann::json j = nlohmann::json::parse(text);
+      EXPECT_FALSE(j["variants"][1]["measured"].contains("irqs_per_request")) << text;
+      EXPECT_TRUE(j["variants"][1]["measured"].contains("wall_s"));
+    }
+  EXPECT_NE(r.report.find("| 1.14 |"), std::string::npos) << r.report;  // (50000 + 7000) / 50000 in the report
+}
+
 // A board on ondemand with cpufreq-dt's frequency list: the governor and the task core's OPPs
 // (those within the range its policy gave, written exactly), which the model then loads; a policy
 // without its range gives no list.
