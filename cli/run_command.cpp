@@ -211,7 +211,7 @@ void print_results(const std::vector<studies::VariantResult>& results, unsigned 
         "descriptors, {} {} mismatches{}\n",
         r.name, r.requests, r.lat_mean_us, r.lat_p50_us, r.lat_p99_us, r.lat_max_us, r.irqs, r.bam_descriptors,
         r.digest_mismatches, outputs, r.timing_only ? " (timing only: not checked)" : "");
-    if (auto it = r.measured.find("irqs_per_request"); it != r.measured.end() && r.requests) {
+    if (auto it = r.measured.find(studies::kIrqsPerRequest); it != r.measured.end() && r.requests) {
       const double sim = static_cast<double>(r.irqs) / static_cast<double>(r.requests);
       out << fmt::format("  interrupts per request: {:.2f} simulated, {:.2f} measured{}\n", sim, it->second,
                          std::fabs(sim - it->second) < 0.5

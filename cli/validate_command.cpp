@@ -146,13 +146,13 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     }
     const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
     for (const studies::VariantBands& v : r.variants) {
-      for (const auto& [k, heading] : studies::quantities_in(v)) {
+      for (const auto& [k, heading] : studies::quantities_in(v.quantity)) {
         const studies::Band& b = v.quantity.at(k);
         if (b.measured <= 0) continue;  // no measurement (or a CPU path's zero hardirq time)
         const double error = b.nominal / b.measured - 1;
         // A count of interrupts takes whole values: within half an interrupt of its band, as `run`
         // compares it.
-        const double slack = k == "irqs_per_request" ? 0.5 : 0.0;
+        const double slack = k == studies::kIrqsPerRequest ? 0.5 : 0.0;
         const bool in = b.measured >= b.p05 - slack && b.measured <= b.p95 + slack;
         const double width = b.p05 > 0 ? b.p95 / b.p05 : 0;
         inside += in;
@@ -161,7 +161,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
             {fmt::format("{:<{}} {:<{}} {:<{}} {:>10.4g} {:>10.4g} {:>23} {:>8.2f} {:>+7.1f}% {:>6}  {}\n", sc.name,
                          name_w, v.name, variant_w, k, quantity_w, b.measured, b.nominal,
                          fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), width, 100 * error, in ? "yes" : "no", sample),
-             in, width, k == "irqs_per_request"});
+             in, width, k == studies::kIrqsPerRequest});
         rows.push_back({{"soc", soc},
                         {"scenario", sc.name},
                         {"variant", v.name},

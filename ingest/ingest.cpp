@@ -74,30 +74,22 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Whether a /proc/interrupts row's action names the BAM or QCE.
-bool engine_row(const IrqDelta& d) {
-  const std::string s = lower(d.name);
-  return s.find("bam") != std::string::npos || s.find("qce") != std::string::npos ||
-         s.find("crypto") != std::string::npos;
-}
-
-// The engine's interrupts in a run: the rows whose action names the BAM or QCE.
-std::uint64_t engine_irqs(const BenchRun& r) {
-  std::uint64_t n = 0;
-  for (const IrqDelta& d : r.irqs)
-    if (engine_row(d)) n += d.count;
-  return n;
-}
-
-// The same when exactly one such row moved during the run: a SoC with another BAM busy at the
-// time (the IPQ40xx's BLSP for its UART and SPI) would add its interrupts to the engine's, so a
-// count taken as a measurement must come from one row.
-std::uint64_t engine_irqs_one_row(const BenchRun& r) {
-  std::uint64_t n = 0;
+// The engine's interrupts in a run: the /proc/interrupts rows whose action names the BAM or QCE,
+// and how many of them moved. A count taken as a measurement must come from one row: a SoC with
+// another BAM busy at the time (the IPQ40xx's BLSP for its UART and SPI) adds its interrupts.
+struct EngineIrqs {
+  std::uint64_t count = 0;
   unsigned rows = 0;
-  for (const IrqDelta& d : r.irqs)
-    if (engine_row(d) && d.count) n += d.count, ++rows;
-  return rows == 1 ? n : 0;
+};
+EngineIrqs engine_irqs(const BenchRun& r) {
+  EngineIrqs e;
+  for (const IrqDelta& d : r.irqs) {
+    const std::string s = lower(d.name);
+    if (d.count && (s.find("bam") != std::string::npos || s.find("qce") != std::string::npos ||
+                    s.find("crypto") != std::string::npos))
+      e.count += d.count, ++e.rows;
+  }
+  return e;
 }
 
 // What each piece the archive may lack would settle (docs/board.md's table).
@@ -507,8 +499,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                        {"cpu_s", r->cpu_s},       {"hardirq_s", r->hardirq_s}, {"softirq_s", r->softirq_s}};
       // The engine's interrupts per request, where /proc/interrupts named its BAM: what tells the
       // driver's paths apart (two or three per request with the locking series, calibration.md H4).
-      if (const std::uint64_t irqs = engine_irqs_one_row(*r); qce && irqs && r->messages) {
-        const double per = std::round(static_cast<double>(irqs) / static_cast<double>(r->messages) * 1000) / 1000;
+      if (const EngineIrqs irqs = engine_irqs(*r); qce && irqs.rows == 1 && r->messages) {
+        const double per = std::round(static_cast<double>(irqs.count) / static_cast<double>(r->messages) * 1000) / 1000;
         if (per > 0 && per <= 1000) v["measured"]["irqs_per_request"] = per;  // the scenario's range
       }
       vs.push_back(v);
@@ -620,7 +612,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
        "softirq s | engine interrupts/request | output |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const BenchRun& b : a.runs) {
     const double n = static_cast<double>(b.messages);
-    const std::uint64_t irqs = engine_irqs(b);
+    const std::uint64_t irqs = engine_irqs(b).count;
     r += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n", b.member, b.driver,
                      is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n, 1e6 * b.cpu_s / n,
                      b.hardirq_s, b.softirq_s, irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",

@@ -309,7 +309,7 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
   // interrupt count is a check, not a target: a count moves in steps, not along a gradient).
   for (const studies::Variant& v : sc.variants)
     for (const auto& [key, value] : studies::measured_for(v, sc.workload))
-      if (value > 0 && key != "irqs_per_request") p.targets.push_back({v.name, key, value});
+      if (value > 0 && key != kIrqsPerRequest) p.targets.push_back({v.name, key, value});
   // A parameter with direct evidence is one measured number more.
   const std::size_t n = p.targets.size() + evidenced(p), k = p.params.size();
   // Nothing measured is nothing to fit; fewer numbers than parameters leaves directions only the

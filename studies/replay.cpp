@@ -57,7 +57,7 @@ std::map<std::string, double> measured_for(const Variant& v, const Workload& w) 
   if (mb != static_cast<double>(w.message_bytes)) return {};
   // Times scale with the number of messages; a count per request does not.
   for (auto& [k, val] : m)
-    if (k != "irqs_per_request") val *= static_cast<double>(w.messages) / mm;
+    if (k != kIrqsPerRequest) val *= static_cast<double>(w.messages) / mm;
   return m;
 }
 

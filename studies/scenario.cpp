@@ -24,8 +24,8 @@ const std::vector<std::string> kVariantKeys = {
     "lock_when",  "lock_descriptors", "overrides",    "measured",         "about"};
 // What a variant's `measured` block may say: the workload it was taken with, the four numbers of
 // the measurement's table and the engine's interrupts per request (/proc/interrupts on a board).
-const std::vector<std::string> kMeasuredKeys = {"messages",  "message_bytes", "wall_s",          "cpu_s",
-                                                "hardirq_s", "softirq_s",     "irqs_per_request"};
+const std::vector<std::string> kMeasuredKeys = {"messages",  "message_bytes", "wall_s",       "cpu_s",
+                                                "hardirq_s", "softirq_s",     kIrqsPerRequest};
 
 void apply_overrides(Profile& p, const json& ov, const std::string& file, const std::string& path) {
   if (!ov.is_object()) throw ConfigError(file, path, "an object of parameter: value", describe_json(ov));
@@ -240,7 +240,7 @@ std::map<std::string, double> load_measured(const JsonObject& vj) {
     if (!mj.has(k.c_str())) continue;
     if (k == "messages" || k == "message_bytes")
       m[k] = static_cast<double>(mj.whole(k.c_str(), 0, 1, 100000000000ull));
-    else if (k == "irqs_per_request")
+    else if (k == kIrqsPerRequest)
       m[k] = mj.number(k.c_str(), 0, 0, 1000, "interrupts per request");
     else
       m[k] = mj.number(k.c_str(), 0, 0, 1e9, "seconds");

@@ -21,6 +21,10 @@ using model::InputKind;
 using model::Param;
 using model::Profile;
 
+// The `measured` key of the engine's interrupts per request: a count, not a time (it does not scale
+// with the message count, gets a band only where measured, and is a check, not a fitting target).
+inline constexpr const char* kIrqsPerRequest = "irqs_per_request";
+
 enum class VariantEngine { ce, qce };
 
 struct Variant {

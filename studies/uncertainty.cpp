@@ -43,14 +43,7 @@ const std::vector<std::pair<std::string, std::string>>& band_quantities() {
 }
 
 const std::vector<std::pair<std::string, std::string>>& checked_quantities() {
-  static const std::vector<std::pair<std::string, std::string>> q = {{"irqs_per_request", "interrupts/request"}};
-  return q;
-}
-
-std::vector<std::pair<std::string, std::string>> quantities_in(const VariantBands& v) {
-  auto q = band_quantities();
-  for (const auto& c : checked_quantities())
-    if (v.quantity.count(c.first)) q.push_back(c);
+  static const std::vector<std::pair<std::string, std::string>> q = {{kIrqsPerRequest, "interrupts/request"}};
   return q;
 }
 
@@ -238,7 +231,7 @@ std::map<std::string, double> quantities_of(const VariantResult& r) {
           {"p50_us", r.lat_p50_us},
           {"p99_us", r.lat_p99_us},
           {"mb_per_s", r.wall_s > 0 ? static_cast<double>(r.bytes) / r.wall_s / 1e6 : 0.0},
-          {"irqs_per_request", r.requests ? static_cast<double>(r.irqs) / static_cast<double>(r.requests) : 0.0}};
+          {kIrqsPerRequest, r.requests ? static_cast<double>(r.irqs) / static_cast<double>(r.requests) : 0.0}};
 }
 
 namespace {
@@ -337,10 +330,7 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
         for (const auto& [k, x] : q) samples[k].push_back(x);
       }
     }
-    auto shown = band_quantities();
-    for (const auto& c : checked_quantities())
-      if (measured.count(c.first)) shown.push_back(c);
-    for (const auto& [k, heading] : shown) {
+    for (const auto& [k, heading] : quantities_in(measured)) {
       Band b;
       b.nominal = nominal[k];
       b.p05 = quantile(samples[k], 0.05);
@@ -359,7 +349,7 @@ std::string uncertainty_table(const UncertaintyResult& r) {
   std::string s = fmt::format("{:<22} {:<18} {:>12} {:>25} {:>12} {:>8}\n", "variant", "quantity", "nominal",
                               "90 % interval", "measured", "inside");
   for (const VariantBands& v : r.variants) {
-    for (const auto& [k, heading] : quantities_in(v)) {
+    for (const auto& [k, heading] : quantities_in(v.quantity)) {
       const Band& b = v.quantity.at(k);
       const std::string meas = b.measured < 0 ? "-" : fmt::format("{:.4g}", b.measured);
       const std::string inside = b.measured < 0 ? "" : b.measured >= b.p05 && b.measured <= b.p95 ? "yes" : "no";

@@ -119,8 +119,15 @@ const std::vector<std::pair<std::string, std::string>>& band_quantities();
 // Quantities a board can measure that get a band (and a validate row) only where a variant's
 // `measured` block has them: the engine's interrupts per request.
 const std::vector<std::pair<std::string, std::string>>& checked_quantities();
-// band_quantities(), then those checked_quantities() that `v` has: a table's rows for it.
-std::vector<std::pair<std::string, std::string>> quantities_in(const VariantBands& v);
+// band_quantities(), then those checked_quantities() that `keys` has (a variant's bands, or its
+// measured values): a table's rows for it.
+template <class Map>
+std::vector<std::pair<std::string, std::string>> quantities_in(const Map& keys) {
+  auto q = band_quantities();
+  for (const auto& c : checked_quantities())
+    if (keys.count(c.first)) q.push_back(c);
+  return q;
+}
 
 // Checks the scenario and the options (ConfigError), then runs nominal + samples for each
 // variant; progress on `progress`.
