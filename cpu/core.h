@@ -101,6 +101,7 @@ struct Charge {
 struct ItemTimes {
   std::vector<sc_core::sc_time> time;
   std::vector<bool> scales;
+  std::vector<sc_core::sc_time> moved;  // the cache lines taken from the other core: a wait, never scaled
 };
 
 // A thread's seat on a core in one context.
@@ -293,14 +294,17 @@ inline void Runner::note_charge(const char* fn, const sc_core::sc_time& cost) {
 
 inline void Runner::charge(const Charge& c) {
   sc_core::sc_time t = c.time;
-  bool scales = c.scales;
-  if (c.item >= 0) {
+  if (c.item < 0) {
+    if (c.scales && m_core.slowdown() != 1.0) t = t * m_core.slowdown();
+  } else {
     const auto i = static_cast<std::size_t>(c.item);
-    t = i < m_core.m_items.time.size() ? m_core.m_items.time[i] : sc_core::SC_ZERO_TIME;
+    const ItemTimes& it = m_core.m_items;
+    t = i < it.time.size() ? it.time[i] : sc_core::SC_ZERO_TIME;
     if (c.count != 1.0) t = t * c.count;
-    scales = i < m_core.m_items.scales.size() && m_core.m_items.scales[i];
+    if (i < it.scales.size() && it.scales[i] && m_core.slowdown() != 1.0) t = t * m_core.slowdown();
+    // The lines taken from the other core: a wait at any clock.
+    if (i < it.moved.size() && it.moved[i] != sc_core::SC_ZERO_TIME) t += it.moved[i] * c.count;
   }
-  if (scales && m_core.slowdown() != 1.0) t = t * m_core.slowdown();
   if (m_core.m_cv > 0 && t != sc_core::SC_ZERO_TIME) t = t * m_core.variation();
   charge(c.fn, t);
 }

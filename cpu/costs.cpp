@@ -42,13 +42,17 @@ std::string item_names() {
 
 Costs costs_from_profile(const model::Profile& p) {
   for (const auto& [name, prm] : p.params()) {
-    if (name.rfind("cost.", 0) != 0) continue;
-    const std::string field = name.substr(5);
+    const bool cost = name.rfind("cost.", 0) == 0, lines = name.rfind("lines.", 0) == 0;
+    if (!cost && !lines) continue;
+    const std::string field = name.substr(cost ? 5 : 6);
     bool known = false;
     for (const CostItem& c : kCostItems) known = known || field == c.field;
     if (!known)
       throw model::ConfigError(p.file(), "/parameters/" + name, "a cost item of cpu/costs.h (" + item_names() + ")",
                                model::quoted_input(name));
+    if (lines && prm.unit != "lines")
+      throw model::ConfigError(prm.origin_file, "/parameters/" + name + "/unit",
+                               "lines (cache lines per call, an average)", model::quoted_input(prm.unit));
   }
   Costs k;
   k.cpus = cpus_from_profile(p);
@@ -63,6 +67,7 @@ Costs costs_from_profile(const model::Profile& p) {
     // A share in a common factor (the profile checked it names a ratio parameter).
     const double shared = prm.shared.empty() ? 1.0 : p.num(prm.shared);
     CostDef& d = k[c.id];
+    if (const std::string lines = std::string("lines.") + c.field; p.has(lines)) d.lines = p.num(lines);
     if (prm.unit == "instructions") {
       d.work = true;
       d.instructions = prm.value * shared;
@@ -79,6 +84,9 @@ Costs costs_from_profile(const model::Profile& p) {
           model::quoted_input(prm.unit));
     }
   }
+  // Lines moved between cores cost only where a profile counts them and times a transfer.
+  if (p.has("cpu.line_transfer")) k.line_transfer = p.time("cpu.line_transfer");
+  k.cores_differ = k.task_cpu != irq_cpu_from_profile(p);
   k.gic_latency = p.time("gic.latency");
   k.sync_quantum = p.time("cpu.sync_quantum");
   k.power = cpu_power_from_profile(p);
@@ -100,10 +108,12 @@ ItemTimes item_times(const Costs& k, const CoreType& t) {
   ItemTimes it;
   it.time.resize(kNumCosts);
   it.scales.resize(kNumCosts);
+  it.moved.resize(kNumCosts);
   for (const CostItem& c : kCostItems) {
     const auto i = static_cast<std::size_t>(c.id);
     it.time[i] = k.on(c.id, t);
     it.scales[i] = k[c.id].work;
+    it.moved[i] = k.moved(c.id);
   }
   return it;
 }

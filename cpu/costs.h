@@ -242,6 +242,10 @@ struct CostDef {
   // Serialising events (exception entry and return, barriers, system registers): core cycles at
   // the core's clock whatever its IPC; they stretch with the clock like work.
   double cycles = 0;
+  // Cache lines one call reads that the request's other core wrote last (lines.<field>): each a
+  // transfer from that core's cache (cpu.line_transfer, a wait) when the caller's core and the
+  // interrupt's differ, nothing when one core does both.
+  double lines = 0;
 };
 
 struct Costs {
@@ -251,16 +255,20 @@ struct Costs {
   std::vector<CoreType> cpus;
   unsigned task_cpu = 0;  // where the benchmark task runs (cpu.task_cpu)
   // Timing the kernel model needs that is not CPU time of a function.
-  T gic_latency;           // line to CPU exception
-  T sync_quantum;          // a device read syncs the CPU only once this much time is owed (0: always)
-  CpuPower power;          // the governors and idle states (the clock comes from each core's type)
-  IommuConfig iommu;       // the dma-mapping layer's mode
-  double cost_cv = 0;      // service-time variation of every CPU charge (cpu.cost_cv)
-  std::uint64_t seed = 0;  // sim.seed: 0 runs every charge at its mean
+  T gic_latency;              // line to CPU exception
+  T sync_quantum;             // a device read syncs the CPU only once this much time is owed (0: always)
+  CpuPower power;             // the governors and idle states (the clock comes from each core's type)
+  IommuConfig iommu;          // the dma-mapping layer's mode
+  T line_transfer;            // one cache line from another core's cache (cpu.line_transfer)
+  bool cores_differ = false;  // the caller's core (cpu.task_cpu) is not the interrupt's (cpu.irq_cpu)
+  double cost_cv = 0;         // service-time variation of every CPU charge (cpu.cost_cv)
+  std::uint64_t seed = 0;     // sim.seed: 0 runs every charge at its mean
 
   const CostDef& operator[](Cost c) const { return def[static_cast<unsigned>(c)]; }
   CostDef& operator[](Cost c) { return def[static_cast<unsigned>(c)]; }
-  // One call of item c on a core of type t at its maximum clock.
+  // The cache lines one call of item c takes from the request's other core, as a wait.
+  T moved(Cost c) const { return cores_differ ? line_transfer * (*this)[c].lines : T{}; }
+  // One call of item c on a core of type t at its maximum clock, the lines it moves apart.
   T on(Cost c, const CoreType& t) const {
     const CostDef& d = (*this)[c];
     if (d.cycles > 0) return t.freq_max > 0 ? T(d.cycles / t.freq_max, sc_core::SC_NS) : T{};
@@ -272,6 +280,11 @@ struct Costs {
   Charge as(const char* fn, Cost c) const { return {fn, T{}, false, static_cast<int>(c), 1.0}; }
   // n calls of item c.
   Charge times(Cost c, double n) const { return {cost_item(c).label, T{}, false, static_cast<int>(c), n}; }
+  // n cache lines taken from the request's other core, charged as fn: a wait, nothing where one
+  // core does both (lines a structure's layout adds beyond what its item counts).
+  Charge lines_moved(const char* fn, double n) const {
+    return {fn, cores_differ ? line_transfer * n : T{}, false, -1, 1.0};
+  }
 };
 
 // Item c's time and whether it scales with the clock, per item, on a core of type t (the table a

@@ -14,9 +14,10 @@ using nlohmann::json;
 
 namespace {
 
+// "lines": cache lines per call, an average (so not a whole count).
 const std::set<std::string> kUnits = {"ns",     "us",       "ms",           "s",     "MHz",   "GHz",  "MB/s",
                                       "cycles", "cycles/B", "instructions", "count", "bytes", "year", "ratio",
-                                      "name",   "GHz list"};
+                                      "lines",  "name",     "GHz list"};
 
 const auto& describe = describe_json;
 
@@ -110,8 +111,8 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
   if (!pj.contains("unit") || !pj["unit"].is_string() || !kUnits.count(pj["unit"].get<std::string>()))
     throw ConfigError(
         file, path + "/unit",
-        "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, instructions, count, bytes, year, ratio, name, "
-        "GHz list",
+        "one of ns, us, ms, s, MHz, GHz, MB/s, cycles, cycles/B, instructions, count, bytes, year, ratio, lines, "
+        "name, GHz list",
         pj.contains("unit") ? describe(pj["unit"]) : "nothing");
   prm.unit = pj["unit"];
   parse_value(prm, pj, file, path);

@@ -25,6 +25,8 @@ usage lines go in `synopsis` blocks, other text in `text` blocks.
 
   scripts/doctest.py --binary build/release/qcesim [FILE.md ...]     check (exit 1 on a difference)
   scripts/doctest.py --binary build/release/qcesim --update [FILE...] rewrite the outputs that differ
+(an output the docs elide with `...` keeps its shape: each line it shows becomes the new output's
+line it stands for, cut where it was cut; where the shape no longer fits, the whole output)
 """
 import argparse
 import os
@@ -143,6 +145,49 @@ def matches(expected, actual_lines):
     return True, ""
 
 
+def reelide(expected, out):
+    """The new output in the shape of the old elided one: every line the docs show is replaced by
+    the output line it stands for (the same text, numbers and column widths free), cut where it
+    was cut. None when the shape no longer fits (a shown line is gone, or has another text)."""
+    if "..." not in "\n".join(expected):
+        return None
+    res, j, free = [], 0, False
+    for e in expected:
+        e = e.rstrip()
+        if e == "...":
+            res.append(e)
+            free = True
+            continue
+        cut = e.endswith("...") and e != "..."
+        body = e[:-3] if cut else e
+        if "..." in body or "~" in body:
+            return None
+        rx = ""
+        for token in re.split("(" + NUMBER + "| +)", body):
+            if re.fullmatch(NUMBER, token):
+                rx += NUMBER
+            elif token and token.strip() == "":
+                rx += " +"
+            else:
+                rx += re.escape(token)
+        found = None
+        while j < len(out):
+            m = re.match(rx + ("" if cut else "$"), out[j])
+            j += 1
+            if m:
+                found = m
+                break
+            if not free:
+                return None
+        if found is None:
+            return None
+        res.append(found.group(0) + "..." if cut else out[j - 1])
+        free = False
+    if not free and j != len(out):
+        return None
+    return res
+
+
 def scratch(binary):
     d = tempfile.mkdtemp(prefix="qcesim-doctest-")
     shutil.copytree(os.path.join(ROOT, "scenarios"), os.path.join(d, "scenarios"))
@@ -194,7 +239,8 @@ def run_file(path, binary, update):
                 if not ok:
                     problems.append(why)
                     if update and p.returncode == want_exit:
-                        edits.append((at, len(expected), out))
+                        shaped = reelide(expected, out)
+                        edits.append((at, len(expected), shaped if shaped and matches(shaped, out)[0] else out))
                 t = re.search(r"#\s*~(" + NUMBER + r")\s*s\s*$", cmd)
                 if t and not (float(t.group(1)) / 10 <= took <= float(t.group(1)) * 10):
                     problems.append(f"took {took:.1f} s, not within a factor of 10 of ~{t.group(1)} s")

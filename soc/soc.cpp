@@ -41,10 +41,11 @@ Emulator::Emulator(const EmulatorConfig& cfg) {
   if (g_elaborated) throw std::logic_error("SystemC elaborates once per process: one Emulator per process");
   g_elaborated = true;
   m_soc = std::make_unique<Soc>("soc", cfg.soc);
-  // The series moved the BAM's deferred work from a tasklet to a BH workqueue.
-  const bool bh_workqueue = cfg.driver.reg_io == qce::RegIo::bam;
+  // The series' bam_dma (its deferred work on a BH workqueue, its larger descriptors) comes with
+  // its register I/O through BAM.
+  const bool series = cfg.driver.reg_io == qce::RegIo::bam;
   m_bam_dma = std::make_unique<bam::BamDma>(m_soc->host, m_soc->kernel, cfg.soc.map.bam_base, cfg.soc.linux_ee,
-                                            cfg.soc.bam.num_pipes, bh_workqueue);
+                                            cfg.soc.bam.num_pipes, series);
   m_bam_dma->request_irq(m_soc->bam.irq_line(cfg.soc.linux_ee), cfg.driver.irq_cpu);
   m_qce = std::make_unique<qce::QceDevice>(m_soc->host, m_soc->kernel, *m_bam_dma, cfg.soc.map.qce_base, cfg.driver);
   if (cfg.tz.rate_per_s > 0) {

@@ -300,7 +300,10 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
     p.params.push_back(prm);
   }
   for (const model::Param& prm : p.params) {
-    p.centre.push_back(prm.value);
+    // A --set of a fitted parameter (checked against its range by the load) starts the search
+    // there and centres its prior: a hypothesis' own starting point.
+    const auto set = sc.overrides.find(prm.name);
+    p.centre.push_back(set != sc.overrides.end() && set->is_number() ? set->get<double>() : prm.value);
     p.sigma.push_back(std::log(spec.prior_factor));
     p.evidence.emplace_back();
   }

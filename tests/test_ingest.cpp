@@ -441,6 +441,19 @@ TEST(Ingest, CalibrateTakesTheBoardsFunctionTimesAsPriors) {
   EXPECT_TRUE(p.evidence[1].empty());
 }
 
+// A --set of a fitted parameter starts the search there and centres its prior (a hypothesis'
+// own starting point, docs/calibration.md H2); the others start at the profile's value.
+TEST(Calibration, ASetOfAFittedParameterStartsTheSearchThere) {
+  studies::CalibrationSpec spec;
+  spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json";
+  spec.fit = {"iommu.tlb_miss", "cost.readl"};
+  spec.sets = {"iommu.tlb_miss=2800"};
+  const studies::CalibrationProblem p = studies::calibration_problem(spec);
+  EXPECT_EQ(p.centre[0], 2800.0);
+  EXPECT_EQ(p.centre[1], p.base.param("cost.readl").value);
+  EXPECT_NE(p.base.param("iommu.tlb_miss").value, 2800.0);  // the profile itself is not changed
+}
+
 TEST(Ingest, CommandRefusesAHostileArchiveBeforeWritingAnything) {
   const test::TempDir tmp("ingest-cli");
   const std::string& dir = tmp.path();

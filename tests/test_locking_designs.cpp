@@ -38,15 +38,16 @@ std::vector<studies::VariantResult> run_designs(const std::vector<std::string>& 
 }
 
 // Register writes by MMIO inside one lock pair: four hardware descriptors per request (LOCK, the
-// data, UNLOCK on rx; the dump on tx) instead of the series' 25, the series' three interrupts, one
-// lock pair per request, right digests, and far less time than the series.
+// data, UNLOCK on rx; the dump on tx) instead of the series' 25, two interrupts (the UNLOCK's INT
+// seen with the tx EOT's), one lock pair per request, right digests, and far less time than the
+// series.
 TEST(LockingDesigns, MmioInsideOneLockPair) {
   const auto r = run_designs({"mainline", "series", "mmio-lock"}, {"workload.messages=300"});
   const auto &mainline = r[0], &series = r[1], &mmio = r[2];
   EXPECT_EQ(mmio.digest_mismatches, 0u);
   EXPECT_EQ(mmio.bam_descriptors, 4u * 300);
   EXPECT_EQ(series.bam_descriptors, 25u * 300);
-  EXPECT_EQ(mmio.irqs, 3u * 300);
+  EXPECT_EQ(mmio.irqs, 2u * 300);
   EXPECT_EQ(mmio.lock_pairs, 300u);
   EXPECT_EQ(mainline.lock_pairs, 0u);
   EXPECT_GT(mmio.wall_s, mainline.wall_s);  // the lock's round trip and its interrupt
@@ -69,18 +70,19 @@ TEST(LockingDesigns, InlineLockFlagsReplaceTheDummyDescriptors) {
   EXPECT_LT(inl.cpu_s, series.cpu_s);
 }
 
-// An UNLOCK that asks for no interrupt (downstream qce50's way): two interrupts per request
-// instead of the series' three, the UNLOCK reclaimed by terminate_all after a pipe reset, so its
-// unmap moves from hardirq to softirq; the lock pairs and the digests are the series'.
+// An UNLOCK that asks for no interrupt (downstream qce50's way): two interrupts per request, as
+// the series takes on this profile (its UNLOCK's INT a few ns ahead of the tx EOT's handler), the
+// UNLOCK reclaimed by terminate_all after a pipe reset, so its unmap moves from hardirq to
+// softirq; the lock pairs and the digests are the series'.
 TEST(LockingDesigns, QuietUnlockIsReclaimedByTerminateAllInSoftirq) {
   const auto r = run_designs({"series", "series-quiet-unlock"}, {"workload.messages=300"});
   const auto &series = r[0], &quiet = r[1];
   EXPECT_EQ(quiet.digest_mismatches, 0u);
-  EXPECT_EQ(series.irqs, 3u * 300);
+  EXPECT_EQ(series.irqs, 2u * 300);
   EXPECT_EQ(quiet.irqs, 2u * 300);
   EXPECT_EQ(quiet.lock_pairs, 300u);
   EXPECT_EQ(quiet.bam_descriptors, series.bam_descriptors);
-  EXPECT_LT(quiet.hardirq_s, series.hardirq_s - 300 * 5e-6);  // a whole interrupt and an unmap less
+  EXPECT_LT(quiet.hardirq_s, series.hardirq_s - 300 * 3e-6);  // an unmap less (TLBIVAL and sync: 3.6 us)
   EXPECT_GT(quiet.softirq_s, series.softirq_s + 300 * 3e-6);  // the unmap and the pipe reset
 }
 
@@ -96,7 +98,8 @@ TEST(LockingDesigns, LockBatchSharesPairsOnlyWhenRequestsQueue) {
   EXPECT_GE(d4[1].lock_pairs, 400u / 8);
   EXPECT_LT(d4[1].lock_pairs, 400u / 2);
   EXPECT_LT(d4[1].bam_descriptors, d4[0].bam_descriptors);
-  EXPECT_LT(d4[1].irqs, d4[0].irqs);
+  // The UNLOCKs a batch saves took no interrupt of their own (seen with the tx EOT's): no fewer.
+  EXPECT_EQ(d4[1].irqs, d4[0].irqs);
 }
 
 // Polling at load: at queue depth 1 no request is ever queued behind the one starting, so the

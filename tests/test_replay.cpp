@@ -65,7 +65,8 @@ void expect_within(const studies::VariantResult& r, const char* key, double sim,
 
 // Sourced mechanisms with 4 parameters fitted to P1 (docs/calibration.md): within 10 %, but for
 // the two numbers the model misses by mechanism, held at their documented errors (the locking
-// run's third interrupt: hardirq +43 %; mainline's hardirq -16 % and softirq -34 %) so a change shows.
+// run's LOCK and UNLOCK both unmapped in hardirq: +38 %; mainline's hardirq -14 % and softirq -32 %)
+// so a change shows.
 void expect_seed_match(const std::string& variant, double hardirq_error = 0, double softirq_error = 0) {
   const auto r = scaled_seed(variant);
   EXPECT_EQ(r.requests, 500u);
@@ -85,13 +86,13 @@ void expect_seed_match(const std::string& variant, double hardirq_error = 0, dou
 }  // namespace
 
 TEST(Replay, SeedReplaySha256Lib) { expect_seed_match("sha256-lib"); }
-TEST(Replay, SeedReplaySha256QceLock) { expect_seed_match("sha256-qce-lock", 0.43, 0); }
-TEST(Replay, SeedReplaySha256QceNolock) { expect_seed_match("sha256-qce-nolock", -0.16, -0.34); }
+TEST(Replay, SeedReplaySha256QceLock) { expect_seed_match("sha256-qce-lock", 0.38, 0); }
+TEST(Replay, SeedReplaySha256QceNolock) { expect_seed_match("sha256-qce-nolock", -0.14, -0.32); }
 
 // Per request: 1 + 1 hardware descriptors without locking, 24 + 1 with; the series adds one
 // pipe event. Mainline takes two hardirqs (rx EOT, tx EOT); with the series the UNLOCK's INT
-// comes about 3 us after the tx EOT, after that interrupt's handler read IRQ_SRCS_EE, so it takes
-// a third (docs/calibration.md).
+// comes about 3 us after the tx EOT, a few ns before that interrupt's handler reads IRQ_SRCS_EE,
+// so it is seen there: two as well (docs/calibration.md).
 TEST(Replay, SeedReplayDescriptorsPerRequestLockVsNolock) {
   const auto sc = studies::Scenario::load(seed_path(), {"workload.messages=100"});
   const auto raw = studies::fork_each(
@@ -103,7 +104,36 @@ TEST(Replay, SeedReplayDescriptorsPerRequestLockVsNolock) {
   EXPECT_EQ(lock.bam_descriptors, 100u * 25u);
   EXPECT_EQ(nolock.bam_descriptors, 100u * 2u);
   EXPECT_EQ(nolock.irqs, 100u * 2u);
-  EXPECT_EQ(lock.irqs, 100u * 3u);
+  EXPECT_EQ(lock.irqs, 100u * 2u);  // Trace.ExplainStatesTheUnlocksRaceWithItsMargin
+}
+
+// The cache lines each context takes from the other core per request (lines.<item>, each a
+// cpu.line_transfer): a nanosecond more per line adds the count's nanoseconds, context by
+// context (docs/calibration.md: mainline 23 in hardirq, 6 of them the IPI's on the X4, 8 in
+// softirq, 11 in the kworker and the task; the series' descriptors a line larger, its 21
+// command elements' scatterlist and page-table lines).
+TEST(Replay, LinesMovedBetweenCoresPerRequest) {
+  const auto raw = studies::fork_each(
+      4, 2,
+      [&](std::size_t i) {
+        auto s = studies::Scenario::load(
+            seed_path(), {"workload.messages=200", i % 2 ? "cpu.line_transfer=71" : "cpu.line_transfer=70"});
+        return studies::run_variant(s, s.variants[1 + i / 2], true).to_json();
+      },
+      [](std::size_t, const nlohmann::json&) {});
+  std::vector<studies::VariantResult> r;
+  for (const auto& j : raw) r.push_back(studies::VariantResult::from_json(j));
+  auto lines = [&](std::size_t v, double studies::VariantResult::*ctx) {
+    return (r[2 * v + 1].*ctx - r[2 * v].*ctx) / 200 * 1e9;  // ns per request at 1 ns a line
+  };
+  using V = studies::VariantResult;
+  EXPECT_EQ(r[0].name, "sha256-qce-lock");
+  EXPECT_EQ(r[0].irqs, r[1].irqs);  // the same path at both costs
+  EXPECT_NEAR(lines(1, &V::hardirq_s), 23.0, 0.1);
+  EXPECT_NEAR(lines(1, &V::softirq_s), 7.7, 0.1);
+  EXPECT_NEAR(lines(1, &V::kworker_s), 11.0, 0.1);
+  EXPECT_NEAR(lines(0, &V::hardirq_s), 43.7, 0.2);
+  EXPECT_NEAR(lines(0, &V::softirq_s), 21.5, 0.2);
 }
 
 // Issue 24's first design alternative: the series with its command elements in coherent buffers
@@ -353,8 +383,9 @@ studies::VariantResult completion_variant(const char* name) {
 TEST(Replay, CompletionWithoutTheDataPipesInterruptOneHardirqPerRequest) {
   const auto one = completion_variant("irq-one-per-request");
   EXPECT_EQ(one.irqs, 200u);
-  // Half the mainline's 9.64 us of hardirq per request.
-  EXPECT_NEAR(one.hardirq_s / 200 * 1e6, 9.64 / 2, 0.2);
+  // Mainline's 9.52 us of hardirq per request less one BAM interrupt's entry, handler and reads
+  // (about 4.2 us); the wake-up IPI's hardirq on the X4 stays.
+  EXPECT_NEAR(one.hardirq_s / 200 * 1e6, 5.28, 0.2);
 }
 
 TEST(Replay, CompletionPollingTakesNoInterruptAndKeepsTheCpuBusy) {
@@ -373,5 +404,5 @@ TEST(Replay, Measurements2025P2QceAt4KiBWithin15Percent) {
                                           {"workload.messages=500"});
   const auto r = studies::run_variant(sc, sc.variant("sha256-qce"), true);
   EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.0, 0.15);
-  EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 0.95, 0.03);  // -4.8% at 5000 messages
+  EXPECT_NEAR(r.wall_s / r.measured.at("wall_s"), 1.015, 0.03);  // +1.5% at 500 messages
 }

@@ -195,7 +195,7 @@ TEST(Scenario, ProfileEveryParameterHasUnitRangeProvenanceAndDoc) {
       EXPECT_LE(prm.value, prm.max) << name;
     }
   }
-  EXPECT_EQ(p.time("cost.readl"), sc_core::sc_time(967, sc_core::SC_NS));  // fitted to P1 (docs/calibration.md)
+  EXPECT_EQ(p.time("cost.readl"), sc_core::sc_time(714, sc_core::SC_NS));  // fitted to P1 (docs/calibration.md)
 }
 
 // Each cost item is named once: a field, a kernel label and a doc line in cpu/costs.h; the
@@ -221,7 +221,7 @@ TEST(Scenario, CostItemsEveryItemHasALabelADocAndAProfileValue) {
     }
     EXPECT_EQ(k(c.id).fn, c.label);
   }
-  EXPECT_EQ(k.on(cpu::Cost::readl, task), sc_core::sc_time(967, sc_core::SC_NS));
+  EXPECT_EQ(k.on(cpu::Cost::readl, task), sc_core::sc_time(714, sc_core::SC_NS));
   EXPECT_EQ(std::string(k(cpu::Cost::context_switch).fn), "__schedule");
 }
 
@@ -244,6 +244,46 @@ TEST(Scenario, CostItemsWorkScalesWithTheCoreAndWaitsDoNot) {
   EXPECT_EQ(k.cpus[0].name, "cortex-a520");
   EXPECT_EQ(k.cpus[7].name, "cortex-x4");
   EXPECT_DOUBLE_EQ(k.cpus[0].freq_max, p.num("cpu.cortex-a520.freq"));
+}
+
+// The lines an item moves between cores (lines.<item>) are a wait of cpu.line_transfer each, on
+// any core and at any clock, where the caller's core and the interrupt's differ; none where one
+// core does both; a lines.* key must name a cost item.
+TEST(Scenario, CostItemsLinesMovedBetweenCoresAreAWaitWhereTheCoresDiffer) {
+  Profile p = Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json");
+  const cpu::Costs k = cpu::costs_from_profile(p);
+  ASSERT_TRUE(k.cores_differ);  // the caller on CPU7, the BAM's interrupt on CPU0
+  EXPECT_EQ(k.line_transfer, sc_core::sc_time(70, sc_core::SC_NS));
+  EXPECT_DOUBLE_EQ(k[cpu::Cost::qce_ahash_done].lines, 5);
+  EXPECT_EQ(k.moved(cpu::Cost::qce_ahash_done), sc_core::sc_time(350, sc_core::SC_NS));
+  EXPECT_EQ(k.moved(cpu::Cost::readl), sc_core::SC_ZERO_TIME);  // counts no lines
+  cpu::CoreType a520 = k.cpus.at(0), slow = a520;
+  slow.freq_max /= 2;
+  const auto i = static_cast<std::size_t>(cpu::Cost::qce_ahash_done);
+  EXPECT_EQ(cpu::item_times(k, a520).moved[i], cpu::item_times(k, slow).moved[i]);     // a wait
+  EXPECT_EQ(cpu::item_times(k, a520).time[i], k.on(cpu::Cost::qce_ahash_done, a520));  // the work apart
+  p.set("cpu.irq_cpu", 7, "t", "/");  // hypothesis H3: one core does both
+  EXPECT_EQ(cpu::costs_from_profile(p).moved(cpu::Cost::qce_ahash_done), sc_core::SC_ZERO_TIME);
+  nlohmann::json j = read_json_file(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json", "profile");
+  j["parameters"]["lines.qce_ahash_dne"] = j["parameters"]["lines.qce_ahash_done"];
+  std::string e;
+  try {
+    (void)cpu::costs_from_profile(Profile::parse(j, "t.json"));
+  } catch (const ConfigError& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("t.json: at /parameters/lines.qce_ahash_dne: expected a cost item of cpu/costs.h"),
+            std::string::npos)
+      << e;
+  j["parameters"].erase("lines.qce_ahash_dne");
+  j["parameters"]["lines.qce_ahash_done"]["unit"] = "ns";
+  e.clear();
+  try {
+    (void)cpu::costs_from_profile(Profile::parse(j, "t.json"));
+  } catch (const ConfigError& x) {
+    e = x.what();
+  }
+  EXPECT_NE(e.find("/parameters/lines.qce_ahash_done/unit: expected lines"), std::string::npos) << e;
 }
 
 // Items that share a factor move together with it, the others not at all; a share must name a

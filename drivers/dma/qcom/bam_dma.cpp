@@ -40,14 +40,13 @@ void BamDescPool::put(BamAsyncDesc* d) {
   m_free.push_back(d);
 }
 
-BamDma::BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes,
-               bool bh_workqueue)
+BamDma::BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes, bool series)
     : m_host(host),
       m_kernel(kernel),
       m_costs(kernel.costs()),
       m_base(base),
       m_ee(ee),
-      m_bh_workqueue(bh_workqueue),
+      m_series(series),
       m_chans(num_pipes) {
   for (unsigned i = 0; i < num_pipes; ++i) m_chans[i].id = i;
 }
@@ -323,6 +322,9 @@ void BamDma::bam_dma_irq(Runner& r) {
       BamDescPtr done = std::move(c.active.front());
       c.active.pop_front();
       r.charge(m_costs(cpu::Cost::bam_retire_desc));
+      // The series' descriptor adds a line to the three lines.bam_retire_desc counts: its flags,
+      // read at its end (instruction-counts.md, lines moved between cores).
+      if (m_series && m_costs.cores_differ) r.charge(m_costs.lines_moved("process_channel_irqs", 1));
       if (done->lock || done->unlock) {
         // The series frees LOCK/UNLOCK descriptors right here, in hardirq context.
         if (done->unlock) c.locked = c.unlock_queued = false;
@@ -344,7 +346,7 @@ void BamDma::bam_dma_irq(Runner& r) {
   if ((srcs & P_IRQ) && !m_tasklet_scheduled) {
     m_tasklet_scheduled = true;
     // The series' 03/14 queues the same work on system_bh_highpri_wq instead of a tasklet.
-    if (m_bh_workqueue) {
+    if (m_series) {
       m_kernel.queue_bh_work(r, "bam_dma_work", [this](Runner& s) { dma_tasklet(s); });
     } else {
       m_kernel.tasklet_schedule(r, "dma_tasklet", [this](Runner& s) { dma_tasklet(s); });
@@ -368,7 +370,7 @@ void BamDma::vchan_complete(Runner& r, BamChan& c) {
 // dma_tasklet: load more work where the FIFO has room.
 void BamDma::dma_tasklet(Runner& r) {
   m_tasklet_scheduled = false;
-  r.charge(m_costs.as(m_bh_workqueue ? "bam_dma_work" : "dma_tasklet", cpu::Cost::bam_channel_scan));
+  r.charge(m_costs.as(m_series ? "bam_dma_work" : "dma_tasklet", cpu::Cost::bam_channel_scan));
   for (BamChan& c : m_chans)
     if (c.initialized && !c.issued.empty() && c.in_fifo < MAX_DESCRIPTORS) bam_start_dma(r, c);
 }

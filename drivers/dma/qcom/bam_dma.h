@@ -146,7 +146,7 @@ class BamDma : public model::TimingState {
  public:
   static constexpr std::uint32_t kRingSlots = BAM_DESC_FIFO_SIZE / BAM_DESC_BYTES;  // 4096
 
-  BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes, bool bh_workqueue);
+  BamDma(cpu::Host& host, cpu::Kernel& kernel, std::uint64_t base, unsigned ee, unsigned num_pipes, bool series);
   ~BamDma() override;
   BamDma(const BamDma&) = delete;
   BamDma& operator=(const BamDma&) = delete;
@@ -202,7 +202,9 @@ class BamDma : public model::TimingState {
   const cpu::Costs& m_costs;
   std::uint64_t m_base;
   unsigned m_ee;
-  bool m_bh_workqueue;  // the series moved dma_tasklet to a BH workqueue
+  // The locking series' bam_dma: dma_tasklet moved to a BH workqueue, and each descriptor grown
+  // from 176 bytes to 224 (384 for a command descriptor), its lock flags in a fourth line.
+  bool m_series;
   bool m_tasklet_scheduled = false;
   BamDescPool m_pool;  // before the channels: destroyed after the descriptors they hold
   std::vector<BamChan> m_chans;
