@@ -92,6 +92,11 @@ void Runner::trace_charge(const char* fn, const sc_time& cost) {
   if (cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, model::Tracer::active()->request(), m_core.clock_ghz()});
 }
 
+void Runner::trace_moved(const sc_time& t) {
+  model::Tracer* tr = model::Tracer::active();
+  tr->tally(tr->request(), ctx_name(m_ctx == Ctx::ksoftirqd ? Ctx::softirq : m_ctx), t);
+}
+
 void Runner::sync() {
   if (m_debt == SC_ZERO_TIME) return;
   m_debt = SC_ZERO_TIME;

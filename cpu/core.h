@@ -94,6 +94,7 @@ struct Charge {
   bool scales = false;
   int item = -1;
   double count = 1;
+  bool moved = false;  // time is cache lines taken from the other core (Costs::lines_moved)
 };
 
 // Per cost item (by index): one call's time on this core at its maximum clock, and whether it is
@@ -146,6 +147,7 @@ class Runner {
  private:
   friend class Core;
   void trace_charge(const char* fn, const sc_core::sc_time& cost);
+  void trace_moved(const sc_core::sc_time& t);  // explain's tally of the lines waited for
   sc_core::sc_time& fn_time(const char* fn);
   inline void note_charge(const char* fn, const sc_core::sc_time& cost);
   void digest_charge(const char* fn, const sc_core::sc_time& cost);
@@ -296,6 +298,7 @@ inline void Runner::charge(const Charge& c) {
   sc_core::sc_time t = c.time;
   if (c.item < 0) {
     if (c.scales && m_core.slowdown() != 1.0) t = t * m_core.slowdown();
+    if (c.moved && t != sc_core::SC_ZERO_TIME && model::Tracer::active()) trace_moved(t);
   } else {
     const auto i = static_cast<std::size_t>(c.item);
     const ItemTimes& it = m_core.m_items;
@@ -303,7 +306,11 @@ inline void Runner::charge(const Charge& c) {
     if (c.count != 1.0) t = t * c.count;
     if (i < it.scales.size() && it.scales[i] && m_core.slowdown() != 1.0) t = t * m_core.slowdown();
     // The lines taken from the other core: a wait at any clock.
-    if (i < it.moved.size() && it.moved[i] != sc_core::SC_ZERO_TIME) t += it.moved[i] * c.count;
+    if (i < it.moved.size() && it.moved[i] != sc_core::SC_ZERO_TIME) {
+      const sc_core::sc_time moved = it.moved[i] * c.count;
+      t += moved;
+      if (model::Tracer::active()) trace_moved(moved);
+    }
   }
   if (m_core.m_cv > 0 && t != sc_core::SC_ZERO_TIME) t = t * m_core.variation();
   charge(c.fn, t);

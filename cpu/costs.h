@@ -283,7 +283,7 @@ struct Costs {
   // n cache lines taken from the request's other core, charged as fn: a wait, nothing where one
   // core does both (lines a structure's layout adds beyond what its item counts).
   Charge lines_moved(const char* fn, double n) const {
-    return {fn, cores_differ ? line_transfer * n : T{}, false, -1, 1.0};
+    return {fn, cores_differ ? line_transfer * n : T{}, false, -1, 1.0, true};
   }
 };
 

@@ -100,6 +100,15 @@ class Tracer {
   // In memory only (empty when streaming).
   const std::vector<TraceSpan>& spans() const { return m_spans; }
   const std::vector<TraceCounter>& counters() const { return m_counters; }
+  // Time inside a kept request's spans that they do not show apart, summed by a key ("task",
+  // "hardirq", ...: the cache lines a context waited for from the other core), for explain.
+  void tally(std::int64_t request, const std::string& key, const sc_core::sc_time& t) {
+    if (keeps(request)) m_tallies[{request, key}] += t;
+  }
+  sc_core::sc_time tallied(std::int64_t request, const std::string& key) const {
+    const auto it = m_tallies.find({request, key});
+    return it == m_tallies.end() ? sc_core::SC_ZERO_TIME : it->second;
+  }
 
   // Chrome-trace JSON (loads in ui.perfetto.dev and chrome://tracing): tracks as processes and
   // threads, spans as complete events, counters, and one flow per request through its spans.
@@ -142,6 +151,7 @@ class Tracer {
   std::map<std::string, int> m_track_ids;
   std::vector<TraceSpan> m_spans;
   std::vector<TraceCounter> m_counters;
+  std::map<std::pair<std::int64_t, std::string>, sc_core::sc_time> m_tallies;
   int m_request_track = -1;
 };
 

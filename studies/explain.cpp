@@ -171,8 +171,10 @@ std::string narrate_steps(const Tracer& tr, const RequestSpans& rs) {
   return out;
 }
 
-// The request's CPU time by context, against the replay's average.
-std::string cpu_accounting(const Tracer& tr, const RequestSpans& rs, const VariantResult& r) {
+// The request's CPU time by context, against the replay's average; the part of it spent waiting
+// for cache lines the other core wrote (cpu.line_transfer each; 0: none modelled).
+std::string cpu_accounting(const Tracer& tr, std::int64_t request, const RequestSpans& rs, const VariantResult& r,
+                           const sc_core::sc_time& line_transfer) {
   std::map<std::string, sc_core::sc_time> by_ctx;
   sc_core::sc_time cpu = sc_core::SC_ZERO_TIME;
   for (const TraceSpan* s : rs.mine) {
@@ -186,6 +188,19 @@ std::string cpu_accounting(const Tracer& tr, const RequestSpans& rs, const Varia
   for (const char* c : {"task", "kworker", "softirq", "hardirq"})
     if (by_ctx.count(c)) split += fmt::format("{}{} {} us", split.empty() ? "" : " + ", c, us(by_ctx[c]));
   std::string out = fmt::format("  CPU   {} us = {}\n", us(cpu), split);
+  sc_core::sc_time moved = sc_core::SC_ZERO_TIME;
+  std::string moved_split;
+  for (const char* c : {"task", "kworker", "softirq", "hardirq"}) {
+    const sc_core::sc_time t = tr.tallied(request, c);
+    if (t == sc_core::SC_ZERO_TIME) continue;
+    moved += t;
+    moved_split += fmt::format("{}{} {}", moved_split.empty() ? "" : ", ", c, us(t));
+  }
+  if (moved != sc_core::SC_ZERO_TIME && line_transfer != sc_core::SC_ZERO_TIME)
+    out += fmt::format(
+        "        of which {} us waiting for {:.1f} cache lines the other core wrote last ({}; cpu.line_transfer {} ns "
+        "each)\n",
+        us(moved), moved / line_transfer, moved_split, line_transfer.to_seconds() * 1e9);
   const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
   out += fmt::format(
       "        (this replay's average over {} requests, request 0's first-use set-up included: {:.3f} us; task {:.3f}, "
@@ -427,7 +442,9 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
                                                                                "request, the final's");
   out += narrate_steps(tr, rs);
   out += fmt::format("\naccounting for request {}:\n", request);
-  out += cpu_accounting(tr, rs, r);
+  const Profile p = sc.profile_for(v);
+  out += cpu_accounting(tr, request, rs, r,
+                        p.has("cpu.line_transfer") ? p.time("cpu.line_transfer") : sc_core::SC_ZERO_TIME);
   out += wall_accounting(tr, rs, r);
   out += interrupt_accounting(tr, rs);
   if (rs.request_span)

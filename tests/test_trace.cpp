@@ -124,6 +124,30 @@ TEST(Trace, ARequestsCpuSpansAddUpToItsCpuTime) {
   EXPECT_NEAR(cpu_us, 54.93, 0.05);
 }
 
+// The accounting says how much of the request's CPU time was waiting for cache lines the other
+// core wrote last (lines.<item> x cpu.line_transfer): mainline's 53 lines, by context, adding up.
+TEST(Trace, ExplainCountsTheCacheLinesMovedBetweenCores) {
+  const std::string n = run_traced("sha256-qce-nolock", 10, 12, 13).narration;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      n, m,
+      std::regex(
+          R"(of which ([0-9.]+) us waiting for ([0-9.]+) cache lines the other core wrote last \(task )"
+          R"(([0-9.]+), kworker ([0-9.]+), softirq ([0-9.]+), hardirq ([0-9.]+); cpu.line_transfer 70 ns each\))")))
+      << n;
+  EXPECT_NEAR(std::stod(m[2]), 52.9, 0.05);
+  EXPECT_NEAR(std::stod(m[1]), 52.9 * 0.070, 0.005);
+  EXPECT_NEAR(std::stod(m[3]) + std::stod(m[4]) + std::stod(m[5]) + std::stod(m[6]), std::stod(m[1]), 0.003);
+  EXPECT_NEAR(std::stod(m[6]), 23.0 * 0.070, 0.005);  // hardirq: 17 on CPU0, 6 in the X4's IPI
+}
+
+// With the interrupt on the caller's core nothing moves between cores, and the line says nothing.
+TEST(Trace, ExplainCountsNoLinesWhereOneCoreDoesBoth) {
+  const std::string n = run_traced("sha256-qce-nolock", 10, 12, 13, {"cpu.irq_cpu=7"}).narration;
+  EXPECT_NE(n.find("accounting for request 10"), std::string::npos) << n;
+  EXPECT_EQ(n.find("cache lines the other core"), std::string::npos) << n;
+}
+
 // The narration closes: CPU = task + kworker + softirq + hardirq, and busy + idle = wall.
 TEST(Trace, ExplainAccountsForTheWholeWallAndCpuTime) {
   const Traced t = run_traced("sha256-qce-lock", 4, 6, 7);
