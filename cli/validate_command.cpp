@@ -150,10 +150,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
         const studies::Band& b = v.quantity.at(k);
         if (b.measured <= 0) continue;  // no measurement (or a CPU path's zero hardirq time)
         const double error = b.nominal / b.measured - 1;
-        // A count of interrupts takes whole values: within half an interrupt of its band, as `run`
-        // compares it.
-        const double slack = k == studies::kIrqsPerRequest ? 0.5 : 0.0;
-        const bool in = b.measured >= b.p05 - slack && b.measured <= b.p95 + slack;
+        const bool in = studies::inside(b, k);
         const double width = b.p05 > 0 ? b.p95 / b.p05 : 0;
         inside += in;
         ++total;

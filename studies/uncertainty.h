@@ -42,6 +42,10 @@ struct Band {
   double measured = -1;  // at the run's message count; -1 when the scenario has none
 };
 
+// Whether a band holds its measured value. A count of interrupts takes whole values: within half
+// an interrupt of its band, as `run` compares a count with the simulated one.
+bool inside(const Band& b, const std::string& quantity);
+
 struct VariantBands {
   std::string name;
   std::map<std::string, Band> quantity;  // wall_s, cpu_s, hardirq_s, softirq_s, p50_us, p99_us, mb_per_s

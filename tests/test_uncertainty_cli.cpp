@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,14 @@ TEST_F(UncertaintyCli, ValidateChecksTheInterruptCountPerRequest) {
   EXPECT_NE(run.out.find("interrupts per request: 2.00 simulated, 1.00 measured: the model takes a different path"),
             std::string::npos)
       << run.out;
+  // run --uncertainty's table judges a count as validate does: 2.4 against mainline's [2, 2] is
+  // within half an interrupt.
+  seed["variants"][2]["measured"]["irqs_per_request"] = 2.4;
+  test::write_text(dir + "/seed.json", seed.dump(1));
+  const auto u = qcesim(
+      {"run", "seed.json", "--uncertainty", "4", "--set", "workload.messages=30", "--variant", "sha256-qce-nolock"});
+  ASSERT_EQ(u.exit_code, 0) << u.err;
+  EXPECT_TRUE(std::regex_search(u.out, std::regex(R"(interrupts/request +2 +\[2, 2\] +2.4 +yes)"))) << u.out;
 }
 
 // validate --soc: one SoC's rows, the same as in the whole table; a SoC the folder has no
