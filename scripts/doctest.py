@@ -170,17 +170,26 @@ def reelide(expected, out):
                 rx += " +"
             else:
                 rx += re.escape(token)
-        found = None
-        while j < len(out):
-            m = re.match(rx + ("" if cut else "$"), out[j])
-            j += 1
-            if m:
-                found = m
-                break
-            if not free:
+        full = re.compile(rx + ("" if cut else "$"))
+        if not free:
+            found = full.match(out[j]) if j < len(out) else None
+            if found is None:
                 return None
-        if found is None:
-            return None
+            j += 1
+        else:
+            # After `...` the line it stands for is the one that keeps most of its numbers (a
+            # sweep's point, a variant's row), the first such on a tie.
+            old = re.findall(NUMBER, body)
+            best, found = -1, None
+            for k in range(j, len(out)):
+                m = full.match(out[k])
+                if m:
+                    score = sum(a == b for a, b in zip(old, re.findall(NUMBER, m.group(0))))
+                    if score > best:
+                        best, found, at = score, m, k
+            if found is None:
+                return None
+            j = at + 1
         res.append(found.group(0) + "..." if cut else out[j - 1])
         free = False
     if not free and j != len(out):

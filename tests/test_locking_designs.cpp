@@ -57,7 +57,7 @@ TEST(LockingDesigns, MmioInsideOneLockPair) {
 }
 
 // Lock flags on the request's own descriptors: no dummy LOCK, the UNLOCK a CONFIG reset after the
-// data: 24 hardware descriptors per request instead of 25, still one lock pair and three
+// data: 24 hardware descriptors per request instead of 25, still one lock pair and the series'
 // interrupts, right digests, and less time than the series (no LOCK element to map, fetch and run).
 TEST(LockingDesigns, InlineLockFlagsReplaceTheDummyDescriptors) {
   const auto r = run_designs({"series", "series-inline"}, {"workload.messages=300"});

@@ -187,7 +187,7 @@ TEST(Uncertainty, ARestatedParameterVariesInItsOwnInterval) {
   const auto it = varies(d, "cost.caller_overhead");
   ASSERT_NE(it, d.params.end());
   EXPECT_DOUBLE_EQ(it->lo, 100);
-  EXPECT_DOUBLE_EQ(it->hi, 34463);
+  EXPECT_DOUBLE_EQ(it->hi, 31603);
   const auto prof = d.sc.profile_for(d.sc.variant("sha256-qce"));
   EXPECT_DOUBLE_EQ(prof.num("cost.caller_overhead"), 500);
   EXPECT_EQ(prof.param("cost.caller_overhead").provenance.rfind("estimate: a different harness", 0), 0u);

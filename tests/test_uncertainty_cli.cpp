@@ -95,7 +95,7 @@ TEST_F(UncertaintyCli, ValidateRunsOnlyMeasuredVariants) {
 
 // A measured interrupt count per request is checked like the times: a validate row with its own
 // band (the sampled runs' counts), and a line under `run`'s table; a count the model cannot take
-// (one per mainline request: the rx and tx EOTs come 18 us apart) falls outside.
+// (one per mainline request: the rx and tx EOTs come 23 us apart) falls outside.
 TEST_F(UncertaintyCli, ValidateChecksTheInterruptCountPerRequest) {
   json seed = json::parse(test::slurp(dir + "/seed.json"));
   seed["variants"][1]["measured"]["irqs_per_request"] = 2;
