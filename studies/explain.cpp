@@ -184,18 +184,16 @@ std::string cpu_accounting(const Tracer& tr, std::int64_t request, const Request
     by_ctx[ctx] += s->end - s->start;
     cpu += s->end - s->start;
   }
-  std::string split;
-  for (const char* c : {"task", "kworker", "softirq", "hardirq"})
-    if (by_ctx.count(c)) split += fmt::format("{}{} {} us", split.empty() ? "" : " + ", c, us(by_ctx[c]));
-  std::string out = fmt::format("  CPU   {} us = {}\n", us(cpu), split);
+  std::string split, moved_split;
   sc_core::sc_time moved = sc_core::SC_ZERO_TIME;
-  std::string moved_split;
   for (const char* c : {"task", "kworker", "softirq", "hardirq"}) {
-    const sc_core::sc_time t = tr.tallied(request, c);
-    if (t == sc_core::SC_ZERO_TIME) continue;
-    moved += t;
-    moved_split += fmt::format("{}{} {}", moved_split.empty() ? "" : ", ", c, us(t));
+    if (by_ctx.count(c)) split += fmt::format("{}{} {} us", split.empty() ? "" : " + ", c, us(by_ctx[c]));
+    if (const sc_core::sc_time t = tr.tallied(request, c); t != sc_core::SC_ZERO_TIME) {
+      moved += t;
+      moved_split += fmt::format("{}{} {}", moved_split.empty() ? "" : ", ", c, us(t));
+    }
   }
+  std::string out = fmt::format("  CPU   {} us = {}\n", us(cpu), split);
   if (moved != sc_core::SC_ZERO_TIME && line_transfer != sc_core::SC_ZERO_TIME)
     out += fmt::format(
         "        of which {} us waiting for {:.1f} cache lines the other core wrote last ({}; cpu.line_transfer {} ns "
@@ -369,9 +367,8 @@ std::string interrupt_accounting(const Tracer& tr, const RequestSpans& rs) {
 
 // The data path's rate per byte for this workload: the engine's cycles per block at its clock,
 // and the BAM's burst rate; the slower one sets the stream once a request is under way.
-std::string per_byte(const Scenario& sc, const Variant& v) {
+std::string per_byte(const Scenario& sc, const Variant& v, const Profile& p) {
   if (v.engine != VariantEngine::qce) return "";
-  const model::Profile p = sc.profile_for(v);
   const AlgName& a = sc.workload.algorithm;
   std::string key;
   double block = 16;
@@ -451,7 +448,7 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
     out += fmt::format("  latency {} us from the caller's submission to the completion callback\n",
                        us(rs.request_span->end - rs.request_span->start));
   out += hardware_accounting(tr, rs);
-  out += per_byte(sc, v);
+  out += per_byte(sc, v, p);
   return out;
 }
 

@@ -24,6 +24,8 @@ using model::Profile;
 // The `measured` key of the engine's interrupts per request: a count, not a time (it does not scale
 // with the message count, gets a band only where measured, and is a check, not a fitting target).
 inline constexpr const char* kIrqsPerRequest = "irqs_per_request";
+// A count of interrupts takes whole values: a measured one matches within half an interrupt.
+inline constexpr double kIrqsSlack = 0.5;
 
 enum class VariantEngine { ce, qce };
 

@@ -346,7 +346,7 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
 }
 
 bool inside(const Band& b, const std::string& quantity) {
-  const double slack = quantity == kIrqsPerRequest ? 0.5 : 0.0;
+  const double slack = quantity == kIrqsPerRequest ? kIrqsSlack : 0.0;
   return b.measured >= b.p05 - slack && b.measured <= b.p95 + slack;
 }
 
