@@ -214,7 +214,7 @@ void print_results(const std::vector<studies::VariantResult>& results, unsigned 
     if (auto it = r.measured.find(studies::kIrqsPerRequest); it != r.measured.end() && r.requests) {
       const double sim = static_cast<double>(r.irqs) / static_cast<double>(r.requests);
       out << fmt::format("  interrupts per request: {:.2f} simulated, {:.2f} measured{}\n", sim, it->second,
-                         std::fabs(sim - it->second) < studies::kIrqsSlack
+                         studies::irqs_match(sim, it->second)
                              ? ""
                              : ": the model takes a different path through the driver than the board "
                                "(docs/calibration.md, hypotheses H3 and H4)");

@@ -115,6 +115,7 @@ void Runner::digest_charge(const char* fn, const sc_time& cost) {
 
 void Runner::fingerprint(model::StateHash& h) const {
   h.add(m_active);
+  h.add(m_irqs_off);
   h.add_span(m_debt);
   h.add_span(remaining());
   h.add(std::uint64_t{m_marks.size()});
@@ -317,9 +318,12 @@ void Core::submit(Runner& r) {
 }
 
 // Runs the highest level; within a level the one already running stays (task-level threads
-// do not preempt each other), otherwise the earliest arrival.
+// do not preempt each other), otherwise the earliest arrival. Work running with interrupts off
+// keeps the core whatever arrives.
 void Core::reschedule() {
   auto better = [this](const Runner* a, const Runner* b) {
+    if (a == m_current && a->m_irqs_off) return true;
+    if (b == m_current && b->m_irqs_off) return false;
     if (ctx_level(a->m_ctx) != ctx_level(b->m_ctx)) return ctx_level(a->m_ctx) > ctx_level(b->m_ctx);
     if (a == m_owner) return true;  // task level runs until it sleeps
     if (b == m_owner) return false;

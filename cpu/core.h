@@ -137,6 +137,11 @@ class Runner {
   // up the core; until then it keeps the core between its syncs (no wake-up preemption).
   void block();
 
+  // local_irq_disable()/enable(): while on, the work this thread runs is not preempted (an
+  // interrupt or softirq that arrives waits for it), once the core has started it. __schedule
+  // runs so from before the sleeper leaves the run queue to the end of the switch.
+  void irqs_off(bool on) { m_irqs_off = on; }
+
   Ctx ctx() const { return m_ctx; }
   const sc_core::sc_time& debt() const { return m_debt; }
   // What decides this thread's future on the core: owed and charged work, its when_done marks.
@@ -156,6 +161,7 @@ class Runner {
   std::string m_name;
   sc_core::sc_time m_debt;  // charged, not yet synced
   bool m_active = false;
+  bool m_irqs_off = false;
   std::uint64_t m_seq = 0;  // arrival order at its level
   // Timeline (only while a model::Tracer is installed): the charged items not yet run, each
   // with the request it was charged for, and the piece of the front item running now.

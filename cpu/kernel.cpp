@@ -262,8 +262,11 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
       r.charge(m_costs.as(d.fn, d.bh ? Cost::bh_work_dispatch : Cost::tasklet_action));
       d.work(r);
     }
+    // __schedule with interrupts off (Completion::switch_out).
+    r.irqs_off(true);
     if (c.softirq_queue.empty()) r.charge(m_costs(Cost::context_switch_out));
     r.sync();
+    r.irqs_off(false);
     if (c.softirq_queue.empty()) {
       c.ksoftirqd_sleeping = true;
       r.block();
@@ -279,9 +282,12 @@ void Kernel::kworker_thread(unsigned cpu) {
   for (;;) {
     if (c.work_queue.empty()) {
       c.kworker_sleeping = true;
-      if (ran) r.charge(m_costs(Cost::context_switch_out));  // not at boot: it starts asleep
+      // __schedule with interrupts off (Completion::switch_out); not at boot: it starts asleep.
+      r.irqs_off(true);
+      if (ran) r.charge(m_costs(Cost::context_switch_out));
       ran = true;
       r.sync();
+      r.irqs_off(false);
       r.block();
       // Re-check after every wake-up: an item queued while this thread was still syncing
       // would otherwise be missed.
@@ -370,23 +376,34 @@ void Kernel::fingerprint(model::StateHash& h) const {
   m_dma.fingerprint(h);
 }
 
-// The task going to sleep first switches its CPU to the idle task (__schedule); a completion
-// that comes meanwhile finds it still running and it does not sleep.
+// A completion that came before the wait finds nothing to sleep for. Otherwise the task
+// switches its CPU to the idle task (__schedule) with interrupts off, from before it leaves the
+// run queue to the end of the switch (kernel/sched/core.c): an interrupt of its own CPU waits for
+// the switch, and a wake-up from another CPU finds it leaving. Either way it sleeps and is woken
+// (try_to_wake_up, then the switch back); only a completion before local_irq_disable(), a few
+// dozen instructions, would find it still running.
 void Completion::switch_out(Runner& task) {
   task.sync();
   if (m_done) return;
+  m_sleeping = true;
+  m_waiter = &task;
+  task.irqs_off(true);
   task.charge(m_kernel.cost(Cost::context_switch_out));
   task.sync();
+  task.irqs_off(false);
+}
+
+// Asleep (switched out) until woken; woken meanwhile, it goes on at once.
+void Completion::sleep(Runner& task) {
+  task.block();
+  if (!m_woken) sc_core::wait(m_event);
 }
 
 void Completion::wait(Runner& task) {
   switch_out(task);
-  if (!m_done) {
-    m_sleeping = true;
-    m_waiter = &task;
-    task.block();
-    sc_core::wait(m_event);
-    m_sleeping = false;
+  if (m_sleeping) {
+    sleep(task);
+    m_sleeping = m_woken = false;
     task.charge(m_kernel.cost(Cost::context_switch));
   }
   m_done = false;
@@ -394,19 +411,16 @@ void Completion::wait(Runner& task) {
 
 bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
   switch_out(task);
-  if (!m_done) {
-    m_sleeping = true;
+  if (m_sleeping) {
     m_timed_out = false;
-    m_waiter = &task;
-    task.block();
     const auto timer = m_kernel.arm_timer(sc_core::sc_time_stamp() + timeout, [this] {
-      if (m_waking) return;  // the wake-up's IPI is already on its way
+      if (m_waking || m_woken) return;  // the wake-up is on its way, or done
       m_timed_out = true;
       m_event.notify();
     });
-    sc_core::wait(m_event);
+    sleep(task);
     if (!m_timed_out) m_kernel.disarm_timer(timer);
-    m_sleeping = false;
+    m_sleeping = m_woken = false;
     if (!m_done) return false;
     task.charge(m_kernel.cost(Cost::context_switch));
   }
@@ -419,10 +433,11 @@ bool Completion::wait_for(Runner& task, const sc_core::sc_time& timeout) {
 // context after the GIC's latency and its own wake-up from idle.
 void Completion::complete(Runner& from) {
   m_done = true;
-  if (!m_sleeping || m_waking) return;
+  if (!m_sleeping || m_waking || m_woken) return;
   const unsigned cpu = m_waiter->core().id();
   if (cpu == from.core().id()) {
     from.charge(m_kernel.cost(Cost::try_to_wake_up));
+    m_woken = true;
     m_event.notify();
     return;
   }
@@ -430,6 +445,7 @@ void Completion::complete(Runner& from) {
   m_waking = true;
   m_kernel.send_ipi(from, cpu, [this] {
     m_waking = false;
+    m_woken = true;
     m_event.notify();
   });
 }

@@ -157,16 +157,19 @@ class Completion {
     h.add(m_sleeping);
     h.add(m_timed_out);
     h.add(m_waking);
+    h.add(m_woken);
   }
 
  private:
   friend class Kernel;
   void switch_out(Runner& task);
+  void sleep(Runner& task);
   Kernel& m_kernel;
   bool m_done = false;
   bool m_sleeping = false;
   bool m_timed_out = false;
   bool m_waking = false;  // an IPI to the sleeper's CPU is on its way
+  bool m_woken = false;   // woken before it got to wait for the event (during its switch out)
   Runner* m_waiter = nullptr;
   sc_core::sc_event m_event;
 };

@@ -3,6 +3,7 @@
 // `--set PATH=VALUE` edits the scenario document before it is read (see docs/scenarios.md).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -26,6 +27,9 @@ using model::Profile;
 inline constexpr const char* kIrqsPerRequest = "irqs_per_request";
 // A count of interrupts takes whole values: a measured one matches within half an interrupt.
 inline constexpr double kIrqsSlack = 0.5;
+// A simulated interrupt count matches a measured one: within the slack, its edge included (as
+// the bands' inside() takes it).
+inline bool irqs_match(double simulated, double measured) { return std::fabs(simulated - measured) <= kIrqsSlack; }
 
 enum class VariantEngine { ce, qce };
 

@@ -17,6 +17,15 @@ namespace {
 
 sc_time us(double v) { return sc_time(v, SC_US); }
 
+// Costs for `cpus` cores at 1 GHz and IPC 1: a count of N instructions takes N ns.
+Costs one_ns_per_instruction(unsigned cpus) {
+  Costs costs;
+  CoreType t;
+  t.freq_max = 1.0;
+  costs.cpus.assign(cpus, t);
+  return costs;
+}
+
 // A core and threads that each start at a time, charge work in a context, and record when
 // they finished. One elaboration per process: one bench per test.
 struct Bench {
@@ -227,10 +236,7 @@ TEST(CpuCore, WhenDoneReportsWhereTheCpuGetsWithoutASync) {
 // context (irq entry, sched_ttwu_pending, irq exit), and only then does the task run. A waiter on
 // the waker's own CPU wakes at once, with no IPI.
 TEST(CpuCore, KernelARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
-  Costs costs;
-  CoreType t;
-  t.freq_max = 1.0;  // 1 GHz at IPC 1: one instruction per ns
-  costs.cpus.assign(2, t);
+  Costs costs = one_ns_per_instruction(2);
   costs[Cost::try_to_wake_up_remote] = {true, 300, {}};
   costs[Cost::irq_entry] = {true, 100, {}};
   costs[Cost::sched_ttwu_pending] = {true, 200, {}};
@@ -261,4 +267,59 @@ TEST(CpuCore, KernelARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
   EXPECT_EQ(k.core(0).times().of(Ctx::hardirq), us(0));
   (void)local;
   (void)local_woke;
+}
+
+// Work charged with interrupts off is not preempted: a hardirq arriving meanwhile waits for it.
+TEST(CpuCore, WorkWithInterruptsOffHoldsOffAHardirq) {
+  Core core("core0", 0);
+  Runner task(core, Ctx::task, "task"), irq(core, Ctx::hardirq, "irq");
+  sc_time task_done, irq_done;
+  sc_core::sc_spawn([&] {
+    task.run("before", us(1));
+    task.irqs_off(true);
+    task.run("__schedule", us(2));  // 1..3 us
+    task.irqs_off(false);
+    task_done = sc_core::sc_time_stamp();
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(us(2));
+    irq.run("bam_dma_irq", us(0.5));
+    irq_done = sc_core::sc_time_stamp();
+  });
+  sc_core::sc_start(us(10));
+  EXPECT_EQ(task_done, us(3));
+  EXPECT_EQ(irq_done, us(3.5));
+  EXPECT_EQ(core.times().of(Ctx::hardirq), us(0.5));
+  EXPECT_EQ(core.times().of(Ctx::task), us(3));
+}
+
+// __schedule runs with interrupts off: a completion from an interrupt of the sleeper's own CPU that
+// arrives while the task switches out waits for the switch, then finds the task asleep, so the
+// waker pays try_to_wake_up and the task the switch back (the task does not skip its sleep).
+TEST(CpuCore, KernelCompletionDuringTheSwitchOutWakesASleeper) {
+  Costs costs = one_ns_per_instruction(1);
+  costs[Cost::context_switch_out] = {true, 1000, {}};
+  costs[Cost::try_to_wake_up] = {true, 300, {}};
+  costs[Cost::context_switch] = {true, 500, {}};
+  Kernel k("kernel", costs);
+  Completion done(k);
+  Runner irq(k.core(0), Ctx::hardirq, "irq");
+  sc_time woke;
+  k.spawn_task(0, "sleeper", [&](Runner& r) {
+    r.run("work", us(1));
+    done.wait(r);  // switches out over 1..2 us
+    r.sync();
+    woke = sc_core::sc_time_stamp();
+    r.block();
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(us(1.5));
+    irq.run("bam_dma_irq", us(0.4));  // held off to 2 us: runs 2..2.4
+    done.complete(irq);               // try_to_wake_up 2.4..2.7
+    irq.sync();
+  });
+  sc_core::sc_start(us(20));
+  EXPECT_EQ(woke, us(2.7 + 0.5));  // then the switch back
+  EXPECT_EQ(k.core(0).times().of(Ctx::hardirq), us(0.7));
+  EXPECT_EQ(k.core(0).times().of(Ctx::task), us(1 + 1 + 0.5));
 }

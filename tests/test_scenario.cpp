@@ -66,6 +66,16 @@ TEST(Scenario, MeasuredInterruptsPerRequestAreKeptUnscaled) {
   EXPECT_NE(e.find("irqs_per_request"), std::string::npos) << e;  // the keys it may have are named
 }
 
+// A count matches within half an interrupt, the edge included, wherever it is compared (run's
+// line and the bands' inside()): 2.5 per request matches a measured 2 and 3, 2.51 only 3.
+TEST(Scenario, InterruptCountsMatchWithinHalfAnInterrupt) {
+  EXPECT_TRUE(irqs_match(2.0, 2.0));
+  EXPECT_TRUE(irqs_match(2.5, 2.0));
+  EXPECT_TRUE(irqs_match(2.5, 3.0));
+  EXPECT_FALSE(irqs_match(2.51, 2.0));
+  EXPECT_FALSE(irqs_match(1.0, 2.0));
+}
+
 TEST(Scenario, SetChangesWorkloadAndProfileParameters) {
   const Scenario sc = Scenario::load(seed_path(), {"workload.message_bytes=1048576", "qce.clock=200",
                                                    "overrides.cost.readl=500", "variants.0.ce_interleave=2"});
