@@ -262,6 +262,7 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
       r.charge(m_costs.as(d.fn, d.bh ? Cost::bh_work_dispatch : Cost::tasklet_action));
       d.work(r);
     }
+    r.sync();  // the softirq work ran with interrupts on
     // __schedule with interrupts off (Completion::switch_out).
     r.irqs_off(true);
     if (c.softirq_queue.empty()) r.charge(m_costs(Cost::context_switch_out));
