@@ -112,7 +112,10 @@ std::string timeline_svg(const json& tl, const std::string& title, double axis_u
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   auto rank = [&](std::size_t i) {
     const std::string kind = tracks[i]["kind"];
-    return kind == "cpu" || kind == "idle" ? 0 : kind == "bam" ? 1 : kind == "qce" ? 2 : kind == "lock" ? 3 : 4;
+    if (kind == "cpu" || kind == "idle" || kind == "held") return 0;
+    if (kind == "bam") return 1;
+    if (kind == "qce") return 2;
+    return kind == "lock" ? 3 : 4;
   };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if (rank(a) != rank(b)) return rank(a) < rank(b);
@@ -182,18 +185,19 @@ std::string timeline_svg(const json& tl, const std::string& title, double axis_u
     const json& t = tracks[i];
     const double a = x_of(s["start_us"]), b = x_of(s["end_us"]), y = lane_y[i];
     const std::string name = s["name"];
+    // A core waking from an idle state, or an interrupt held off by one running with interrupts off.
+    const bool waiting = t["kind"] == "idle" || t["kind"] == "held";
     const double d = s["end_us"].get<double>() - s["start_us"].get<double>();
     std::string tip = fmt::format("{}: {:.3f} µs at {:.3f} µs", name, d, s["start_us"].get<double>());
     if (!s["detail"].get<std::string>().empty()) tip += " (" + s["detail"].get<std::string>() + ")";
-    svg +=
-        fmt::format("<g><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}><title>{}</title></rect>",
-                    svg_num(a), svg_num(y), svg_num(std::max(b - a, 0.6)), svg_num(lane_h),
-                    t["kind"] == "idle" ? kIdleExitColour : chart_colour(colour_of(t["kind"], t.value("context", ""))),
-                    s["own"].get<bool>() ? "" : " opacity=\"0.45\"", xml_text(tip));
+    svg += fmt::format("<g><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}><title>{}</title></rect>",
+                       svg_num(a), svg_num(y), svg_num(std::max(b - a, 0.6)), svg_num(lane_h),
+                       waiting ? kIdleExitColour : chart_colour(colour_of(t["kind"], t.value("context", ""))),
+                       s["own"].get<bool>() ? "" : " opacity=\"0.45\"", xml_text(tip));
     if (b - a > static_cast<double>(name.size()) * 6.6 + 6) {
       const std::size_t c = colour_of(t["kind"], t.value("context", ""));
       svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>", svg_num(a + 3), svg_num(y + lane_h / 2 + 4),
-                         c == 4 || c == 5 || c == 7 || t["kind"] == "idle" ? "#000000" : "#ffffff", xml_text(name));
+                         c == 4 || c == 5 || c == 7 || waiting ? "#000000" : "#ffffff", xml_text(name));
     }
     svg += "</g>\n";
   }

@@ -225,6 +225,11 @@ class Core : public sc_core::sc_module, public model::TimingState {
   sc_core::sc_time idle_exit_latency() const;
   // The idle state the core sleeps in now (nullptr when it is not idle or has none).
   const IdleState* idle_state() const;
+  // When the work running now with interrupts off ends (an interrupt arriving meanwhile waits for
+  // it); zero when the core runs nothing so.
+  sc_core::sc_time irqs_off_until() const {
+    return m_current && m_current->m_irqs_off && m_complete_pending ? m_complete_at : sc_core::SC_ZERO_TIME;
+  }
   // f_max / f now: what CPU-bound work is stretched by.
   double slowdown() const { return m_policy->slow; }
   // The clock now (GHz); 0 for a core without one (the untimed emulator's).

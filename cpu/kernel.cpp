@@ -131,6 +131,7 @@ void Kernel::hardirq_thread(unsigned cpu) {
     }
     delivered = false;
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
+    trace_held_off(c);
     ++m_hardirqs;
     r.charge(m_costs(Cost::irq_exception));
     r.charge(m_costs(Cost::irq_entry));
@@ -169,6 +170,16 @@ void Kernel::trace_idle_exit(Cpu& c, const sc_core::sc_time& due, const char* by
                        s->target_residency.to_seconds() * 1e6));
 }
 
+// The timeline's record of an interrupt that reached a core running with interrupts off (a
+// sleeper's __schedule): it waits until that work ends.
+void Kernel::trace_held_off(Cpu& c) {
+  model::Tracer* tr = model::Tracer::active();
+  const sc_core::sc_time now = sc_core::sc_time_stamp(), until = c.core->irqs_off_until();
+  if (!tr || until <= now) return;
+  const int track = tr->track("cpu" + std::to_string(c.core->id()), "interrupt held off", "held");
+  tr->span(track, "interrupts off: the interrupt waits", now, until, tr->request());
+}
+
 void Kernel::send_ipi(Runner& from, unsigned cpu, std::function<void()> wake) {
   // The SGI goes out when the waker's CPU gets there (its charged work done, preemptions
   // included); the send itself is part of its try_to_wake_up.
@@ -195,6 +206,7 @@ void Kernel::ipi_thread(unsigned cpu) {
         sc_core::wait(c.ipis.front().due - sc_core::sc_time_stamp());
       }
     }
+    trace_held_off(c);
     ++m_ipis;
     r.charge(m_costs(Cost::irq_exception));
     r.charge(m_costs(Cost::irq_entry));

@@ -115,6 +115,9 @@ std::string why_plain(const std::string& step, const std::string& kind) {
     return "the engine hashes the data block by block as BAM delivers it (pipelined with the bursts)";
   }
   if (kind == "request") return "from the caller's submission to the completion callback";
+  if (kind == "held")
+    return "the interrupt reached this core while it switched a sleeping thread out (__schedule runs with interrupts "
+           "off): it waits for the switch's end";
   if (kind == "idle")
     return "the core slept in this cpuidle state (the deepest whose target residency its last idle periods reached): "
            "the interrupt waits its exit latency before the handler runs";

@@ -197,3 +197,23 @@ TEST(Ipq40xx, IotlbTheBamWaitsForAWalkPerFreshlyMappedPage) {
   EXPECT_EQ(passthrough.find("SMMU page walk"), std::string::npos);
   EXPECT_GT(with_walks - without, 24 * 0.3);  // the walks, on top of the IOMMU's CPU work
 }
+
+// A 16-byte request's interrupt reaches CPU0 while the caller is still switching it to idle:
+// __schedule runs with interrupts off, so explain shows the interrupt held off until the switch
+// ends, the done tasklet waking the caller (try_to_wake_up in softirq) and the switch back.
+TEST(Ipq40xx, ExplainShowsTheInterruptHeldOffByTheCallersSwitch) {
+  const test::ProcessResult e =
+      test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-m2-cbc128-16.json", "--variant", "qce"}, kSrc);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      e.out, m,
+      std::regex(R"(\n +([0-9.]+) +([0-9.]+)  cpu0 interrupt held off +interrupts off: the interrupt waits)")))
+      << e.out;
+  const double held_end = std::stod(m[1]) + std::stod(m[2]);
+  ASSERT_TRUE(std::regex_search(e.out, m, std::regex(R"(\n +([0-9.]+) +[0-9.]+  cpu0 hardirq +el1_interrupt)")))
+      << e.out;
+  EXPECT_NEAR(std::stod(m[1]), held_end, 0.002);  // the handler starts as the switch ends
+  EXPECT_TRUE(std::regex_search(e.out, std::regex(R"(cpu0 softirq +try_to_wake_up)"))) << e.out;
+  EXPECT_NE(e.out.find("interrupts 1 from the BAM, 0 IPIs"), std::string::npos) << e.out;
+}
