@@ -139,7 +139,8 @@ class Runner {
 
   // local_irq_disable()/enable(): while on, the work this thread runs is not preempted (an
   // interrupt or softirq that arrives waits for it), once the core has started it. __schedule
-  // runs so from before the sleeper leaves the run queue to the end of the switch.
+  // runs so from before the sleeper leaves the run queue to the end of the switch. Set and
+  // cleared with nothing owed (after a sync): the flag covers the work charged in between.
   void irqs_off(bool on) { m_irqs_off = on; }
 
   Ctx ctx() const { return m_ctx; }

@@ -47,9 +47,7 @@ namespace qcesim::cpu {
   X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread on this CPU: the kworker, or a caller here")            \
   X(try_to_wake_up_remote, "try_to_wake_up",                                                                           \
     "wakes a thread sleeping on another CPU: queues it on that CPU's wake list and sends the IPI")                     \
-  X(context_switch, "__schedule",                                                                                      \
-    "a context switch: into the thread that was woken, or (before a sleep) out of the thread going to sleep, to the "  \
-    "idle task with interrupts off")                                                                                   \
+  X(context_switch, "__schedule", "context switch into the thread that was woken")                                     \
   X(context_switch_out, "__schedule",                                                                                  \
     "the thread going to sleep switches this CPU to its idle task, with interrupts off to the switch's end")           \
   X(process_one_work, "process_one_work", "the kworker takes one work item off its pool's list and runs it")           \

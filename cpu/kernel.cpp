@@ -399,6 +399,7 @@ void Completion::switch_out(Runner& task) {
   task.sync();
   if (m_done) return;
   m_sleeping = true;
+  m_woken = false;
   m_waiter = &task;
   task.irqs_off(true);
   task.charge(m_kernel.cost(Cost::context_switch_out));
@@ -458,6 +459,7 @@ void Completion::complete(Runner& from) {
   m_waking = true;
   m_kernel.send_ipi(from, cpu, [this] {
     m_waking = false;
+    if (!m_sleeping) return;  // it gave up (a timeout at the same instant) and went on
     m_woken = true;
     m_event.notify();
   });

@@ -170,7 +170,7 @@ class Completion {
   bool m_sleeping = false;
   bool m_timed_out = false;
   bool m_waking = false;  // an IPI to the sleeper's CPU is on its way
-  bool m_woken = false;   // woken before it got to wait for the event (during its switch out)
+  bool m_woken = false;   // the sleeper was woken (it may still be switching out, not yet waiting)
   Runner* m_waiter = nullptr;
   sc_core::sc_event m_event;
 };

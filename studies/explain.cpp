@@ -88,6 +88,11 @@ std::string why(const std::string& step, const std::string& kind) {
 }
 
 std::string why_plain(const std::string& step, const std::string& kind) {
+  // Two cost items carry the kernel's one name: the switch into a woken thread and a sleeper's
+  // switch out (cost.context_switch, cost.context_switch_out).
+  if (step == "__schedule")
+    return "a context switch: into the thread that was woken, or (the step before a sleep) out of the thread going to "
+           "sleep, to the idle task with interrupts off";
   if (const cpu::CostItem* c = cpu::cost_item_for_label(step)) return c->doc;
   const auto& m = reasons();
   if (auto it = m.find(step); it != m.end()) return it->second;
