@@ -180,6 +180,17 @@ void Kernel::trace_held_off(Cpu& c) {
   tr->span(track, "interrupts off: the interrupt waits", now, until, tr->request());
 }
 
+// A thread going to sleep: __schedule switches its CPU to the idle task with interrupts off, from
+// before it leaves the run queue to the end of the switch (kernel/sched/core.c), so an interrupt
+// of that CPU arriving meanwhile waits for it. With nothing owed (the flag covers this work only).
+void Kernel::switch_to_idle(Runner& r) {
+  r.sync();
+  r.irqs_off(true);
+  r.charge(m_costs(Cost::context_switch_out));
+  r.sync();
+  r.irqs_off(false);
+}
+
 void Kernel::send_ipi(Runner& from, unsigned cpu, std::function<void()> wake) {
   // The SGI goes out when the waker's CPU gets there (its charged work done, preemptions
   // included); the send itself is part of its try_to_wake_up.
@@ -275,11 +286,7 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
       d.work(r);
     }
     r.sync();  // the softirq work ran with interrupts on
-    // __schedule with interrupts off (Completion::switch_out).
-    r.irqs_off(true);
-    if (c.softirq_queue.empty()) r.charge(m_costs(Cost::context_switch_out));
-    r.sync();
-    r.irqs_off(false);
+    if (c.softirq_queue.empty()) switch_to_idle(r);
     if (c.softirq_queue.empty()) {
       c.ksoftirqd_sleeping = true;
       r.block();
@@ -295,12 +302,8 @@ void Kernel::kworker_thread(unsigned cpu) {
   for (;;) {
     if (c.work_queue.empty()) {
       c.kworker_sleeping = true;
-      // __schedule with interrupts off (Completion::switch_out); not at boot: it starts asleep.
-      r.irqs_off(true);
-      if (ran) r.charge(m_costs(Cost::context_switch_out));
+      if (ran) switch_to_idle(r);  // not at boot: it starts asleep
       ran = true;
-      r.sync();
-      r.irqs_off(false);
       r.block();
       // Re-check after every wake-up: an item queued while this thread was still syncing
       // would otherwise be missed.
@@ -401,10 +404,7 @@ void Completion::switch_out(Runner& task) {
   m_sleeping = true;
   m_woken = false;
   m_waiter = &task;
-  task.irqs_off(true);
-  task.charge(m_kernel.cost(Cost::context_switch_out));
-  task.sync();
-  task.irqs_off(false);
+  m_kernel.switch_to_idle(task);
 }
 
 // Asleep (switched out) until woken; woken meanwhile, it goes on at once.

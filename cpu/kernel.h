@@ -124,6 +124,7 @@ class Kernel : public sc_core::sc_module, public model::TimingState {
   sc_core::sc_time delivery_delay(const Cpu& c) const;
   void trace_idle_exit(Cpu& c, const sc_core::sc_time& due, const char* by);
   void trace_held_off(Cpu& c);
+  void switch_to_idle(Runner& r);
   void softirq_thread(unsigned cpu);
   void kworker_thread(unsigned cpu);
   void ksoftirqd_thread(unsigned cpu);
