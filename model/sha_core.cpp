@@ -2,8 +2,9 @@
 
 // The low-level SHA*_Update entry points are deprecated in OpenSSL 3 but still shipped;
 // they are the only public way to run the (SHA-NI / ARMv8-CE accelerated) block function
-// on a caller-owned chaining state.
-#define OPENSSL_SUPPRESS_DEPRECATED
+// on a caller-owned chaining state. The warning is silenced where they are called, not with
+// OPENSSL_SUPPRESS_DEPRECATED: that works only before the first OpenSSL header, which in a
+// unity build (or clang-tidy's units) another file may already have included.
 #include <openssl/sha.h>
 
 #include <cstring>
@@ -26,6 +27,8 @@ ShaState sha_initial_state(HashAlg alg) {
   return st;
 }
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 void sha_compress(ShaState& st, const std::uint8_t* data, std::size_t nblocks) {
   if (nblocks == 0) return;
   const std::size_t len = nblocks * kShaBlockBytes;
@@ -55,6 +58,7 @@ void sha_compress(ShaState& st, const std::uint8_t* data, std::size_t nblocks) {
   }
   st.byte_count += len;
 }
+#pragma GCC diagnostic pop
 
 std::vector<std::uint8_t> sha_state_bytes(const ShaState& st) {
   std::vector<std::uint8_t> out(digest_bytes(st.alg));

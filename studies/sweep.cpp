@@ -127,14 +127,14 @@ double metric_value(const json& m, const std::string& name) {
 }
 
 // Least squares y = a + b x over the points' mean latency (ns) against the message size.
-struct Fit {
+struct LineFit {
   double a = 0, b = 0;
   std::size_t n = 0;
 };
 
-Fit fit_line(const std::map<double, json>& pts) {
+LineFit fit_line(const std::map<double, json>& pts) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  Fit f;
+  LineFit f;
   for (const auto& [x, m] : pts) {
     const double y = metric_value(m, "latency_us.mean") * 1e3;
     if (std::isnan(y)) continue;
@@ -158,9 +158,9 @@ Fit fit_line(const std::map<double, json>& pts) {
 // intercept). g1 = A o / (C (A - 1) - A L) is the break-even size, g_A/2 = A o / (C - A L) the size
 // at half the peak speedup; either is absent when its denominator is not positive.
 // `at`: the other axes' values at this group of points (path=value), as sets on the scenario.
-json logca(const Sweep& s, const Fit& host, const std::map<double, json>& pts, const std::string& variant,
+json logca(const Sweep& s, const LineFit& host, const std::map<double, json>& pts, const std::string& variant,
            const std::vector<std::string>& at) {
-  const Fit acc = fit_line(pts);
+  const LineFit acc = fit_line(pts);
   if (host.n < 2 || acc.n < 2) return {{"note", "needs two sizes or more"}};
   double bw_mb_s = 0, clock_mhz = 0, engine = 0;
   try {
@@ -438,7 +438,7 @@ json break_even_along(const Sweep& s, const std::vector<json>& rows, const std::
     return out;
   }
   const auto& h = by_variant[host];
-  const Fit host_fit = fit_line(h);
+  const LineFit host_fit = fit_line(h);
   for (const auto& [name, pts] : by_variant) {
     if (name == host) continue;
     json per = json::object();
