@@ -121,8 +121,11 @@ namespace qcesim::cpu {
     "AF_ALG's read of the digest: the read path to the socket, its lock, the result buffer allocated, the digest "     \
     "copied to user space, the buffer freed")                                                                          \
   X(af_alg_skcipher_send, "skcipher_sendmsg",                                                                          \
-    "AF_ALG's send of a request to an skcipher socket: the control messages (operation, IV) copied and parsed, "       \
-    "the socket lock, the 4 KiB table for the text's pages set up")                                                    \
+    "AF_ALG's send of a request's text to an skcipher socket: the system call's way to the socket, the socket lock, "  \
+    "the 4 KiB table for the text's pages set up")                                                                     \
+  X(af_alg_skcipher_control, "af_alg_cmsg_send",                                                                       \
+    "a request's operation and IV sent as control messages (sendmsg, not send): the message header and iovec "         \
+    "imported, the control data copied into a buffer and parsed, the IV copied to the socket")                         \
   X(af_alg_skcipher_recv, "skcipher_recvmsg",                                                                          \
     "AF_ALG's read of an skcipher result: the request allocated, the user's output pages listed, the text's "          \
     "pages pulled into the source list, the crypto call waited for, everything released")                              \

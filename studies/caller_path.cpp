@@ -37,13 +37,19 @@ cpu::Charge copy_from_user(const cpu::Costs& k, std::uint32_t bytes) {
   return {"copy_from_user", sc_core::sc_time(ns, sc_core::SC_NS), true, -1, 1.0};
 }
 
-// sendmsg with the operation and IV as control messages and the text (af_alg_sendmsg): the
-// control buffer and the 4 KiB table allocated, a page per 4 KiB, the text copied into them.
-void af_alg_send(Builder& b, std::uint32_t bytes, std::uint32_t pages) {
+// The text sent (af_alg_sendmsg): the 4 KiB table allocated, a page per 4 KiB, the text copied
+// into them. With the operation and IV as control messages (sendmsg), also their copy into a
+// sock_kmalloc'd buffer, freed after the call, and their parse; without (a plain send: the
+// socket kept them from its set-up), none of that.
+void af_alg_send(Builder& b, std::uint32_t bytes, std::uint32_t pages, bool control) {
   b.syscall();
   b.add(Cost::af_alg_skcipher_send);
-  b.add_as("skcipher_sendmsg", Cost::kmalloc, 2);  // the control buffer, the tsgl table
-  b.add_as("skcipher_sendmsg", Cost::kfree);       // the control buffer
+  if (control) {
+    b.add(Cost::af_alg_skcipher_control);
+    b.add_as("____sys_sendmsg", Cost::kmalloc);  // the control buffer
+    b.add_as("____sys_sendmsg", Cost::kfree);
+  }
+  b.add_as("skcipher_sendmsg", Cost::kmalloc);  // the tsgl table
   b.add(Cost::alloc_pages, pages);
   b.out.push_back(copy_from_user(b.k, bytes));
   b.add(Cost::af_alg_skcipher_page, pages);
@@ -76,6 +82,7 @@ constexpr Cost kCallerItems[] = {Cost::svc_exception,
                                  Cost::af_alg_hash_send,
                                  Cost::af_alg_hash_recv,
                                  Cost::af_alg_skcipher_send,
+                                 Cost::af_alg_skcipher_control,
                                  Cost::af_alg_skcipher_recv,
                                  Cost::af_alg_skcipher_page,
                                  Cost::af_alg_rsgl,
@@ -122,7 +129,7 @@ CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32
         after.add(Cost::af_alg_hash_recv);
         break;
       }
-      af_alg_send(before, bytes, pages);
+      af_alg_send(before, bytes, pages, w.af_alg_control_each);
       before.syscall();
       af_alg_recv_start(before, pages);
       af_alg_free(after, pages);  // after crypto_wait_req returns, in the task
@@ -130,7 +137,7 @@ CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32
     case Workload::Caller::af_alg_aio:
       // OpenSSL 1.1.1's afalg engine: sendmsg, io_submit of the read with an eventfd, a blocking
       // read of the eventfd, io_getevents.
-      af_alg_send(before, bytes, pages);
+      af_alg_send(before, bytes, pages, w.af_alg_control_each);
       before.syscall();
       before.add(Cost::aio_submit);
       before.add_as("io_submit", Cost::kmalloc);  // the aio_kiocb

@@ -19,6 +19,8 @@ constexpr std::array kFunctions = {
     Entry{"hash_sendmsg", Mechanism::caller},
     Entry{"hash_recvmsg", Mechanism::caller},
     Entry{"skcipher_sendmsg", Mechanism::caller},
+    Entry{"af_alg_cmsg_send", Mechanism::caller},
+    Entry{"____sys_sendmsg", Mechanism::caller},
     Entry{"skcipher_recvmsg", Mechanism::caller},
     Entry{"af_alg_pull_tsgl", Mechanism::caller},
     Entry{"af_alg_get_rsgl", Mechanism::caller},

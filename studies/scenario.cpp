@@ -151,8 +151,15 @@ void load_caller(const JsonObject& w, Workload& wl) {
   if (c == "af_alg") wl.caller = Workload::Caller::af_alg;
   if (c == "af_alg_aio") wl.caller = Workload::Caller::af_alg_aio;
   if (c == "cryptodev") wl.caller = Workload::Caller::cryptodev;
-  if (wl.caller == Workload::Caller::kernel) return;
   const AlgKind kind = wl.algorithm.kind;
+  const bool skcipher_socket =
+      kind == AlgKind::skcipher && (wl.caller == Workload::Caller::af_alg || wl.caller == Workload::Caller::af_alg_aio);
+  if (w.has("af_alg_control") && !skcipher_socket)
+    w.fail("af_alg_control", fmt::format("nothing with caller \"{}\" for {}: only an AF_ALG skcipher socket takes "
+                                         "control messages",
+                                         c, wl.algorithm.name));
+  wl.af_alg_control_each = w.choice("af_alg_control", "each", {"each", "once"}) == "each";
+  if (wl.caller == Workload::Caller::kernel) return;
   if (kind == AlgKind::aead)
     w.fail("caller", fmt::format("\"kernel\" for {}: the user-space callers are modelled for hashes (af_alg) and "
                                  "skciphers, not AEADs",
@@ -173,10 +180,10 @@ void load_caller(const JsonObject& w, Workload& wl) {
 Workload load_workload(const json& j, const std::string& file) {
   Workload wl;
   if (!j.contains("workload")) return wl;
-  const JsonObject w(
-      j["workload"], file, "/workload",
-      {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction", "assoc_bytes",
-       "tag_bytes", "auth_key_bytes", "size_mix", "hash_calls", "caller", "in_place", "scatterlist", "about"});
+  const JsonObject w(j["workload"], file, "/workload",
+                     {"messages", "message_bytes", "algorithm", "queue_depth", "tz", "key_bytes", "direction",
+                      "assoc_bytes", "tag_bytes", "auth_key_bytes", "size_mix", "hash_calls", "caller",
+                      "af_alg_control", "in_place", "scatterlist", "about"});
   wl.messages = w.whole("messages", 50000, 1, 100000000000ull);
   wl.message_bytes = static_cast<std::uint32_t>(w.whole("message_bytes", 4096, 1, 64u << 20));
   wl.queue_depth = static_cast<unsigned>(w.whole("queue_depth", 1, 1, 1024));

@@ -96,6 +96,11 @@ struct Workload {
   // AIO (OpenSSL's afalg engine). cryptodev (skciphers): ioctl(CIOCCRYPT) on /dev/crypto (OpenSSL's
   // devcrypto engine). Their system calls are charged on the CPU path as on the engine's.
   enum class Caller { kernel, af_alg, af_alg_aio, cryptodev } caller = Caller::kernel;
+  // workload.af_alg_control (AF_ALG skcipher callers): each: every request's sendmsg carries the
+  // operation and the IV as control messages (afalg-bench, cryptsetup, OpenSSL's afalg engine).
+  // once: they go once, when the socket is set up, and each request is a plain send of its text
+  // (the socket keeps the operation and chains the IV: cotequeiroz's afalg_engine).
+  bool af_alg_control_each = true;
   // Another execution environment (TrustZone) using the engine on its own pipes.
   struct Tz {
     double rate_per_s = 0;  // 0: none

@@ -75,6 +75,7 @@ TEST(CallerPath, AfAlgChargesPerPageAndTheCopyAtTheCoresBandwidth) {
   EXPECT_EQ(a.count("af_alg_rsgl"), 0u);
   EXPECT_EQ(a.at("kmalloc"), 4);  // control buffer, tsgl table, request, source table
   EXPECT_EQ(a.at("kfree"), 4);
+  EXPECT_EQ(a.at("af_alg_skcipher_control"), 1);
   // The text's pages are freed after the wait, in the task.
   EXPECT_EQ(charged_calls(studies::caller_charges(w, k, 4096).after).at("free_pages"), 1);
   // 4096 bytes at the A7's 750 MB/s: 5.46 us; twice the bytes, twice the time.
@@ -85,6 +86,24 @@ TEST(CallerPath, AfAlgChargesPerPageAndTheCopyAtTheCoresBandwidth) {
   EXPECT_EQ(c.at("gup_call"), 2);
   EXPECT_EQ(c.at("af_alg_rsgl"), 1);
   EXPECT_EQ(c.at("kmalloc"), 5);
+}
+
+// A caller that sent the operation and IV once, at the socket's set-up (af_alg_control once), sends
+// each request's text with a plain send: no control messages to copy and parse, no control buffer;
+// the rest of the request as with them.
+TEST(CallerPath, AfAlgControlOnceSendsOnlyTheText) {
+  const cpu::Costs k = cpu::costs_from_profile(model::Profile::load(kSrc + "/scenarios/ipq40xx.json"));
+  studies::Workload w = cbc(studies::Workload::Caller::af_alg);
+  const auto each = charged_calls(studies::caller_charges(w, k, 4096).before);
+  w.af_alg_control_each = false;
+  const auto once = charged_calls(studies::caller_charges(w, k, 4096).before);
+  EXPECT_EQ(once.count("af_alg_skcipher_control"), 0u);
+  EXPECT_EQ(once.at("kmalloc"), each.at("kmalloc") - 1);
+  EXPECT_EQ(once.at("kfree"), each.at("kfree") - 1);
+  for (const char* same : {"svc_exception", "af_alg_skcipher_send", "af_alg_skcipher_recv", "alloc_pages", "gup_page"})
+    EXPECT_EQ(once.at(same), each.at(same)) << same;
+  w.caller = studies::Workload::Caller::af_alg_aio;
+  EXPECT_EQ(charged_calls(studies::caller_charges(w, k, 4096).before).count("af_alg_skcipher_control"), 0u);
 }
 
 // AIO (OpenSSL's afalg engine): four system calls, two before the call and two that collect the
@@ -162,13 +181,16 @@ TEST(CallerPath, ReplayedUserPagesAndTheAioCompletionsContext) {
   EXPECT_GT(sync["wall_s"].get<double>(), kernel["wall_s"].get<double>());
 }
 
-// explain narrates OpenSSL's AIO request in the order it runs: the send, io_submit and the read's
-// start in the task, the driver, the AIO completion in the done tasklet (softirq), then the
-// caller, woken, reading the eventfd and collecting the event.
+// explain narrates OpenSSL's AIO request in the order it runs: the send with its control messages,
+// io_submit and the read's start in the task, the driver, the AIO completion in the done tasklet
+// (softirq), then the caller, woken, reading the eventfd and collecting the event. (M1's own
+// engine sends only the text and reads synchronously: the scenario is set to OpenSSL's here.)
 TEST(CallerPath, ExplainNarratesTheAioRequestInOrder) {
   const test::TempDir tmp("caller-explain");
-  const test::ProcessResult r = test::run_qcesim(
-      {"explain", kSrc + "/scenarios/ipq40xx-m1-cbc128-256.json", "--variant", "qce", "--timing-only"}, tmp.path());
+  const test::ProcessResult r =
+      test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-m1-cbc128-256.json", "--variant", "qce", "--timing-only",
+                        "--set", "workload.caller=af_alg_aio", "--set", "workload.af_alg_control=each"},
+                       tmp.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto at = [&r](const std::string& step, const std::string& where) {
     std::size_t pos = 0;
@@ -180,11 +202,12 @@ TEST(CallerPath, ExplainNarratesTheAioRequestInOrder) {
     ADD_FAILURE() << step << " in " << where << " not narrated";
     return std::string::npos;
   };
-  const std::size_t send = at("skcipher_sendmsg", "task"), copy = at("copy_from_user", "task"),
-                    submit = at("io_submit", "task"), driver = at("qce_skcipher_async_req_handle", "task"),
-                    done = at("aio_complete", "softirq"), efd = at("eventfd_read", "task"),
-                    events = at("io_getevents", "task");
-  EXPECT_LT(send, copy);
+  const std::size_t send = at("skcipher_sendmsg", "task"), control = at("af_alg_cmsg_send", "task"),
+                    copy = at("copy_from_user", "task"), submit = at("io_submit", "task"),
+                    driver = at("qce_skcipher_async_req_handle", "task"), done = at("aio_complete", "softirq"),
+                    efd = at("eventfd_read", "task"), events = at("io_getevents", "task");
+  EXPECT_LT(send, control);
+  EXPECT_LT(control, copy);
   EXPECT_LT(copy, submit);
   EXPECT_LT(submit, driver);
   EXPECT_LT(driver, done);

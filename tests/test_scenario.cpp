@@ -138,6 +138,26 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
                 .workload.caller,
             Workload::Caller::af_alg);
   EXPECT_EQ(Scenario::load(seed_path(), {"workload.caller=af_alg"}).workload.caller, Workload::Caller::af_alg);
+  // af_alg_control: an AF_ALG skcipher socket's; anything else refuses it.
+  e = error_of({"workload.af_alg_control=\"once\""});
+  EXPECT_NE(e.find("/workload/af_alg_control: expected nothing with caller \"kernel\" for sha256: only an AF_ALG "
+                   "skcipher socket takes control messages"),
+            std::string::npos)
+      << e;
+  e = error_of({"workload.caller=af_alg", "workload.af_alg_control=\"once\""});
+  EXPECT_NE(e.find("/workload/af_alg_control: expected nothing with caller \"af_alg\" for sha256"), std::string::npos)
+      << e;
+  const std::vector<std::string> cbc_af_alg = {"workload.algorithm=\"cbc(aes)\"", "workload.key_bytes=16",
+                                               "workload.caller=\"af_alg\""};
+  EXPECT_TRUE(Scenario::load(seed_path(), cbc_af_alg).workload.af_alg_control_each);
+  auto once = cbc_af_alg;
+  once.push_back("workload.af_alg_control=once");
+  EXPECT_FALSE(Scenario::load(seed_path(), once).workload.af_alg_control_each);
+  once.back() = "workload.af_alg_control=\"sometimes\"";
+  e = error_of(once);
+  EXPECT_NE(e.find("/workload/af_alg_control: expected \"each\" or \"once\", found the string \"sometimes\""),
+            std::string::npos)
+      << e;
   e = error_of({"workload.in_place=true"});
   EXPECT_NE(e.find("/workload/in_place: expected nothing: the workload's algorithm is a hash"), std::string::npos) << e;
 }
