@@ -38,21 +38,22 @@ cpu::Charge copy_from_user(const cpu::Costs& k, std::uint32_t bytes) {
 }
 
 // The text sent (af_alg_sendmsg): the 4 KiB table allocated, a page per 4 KiB, the text copied
-// into them. With the operation and IV as control messages (sendmsg), also their copy into a
-// sock_kmalloc'd buffer, freed after the call, and their parse; without (a plain send: the
-// socket kept them from its set-up), none of that.
-void af_alg_send(Builder& b, std::uint32_t bytes, std::uint32_t pages, bool control) {
+// into them. With the operation and IV as control messages (sendmsg), first their copy and parse,
+// the copy into a sock_kmalloc'd buffer when they outgrow ____sys_sendmsg's stack buffer (with an
+// IV they do; ECB's operation alone does not), freed when the call returns; without (a plain
+// send: the socket kept them from its set-up), none of that.
+void af_alg_send(Builder& b, std::uint32_t bytes, std::uint32_t pages, bool control, bool iv) {
   b.syscall();
-  b.add(Cost::af_alg_skcipher_send);
   if (control) {
     b.add(Cost::af_alg_skcipher_control);
-    b.add_as("____sys_sendmsg", Cost::kmalloc);  // the control buffer
-    b.add_as("____sys_sendmsg", Cost::kfree);
+    if (iv) b.add_as("____sys_sendmsg", Cost::kmalloc);  // the control buffer
   }
+  b.add(Cost::af_alg_skcipher_send);
   b.add_as("skcipher_sendmsg", Cost::kmalloc);  // the tsgl table
   b.add(Cost::alloc_pages, pages);
   b.out.push_back(copy_from_user(b.k, bytes));
   b.add(Cost::af_alg_skcipher_page, pages);
+  if (control && iv) b.add_as("____sys_sendmsg", Cost::kfree);
 }
 
 // The read's part before the crypto call (_skcipher_recvmsg): the request and the source table
@@ -98,12 +99,39 @@ constexpr Cost kCallerItems[] = {Cost::svc_exception,
                                  Cost::cryptodev_pin_call,
                                  Cost::cryptodev_pin_page};
 
+// Whether this workload's caller path can charge a caller item at all.
+bool charged_by(Cost c, const Workload& w) {
+  using C = Workload::Caller;
+  const bool socket = w.cipher() && (w.caller == C::af_alg || w.caller == C::af_alg_aio);
+  switch (c) {
+    case Cost::svc_exception:
+    case Cost::syscall_entry_exit:
+      return user_space_caller(w);
+    case Cost::af_alg_hash_send:
+    case Cost::af_alg_hash_recv:
+      return w.caller == C::af_alg && !w.cipher();
+    case Cost::af_alg_skcipher_control:
+      return socket && w.af_alg_control_each;
+    case Cost::aio_submit:
+    case Cost::aio_complete:
+    case Cost::eventfd_read:
+    case Cost::aio_getevents:
+      return w.caller == C::af_alg_aio;
+    case Cost::cryptodev_crypt:
+    case Cost::cryptodev_pin_call:
+    case Cost::cryptodev_pin_page:
+      return w.caller == C::cryptodev;
+    default:  // the skcipher socket's send, read, pages and pins
+      return socket;
+  }
+}
+
 }  // namespace
 
 bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types) {
   const bool user = user_space_caller(w);
   for (const Cost c : kCallerItems)
-    if (param == cpu::cost_profile_key(c)) return user;
+    if (param == cpu::cost_profile_key(c)) return charged_by(c, w);
   if (param.rfind("cpu.", 0) != 0) return true;
   const std::size_t dot = param.find('.', 4);
   if (dot == std::string::npos) return true;  // cpu.count_scale, cpu.cost_cv ...
@@ -118,6 +146,7 @@ CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32
   if (w.caller == Workload::Caller::kernel) return c;
   Builder before{k, c.before}, done{k, c.completion}, after{k, c.after};
   const std::uint32_t pages = std::max<std::uint32_t>(1, (bytes + kPage - 1) / kPage);
+  const bool iv = w.algorithm.mode != CipherMode::ecb;  // ECB's control message is the operation alone
   switch (w.caller) {
     case Workload::Caller::kernel:
       break;
@@ -129,7 +158,7 @@ CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32
         after.add(Cost::af_alg_hash_recv);
         break;
       }
-      af_alg_send(before, bytes, pages, w.af_alg_control_each);
+      af_alg_send(before, bytes, pages, w.af_alg_control_each, iv);
       before.syscall();
       af_alg_recv_start(before, pages);
       af_alg_free(after, pages);  // after crypto_wait_req returns, in the task
@@ -137,7 +166,7 @@ CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32
     case Workload::Caller::af_alg_aio:
       // OpenSSL 1.1.1's afalg engine: sendmsg, io_submit of the read with an eventfd, a blocking
       // read of the eventfd, io_getevents.
-      af_alg_send(before, bytes, pages, w.af_alg_control_each);
+      af_alg_send(before, bytes, pages, w.af_alg_control_each, iv);
       before.syscall();
       before.add(Cost::aio_submit);
       before.add_as("io_submit", Cost::kmalloc);  // the aio_kiocb

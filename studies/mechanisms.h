@@ -13,8 +13,9 @@ namespace qcesim::studies {
 #define QCESIM_MECHANISMS(X, A)                                                                                      \
   X(A, caller, "caller",                                                                                             \
     "the caller's own code around each request (`caller`; with a user-space `workload.caller` its system calls: "    \
-    "`el0_svc`, `el0_svc_common`, `hash_sendmsg`, `hash_recvmsg`, `skcipher_sendmsg`, `skcipher_recvmsg`, "          \
-    "`af_alg_pull_tsgl`, `af_alg_get_rsgl`, `af_alg_free_resources`, `copy_from_user`, `alloc_pages`, "              \
+    "`el0_svc`, `el0_svc_common`, `hash_sendmsg`, `hash_recvmsg`, `____sys_sendmsg`, `af_alg_cmsg_send`, "           \
+    "`skcipher_sendmsg`, `skcipher_recvmsg`, `af_alg_pull_tsgl`, `af_alg_get_rsgl`, `af_alg_free_resources`, "       \
+    "`copy_from_user`, `alloc_pages`, "                                                                              \
     "`free_unref_page`, `get_user_pages_fast`, `io_submit`, `aio_complete`, `eventfd_read`, `io_getevents`, "        \
     "`cryptodev_ioctl`, `__get_userbuf`, `get_user_pages_remote`)")                                                  \
   X(A, crypto, "CPU crypto", "crypto computed on the CPU: CE or NEON code, the library, `kernel_neon_begin`/`_end`") \

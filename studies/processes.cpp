@@ -19,6 +19,15 @@
 
 #include "studies/stop_signals.h"
 
+// GCC says so with a macro, clang with a feature test.
+#if defined(__SANITIZE_ADDRESS__)
+#define QCESIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QCESIM_ASAN 1
+#endif
+#endif
+
 namespace qcesim::studies {
 
 using nlohmann::json;
@@ -32,23 +41,29 @@ unsigned usable_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 // A forked run's first allocations, in one system call instead of a page fault each. Its thread's
-// new malloc arena would otherwise grow a page at a time (an mprotect and a fault per page; a
-// fault costs microseconds in a VM) and the SystemC thread stacks (256 KiB each, above the default
-// mmap threshold) would each be an mmap. Here the arena keeps what it grows (no trim), takes the
-// stacks too, and its first MiB is faulted in at once (MADV_POPULATE_WRITE, Linux 5.14; an older
-// kernel refuses it and nothing changes): validate --samples 20 on a 2-core VM, 430k page faults
-// -> 260k, 11.8 s -> 10.7 s. One MiB is what a run touches; more costs more zeroing than it saves.
+// new malloc arena (fresh as long as the parent runs no threads of its own: validate, run, sweep
+// and sensitivity do not) would otherwise grow a page at a time, an mprotect and a fault per page,
+// and a fault costs microseconds in a VM. Here the arena keeps what it grows (no trim; blocks up to
+// 32 MiB come from it, not from mmap) and its first MiB is faulted in at once
+// (MADV_POPULATE_WRITE, Linux 5.14; an older kernel refuses it and nothing changes):
+// validate --samples 20 on a 2-core VM, 430k page faults -> 260k, 11.8 s -> 10.7 s. One MiB is
+// what a run touches; more costs more zeroing than it saves. (SystemC maps each thread's stack
+// itself.) Not under AddressSanitizer, whose allocator has no glibc arena to grow.
 void prefault_arena() {
+#if defined(MADV_POPULATE_WRITE) && !defined(QCESIM_ASAN)
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   constexpr std::size_t kBytes = std::size_t{1} << 20;
-  constexpr std::uintptr_t kHostPage = 4096;
+  const long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0 || static_cast<std::size_t>(page) * 4 > kBytes) return;
+  const auto host_page = static_cast<std::uintptr_t>(page);
   void* p = std::malloc(kBytes);
   if (p) {
-    const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(p) + kHostPage - 1) & ~(kHostPage - 1);
-    madvise(reinterpret_cast<void*>(first), kBytes - 2 * kHostPage, MADV_POPULATE_WRITE);
+    const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(p) + host_page - 1) & ~(host_page - 1);
+    madvise(reinterpret_cast<void*>(first), kBytes - 2 * host_page, MADV_POPULATE_WRITE);
   }
   std::free(p);
+#endif
 }
 }  // namespace
 

@@ -152,6 +152,13 @@ void load_caller(const JsonObject& w, Workload& wl) {
   if (c == "af_alg_aio") wl.caller = Workload::Caller::af_alg_aio;
   if (c == "cryptodev") wl.caller = Workload::Caller::cryptodev;
   const AlgKind kind = wl.algorithm.kind;
+  if (wl.caller != Workload::Caller::kernel && kind == AlgKind::aead)
+    w.fail("caller", fmt::format("\"kernel\" for {}: the user-space callers are modelled for hashes (af_alg) and "
+                                 "skciphers, not AEADs",
+                                 wl.algorithm.name));
+  if (kind == AlgKind::hash && wl.caller != Workload::Caller::kernel && wl.caller != Workload::Caller::af_alg)
+    w.fail("caller",
+           fmt::format("\"kernel\" or \"af_alg\" for {}: {} is modelled for skciphers", wl.algorithm.name, c));
   const bool skcipher_socket =
       kind == AlgKind::skcipher && (wl.caller == Workload::Caller::af_alg || wl.caller == Workload::Caller::af_alg_aio);
   if (w.has("af_alg_control") && !skcipher_socket)
@@ -160,13 +167,6 @@ void load_caller(const JsonObject& w, Workload& wl) {
                                          c, wl.algorithm.name));
   wl.af_alg_control_each = w.choice("af_alg_control", "each", {"each", "once"}) == "each";
   if (wl.caller == Workload::Caller::kernel) return;
-  if (kind == AlgKind::aead)
-    w.fail("caller", fmt::format("\"kernel\" for {}: the user-space callers are modelled for hashes (af_alg) and "
-                                 "skciphers, not AEADs",
-                                 wl.algorithm.name));
-  if (kind == AlgKind::hash && wl.caller != Workload::Caller::af_alg)
-    w.fail("caller",
-           fmt::format("\"kernel\" or \"af_alg\" for {}: {} is modelled for skciphers", wl.algorithm.name, c));
   if (wl.queue_depth > 1)
     w.fail("caller", fmt::format("\"kernel\" with queue_depth {}: a user-space caller's system call waits for its "
                                  "result, one request in flight",

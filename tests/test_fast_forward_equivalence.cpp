@@ -104,8 +104,12 @@ INSTANTIATE_TEST_SUITE_P(
              true},
         Case{"sm8650-xts-4k.json", "xts-qce-nolock", {"workload.messages=900", "workload.queue_depth=16"}, true},
         // User-space callers: an AIO read's completion in the done tasklet and its result
-        // collected after the wake-up (the slot's pending after-work is state); user pages.
-        Case{"ipq40xx-m1-cbc128-256.json", "qce", {"workload.messages=700", "real-data"}, true},
+        // collected after the wake-up (the slot's pending after-work is state); user pages. (M1's
+        // own engine reads synchronously; OpenSSL's AIO engine is set here.)
+        Case{"ipq40xx-m1-cbc128-256.json",
+             "qce",
+             {"workload.messages=700", "workload.caller=af_alg_aio", "workload.af_alg_control=each", "real-data"},
+             true},
         Case{"ipq40xx-m3-cbc256-8192.json", "qce", {"workload.messages=700"}, true},
         Case{"sm8650-m5-cbc128-enc.json", "qce", {"workload.messages=300"}, true},
         // Only the shallowest idle state, and the deep ones reachable (long idle periods).

@@ -144,6 +144,8 @@ TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
                    "skcipher socket takes control messages"),
             std::string::npos)
       << e;
+  e = error_of({"workload.caller=af_alg_aio", "workload.af_alg_control=\"once\""});
+  EXPECT_NE(e.find("/workload/caller: expected \"kernel\" or \"af_alg\" for sha256"), std::string::npos) << e;
   e = error_of({"workload.caller=af_alg", "workload.af_alg_control=\"once\""});
   EXPECT_NE(e.find("/workload/af_alg_control: expected nothing with caller \"af_alg\" for sha256"), std::string::npos)
       << e;

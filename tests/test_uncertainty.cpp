@@ -141,8 +141,9 @@ TEST(Uncertainty, SensitivityTrajectoriesKeepTheirStepsWhenAParameterIsAdded) {
 }
 
 // What no run can feel stays out of the designs: with an in-kernel caller the user-space callers'
-// items and the copy bandwidth; on the IPQ40xx the what-if Cortex-A53's figures. With AF_ALG's
-// AIO caller its items and the A7's copy bandwidth vary.
+// items and the copy bandwidth; on the IPQ40xx the what-if Cortex-A53's figures; with a user-space
+// caller the other callers' items. M1's synchronous AF_ALG caller (control messages once) varies
+// its socket's items and the A7's copy bandwidth, not AIO's, the control messages' or cryptodev's.
 TEST(Uncertainty, ParametersNoRunCanFeelAreLeftOutOfTheDesign) {
   auto names = [](const std::string& scenario) {
     qcesim::studies::UncertaintySpec spec;
@@ -158,9 +159,11 @@ TEST(Uncertainty, ParametersNoRunCanFeelAreLeftOutOfTheDesign) {
     EXPECT_EQ(seed.count(p), 0u) << p;
   EXPECT_EQ(seed.count("cpu.cortex-x4.kernel_ipc"), 1u);
   EXPECT_EQ(seed.count("cost.arm_smmu_tlb_sync"), 1u);
-  for (const char* p : {"cost.af_alg_skcipher_send", "cost.aio_complete", "cost.svc_exception",
+  for (const char* p : {"cost.af_alg_skcipher_send", "cost.gup_page", "cost.svc_exception",
                         "cpu.cortex-a7.copy_bandwidth", "cpu.cortex-a7.kernel_ipc"})
     EXPECT_EQ(m1.count(p), 1u) << p;
+  for (const char* p : {"cost.aio_complete", "cost.af_alg_skcipher_control", "cost.cryptodev_pin_page"})
+    EXPECT_EQ(m1.count(p), 0u) << p;
   EXPECT_EQ(m1.count("cpu.cortex-a53.kernel_ipc"), 0u);
   const std::vector<std::string> a7 = {"cortex-a7"};
   qcesim::studies::Workload kernel;
@@ -169,6 +172,19 @@ TEST(Uncertainty, ParametersNoRunCanFeelAreLeftOutOfTheDesign) {
   EXPECT_FALSE(qcesim::studies::param_can_matter("cpu.cortex-a53.freq", kernel, a7));
   EXPECT_FALSE(qcesim::studies::param_can_matter("cost.gup_page", kernel, a7));
   EXPECT_TRUE(qcesim::studies::param_can_matter("cost.kmalloc", kernel, a7));  // the drivers' too
+  qcesim::studies::Workload aio;
+  aio.algorithm = *qcesim::parse_alg_name("cbc(aes)");
+  aio.caller = qcesim::studies::Workload::Caller::af_alg_aio;
+  EXPECT_TRUE(qcesim::studies::param_can_matter("cost.aio_submit", aio, a7));
+  EXPECT_TRUE(qcesim::studies::param_can_matter("cost.af_alg_skcipher_control", aio, a7));
+  EXPECT_FALSE(qcesim::studies::param_can_matter("cost.cryptodev_crypt", aio, a7));
+  EXPECT_FALSE(qcesim::studies::param_can_matter("cost.af_alg_hash_send", aio, a7));
+  qcesim::studies::Workload dev = aio;
+  dev.caller = qcesim::studies::Workload::Caller::cryptodev;
+  EXPECT_TRUE(qcesim::studies::param_can_matter("cost.cryptodev_pin_page", dev, a7));
+  EXPECT_TRUE(qcesim::studies::param_can_matter("cost.svc_exception", dev, a7));
+  EXPECT_FALSE(qcesim::studies::param_can_matter("cost.af_alg_skcipher_send", dev, a7));
+  EXPECT_FALSE(qcesim::studies::param_can_matter("cost.gup_page", dev, a7));
 }
 
 // A scenario restating a parameter for its own setting ({value, interval, provenance}): the value
