@@ -11,31 +11,43 @@ using cpu::Cost;
 constexpr std::uint32_t kPage = 4096;
 constexpr std::uint32_t kAlgMaxPages = 16;  // ALG_MAX_PAGES: the pages of one AF_ALG output list
 
+// Collects one part's charges, or, given no costs, only which items the part charges: one path
+// answers both, so the items param_can_matter says a caller charges are the ones it charges.
 struct Builder {
-  const cpu::Costs& k;
-  std::vector<cpu::Charge>& out;
+  const cpu::Costs* k;            // null: record the items only
+  std::vector<cpu::Charge>* out;  // with costs
+  std::vector<Cost>* items;       // without
   void add(Cost c, double n = 1) {
-    if (n > 0) out.push_back(k.times(c, n));
+    if (n <= 0) return;
+    if (!k) {
+      items->push_back(c);
+      return;
+    }
+    out->push_back(k->times(c, n));
   }
   void add_as(const char* fn, Cost c, double n = 1) {
     if (n <= 0) return;
-    cpu::Charge ch = k.as(fn, c);
+    if (!k) {
+      items->push_back(c);
+      return;
+    }
+    cpu::Charge ch = k->as(fn, c);
     ch.count = n;
-    out.push_back(ch);
+    out->push_back(ch);
   }
   void syscall() {
     add(Cost::svc_exception);
     add(Cost::syscall_entry_exit);
   }
+  // copy_from_user of the text into the socket's pages, at the task core's copy bandwidth (a
+  // core's figure, not a cost item); it stretches with the clock like work.
+  void copy_from_user(std::uint32_t bytes) {
+    if (!k) return;
+    double ns = 0;
+    if (k->task_cpu < k->cpus.size()) ns = k->cpus[k->task_cpu].copy_ns(bytes);
+    out->push_back({"copy_from_user", sc_core::sc_time(ns, sc_core::SC_NS), true, -1, 1.0});
+  }
 };
-
-// copy_from_user of the text into the socket's pages, at the task core's copy bandwidth; it
-// stretches with the clock like work.
-cpu::Charge copy_from_user(const cpu::Costs& k, std::uint32_t bytes) {
-  double ns = 0;
-  if (k.task_cpu < k.cpus.size()) ns = k.cpus[k.task_cpu].copy_ns(bytes);
-  return {"copy_from_user", sc_core::sc_time(ns, sc_core::SC_NS), true, -1, 1.0};
-}
 
 // The text sent (af_alg_sendmsg): the 4 KiB table allocated, a page per 4 KiB, the text copied
 // into them. With the operation and IV as control messages (sendmsg), first their copy and parse,
@@ -51,7 +63,7 @@ void af_alg_send(Builder& b, std::uint32_t bytes, std::uint32_t pages, bool cont
   b.add(Cost::af_alg_skcipher_send);
   b.add_as("skcipher_sendmsg", Cost::kmalloc);  // the tsgl table
   b.add(Cost::alloc_pages, pages);
-  b.out.push_back(copy_from_user(b.k, bytes));
+  b.copy_from_user(bytes);
   b.add(Cost::af_alg_skcipher_page, pages);
   if (control && iv) b.add_as("____sys_sendmsg", Cost::kfree);
 }
@@ -77,7 +89,8 @@ void af_alg_free(Builder& b, std::uint32_t pages) {
   b.add_as("af_alg_free_resources", Cost::kfree, 2);
 }
 
-// The items only a user-space caller's path charges.
+// The items only a user-space caller's path charges; which caller charges which is the path's
+// own to say (caller_items).
 constexpr Cost kCallerItems[] = {Cost::svc_exception,
                                  Cost::syscall_entry_exit,
                                  Cost::af_alg_hash_send,
@@ -99,52 +112,8 @@ constexpr Cost kCallerItems[] = {Cost::svc_exception,
                                  Cost::cryptodev_pin_call,
                                  Cost::cryptodev_pin_page};
 
-// Whether this workload's caller path can charge a caller item at all.
-bool charged_by(Cost c, const Workload& w) {
-  using C = Workload::Caller;
-  const bool socket = w.cipher() && (w.caller == C::af_alg || w.caller == C::af_alg_aio);
-  switch (c) {
-    case Cost::svc_exception:
-    case Cost::syscall_entry_exit:
-      return user_space_caller(w);
-    case Cost::af_alg_hash_send:
-    case Cost::af_alg_hash_recv:
-      return w.caller == C::af_alg && !w.cipher();
-    case Cost::af_alg_skcipher_control:
-      return socket && w.af_alg_control_each;
-    case Cost::aio_submit:
-    case Cost::aio_complete:
-    case Cost::eventfd_read:
-    case Cost::aio_getevents:
-      return w.caller == C::af_alg_aio;
-    case Cost::cryptodev_crypt:
-    case Cost::cryptodev_pin_call:
-    case Cost::cryptodev_pin_page:
-      return w.caller == C::cryptodev;
-    default:  // the skcipher socket's send, read, pages and pins
-      return socket;
-  }
-}
-
-}  // namespace
-
-bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types) {
-  const bool user = user_space_caller(w);
-  for (const Cost c : kCallerItems)
-    if (param == cpu::cost_profile_key(c)) return charged_by(c, w);
-  if (param.rfind("cpu.", 0) != 0) return true;
-  const std::size_t dot = param.find('.', 4);
-  if (dot == std::string::npos) return true;  // cpu.count_scale, cpu.cost_cv ...
-  // cpu.<type>.<figure>: a core type the runs do not have is never timed.
-  const std::string type = param.substr(4, dot - 4);
-  if (std::find(core_types.begin(), core_types.end(), type) == core_types.end()) return false;
-  return param.substr(dot + 1) != "copy_bandwidth" || user;
-}
-
-CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes) {
-  CallerCharges c;
-  if (w.caller == Workload::Caller::kernel) return c;
-  Builder before{k, c.before}, done{k, c.completion}, after{k, c.after};
+// One message's caller path, part by part (CallerCharges in the header).
+void caller_path(const Workload& w, std::uint32_t bytes, Builder& before, Builder& done, Builder& after) {
   const std::uint32_t pages = std::max<std::uint32_t>(1, (bytes + kPage - 1) / kPage);
   const bool iv = w.algorithm.mode != CipherMode::ecb;  // ECB's control message is the operation alone
   switch (w.caller) {
@@ -190,7 +159,45 @@ CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32
       break;
     }
   }
+}
+
+}  // namespace
+
+bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types) {
+  const bool user = user_space_caller(w);
+  for (const Cost c : kCallerItems)
+    if (param == cpu::cost_profile_key(c)) {
+      const std::vector<Cost> charged = caller_items(w);
+      return std::find(charged.begin(), charged.end(), c) != charged.end();
+    }
+  if (param.rfind("cpu.", 0) != 0) return true;
+  const std::size_t dot = param.find('.', 4);
+  if (dot == std::string::npos) return true;  // cpu.count_scale, cpu.cost_cv ...
+  // cpu.<type>.<figure>: a core type the runs do not have is never timed.
+  const std::string type = param.substr(4, dot - 4);
+  if (std::find(core_types.begin(), core_types.end(), type) == core_types.end()) return false;
+  return param.substr(dot + 1) != "copy_bandwidth" || user;
+}
+
+CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes) {
+  CallerCharges c;
+  Builder before{&k, &c.before, nullptr}, done{&k, &c.completion, nullptr}, after{&k, &c.after, nullptr};
+  caller_path(w, bytes, before, done, after);
   return c;
+}
+
+std::vector<Cost> caller_items(const Workload& w) {
+  std::vector<Cost> items;
+  Builder rec{nullptr, nullptr, &items};
+  // Past one output list (ALG_MAX_PAGES pages), so that every branch a size decides is taken.
+  caller_path(w, (kAlgMaxPages + 1) * kPage, rec, rec, rec);
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end()), items.end());
+  return items;
+}
+
+bool caller_only_item(Cost c) {
+  return std::find(std::begin(kCallerItems), std::end(kCallerItems), c) != std::end(kCallerItems);
 }
 
 }  // namespace qcesim::studies

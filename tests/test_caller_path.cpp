@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -148,6 +149,45 @@ TEST(CallerPath, AioCompletesApartAndCryptodevPinsOnceInPlace) {
   EXPECT_EQ(same.count("kmalloc"), 0u);  // the session's tfm, request and tables are reused
   const auto kernel = studies::caller_charges(cbc(studies::Workload::Caller::kernel), k, 4096);
   EXPECT_TRUE(kernel.before.empty() && kernel.completion.empty() && kernel.after.empty());
+}
+
+// What the uncertainty and sensitivity designs sample is what the caller path charges: a caller's
+// items only with that caller (M1's engine, control once, has no control items; the hash socket no
+// skcipher ones), none with an in-kernel caller, a driver's item always; and the caller-only list
+// is exactly the items the paths charge but the allocator's, which the drivers charge too.
+TEST(CallerPath, TheItemsADesignSamplesAreTheOnesThePathCharges) {
+  using C = studies::Workload::Caller;
+  const std::vector<std::string> cores = {"a7"};
+  auto matters = [&](const studies::Workload& w, const char* key) { return studies::param_can_matter(key, w, cores); };
+  studies::Workload once = cbc(C::af_alg);
+  once.af_alg_control_each = false;
+  EXPECT_TRUE(matters(cbc(C::af_alg), "cost.af_alg_skcipher_control"));
+  EXPECT_FALSE(matters(once, "cost.af_alg_skcipher_control"));
+  EXPECT_TRUE(matters(once, "cost.af_alg_skcipher_send"));
+  EXPECT_TRUE(matters(once, "cost.af_alg_rsgl"));  // a message past 16 pages takes a second list
+  EXPECT_FALSE(matters(once, "cost.aio_submit"));
+  EXPECT_TRUE(matters(cbc(C::af_alg_aio), "cost.aio_submit"));
+  EXPECT_FALSE(matters(cbc(C::cryptodev), "cost.gup_page"));
+  EXPECT_TRUE(matters(cbc(C::cryptodev), "cost.cryptodev_pin_page"));
+  studies::Workload hash;
+  hash.caller = C::af_alg;
+  EXPECT_TRUE(matters(hash, "cost.af_alg_hash_send"));
+  EXPECT_FALSE(matters(hash, "cost.af_alg_skcipher_send"));
+  EXPECT_FALSE(matters(cbc(C::kernel), "cost.svc_exception"));
+  EXPECT_TRUE(matters(cbc(C::kernel), "cost.readl"));
+  EXPECT_TRUE(matters(once, "cost.kmalloc"));
+
+  std::set<cpu::Cost> charged;
+  studies::Workload ecb = cbc(C::af_alg);
+  ecb.algorithm = *parse_alg_name("ecb(aes)");
+  for (const studies::Workload& w : {cbc(C::af_alg), once, ecb, cbc(C::af_alg_aio), cbc(C::cryptodev, true),
+                                     cbc(C::cryptodev, false), hash, cbc(C::kernel)})
+    for (const cpu::Cost c : studies::caller_items(w)) charged.insert(c);
+  for (std::size_t i = 0; i < cpu::kNumCosts; ++i) {
+    const auto c = static_cast<cpu::Cost>(i);
+    const bool shared = c == cpu::Cost::kmalloc || c == cpu::Cost::kfree;
+    EXPECT_EQ(studies::caller_only_item(c), charged.count(c) == 1 && !shared) << cpu::kCostItems[i].field;
+  }
 }
 
 // Replayed on the IPQ40xx (no IOMMU): AF_ALG's 8 KiB request reaches the BAM as two page entries
