@@ -14,21 +14,14 @@ constexpr std::uint32_t kAlgMaxPages = 16;  // ALG_MAX_PAGES: the pages of one A
 // Collects one part's charges, or, given no costs, only which items the part charges: one path
 // answers both, so the items param_can_matter says a caller charges are the ones it charges.
 struct Builder {
-  const cpu::Costs* k;            // null: record the items only
+  const cpu::Costs* k;            // null: record what is used only
   std::vector<cpu::Charge>* out;  // with costs
-  std::vector<Cost>* items;       // without
-  void add(Cost c, double n = 1) {
-    if (n <= 0) return;
-    if (!k) {
-      items->push_back(c);
-      return;
-    }
-    out->push_back(k->times(c, n));
-  }
+  CallerUse* use;                 // without
+  void add(Cost c, double n = 1) { add_as(cpu::cost_item(c).label, c, n); }
   void add_as(const char* fn, Cost c, double n = 1) {
     if (n <= 0) return;
     if (!k) {
-      items->push_back(c);
+      use->items.push_back(c);
       return;
     }
     cpu::Charge ch = k->as(fn, c);
@@ -42,7 +35,10 @@ struct Builder {
   // copy_from_user of the text into the socket's pages, at the task core's copy bandwidth (a
   // core's figure, not a cost item); it stretches with the clock like work.
   void copy_from_user(std::uint32_t bytes) {
-    if (!k) return;
+    if (!k) {
+      use->copies = true;
+      return;
+    }
     double ns = 0;
     if (k->task_cpu < k->cpus.size()) ns = k->cpus[k->task_cpu].copy_ns(bytes);
     out->push_back({"copy_from_user", sc_core::sc_time(ns, sc_core::SC_NS), true, -1, 1.0});
@@ -90,7 +86,7 @@ void af_alg_free(Builder& b, std::uint32_t pages) {
 }
 
 // The items only a user-space caller's path charges; which caller charges which is the path's
-// own to say (caller_items).
+// own to say (caller_use).
 constexpr Cost kCallerItems[] = {Cost::svc_exception,
                                  Cost::syscall_entry_exit,
                                  Cost::af_alg_hash_send,
@@ -164,19 +160,16 @@ void caller_path(const Workload& w, std::uint32_t bytes, Builder& before, Builde
 }  // namespace
 
 bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types) {
-  const bool user = user_space_caller(w);
+  const CallerUse use = caller_use(w);
   for (const Cost c : kCallerItems)
-    if (param == cpu::cost_profile_key(c)) {
-      const std::vector<Cost> charged = caller_items(w);
-      return std::find(charged.begin(), charged.end(), c) != charged.end();
-    }
+    if (param == cpu::cost_profile_key(c)) return std::find(use.items.begin(), use.items.end(), c) != use.items.end();
   if (param.rfind("cpu.", 0) != 0) return true;
   const std::size_t dot = param.find('.', 4);
   if (dot == std::string::npos) return true;  // cpu.count_scale, cpu.cost_cv ...
   // cpu.<type>.<figure>: a core type the runs do not have is never timed.
   const std::string type = param.substr(4, dot - 4);
   if (std::find(core_types.begin(), core_types.end(), type) == core_types.end()) return false;
-  return param.substr(dot + 1) != "copy_bandwidth" || user;
+  return param.substr(dot + 1) != "copy_bandwidth" || use.copies;
 }
 
 CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes) {
@@ -186,14 +179,14 @@ CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32
   return c;
 }
 
-std::vector<Cost> caller_items(const Workload& w) {
-  std::vector<Cost> items;
-  Builder rec{nullptr, nullptr, &items};
+CallerUse caller_use(const Workload& w) {
+  CallerUse use;
+  Builder rec{nullptr, nullptr, &use};
   // Past one output list (ALG_MAX_PAGES pages), so that every branch a size decides is taken.
   caller_path(w, (kAlgMaxPages + 1) * kPage, rec, rec, rec);
-  std::sort(items.begin(), items.end());
-  items.erase(std::unique(items.begin(), items.end()), items.end());
-  return items;
+  std::sort(use.items.begin(), use.items.end());
+  use.items.erase(std::unique(use.items.begin(), use.items.end()), use.items.end());
+  return use;
 }
 
 bool caller_only_item(Cost c) {

@@ -30,17 +30,22 @@ struct CallerCharges {
 // buffer is taken page-aligned: ceil(bytes / 4096) pages.
 CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes);
 
-// The cost items this workload's caller path charges at some message size (the same path as
-// caller_charges, recording instead of costing), in the enum's order, each once.
-std::vector<cpu::Cost> caller_items(const Workload& w);
+// What this workload's caller path uses at some message size (the same path as caller_charges,
+// recording instead of costing): the cost items it charges, in the enum's order, each once, and
+// whether it copies text at the task core's copy bandwidth (copy_from_user).
+struct CallerUse {
+  std::vector<cpu::Cost> items;
+  bool copies = false;
+};
+CallerUse caller_use(const Workload& w);
 
 // Whether a cost item is charged only by a user-space caller's path (no driver or kernel path
 // charges it): kmalloc and kfree, which that path charges too, are not.
 bool caller_only_item(cpu::Cost c);
 
 // Whether a profile parameter can move a run of this workload on CPUs of these core types: a
-// user-space caller's own cost items (and the cores' copy bandwidth, which only its copy uses)
-// only with such a caller; a core type's figures only for a core type the runs have. The others
+// user-space caller's own cost items only where its path charges them, the cores' copy bandwidth
+// only where it copies (caller_use); a core type's figures only for a core type the runs have. The others
 // have no effect, so the uncertainty and sensitivity designs leave them out (their draws are
 // keyed by name: the rest stay as they are).
 bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types);

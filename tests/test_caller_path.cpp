@@ -176,13 +176,20 @@ TEST(CallerPath, TheItemsADesignSamplesAreTheOnesThePathCharges) {
   EXPECT_FALSE(matters(cbc(C::kernel), "cost.svc_exception"));
   EXPECT_TRUE(matters(cbc(C::kernel), "cost.readl"));
   EXPECT_TRUE(matters(once, "cost.kmalloc"));
+  // Only an skcipher socket copies the text in (copy_from_user): cryptodev pins the user's pages,
+  // the hash socket too.
+  EXPECT_TRUE(matters(once, "cpu.a7.copy_bandwidth"));
+  EXPECT_TRUE(matters(cbc(C::af_alg_aio), "cpu.a7.copy_bandwidth"));
+  EXPECT_FALSE(matters(cbc(C::cryptodev), "cpu.a7.copy_bandwidth"));
+  EXPECT_FALSE(matters(hash, "cpu.a7.copy_bandwidth"));
+  EXPECT_FALSE(matters(cbc(C::kernel), "cpu.a7.copy_bandwidth"));
 
   std::set<cpu::Cost> charged;
   studies::Workload ecb = cbc(C::af_alg);
   ecb.algorithm = *parse_alg_name("ecb(aes)");
   for (const studies::Workload& w : {cbc(C::af_alg), once, ecb, cbc(C::af_alg_aio), cbc(C::cryptodev, true),
                                      cbc(C::cryptodev, false), hash, cbc(C::kernel)})
-    for (const cpu::Cost c : studies::caller_items(w)) charged.insert(c);
+    for (const cpu::Cost c : studies::caller_use(w).items) charged.insert(c);
   for (std::size_t i = 0; i < cpu::kNumCosts; ++i) {
     const auto c = static_cast<cpu::Cost>(i);
     const bool shared = c == cpu::Cost::kmalloc || c == cpu::Cost::kfree;
