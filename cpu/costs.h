@@ -160,6 +160,9 @@ namespace qcesim::cpu {
     "published); fitted to P1 on SM8650, zero where nothing was measured")                                             \
   X(crypto_ahash_digest, "crypto_ahash_digest",                                                                        \
     "the caller asks the crypto API for a digest; the API picks the qce ahash driver")                                 \
+  X(crypto_wait_req, "crypto_wait_req",                                                                                \
+    "the caller's way from the started request to its sleep: the driver's return, crypto_wait_req, "                   \
+    "wait_for_completion's lock and wait-queue entry, schedule(); a completion taken here finds it still running")     \
   X(qce_ahash_update, "qce_ahash_update",                                                                              \
     "the caller's crypto_ahash_init and crypto_ahash_update: the context reset, the message's last block held back "   \
     "for the final (copied to rctx->buf), the rest queued")                                                            \

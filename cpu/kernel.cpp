@@ -396,8 +396,9 @@ void Kernel::fingerprint(model::StateHash& h) const {
 // switches its CPU to the idle task (__schedule) with interrupts off, from before it leaves the
 // run queue to the end of the switch (kernel/sched/core.c): an interrupt of its own CPU waits for
 // the switch, and a wake-up from another CPU finds it leaving. Either way it sleeps and is woken
-// (try_to_wake_up, then the switch back); only a completion before local_irq_disable(), a few
-// dozen instructions, would find it still running.
+// (try_to_wake_up, then the switch back). A completion before local_irq_disable() finds it still
+// running: the caller's way there (cost.crypto_wait_req, charged before the wait) is paid here,
+// in the sync, with interrupts on.
 void Completion::switch_out(Runner& task) {
   task.sync();
   if (m_done) return;

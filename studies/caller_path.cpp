@@ -85,9 +85,10 @@ void af_alg_free(Builder& b, std::uint32_t pages) {
   b.add_as("af_alg_free_resources", Cost::kfree, 2);
 }
 
-// The items only a user-space caller's path charges; which caller charges which is the path's
-// own to say (caller_use).
-constexpr Cost kCallerItems[] = {Cost::svc_exception,
+// The items only a caller's path charges; which caller charges which is the path's own to say
+// (caller_use).
+constexpr Cost kCallerItems[] = {Cost::crypto_wait_req,
+                                 Cost::svc_exception,
                                  Cost::syscall_entry_exit,
                                  Cost::af_alg_hash_send,
                                  Cost::af_alg_hash_recv,
@@ -108,17 +109,21 @@ constexpr Cost kCallerItems[] = {Cost::svc_exception,
                                  Cost::cryptodev_pin_call,
                                  Cost::cryptodev_pin_page};
 
-// One message's caller path, part by part (CallerCharges in the header).
-void caller_path(const Workload& w, std::uint32_t bytes, Builder& before, Builder& done, Builder& after) {
+// One message's caller path, part by part (CallerCharges in the header). Every caller but the
+// AIO one waits in crypto_wait_req, or in cryptodev's wait_for_completion on the same way.
+void caller_path(const Workload& w, std::uint32_t bytes, Builder& before, Builder& done, Builder& wait,
+                 Builder& after) {
   const std::uint32_t pages = std::max<std::uint32_t>(1, (bytes + kPage - 1) / kPage);
   const bool iv = w.algorithm.mode != CipherMode::ecb;  // ECB's control message is the operation alone
   switch (w.caller) {
     case Workload::Caller::kernel:
+      wait.add(Cost::crypto_wait_req);
       break;
     case Workload::Caller::af_alg:
       if (!w.cipher()) {  // afalg-bench's hash socket: the send makes the crypto call, the read copies the digest
         before.syscall();
         before.add(Cost::af_alg_hash_send);
+        wait.add(Cost::crypto_wait_req);
         after.syscall();
         after.add(Cost::af_alg_hash_recv);
         break;
@@ -126,6 +131,7 @@ void caller_path(const Workload& w, std::uint32_t bytes, Builder& before, Builde
       af_alg_send(before, bytes, pages, w.af_alg_control_each, iv);
       before.syscall();
       af_alg_recv_start(before, pages);
+      wait.add(Cost::crypto_wait_req);
       af_alg_free(after, pages);  // after crypto_wait_req returns, in the task
       break;
     case Workload::Caller::af_alg_aio:
@@ -139,8 +145,10 @@ void caller_path(const Workload& w, std::uint32_t bytes, Builder& before, Builde
       af_alg_free(done, pages);
       done.add(Cost::aio_complete);
       done.add_as("aio_complete", Cost::kfree);  // the aio_kiocb
-      after.syscall();
-      after.add(Cost::eventfd_read);
+      // io_submit returns at once; the caller blocks in the eventfd's read (its return after the
+      // wake-up charged with it: the system call is one item).
+      wait.syscall();
+      wait.add(Cost::eventfd_read);
       after.syscall();
       after.add(Cost::aio_getevents);
       break;
@@ -152,6 +160,7 @@ void caller_path(const Workload& w, std::uint32_t bytes, Builder& before, Builde
       before.add(Cost::cryptodev_crypt);
       before.add(Cost::cryptodev_pin_call, calls);
       before.add(Cost::cryptodev_pin_page, static_cast<double>(calls) * pages);
+      wait.add_as("waitfor", Cost::crypto_wait_req);  // cryptodev's own call of wait_for_completion
       break;
     }
   }
@@ -174,8 +183,10 @@ bool param_can_matter(const std::string& param, const Workload& w, const std::ve
 
 CallerCharges caller_charges(const Workload& w, const cpu::Costs& k, std::uint32_t bytes) {
   CallerCharges c;
-  Builder before{&k, &c.before, nullptr}, done{&k, &c.completion, nullptr}, after{&k, &c.after, nullptr};
-  caller_path(w, bytes, before, done, after);
+  Builder before{&k, &c.before, nullptr}, done{&k, &c.completion, nullptr}, wait{&k, &c.wait, nullptr},
+      after{&k, &c.after, nullptr};
+  caller_path(w, bytes, before, done, wait, after);
+  c.wait_always = w.caller == Workload::Caller::af_alg_aio;
   return c;
 }
 
@@ -183,7 +194,7 @@ CallerUse caller_use(const Workload& w) {
   CallerUse use;
   Builder rec{nullptr, nullptr, &use};
   // Past one output list (ALG_MAX_PAGES pages), so that every branch a size decides is taken.
-  caller_path(w, (kAlgMaxPages + 1) * kPage, rec, rec, rec);
+  caller_path(w, (kAlgMaxPages + 1) * kPage, rec, rec, rec, rec);
   std::sort(use.items.begin(), use.items.end());
   use.items.erase(std::unique(use.items.begin(), use.items.end()), use.items.end());
   return use;

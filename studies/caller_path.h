@@ -1,6 +1,6 @@
-// What a user-space caller's system calls cost per message around the crypto call
-// (workload.caller), charged as the kernel functions they run (docs/reference/instruction-counts.md,
-// sections syscall, af_alg and cryptodev): afalg-bench's hash socket; an AF_ALG skcipher socket read
+// What a caller costs per message around the crypto call (workload.caller), charged as the kernel
+// functions it runs (docs/reference/instruction-counts.md, sections syscall, af_alg and cryptodev):
+// an in-kernel caller's wait; afalg-bench's hash socket; an AF_ALG skcipher socket read
 // synchronously (afalg-bench, cryptsetup) or through AIO (OpenSSL's afalg engine); cryptodev-linux's
 // CIOCCRYPT (OpenSSL's devcrypto engine). The crypto call itself is not in here.
 #pragma once
@@ -21,6 +21,13 @@ struct CallerCharges {
   // the driver's completion context when the tfm is asynchronous (the engine), in io_submit when
   // it is not (the CPU path, the driver's software fallback).
   std::vector<cpu::Charge> completion;
+  // In the caller's task from the started request to its sleep, once per wait (a hash's update
+  // and final wait apart): crypto_wait_req's way to __schedule, or the AIO caller's blocking read
+  // of its eventfd. A completion that comes meanwhile finds the caller running: it does not sleep.
+  std::vector<cpu::Charge> wait;
+  // Whether `wait` runs when the call completed at once (the CPU path, the software fallback):
+  // the eventfd's read does; crypto_wait_req returns at once on a finished call.
+  bool wait_always = false;
   // In the caller's task once the call has completed (woken, for the engine): what the read
   // frees after its wait, the system calls that collect the result.
   std::vector<cpu::Charge> after;
@@ -39,12 +46,12 @@ struct CallerUse {
 };
 CallerUse caller_use(const Workload& w);
 
-// Whether a cost item is charged only by a user-space caller's path (no driver or kernel path
-// charges it): kmalloc and kfree, which that path charges too, are not.
+// Whether a cost item is charged only by a caller's path (no driver or kernel path charges it):
+// kmalloc and kfree, which that path charges too, are not.
 bool caller_only_item(cpu::Cost c);
 
 // Whether a profile parameter can move a run of this workload on CPUs of these core types: a
-// user-space caller's own cost items only where its path charges them, the cores' copy bandwidth
+// caller's own cost items only where its path charges them, the cores' copy bandwidth
 // only where it copies (caller_use); a core type's figures only for a core type the runs have. The others
 // have no effect, so the uncertainty and sensitivity designs leave them out (their draws are
 // keyed by name: the rest stay as they are).

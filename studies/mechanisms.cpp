@@ -96,6 +96,8 @@ constexpr std::array kFunctions = {
     Entry{"dma_tasklet", Mechanism::interrupts},
     Entry{"bam_dma_work", Mechanism::interrupts},
     Entry{"bh_worker", Mechanism::interrupts},
+    Entry{"crypto_wait_req", Mechanism::wakeups},
+    Entry{"waitfor", Mechanism::wakeups},
     Entry{"try_to_wake_up", Mechanism::wakeups},
     Entry{"__schedule", Mechanism::wakeups},
     Entry{"sched_ttwu_pending", Mechanism::wakeups},

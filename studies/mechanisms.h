@@ -44,8 +44,8 @@ namespace qcesim::studies {
     "`irq_exit`, `__do_softirq`, `bam_dma_irq`, `process_channel_irqs`, `tasklet_*`, `dma_tasklet`, "                \
     "`bam_dma_work`, `bh_worker`")                                                                                   \
   X(A, wakeups, "wake-ups and scheduling",                                                                           \
-    "waking and switching threads: `try_to_wake_up`, `__schedule`, `sched_ttwu_pending`, `queue_work_on`, "          \
-    "`process_one_work`, `wakeup_softirqd`")                                                                         \
+    "going to sleep, waking and switching threads: `crypto_wait_req` (cryptodev's `waitfor`), `try_to_wake_up`, "    \
+    "`__schedule`, `sched_ttwu_pending`, `queue_work_on`, `process_one_work`, `wakeup_softirqd`")                    \
   X(A, other, "other", "functions in none of the above (none in the shipped scenarios)")
 
 enum class Mechanism {

@@ -267,15 +267,15 @@ VariantResult run_variant(const Scenario& sc, const Variant& v, bool timing_only
     loop.failures_expected = e.tz() != nullptr || sc.faults.any();
     loop.cpu_fallback = sc.faults.cpu_fallback;
     loop.timeout = cfg.driver.timeout;
-    // The caller's charges by message size, built once per size (a size mix has at most 16).
+    // The caller's charges by message size, built once per size (a size mix has at most 16); an
+    // in-kernel caller's are its wait alone.
     std::map<std::uint32_t, CallerCharges> caller_by_size;
-    if (user_space_caller(sc.workload))
-      loop.caller = [&wl = sc.workload, &k = e.kernel().costs(),
-                     &caller_by_size](std::uint32_t bytes) -> const CallerCharges& {
-        auto it = caller_by_size.find(bytes);
-        if (it == caller_by_size.end()) it = caller_by_size.emplace(bytes, caller_charges(wl, k, bytes)).first;
-        return it->second;
-      };
+    loop.caller = [&wl = sc.workload, &k = e.kernel().costs(),
+                   &caller_by_size](std::uint32_t bytes) -> const CallerCharges& {
+      auto it = caller_by_size.find(bytes);
+      if (it == caller_by_size.end()) it = caller_by_size.emplace(bytes, caller_charges(wl, k, bytes)).first;
+      return it->second;
+    };
     // The replay between the two snapshots, with the fast-forward watching it; the skipped
     // cycles' share added at the end.
     e.task().sync();

@@ -26,12 +26,17 @@ void trace_request(std::uint64_t id) {
 
 // A part of the caller's own work around message m's crypto call (RequestLoopConfig::caller).
 using CallerPart = std::vector<cpu::Charge> CallerCharges::*;
+// `at_once`: the call completed in it (a software tfm), so the caller's wait part runs only where
+// it runs whatever the call did (CallerCharges::wait_always), between the completion and `after`.
 void charge_caller(cpu::Runner& r, const RequestWorkload& w, const RequestLoopConfig& c, std::size_t m,
-                   std::initializer_list<CallerPart> parts) {
+                   std::initializer_list<CallerPart> parts, bool at_once = false) {
   if (!c.caller) return;
   const CallerCharges& ch = c.caller(w.message_bytes(m));
-  for (const CallerPart part : parts)
+  for (const CallerPart part : parts) {
+    if (at_once && part == &CallerCharges::after && ch.wait_always)
+      for (const cpu::Charge& x : ch.wait) r.charge(x);
     for (const cpu::Charge& x : ch.*part) r.charge(x);
+  }
 }
 
 // How many messages of the pool come round before what decides a request's timing does: the
@@ -81,7 +86,7 @@ void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, m
     res.digest_mismatches += w.software(i, n);
     // The software tfm completes in the call: the caller's completion work there, then its own.
     for (unsigned k = 0; k < n; ++k)
-      charge_caller(e.task(), w, c, (i + k) % w.pool_size(), {&CallerCharges::completion, &CallerCharges::after});
+      charge_caller(e.task(), w, c, (i + k) % w.pool_size(), {&CallerCharges::completion, &CallerCharges::after}, true);
     res.issued += n;
     res.completed += n;
     e.task().sync();
@@ -128,9 +133,13 @@ class EnginePath {
       // once.
       const bool caller_due =
           std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.fallback || s.next_due; });
-      const bool in_flight = std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy; });
-      if (!caller_due && (in_flight || m_freed.done()) && !m_freed.wait_for(m_task, m_c.timeout))
-        throw qce::QceError("a request did not complete within " + m_c.timeout.to_string());
+      const auto busy = std::find_if(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy; });
+      if (!caller_due && (busy != m_slots.end() || m_freed.done())) {
+        // The caller's way to its sleep, in which a completion finds it still running.
+        if (busy != m_slots.end()) charge_caller(m_task, m_w, m_c, busy->msg, {&CallerCharges::wait});
+        if (!m_freed.wait_for(m_task, m_c.timeout))
+          throw qce::QceError("a request did not complete within " + m_c.timeout.to_string());
+      }
       if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
     }
     charge_after();
@@ -235,7 +244,7 @@ class EnginePath {
     m_task.charge(m_e.kernel().costs()(entry));
     m_res.digest_mismatches += m_w.software(id, 1);
     // The fallback tfm completes in the call.
-    charge_caller(m_task, m_w, m_c, m, {&CallerCharges::completion, &CallerCharges::after});
+    charge_caller(m_task, m_w, m_c, m, {&CallerCharges::completion, &CallerCharges::after}, true);
     ++m_res.software;
     ++m_res.completed;
     ++m_finished;

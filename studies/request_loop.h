@@ -82,7 +82,7 @@ struct RequestLoopConfig {
   bool cpu_fallback = false;
   sc_core::sc_time timeout;  // the caller's wait for a completion (the driver's timeout)
   // What the caller pays per message of so many bytes around the crypto call, on either path
-  // (studies/caller_path.h); empty: an in-kernel caller. Asked up to three times per message.
+  // (studies/caller_path.h), and per wait; empty: nothing (tests of the loop alone).
   std::function<const CallerCharges&(std::uint32_t bytes)> caller;
 };
 

@@ -55,10 +55,13 @@ studies::Workload cbc(studies::Workload::Caller c, bool in_place = false) {
 TEST(CallerPath, AfAlgChargesPerPageAndTheCopyAtTheCoresBandwidth) {
   const cpu::Costs k = cpu::costs_from_profile(model::Profile::load(kSrc + "/scenarios/ipq40xx.json"));
   const studies::Workload w = cbc(studies::Workload::Caller::af_alg);
-  // Every part of a sync AF_ALG request: before the call, and after crypto_wait_req returns.
+  // Every part of a sync AF_ALG request: before the call, its wait, and after crypto_wait_req
+  // returns.
   auto whole = [&](std::uint32_t bytes, double* copy) {
     const studies::CallerCharges c = studies::caller_charges(w, k, bytes);
     EXPECT_TRUE(c.completion.empty());
+    EXPECT_EQ(charged_calls(c.wait), (std::map<std::string, double>{{"crypto_wait_req", 1}}));
+    EXPECT_FALSE(c.wait_always);  // crypto_wait_req returns at once on a finished call
     auto n = charged_calls(c.before, copy);
     for (const auto& [item, count] : charged_calls(c.after)) n[item] += count;
     return n;
@@ -117,20 +120,25 @@ TEST(CallerPath, AfAlgControlOnceSendsOnlyTheText) {
   EXPECT_EQ(ecb_each.at("kfree"), ecb_once.at("kfree"));
 }
 
-// AIO (OpenSSL's afalg engine): four system calls, two before the call and two that collect the
-// result after it; what af_alg_free_resources and the AIO completion free is charged where the
-// read completes. cryptodev: one ioctl; its pinning once in place, twice with a separate output,
-// page by page.
+// AIO (OpenSSL's afalg engine): four system calls, two before the call, the eventfd's read the
+// caller blocks in (it runs whether or not the call completed at once), and io_getevents after;
+// what af_alg_free_resources and the AIO completion free is charged where the read completes.
+// cryptodev: one ioctl; its pinning once in place, twice with a separate output, page by page; it
+// waits in wait_for_completion (cryptodev's waitfor). An in-kernel caller has its wait alone.
 TEST(CallerPath, AioCompletesApartAndCryptodevPinsOnceInPlace) {
   const cpu::Costs k = cpu::costs_from_profile(model::Profile::load(kSrc + "/scenarios/sm8650.json"));
   const auto aio = studies::caller_charges(cbc(studies::Workload::Caller::af_alg_aio), k, 4096);
   const auto t = charged_calls(aio.before);
   const auto d = charged_calls(aio.completion);
   const auto a = charged_calls(aio.after);
+  const auto wt = charged_calls(aio.wait);
   EXPECT_EQ(t.at("svc_exception"), 2);
   EXPECT_EQ(t.at("aio_submit"), 1);
-  EXPECT_EQ(a.at("svc_exception"), 2);
-  EXPECT_EQ(a.at("eventfd_read"), 1);
+  EXPECT_EQ(wt.at("svc_exception"), 1);
+  EXPECT_EQ(wt.at("eventfd_read"), 1);
+  EXPECT_EQ(wt.count("crypto_wait_req"), 0u);
+  EXPECT_TRUE(aio.wait_always);
+  EXPECT_EQ(a.at("svc_exception"), 1);
   EXPECT_EQ(a.at("aio_getevents"), 1);
   EXPECT_EQ(t.count("free_pages"), 0u);
   EXPECT_EQ(a.count("free_pages"), 0u);
@@ -147,8 +155,14 @@ TEST(CallerPath, AioCompletesApartAndCryptodevPinsOnceInPlace) {
   EXPECT_EQ(apart.at("cryptodev_pin_call"), 2);
   EXPECT_EQ(apart.at("cryptodev_pin_page"), 6);
   EXPECT_EQ(same.count("kmalloc"), 0u);  // the session's tfm, request and tables are reused
+  const auto dev = studies::caller_charges(cbc(studies::Workload::Caller::cryptodev, true), k, 4096);
+  ASSERT_EQ(dev.wait.size(), 1u);
+  EXPECT_STREQ(dev.wait[0].fn, "waitfor");
+  EXPECT_EQ(charged_calls(dev.wait).at("crypto_wait_req"), 1);
   const auto kernel = studies::caller_charges(cbc(studies::Workload::Caller::kernel), k, 4096);
   EXPECT_TRUE(kernel.before.empty() && kernel.completion.empty() && kernel.after.empty());
+  EXPECT_EQ(charged_calls(kernel.wait), (std::map<std::string, double>{{"crypto_wait_req", 1}}));
+  EXPECT_FALSE(kernel.wait_always);
 }
 
 // What the uncertainty and sensitivity designs sample is what the caller path charges: a caller's
@@ -174,6 +188,8 @@ TEST(CallerPath, TheItemsADesignSamplesAreTheOnesThePathCharges) {
   EXPECT_TRUE(matters(hash, "cost.af_alg_hash_send"));
   EXPECT_FALSE(matters(hash, "cost.af_alg_skcipher_send"));
   EXPECT_FALSE(matters(cbc(C::kernel), "cost.svc_exception"));
+  EXPECT_TRUE(matters(cbc(C::kernel), "cost.crypto_wait_req"));
+  EXPECT_FALSE(matters(cbc(C::af_alg_aio), "cost.crypto_wait_req"));  // it blocks in the eventfd's read
   EXPECT_TRUE(matters(cbc(C::kernel), "cost.readl"));
   EXPECT_TRUE(matters(once, "cost.kmalloc"));
   // Only an skcipher socket copies the text in (copy_from_user): cryptodev pins the user's pages,

@@ -293,15 +293,22 @@ TEST(CpuCore, WorkWithInterruptsOffHoldsOffAHardirq) {
   EXPECT_EQ(core.times().of(Ctx::task), us(3));
 }
 
-// __schedule runs with interrupts off: a completion from an interrupt of the sleeper's own CPU that
-// arrives while the task switches out waits for the switch, then finds the task asleep, so the
-// waker pays try_to_wake_up and the task the switch back (the task does not skip its sleep).
-TEST(CpuCore, KernelCompletionDuringTheSwitchOutWakesASleeper) {
+namespace {
+// A switch out of 1 us, a local wake-up of 0.3 us and a switch back of 0.5 us, at 1 ns per instruction.
+Costs sleep_and_wake_costs() {
   Costs costs = one_ns_per_instruction(1);
   costs[Cost::context_switch_out] = {true, 1000, {}};
   costs[Cost::try_to_wake_up] = {true, 300, {}};
   costs[Cost::context_switch] = {true, 500, {}};
-  Kernel k("kernel", costs);
+  return costs;
+}
+}  // namespace
+
+// __schedule runs with interrupts off: a completion from an interrupt of the sleeper's own CPU that
+// arrives while the task switches out waits for the switch, then finds the task asleep, so the
+// waker pays try_to_wake_up and the task the switch back (the task does not skip its sleep).
+TEST(CpuCore, KernelCompletionDuringTheSwitchOutWakesASleeper) {
+  Kernel k("kernel", sleep_and_wake_costs());
   Completion done(k);
   Runner irq(k.core(0), Ctx::hardirq, "irq");
   sc_time woke;
@@ -322,4 +329,32 @@ TEST(CpuCore, KernelCompletionDuringTheSwitchOutWakesASleeper) {
   EXPECT_EQ(woke, us(2.7 + 0.5));  // then the switch back
   EXPECT_EQ(k.core(0).times().of(Ctx::hardirq), us(0.7));
   EXPECT_EQ(k.core(0).times().of(Ctx::task), us(1 + 1 + 0.5));
+}
+
+// The caller's way to its sleep (crypto_wait_req up to __schedule) runs with interrupts on: a
+// completion from an interrupt taken there finds the task still running, so it neither switches
+// out nor is woken, and goes on once its own work is done.
+TEST(CpuCore, KernelCompletionBeforeTheSwitchOutFindsTheCallerRunning) {
+  Kernel k("kernel", sleep_and_wake_costs());
+  Completion done(k);
+  Runner irq(k.core(0), Ctx::hardirq, "irq");
+  sc_time went_on;
+  k.spawn_task(0, "caller", [&](Runner& r) {
+    r.run("work", us(1));
+    r.charge({"crypto_wait_req", us(1), true, -1, 1.0});  // 1..2 us, preempted at 1.5 us
+    done.wait(r);
+    r.sync();
+    went_on = sc_core::sc_time_stamp();
+    r.block();
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(us(1.5));
+    irq.run("bam_dma_irq", us(0.4));  // 1.5..1.9
+    done.complete(irq);               // the task is running: nothing to wake
+    irq.sync();
+  });
+  sc_core::sc_start(us(20));
+  EXPECT_EQ(went_on, us(2.4));  // its remaining 0.5 us after the interrupt, no switch
+  EXPECT_EQ(k.core(0).times().of(Ctx::hardirq), us(0.4));
+  EXPECT_EQ(k.core(0).times().of(Ctx::task), us(2));
 }

@@ -5,6 +5,7 @@
 // per process.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -198,12 +199,13 @@ TEST(Ipq40xx, IotlbTheBamWaitsForAWalkPerFreshlyMappedPage) {
   EXPECT_GT(with_walks - without, 24 * 0.3);  // the walks, on top of the IOMMU's CPU work
 }
 
-// A 16-byte request's interrupt reaches CPU0 while the caller is still switching it to idle:
-// __schedule runs with interrupts off, so explain shows the interrupt held off until the switch
-// ends, the done tasklet waking the caller (try_to_wake_up in softirq) and the switch back.
+// A 256-byte request's interrupt reaches CPU0 after the caller's way to its sleep
+// (crypto_wait_req), while it switches CPU0 to idle: __schedule runs with interrupts off, so
+// explain shows the interrupt held off until the switch ends, the done tasklet waking the caller
+// (try_to_wake_up in softirq) and the switch back.
 TEST(Ipq40xx, ExplainShowsTheInterruptHeldOffByTheCallersSwitch) {
   const test::ProcessResult e =
-      test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-m2-cbc128-16.json", "--variant", "qce"}, kSrc);
+      test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-m2-cbc128-256.json", "--variant", "qce"}, kSrc);
   ASSERT_EQ(e.exit_code, 0) << e.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
@@ -216,4 +218,20 @@ TEST(Ipq40xx, ExplainShowsTheInterruptHeldOffByTheCallersSwitch) {
   EXPECT_NEAR(std::stod(m[1]), held_end, 0.002);  // the handler starts as the switch ends
   EXPECT_TRUE(std::regex_search(e.out, std::regex(R"(cpu0 softirq +try_to_wake_up)"))) << e.out;
   EXPECT_NE(e.out.find("interrupts 1 from the BAM, 0 IPIs"), std::string::npos) << e.out;
+}
+
+// A 16-byte request's interrupt (the consumer pipe's EOT, soon after GO) comes while the caller is
+// still on its way to sleep: the done tasklet completes the request with the caller running, so it
+// neither switches out nor is woken, and goes on with the rest of crypto_wait_req.
+TEST(Ipq40xx, ExplainShowsASmallRequestDoneBeforeTheCallerSleeps) {
+  const test::ProcessResult e =
+      test::run_qcesim({"explain", kSrc + "/scenarios/ipq40xx-m2-cbc128-16.json", "--variant", "qce"}, kSrc);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const std::regex wait(R"(cpu0 task: task +crypto_wait_req)");
+  const auto n = std::distance(std::sregex_iterator(e.out.begin(), e.out.end(), wait), std::sregex_iterator());
+  EXPECT_EQ(n, 2) << e.out;  // cut in two by the interrupt
+  EXPECT_TRUE(std::regex_search(e.out, std::regex(R"(cpu0 hardirq +el1_interrupt)"))) << e.out;
+  EXPECT_EQ(e.out.find("try_to_wake_up"), std::string::npos) << e.out;
+  EXPECT_EQ(e.out.find("__schedule"), std::string::npos) << e.out;
+  EXPECT_EQ(e.out.find("interrupt held off"), std::string::npos) << e.out;
 }
