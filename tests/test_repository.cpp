@@ -58,6 +58,33 @@ TEST(Repository, SeedMeasurementsAreP1) {
   }
 }
 
+// M2's eighteen scenarios replay measurements.json's two runs of tcrypt: variant qce the engine-only
+// run (aes_sw_max_len 0), variant soft the always-software one, each as 2000 requests in the time
+// the published rate gives them.
+TEST(Repository, Ipq40xxM2ScenariosAreTheirPublishedRates) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  const json m2 = json::parse(test::slurp(src + "/docs/reference/measurements.json"))["M"]["M2"];
+  int files = 0;
+  for (const char* key : {"128", "256"})
+    for (const char* size : {"16", "64", "256", "512", "768", "1024", "2048", "4096", "8192"}) {
+      const json sc = json::parse(test::slurp(src + "/scenarios/ipq40xx-m2-cbc" + key + "-" + size + ".json"));
+      const std::string aes = std::string("aes") + key;
+      for (const json& v : sc["variants"]) {
+        const bool soft = v["name"] == "soft";
+        const double bps = m2[soft ? "bytes_per_s_always_sw" : "bytes_per_s"][aes][size].get<double>();
+        const double n = v["measured"]["messages"].get<double>() * v["measured"]["message_bytes"].get<double>();
+        EXPECT_NEAR(v["measured"]["wall_s"].get<double>(), n / bps, 1e-6) << key << " " << size << " " << v["name"];
+        EXPECT_EQ(v["measured"]["message_bytes"].get<int>(), std::stoi(size));
+        if (soft) {
+          EXPECT_EQ(v["overrides"]["driver.aes_sw_max_len"], 32768);
+        }
+      }
+      EXPECT_EQ(sc["variants"].size(), 2u) << key << " " << size;
+      ++files;
+    }
+  EXPECT_EQ(files, 18);
+}
+
 // docs/profile.md's table is what `qcesim profile` prints for the shipped profile (cost items'
 // meanings from cpu/costs.h's table), so the doc cannot drift from the profile or the table.
 TEST(Repository, ProfileDocIsTheGeneratedTable) {
