@@ -46,8 +46,9 @@ struct CallerUse {
 };
 CallerUse caller_use(const Workload& w);
 
-// Whether a cost item is charged only by a caller's path (no driver or kernel path charges it):
-// kmalloc and kfree, which that path charges too, are not.
+// Whether a cost item is charged only by a caller's path (no driver or kernel path of the replay
+// charges it; QceDevice::run_sync, the emulator's own synchronous call, charges crypto_wait_req as
+// its caller): kmalloc and kfree, which that path charges too, are not.
 bool caller_only_item(cpu::Cost c);
 
 // Whether a profile parameter can move a run of this workload on CPUs of these core types: a
@@ -56,9 +57,5 @@ bool caller_only_item(cpu::Cost c);
 // have no effect, so the uncertainty and sensitivity designs leave them out (their draws are
 // keyed by name: the rest stay as they are).
 bool param_can_matter(const std::string& param, const Workload& w, const std::vector<std::string>& core_types);
-
-// Whether the caller's buffers are user pages (any caller but an in-kernel one): one scatterlist
-// entry per page, each a separate page frame.
-inline bool user_space_caller(const Workload& w) { return w.caller != Workload::Caller::kernel; }
 
 }  // namespace qcesim::studies

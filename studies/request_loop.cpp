@@ -135,8 +135,7 @@ class EnginePath {
           std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.fallback || s.next_due; });
       const auto busy = std::find_if(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.busy; });
       if (!caller_due && (busy != m_slots.end() || m_freed.done())) {
-        // The caller's way to its sleep, in which a completion finds it still running.
-        if (busy != m_slots.end()) charge_caller(m_task, m_w, m_c, busy->msg, {&CallerCharges::wait});
+        if (busy != m_slots.end()) charge_wait(busy->msg);
         if (!m_freed.wait_for(m_task, m_c.timeout))
           throw qce::QceError("a request did not complete within " + m_c.timeout.to_string());
       }
@@ -155,12 +154,28 @@ class EnginePath {
     bool next_due = false;   // a step done: the caller issues the next when it runs again
     bool fallback = false;   // failed: the caller redoes it in software when it runs again
     bool after_due = false;  // its message done: the caller's work after the call is still to run
+    bool waited = false;     // the caller's wait part charged for this message
   };
 
-  // The caller's work after its finished messages' calls, in its task.
+  // The caller's way to its sleep, in which a completion finds it still running: what it runs
+  // when the call has not completed yet (a completion already in finds crypto_wait_req returning
+  // at once), and the AIO caller's eventfd read whatever the call did, once per message.
+  void charge_wait(std::size_t msg) {
+    if (!m_c.caller) return;
+    const CallerCharges& ch = m_c.caller(m_w.message_bytes(msg));
+    if (!ch.wait_always && m_freed.done()) return;
+    for (Slot& s : m_slots)
+      if (s.busy) s.waited = true;
+    for (const cpu::Charge& x : ch.wait) m_task.charge(x);
+  }
+
+  // The caller's work after its finished messages' calls, in its task (first the AIO caller's
+  // eventfd read where the call completed before the caller came to wait).
   void charge_after() {
     for (Slot& s : m_slots)
       if (s.after_due) {
+        if (!s.waited && m_c.caller && m_c.caller(m_w.message_bytes(s.msg)).wait_always)
+          charge_caller(m_task, m_w, m_c, s.msg, {&CallerCharges::wait});
         charge_caller(m_task, m_w, m_c, s.msg, {&CallerCharges::after});
         s.after_due = false;
       }
@@ -178,6 +193,7 @@ class EnginePath {
       h.add(s.fallback);
       h.add(s.next_due);
       h.add(s.after_due);
+      h.add(s.waited);
       if (s.after_due) h.add(std::uint64_t{s.msg % m_period});
       h.add(std::uint64_t{s.step});
       if (!s.busy) continue;
@@ -210,6 +226,7 @@ class EnginePath {
     }
     m_w.before_submit(id);
     s.busy = true;
+    s.waited = false;
     s.id = id;
     s.step = 0;
     // The caller starts the request when it has the CPU again.

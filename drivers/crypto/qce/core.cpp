@@ -126,7 +126,7 @@ void QceDevice::run_sync(Runner& task, QceAsyncRequest& req) {
     done.complete(k);
   };
   enqueue(task, req);
-  task.charge(m_costs(cpu::Cost::crypto_wait_req));  // the caller's way to its sleep
+  if (!done.done()) task.charge(m_costs(cpu::Cost::crypto_wait_req));  // the caller's way to its sleep
   if (!done.wait_for(task, m_cfg.timeout)) {
     // Nothing completed the request: drop it and reset what it left behind.
     qce_dma_terminate_all(task);
