@@ -5,6 +5,8 @@
 // elaboration per process.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -322,4 +324,32 @@ TEST(CallerPath, RefusedCombinationsNameTheKey) {
                      "skciphers"),
             std::string::npos)
       << err;
+}
+
+// The AIO caller reads its eventfd once per message whatever the engine did: also when the
+// request completed inside its submission (completion by polling, in the caller's own context),
+// so that it never came to wait; and no caller path charges crypto_wait_req for it.
+TEST(CallerPath, AnAioReadCompletedByPollingStillReadsItsEventfd) {
+  const test::TempDir tmp("aio-poll");
+  std::filesystem::copy_file(kSrc + "/scenarios/ipq40xx.json", tmp.path() + "/ipq40xx.json");
+  json sc = json::parse(test::slurp(kSrc + "/scenarios/ipq40xx-m1-cbc128-256.json"));
+  sc["scenario"] = "aio-poll";
+  sc["workload"]["caller"] = "af_alg_aio";
+  sc["workload"]["messages"] = 50;
+  sc["variants"] = json::array(
+      {json{{"name", "poll"}, {"engine", "qce"}, {"reg_io", "mmio"}, {"completion", "poll"}, {"poll_delay_us", 1}},
+       json{{"name", "irq"}, {"engine", "qce"}, {"reg_io", "mmio"}}});
+  std::ofstream(tmp.path() + "/aio-poll.json") << sc.dump(1);
+  const test::ProcessResult r =
+      test::run_qcesim({"run", "aio-poll.json", "--timing-only", "--json", "r.json", "--jobs", "1"}, tmp.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json vs = json::parse(test::slurp(tmp.path() + "/r.json"))["variants"];
+  ASSERT_EQ(vs.size(), 2u);
+  const double poll = test::function_cpu_s(vs[0], "eventfd_read", "task");
+  const double irq = test::function_cpu_s(vs[1], "eventfd_read", "task");
+  EXPECT_GT(irq, 0.0);
+  EXPECT_NEAR(poll, irq, irq * 1e-9);  // the same 50 reads at the same clock
+  EXPECT_EQ(test::function_cpu_s(vs[0], "crypto_wait_req"), 0.0);
+  EXPECT_EQ(test::function_cpu_s(vs[1], "crypto_wait_req"), 0.0);
+  EXPECT_EQ(vs[0]["irqs"], 0);  // it did complete by polling
 }
