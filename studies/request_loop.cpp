@@ -26,17 +26,22 @@ void trace_request(std::uint64_t id) {
 
 // A part of the caller's own work around message m's crypto call (RequestLoopConfig::caller).
 using CallerPart = std::vector<cpu::Charge> CallerCharges::*;
-// `at_once`: the call completed in it (a software tfm), so the caller's wait part runs only where
-// it runs whatever the call did (CallerCharges::wait_always), between the completion and `after`.
 void charge_caller(cpu::Runner& r, const RequestWorkload& w, const RequestLoopConfig& c, std::size_t m,
-                   std::initializer_list<CallerPart> parts, bool at_once = false) {
+                   std::initializer_list<CallerPart> parts) {
   if (!c.caller) return;
   const CallerCharges& ch = c.caller(w.message_bytes(m));
-  for (const CallerPart part : parts) {
-    if (at_once && part == &CallerCharges::after && ch.wait_always)
-      for (const cpu::Charge& x : ch.wait) r.charge(x);
+  for (const CallerPart part : parts)
     for (const cpu::Charge& x : ch.*part) r.charge(x);
-  }
+}
+
+// What the caller runs once message m's call has returned: `after`, and before it the wait part
+// where that runs whatever the call did (CallerCharges::wait_always: the AIO caller's eventfd read)
+// and the caller never came to wait (a call that completed in it, or before the caller waited).
+void charge_after_call(cpu::Runner& r, const RequestWorkload& w, const RequestLoopConfig& c, std::size_t m,
+                       bool waited) {
+  if (!c.caller) return;
+  if (!waited && c.caller(w.message_bytes(m)).wait_always) charge_caller(r, w, c, m, {&CallerCharges::wait});
+  charge_caller(r, w, c, m, {&CallerCharges::after});
 }
 
 // How many messages of the pool come round before what decides a request's timing does: the
@@ -85,8 +90,10 @@ void run_cpu(soc::Emulator& e, RequestWorkload& w, const RequestLoopConfig& c, m
     for (unsigned k = 0; k < n; ++k) charge_caller(e.task(), w, c, (i + k) % w.pool_size(), {&CallerCharges::before});
     res.digest_mismatches += w.software(i, n);
     // The software tfm completes in the call: the caller's completion work there, then its own.
-    for (unsigned k = 0; k < n; ++k)
-      charge_caller(e.task(), w, c, (i + k) % w.pool_size(), {&CallerCharges::completion, &CallerCharges::after}, true);
+    for (unsigned k = 0; k < n; ++k) {
+      charge_caller(e.task(), w, c, (i + k) % w.pool_size(), {&CallerCharges::completion});
+      charge_after_call(e.task(), w, c, (i + k) % w.pool_size(), false);
+    }
     res.issued += n;
     res.completed += n;
     e.task().sync();
@@ -174,9 +181,7 @@ class EnginePath {
   void charge_after() {
     for (Slot& s : m_slots)
       if (s.after_due) {
-        if (!s.waited && m_c.caller && m_c.caller(m_w.message_bytes(s.msg)).wait_always)
-          charge_caller(m_task, m_w, m_c, s.msg, {&CallerCharges::wait});
-        charge_caller(m_task, m_w, m_c, s.msg, {&CallerCharges::after});
+        charge_after_call(m_task, m_w, m_c, s.msg, s.waited);
         s.after_due = false;
       }
   }
@@ -261,7 +266,8 @@ class EnginePath {
     m_task.charge(m_e.kernel().costs()(entry));
     m_res.digest_mismatches += m_w.software(id, 1);
     // The fallback tfm completes in the call.
-    charge_caller(m_task, m_w, m_c, m, {&CallerCharges::completion, &CallerCharges::after}, true);
+    charge_caller(m_task, m_w, m_c, m, {&CallerCharges::completion});
+    charge_after_call(m_task, m_w, m_c, m, false);
     ++m_res.software;
     ++m_res.completed;
     ++m_finished;
