@@ -221,10 +221,14 @@ void print_results(const std::vector<studies::VariantResult>& results, unsigned 
     }
     if (r.fast_forward.skipped)
       out << fmt::format(
-          "  fast-forward: {} of the requests repeated, not simulated: a steady-state cycle of {} request{} "
+          "  fast-forward: {} of the requests repeated, not simulated{}: a steady-state cycle of {} request{} "
           "({:.3f} ms) found at request {} (same results as sim.fast_forward=0)\n",
-          r.fast_forward.skipped, r.fast_forward.period, r.fast_forward.period == 1 ? "" : "s",
-          r.fast_forward.period_s * 1e3, r.fast_forward.found_at);
+          r.fast_forward.skipped,
+          r.fast_forward.stretches > 1
+              ? fmt::format(", in {} stretches between the governor's looks", r.fast_forward.stretches)
+              : "",
+          r.fast_forward.period, r.fast_forward.period == 1 ? "" : "s", r.fast_forward.period_s * 1e3,
+          r.fast_forward.found_at);
     if (r.software)
       out << fmt::format("  {} of the requests went to the driver's software fallback (its kernel era's rules)\n",
                          r.software);

@@ -193,12 +193,13 @@ void Core::governor_update(const sc_time& t) {
   FreqPolicy& pol = *m_policy;
   if (m_power.freq_max <= 0 || pol.looking) return;
   const bool ondemand = m_power.governor == Governor::ondemand;
-  if (ondemand ? pol.settled || t - pol.at < ondemand_period() || t == pol.at : t - pol.at < m_power.rate_limit) return;
+  const sc_time since = since_look(t);
+  if (ondemand ? pol.settled || since < ondemand_period() || since == SC_ZERO_TIME : since < m_power.rate_limit) return;
   pol.looking = true;
   double load = 0, util = 0;
   for (Core* c : pol.cores) {
     if (c != this) c->account_until_now();
-    if (ondemand) load = std::max(load, c->m_window_busy / (t - pol.at));
+    if (ondemand) load = std::max(load, c->m_window_busy / since);
     util = std::max(util, c->m_pelt.util());
     c->m_window_busy = SC_ZERO_TIME;
   }
@@ -219,6 +220,7 @@ void Core::governor_update(const sc_time& t) {
     f = std::clamp(resolve_opp(m_power.opps, 1.25 * m_power.freq_max * util, true), m_power.freq_min, m_power.freq_max);
   }
   pol.at = t;
+  pol.shift = SC_ZERO_TIME;
   pol.slow = f > 0 ? m_power.freq_max / f : 1.0;
 }
 
@@ -384,25 +386,42 @@ void Core::fingerprint(model::StateHash& h) const {
   if (m_power.governor == Governor::schedutil) {
     m_pelt.fingerprint(h);
     // Only whether the rate limit has passed, and how far it is if not, decides the next update.
-    h.add_span(std::min(h.now() - pol.at, m_power.rate_limit));
+    h.add_span(std::min(since_look(h.now()), m_power.rate_limit));
   } else if (m_power.governor == Governor::ondemand) {
-    // Until it settles, the period's busy time and how far into it: the next look depends on both,
-    // except for a core that has not worked since its last look, whose next look finds a load of
-    // zero however long the period was, once it is over (a core nothing wakes repeats).
-    // (The policy's state is hashed by each of its cores: the same values, harmless twice.)
+    // Until it settles, which look comes next; not the period's busy time and length so far,
+    // which change nothing before that look (repeat_horizon() keeps a skip short of it and
+    // skip_cycles() moves them on). (The policy's state is hashed by each of its cores: the same
+    // values, harmless twice.)
     h.add(pol.settled);
-    if (!pol.settled) {
-      const bool none_busy = std::all_of(pol.cores.begin(), pol.cores.end(), [](const Core* c) {
-        return c->m_window_busy == SC_ZERO_TIME && !c->m_current;
-      });
-      h.add_span(m_window_busy);
-      h.add_span(none_busy ? std::min(h.now() - pol.at, ondemand_period()) : h.now() - pol.at);
-      h.add(pol.looks > 0);
-    }
+    if (!pol.settled) h.add(std::uint64_t{pol.looks});
   }
   h.add(m_idle);
   if (m_idle) h.add(std::uint64_t{m_idle_state});
   if (m_power.idle_states.size() > 1) m_idle_predictor.fingerprint(h);
+}
+
+// A look can come only at a change of work on the policy's cores once the period is over: while
+// one of them has worked since the last look, no later than the period's end; while none has,
+// not before one does, and a repeated cycle in which one did would have taken the look (the
+// fingerprint counts them).
+sc_time Core::repeat_horizon() const {
+  const FreqPolicy& pol = *m_policy;
+  if (m_power.freq_max <= 0 || m_power.governor != Governor::ondemand || pol.settled) return sc_core::sc_max_time();
+  const bool none_busy = std::all_of(pol.cores.begin(), pol.cores.end(),
+                                     [](const Core* c) { return c->m_window_busy == SC_ZERO_TIME && !c->m_current; });
+  if (none_busy) return sc_core::sc_max_time();
+  const sc_time since = since_look(now()), period = ondemand_period();
+  return since >= period ? SC_ZERO_TIME : period - since;
+}
+
+// When the repeated cycle had no look, the skipped cycles lengthen the period that is under way:
+// their time (once per policy) and each core's busy time. (A governor that looked in the cycle
+// looks in every one: the time since its look repeats with the rest of its state.)
+void Core::skip_cycles(std::uint64_t n, const sc_time& span) {
+  FreqPolicy& pol = *m_policy;
+  if (m_power.freq_max <= 0 || pol.at != m_cycle_look_at) return;
+  if (pol.cores.front() == this) pol.shift += sc_time::from_value(span.value() * n);
+  m_window_busy += sc_time::from_value((m_window_busy - m_cycle_window_busy).value() * n);
 }
 
 std::map<std::pair<Ctx, std::string>, sc_time> Core::profile() const {

@@ -191,11 +191,12 @@ class Core;
 // highest utilisation (sugov_next_freq_shared).
 struct FreqPolicy {
   std::vector<Core*> cores;
-  double slow = 1.0;     // f_max / f, for every core of the policy
-  sc_core::sc_time at;   // the governor's last look
-  unsigned looks = 0;    // ondemand: looks taken
-  bool settled = false;  // ondemand: the clock is settled (no more looks)
-  bool looking = false;  // a look in progress (it brings the other cores' accounting up to now)
+  double slow = 1.0;       // f_max / f, for every core of the policy
+  sc_core::sc_time at;     // the governor's last look
+  sc_core::sc_time shift;  // simulated time the fast-forward repeated since then (the clock stayed)
+  unsigned looks = 0;      // ondemand: looks taken
+  bool settled = false;    // ondemand: the clock is settled (no more looks)
+  bool looking = false;    // a look in progress (it brings the other cores' accounting up to now)
 };
 
 class Core : public sc_core::sc_module, public model::TimingState {
@@ -248,6 +249,14 @@ class Core : public sc_core::sc_module, public model::TimingState {
   // Not with service-time variation (cpu.cost_cv and a sim.seed): every charge is a new draw.
   bool repeats() const override { return m_cv == 0; }
   std::string timing_name() const override { return name(); }
+  // ondemand before it settles: its period's length and busy time so far, left out of the
+  // fingerprint, decide its next look; cycles may be repeated up to the period's end.
+  sc_core::sc_time repeat_horizon() const override;
+  void cycle_start() override {
+    m_cycle_window_busy = m_window_busy;
+    m_cycle_look_at = m_policy->at;
+  }
+  void skip_cycles(std::uint64_t n, const sc_core::sc_time& span) override;
   // A digest of the work charged on this core (function and amount, in order) since the last
   // call: two stretches with equal digests ran the same items. Kept only while asked for
   // (digest_charges(true)): it costs every charge a few instructions.
@@ -289,9 +298,12 @@ class Core : public sc_core::sc_module, public model::TimingState {
   std::uint64_t m_rng = 0;
   Pelt m_pelt;
   sc_core::sc_time m_window_busy;            // ondemand: busy time since the policy's last look
+  sc_core::sc_time m_cycle_window_busy;      // ... when the cycle the fast-forward repeats began
+  sc_core::sc_time m_cycle_look_at;          // the policy's last look then
   sc_core::sc_time ondemand_period() const;  // until the policy's next look
-  double m_busy_ghz_seconds = 0;             // integral of the clock over busy time
-  bool m_idle = true;                        // nothing runs and no task holds the core
+  sc_core::sc_time since_look(const sc_core::sc_time& t) const { return t - m_policy->at + m_policy->shift; }
+  double m_busy_ghz_seconds = 0;  // integral of the clock over busy time
+  bool m_idle = true;             // nothing runs and no task holds the core
   sc_core::sc_time m_idle_since;
   std::size_t m_idle_state = 0;
   IdlePredictor m_idle_predictor;

@@ -6,8 +6,11 @@
 // timing). tests/test_timing_state.cpp fails when a module of the SoC is not on the list.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include <systemc>
 
 #include "model/state_hash.h"
 
@@ -28,12 +31,31 @@ class TimingState {
   // The part's name in messages (its SystemC name for a module).
   virtual std::string timing_name() const = 0;
 
+  // State the fingerprint leaves out because it only accumulates, with time and work, towards a
+  // change the part makes by the clock (an ondemand governor's period: its length and busy time
+  // so far decide its next look, not the steps before it). Such a part bounds how far ahead
+  // cycles may be repeated, and moves that state on when they are:
+  // the simulated time from now within which no such change can come (none: sc_max_time);
+  virtual sc_core::sc_time repeat_horizon() const { return sc_core::sc_max_time(); }
+  // a cycle that may be repeated starts now;
+  virtual void cycle_start() {}
+  // `n` cycles of `span` each, the same as the one since cycle_start(), were skipped instead of
+  // simulated (the clock stays): account them as if they had run.
+  virtual void skip_cycles(std::uint64_t n, const sc_core::sc_time& span) {
+    static_cast<void>(n);
+    static_cast<void>(span);
+  }
+
   // The listed parts, in construction order; their digest; whether all of them can repeat.
-  static const std::vector<const TimingState*>& all();
+  static const std::vector<TimingState*>& all();
   static void fingerprint_all(StateHash& h);
   static bool all_repeat();
   // The first part that cannot repeat ("" when all can), for messages.
   static std::string first_random();
+  // The hooks above over all listed parts (the horizon: the nearest).
+  static sc_core::sc_time repeat_horizon_all();
+  static void cycle_start_all();
+  static void skip_cycles_all(std::uint64_t n, const sc_core::sc_time& span);
 
  protected:
   TimingState();

@@ -8,6 +8,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "model/state_hash.h"
+#include "model/timing_state.h"
 #include "studies/replay.h"
 
 namespace qcesim::studies {
@@ -145,6 +146,7 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
         m_phase = Phase::confirming;
         m_cycle = p;
         m_cycle_end = i + p;
+        model::TimingState::cycle_start_all();
         m_start = snapshot(m_e);
         m_start_submitted = submitted;
         m_start_counters = counter_values(m_res);
@@ -168,52 +170,78 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
     restart_search();
     return 0;
   }
-  stop_watching();
-  const std::uint64_t cycles = (total - submitted) / per_cycle;
-  if (cycles == 0) return 0;
-  // The skipped cycles: each the one just simulated.
+  const std::uint64_t to_end = (total - submitted) / per_cycle;
+  // As many cycles as fit before the end, or before a part's next change by the clock (an
+  // ondemand governor's look): then the search starts again after it.
   const Snapshot end = snapshot(m_e);
+  const sc_time span = end.at - m_start.at;
+  const sc_time horizon = model::TimingState::repeat_horizon_all();
+  const std::uint64_t fit = span == sc_core::SC_ZERO_TIME ? to_end : horizon.value() / span.value();
+  const std::uint64_t cycles = std::min(to_end, fit);
+  const bool last = cycles == to_end;
+  if (cycles == 0) {
+    if (last) {
+      stop_watching();
+    } else {
+      restart_search();
+    }
+    return 0;
+  }
+  // The skipped cycles: each the one just simulated.
   // SystemC counts time in 64 bits of its resolution (1 ps: 213 days); simulating every request
   // would run out of it too.
-  const long double reach =
-      static_cast<long double>(end.at.value()) +
-      static_cast<long double>((end.at - m_start.at).value()) * static_cast<long double>(cycles + 1);
+  const long double reach = static_cast<long double>(end.at.value()) +
+                            static_cast<long double>(m_skipped_time.value()) +
+                            static_cast<long double>(span.value()) * static_cast<long double>(cycles + 1);
   if (reach >= static_cast<long double>(sc_core::sc_max_time().value()))
     throw std::runtime_error(
         fmt::format("the run would last about {:.3g} s of simulated time, more than SystemC's time "
                     "range ({:.3g} s at its resolution): fewer requests",
                     static_cast<double>(reach * 1e-12L), sc_core::sc_max_time().to_seconds()));
-  m_skipped_cycles = cycles;
-  m_delta.at = end.at - m_start.at;
+  Stretch st;
+  st.cycles = cycles;
+  Snapshot& delta = st.delta;
+  delta.at = span;
   for (std::size_t c = 0; c < end.cores.size(); ++c) {
     cpu::CpuTimes d;
     for (std::size_t x = 0; x < cpu::kNumCtx; ++x) d.ctx[x] = end.cores[c].ctx[x] - m_start.cores[c].ctx[x];
     d.idle = end.cores[c].idle - m_start.cores[c].idle;
-    m_delta.cores.push_back(d);
+    delta.cores.push_back(d);
   }
   for (const auto& [key, t] : end.profile) {
     auto it = m_start.profile.find(key);
     const sc_time d = t - (it == m_start.profile.end() ? sc_core::SC_ZERO_TIME : it->second);
-    if (d != sc_core::SC_ZERO_TIME) m_delta.profile[key] = d;
+    if (d != sc_core::SC_ZERO_TIME) delta.profile[key] = d;
   }
-  m_delta.irqs = end.irqs - m_start.irqs;
-  m_delta.descriptors = end.descriptors - m_start.descriptors;
-  m_delta.live_state_writes = end.live_state_writes - m_start.live_state_writes;
-  m_delta.lock_pairs = end.lock_pairs - m_start.lock_pairs;
+  delta.irqs = end.irqs - m_start.irqs;
+  delta.descriptors = end.descriptors - m_start.descriptors;
+  delta.live_state_writes = end.live_state_writes - m_start.live_state_writes;
+  delta.lock_pairs = end.lock_pairs - m_start.lock_pairs;
+  m_skipped_time += times(span, cycles);
   // Latencies in the order the full run records them: the cycles' come before what follows.
   m_lat.repeat(m_tap, cycles, [&](std::uint64_t k) {
     if (m_progress) m_progress(submitted + k * per_cycle, "requests");
   });
   const std::vector<std::uint64_t*> now = counters(m_res);
   for (std::size_t k = 0; k < now.size(); ++k) *now[k] += cycles * (*now[k] - m_start_counters[k]);
-  m_info.skipped = cycles * per_cycle;
+  // The parts' clock-bound state moves on by the skipped time (the simulation's clock stays).
+  model::TimingState::skip_cycles_all(cycles, span);
+  m_stretches.push_back(std::move(st));
+  const std::uint64_t skipped = cycles * per_cycle;
+  m_info.skipped += skipped;
   m_info.period = per_cycle;
   m_info.found_at = m_start_submitted;
-  m_info.period_s = m_delta.at.to_seconds();
-  m_history.clear();
-  m_seen.clear();
-  m_tap.clear();
-  return m_info.skipped;
+  m_info.period_s = span.to_seconds();
+  ++m_info.stretches;
+  if (last) {
+    stop_watching();
+    m_history.clear();
+    m_seen.clear();
+    m_tap.clear();
+  } else {
+    restart_search();
+  }
+  return skipped;
 }
 
 std::uint64_t FastForward::check_skipped(std::uint64_t first, std::uint64_t n, const CheckOutputs& check) const {
@@ -254,18 +282,20 @@ std::uint64_t FastForward::check_in_halves(std::uint64_t first, std::uint64_t n,
 }
 
 void FastForward::extend(Snapshot& end) const {
-  if (m_skipped_cycles == 0) return;
-  const std::uint64_t n = m_skipped_cycles;
-  end.at += times(m_delta.at, n);
-  for (std::size_t c = 0; c < end.cores.size() && c < m_delta.cores.size(); ++c) {
-    for (std::size_t x = 0; x < cpu::kNumCtx; ++x) end.cores[c].ctx[x] += times(m_delta.cores[c].ctx[x], n);
-    end.cores[c].idle += times(m_delta.cores[c].idle, n);
+  for (const Stretch& st : m_stretches) {
+    const std::uint64_t n = st.cycles;
+    const Snapshot& d = st.delta;
+    end.at += times(d.at, n);
+    for (std::size_t c = 0; c < end.cores.size() && c < d.cores.size(); ++c) {
+      for (std::size_t x = 0; x < cpu::kNumCtx; ++x) end.cores[c].ctx[x] += times(d.cores[c].ctx[x], n);
+      end.cores[c].idle += times(d.cores[c].idle, n);
+    }
+    for (const auto& [key, t] : d.profile) end.profile[key] += times(t, n);
+    end.irqs += n * d.irqs;
+    end.descriptors += n * d.descriptors;
+    end.live_state_writes += n * d.live_state_writes;
+    end.lock_pairs += n * d.lock_pairs;
   }
-  for (const auto& [key, t] : m_delta.profile) end.profile[key] += times(t, n);
-  end.irqs += n * m_delta.irqs;
-  end.descriptors += n * m_delta.descriptors;
-  end.live_state_writes += n * m_delta.live_state_writes;
-  end.lock_pairs += n * m_delta.lock_pairs;
 }
 
 }  // namespace qcesim::studies

@@ -4,8 +4,10 @@
 // further cycle is the one just simulated, so the replay simulates two cycles to be sure, skips
 // as many whole cycles as fit before the end (their time, CPU time per context and function,
 // interrupts, descriptors, counters and latencies added exactly), and simulates the rest, the
-// drain at the end included. The results are those of simulating every request (tests compare
-// the two on every shipped scenario); only the host time differs.
+// drain at the end included. A part whose clock-bound state the digest leaves out (an unsettled
+// ondemand governor's period) can stop a skip short of its next change (TimingState::
+// repeat_horizon); the change is then simulated and the search starts again. The results are those of simulating every
+// request (tests compare the two on every shipped scenario); only the host time differs.
 //
 // "The state" is the digest of everything that decides what the platform does next
 // (every part registered as a model::TimingState: the cores, their threads and governors, kernel
@@ -43,12 +45,15 @@ struct Snapshot {
 };
 Snapshot snapshot(soc::Emulator& e);
 
-// What the fast-forward did, for the results (all zero when it did not skip).
+// What the fast-forward did, for the results (all zero when it did not skip). A run skips once,
+// to its end, unless a part bounds how far (an ondemand governor that has not settled: up to its
+// next look); then it skips again once the state repeats after it. The cycle is the last skip's.
 struct FastForwardInfo {
-  std::uint64_t skipped = 0;   // requests not simulated
-  std::uint64_t period = 0;    // requests per cycle
-  std::uint64_t found_at = 0;  // requests submitted when the cycle was first seen
-  double period_s = 0;         // simulated time per cycle
+  std::uint64_t skipped = 0;    // requests not simulated, in all skips
+  std::uint64_t period = 0;     // requests per cycle
+  std::uint64_t found_at = 0;   // requests submitted when the cycle was first seen
+  double period_s = 0;          // simulated time per cycle
+  std::uint64_t stretches = 0;  // skips (1 unless a part bounded one)
 };
 
 class FastForward {
@@ -115,9 +120,13 @@ class FastForward {
   std::uint64_t m_check_chunk = 4096;
   std::vector<double> m_tap;  // latencies recorded since the last boundary, or in the confirming cycle
   std::size_t m_tap_hashed = 0;
-  // Done: the skipped cycles' totals.
-  std::uint64_t m_skipped_cycles = 0;
-  Snapshot m_delta;
+  // Each skip: how many cycles, and one cycle's totals.
+  struct Stretch {
+    std::uint64_t cycles = 0;
+    Snapshot delta;
+  };
+  std::vector<Stretch> m_stretches;
+  sc_core::sc_time m_skipped_time;
   FastForwardInfo m_info;
 };
 

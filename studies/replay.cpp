@@ -322,7 +322,8 @@ json VariantResult::to_json() const {
     j["fast_forward"] = {{"skipped", fast_forward.skipped},
                          {"period", fast_forward.period},
                          {"found_at", fast_forward.found_at},
-                         {"period_s", fast_forward.period_s}};
+                         {"period_s", fast_forward.period_s},
+                         {"stretches", fast_forward.stretches}};
   if (!faults.is_null()) j["faults"] = faults;
   if (!tz.is_null()) j["tz"] = tz;
   if (!race.empty()) j["race"] = race;
@@ -351,7 +352,8 @@ VariantResult VariantResult::from_json(const json& j) {
   r.profile = profile_from_json(j.at("profile"));
   if (j.contains("fast_forward")) {
     const json& f = j["fast_forward"];
-    r.fast_forward = {f.at("skipped"), f.at("period"), f.at("found_at"), f.at("period_s")};
+    r.fast_forward = {f.at("skipped"), f.at("period"), f.at("found_at"), f.at("period_s"),
+                      f.value("stretches", std::uint64_t{1})};
   }
   if (j.contains("faults")) r.faults = j["faults"];
   if (j.contains("tz")) r.tz = j["tz"];

@@ -273,6 +273,10 @@ class EnginePath {
     ++m_finished;
     m_tick(m_finished);
     m_task.when_done([&lat = m_lat, id, t0](const sc_time& end) { record_latency(lat, id, *t0, end); });
+    // The caller is busy in the call until the fallback is done: its time passes here (a run of
+    // software requests would otherwise leave the CPU's work owed until the end, unseen by the
+    // governor and the fast-forward).
+    m_task.sync();
   }
 
   // The request's completion, in the kworker.

@@ -129,9 +129,11 @@ enum class Derive {
     "`share_switches` (times it asked Linux to lock)")                                                                \
   O("race", "the first failure's message, when there was one")                                                        \
   O("fast_forward",                                                                                                   \
-    "when the run repeated steady-state cycles instead of simulating them: `{skipped, period, found_at, period_s}`, " \
-    "the requests repeated, the requests per cycle, the request the cycle was first seen at, the cycle's simulated "  \
-    "seconds ([emulator.md](emulator.md#fast-forward-host-speed-only)); absent when every request was simulated; "    \
+    "when the run repeated steady-state cycles instead of simulating them: "                                          \
+    "`{skipped, period, found_at, period_s, stretches}`, the requests repeated, the requests per cycle, the request " \
+    "the cycle was first seen at, the cycle's simulated seconds, and in how many stretches (more than one when an "   \
+    "unsettled `ondemand` governor's looks came between; the cycle is the last stretch's) "                           \
+    "([emulator.md](emulator.md#fast-forward-host-speed-only)); absent when every request was simulated; "            \
     "the text output says it in a line under the variant")                                                            \
   O("faults",                                                                                                         \
     "with `faults`: how many of each were injected and how many requests the watchdog failed: "                       \

@@ -23,6 +23,9 @@ struct Case {
   const char* variant;
   std::vector<std::string> sets;
   bool skips;  // the configuration settles into a cycle within the run
+  // At least this many skips: an ondemand governor that has not settled bounds each skip by its
+  // next look (studies/fast_forward.h).
+  std::uint64_t stretches = 1;
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
@@ -58,6 +61,7 @@ TEST_P(FastForwardEquivalence, SameResultsAsSimulatingEveryRequest) {
   if (c.skips) {
     ASSERT_TRUE(ff.contains("fast_forward")) << "no cycle found";
     EXPECT_GT(ff["fast_forward"]["skipped"].get<std::uint64_t>(), 0u);
+    EXPECT_GE(ff["fast_forward"]["stretches"].get<std::uint64_t>(), c.stretches);
   } else {
     EXPECT_FALSE(ff.contains("fast_forward")) << ff["fast_forward"].dump();
   }
@@ -128,7 +132,25 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"sm8650-xts-4k.json",
              "xts-qce-lock",
              {"workload.messages=700", "cpu.governor=schedutil", "workload.queue_depth=4"},
-             false}));
+             false},
+        // ondemand (the IPQ40xx's): skipped up to its first look, between its first and second,
+        // after it has settled. Held near a threshold it never settles (the clock flips between
+        // two OPPs, p50 and p99 apart); on SM8650 neither, for both policies (irq on CPU0), two
+        // requests in flight: a skip between every two looks.
+        Case{"ipq40xx-m2-cbc128-16.json", "qce", {"workload.messages=2000"}, true, 3},
+        // Every request to the driver's software fallback, in the caller's task (its time passes
+        // request by request, so the state repeats).
+        Case{"ipq40xx-m2-cbc128-16.json", "soft", {"workload.messages=2000", "real-data"}, true, 2},
+        Case{"ipq40xx-m2-cbc128-8192.json",
+             "qce",
+             {"workload.messages=4000", "cpu.ondemand.up_threshold=0.6"},
+             true,
+             10},
+        Case{"sm8650-seed.json",
+             "sha256-qce-lock",
+             {"workload.messages=3000", "cpu.governor=ondemand", "cpu.irq_cpu=0", "workload.queue_depth=2"},
+             true,
+             10}));
 
 // The cycle the fast-forward looks for is the pool's timing period, not its 64 messages: one
 // request for a pool of alike messages (found after a few requests when timing only, and only
