@@ -192,6 +192,7 @@ sc_time Core::ondemand_period() const {
 void Core::governor_update(const sc_time& t) {
   FreqPolicy& pol = *m_policy;
   if (m_power.freq_max <= 0 || pol.looking) return;
+  ++pol.updates;
   const bool ondemand = m_power.governor == Governor::ondemand;
   const sc_time since = since_look(t);
   if (ondemand ? pol.settled || since < ondemand_period() || since == SC_ZERO_TIME : since < m_power.rate_limit) return;
@@ -400,16 +401,14 @@ void Core::fingerprint(model::StateHash& h) const {
   if (m_power.idle_states.size() > 1) m_idle_predictor.fingerprint(h);
 }
 
-// A look can come only at a change of work on the policy's cores once the period is over: while
-// one of them has worked since the last look, no later than the period's end; while none has,
-// not before one does, and a repeated cycle in which one did would have taken the look (the
-// fingerprint counts them).
+// A look can come only at a change of work on one of the policy's cores (a governor call) once
+// the period is over. A cycle with no call repeats none, so no look can fall in the skip however
+// long; otherwise the skipped cycles must end strictly before the period does (a call at the
+// very instant it ends looks).
 sc_time Core::repeat_horizon() const {
   const FreqPolicy& pol = *m_policy;
   if (m_power.freq_max <= 0 || m_power.governor != Governor::ondemand || pol.settled) return sc_core::sc_max_time();
-  const bool none_busy = std::all_of(pol.cores.begin(), pol.cores.end(),
-                                     [](const Core* c) { return c->m_window_busy == SC_ZERO_TIME && !c->m_current; });
-  if (none_busy) return sc_core::sc_max_time();
+  if (pol.updates == m_cycle_updates && pol.at == m_cycle_look_at) return sc_core::sc_max_time();
   const sc_time since = since_look(now()), period = ondemand_period();
   return since >= period ? SC_ZERO_TIME : period - since;
 }

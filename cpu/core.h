@@ -191,12 +191,13 @@ class Core;
 // highest utilisation (sugov_next_freq_shared).
 struct FreqPolicy {
   std::vector<Core*> cores;
-  double slow = 1.0;       // f_max / f, for every core of the policy
-  sc_core::sc_time at;     // the governor's last look
-  sc_core::sc_time shift;  // simulated time the fast-forward repeated since then (the clock stayed)
-  unsigned looks = 0;      // ondemand: looks taken
-  bool settled = false;    // ondemand: the clock is settled (no more looks)
-  bool looking = false;    // a look in progress (it brings the other cores' accounting up to now)
+  double slow = 1.0;          // f_max / f, for every core of the policy
+  sc_core::sc_time at;        // the governor's last look
+  sc_core::sc_time shift;     // simulated time the fast-forward repeated since then (the clock stayed)
+  unsigned looks = 0;         // ondemand: looks taken
+  std::uint64_t updates = 0;  // calls of the governor (each change of work on a core): a look can come only at one
+  bool settled = false;       // ondemand: the clock is settled (no more looks)
+  bool looking = false;       // a look in progress (it brings the other cores' accounting up to now)
 };
 
 class Core : public sc_core::sc_module, public model::TimingState {
@@ -255,6 +256,7 @@ class Core : public sc_core::sc_module, public model::TimingState {
   void cycle_start() override {
     m_cycle_window_busy = m_window_busy;
     m_cycle_look_at = m_policy->at;
+    m_cycle_updates = m_policy->updates;
   }
   void skip_cycles(std::uint64_t n, const sc_core::sc_time& span) override;
   // A digest of the work charged on this core (function and amount, in order) since the last
@@ -300,6 +302,7 @@ class Core : public sc_core::sc_module, public model::TimingState {
   sc_core::sc_time m_window_busy;            // ondemand: busy time since the policy's last look
   sc_core::sc_time m_cycle_window_busy;      // ... when the cycle the fast-forward repeats began
   sc_core::sc_time m_cycle_look_at;          // the policy's last look then
+  std::uint64_t m_cycle_updates = 0;         // and its governor calls so far
   sc_core::sc_time ondemand_period() const;  // until the policy's next look
   sc_core::sc_time since_look(const sc_core::sc_time& t) const { return t - m_policy->at + m_policy->shift; }
   double m_busy_ghz_seconds = 0;  // integral of the clock over busy time

@@ -35,7 +35,8 @@ class TimingState {
   // change the part makes by the clock (an ondemand governor's period: its length and busy time
   // so far decide its next look, not the steps before it). Such a part bounds how far ahead
   // cycles may be repeated, and moves that state on when they are:
-  // the simulated time from now within which no such change can come (none: sc_max_time);
+  // the simulated time from now within which no such change can come: skipped cycles end
+  // strictly before it (none: sc_max_time);
   virtual sc_core::sc_time repeat_horizon() const { return sc_core::sc_max_time(); }
   // a cycle that may be repeated starts now;
   virtual void cycle_start() {}

@@ -176,7 +176,10 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   const Snapshot end = snapshot(m_e);
   const sc_time span = end.at - m_start.at;
   const sc_time horizon = model::TimingState::repeat_horizon_all();
-  const std::uint64_t fit = span == sc_core::SC_ZERO_TIME ? to_end : horizon.value() / span.value();
+  // Strictly before the horizon: k cycles fit when k * span < horizon.
+  std::uint64_t fit = to_end;
+  if (span != sc_core::SC_ZERO_TIME && horizon != sc_core::sc_max_time())
+    fit = horizon == sc_core::SC_ZERO_TIME ? 0 : (horizon.value() - 1) / span.value();
   const std::uint64_t cycles = std::min(to_end, fit);
   const bool last = cycles == to_end;
   if (cycles == 0) {
@@ -228,10 +231,15 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   model::TimingState::skip_cycles_all(cycles, span);
   m_stretches.push_back(std::move(st));
   const std::uint64_t skipped = cycles * per_cycle;
+  // The cycle reported is the stretch's that repeated the most requests (the settled state's,
+  // where a governor settles; where one never does, the first whole period's).
+  if (skipped > m_most_skipped) {
+    m_most_skipped = skipped;
+    m_info.period = per_cycle;
+    m_info.found_at = m_start_submitted;
+    m_info.period_s = span.to_seconds();
+  }
   m_info.skipped += skipped;
-  m_info.period = per_cycle;
-  m_info.found_at = m_start_submitted;
-  m_info.period_s = span.to_seconds();
   ++m_info.stretches;
   if (last) {
     stop_watching();

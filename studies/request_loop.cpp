@@ -145,6 +145,11 @@ class EnginePath {
         if (busy != m_slots.end()) charge_wait(busy->msg);
         if (!m_freed.wait_for(m_task, m_c.timeout))
           throw qce::QceError("a request did not complete within " + m_c.timeout.to_string());
+      } else if (busy == m_slots.end()) {
+        // Nothing in flight (the driver's software route took every new message): the caller's
+        // work so far runs now, turn by turn, rather than owed to the end of the run, unseen by
+        // the governor and repeated by the fast-forward as one stretch.
+        m_task.sync();
       }
       if (!m_failure.empty()) throw qce::QceError("request failed: " + m_failure);
     }
@@ -273,10 +278,6 @@ class EnginePath {
     ++m_finished;
     m_tick(m_finished);
     m_task.when_done([&lat = m_lat, id, t0](const sc_time& end) { record_latency(lat, id, *t0, end); });
-    // The caller is busy in the call until the fallback is done: its time passes here (a run of
-    // software requests would otherwise leave the CPU's work owed until the end, unseen by the
-    // governor and the fast-forward).
-    m_task.sync();
   }
 
   // The request's completion, in the kworker.
