@@ -231,9 +231,10 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   model::TimingState::skip_cycles_all(cycles, span);
   m_stretches.push_back(std::move(st));
   const std::uint64_t skipped = cycles * per_cycle;
-  // The cycle reported is the stretch's that repeated the most requests (the settled state's,
-  // where a governor settles; where one never does, the first whole period's).
-  if (skipped > m_most_skipped) {
+  // The cycle reported: the steady state's, the stretch no part bounded (it runs to the end);
+  // where every stretch was bounded (a governor that never settles), the one that repeated the
+  // most requests.
+  if (horizon == sc_core::sc_max_time() || skipped > m_most_skipped) {
     m_most_skipped = skipped;
     m_info.period = per_cycle;
     m_info.found_at = m_start_submitted;

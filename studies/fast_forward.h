@@ -48,7 +48,7 @@ Snapshot snapshot(soc::Emulator& e);
 // What the fast-forward did, for the results (all zero when it did not skip). A run skips once,
 // to its end, unless a part bounds how far (an ondemand governor that has not settled: up to its
 // next look); then it skips again once the state repeats after it. The cycle is that of the skip
-// that repeated the most requests.
+// no part bounded (to the end), else of the one that repeated the most requests.
 struct FastForwardInfo {
   std::uint64_t skipped = 0;    // requests not simulated, in all skips
   std::uint64_t period = 0;     // requests per cycle
@@ -128,7 +128,7 @@ class FastForward {
   };
   std::vector<Stretch> m_stretches;
   sc_core::sc_time m_skipped_time;
-  std::uint64_t m_most_skipped = 0;  // the most requests one skip repeated (the cycle reported)
+  std::uint64_t m_most_skipped = 0;  // the most requests a bounded skip repeated (the cycle reported)
   FastForwardInfo m_info;
 };
 

@@ -132,8 +132,8 @@ enum class Derive {
     "when the run repeated steady-state cycles instead of simulating them: "                                          \
     "`{skipped, period, found_at, period_s, stretches}`, the requests repeated, the requests per cycle, the request " \
     "the cycle was first seen at, the cycle's simulated seconds, and in how many stretches (more than one when an "   \
-    "unsettled `ondemand` governor's looks came between; the cycle is that of the stretch that repeated the most "    \
-    "requests) "                                                                                                      \
+    "unsettled `ondemand` governor's looks came between; the cycle is that of the last stretch when nothing "         \
+    "bounded it, else of the stretch that repeated the most requests) "                                               \
     "([emulator.md](emulator.md#fast-forward-host-speed-only)); absent when every request was simulated; "            \
     "the text output says it in a line under the variant")                                                            \
   O("faults",                                                                                                         \
