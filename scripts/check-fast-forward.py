@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Differential check of the replay's fast-forward (docs/emulator.md#fast-forward-host-speed-only).
 
-Runs random configurations (scenario, variant, queue depth, cores and interrupt affinity, IOMMU
-mode, governor and its threshold, idle states, engine clock, message size, direction) twice, with the fast-forward
-and with every request simulated (sim.fast_forward=0), and compares every JSON field but
-host_seconds, hash_ahead_hits and fast_forward. A difference means a part of the model keeps
-state its fingerprint() leaves out. Exit status 1 when any configuration differs.
+Runs random configurations (scenario, variant, queue depth, cores and interrupt affinity,
+IOMMU mode, governor and its threshold, idle states, engine clock, message size, direction)
+twice, with the fast-forward and with every request simulated (sim.fast_forward=0), and
+compares every JSON field but host_seconds, hash_ahead_hits and fast_forward. A difference means
+a part of the model keeps state its fingerprint() leaves out. Exit status 1 when any
+configuration differs.
 
 Usage: scripts/check-fast-forward.py [--seed S] [--runs N] [--build DIR]
 """
@@ -35,7 +36,8 @@ def random_sets(rng, scenario):
     if rng.random() < 0.5:
         sets.append("workload.queue_depth=%d" % rng.choice([1, 2, 3, 5, 8]))
     if rng.random() < 0.4:
-        cpus = [0, 1, 3] if scenario.startswith("ipq40xx") else [0, 2, 7]  # four A7s; SM8650's eight
+        # The IPQ40xx has four A7s, SM8650 eight cores.
+        cpus = [0, 1, 3] if scenario.startswith("ipq40xx") else [0, 2, 7]
         sets += ["cpu.irq_cpu=%d" % rng.choice(cpus)]
     if rng.random() < 0.3:
         sets.append("iommu.mode=" + rng.choice(["strict", "lazy", "passthrough"]))

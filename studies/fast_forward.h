@@ -128,7 +128,7 @@ class FastForward {
   };
   std::vector<Stretch> m_stretches;
   sc_core::sc_time m_skipped_time;
-  std::uint64_t m_most_skipped = 0;  // the most requests a bounded skip repeated (the cycle reported)
+  std::uint64_t m_most_skipped = 0;  // the most requests one skip has repeated so far
   FastForwardInfo m_info;
 };
 

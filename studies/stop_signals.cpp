@@ -21,9 +21,9 @@ constexpr int kMaxTemps = 64;
 constexpr std::size_t kPathMax = 4096;
 
 std::atomic<pid_t> g_children[kMaxChildren];
-// The flags apart from the paths: a forked run clears the flags (become_child) reading one cache
-// line, where with each flag beside its 4 KiB path it read 64 pages the parent never touched, a
-// page fault each, in every run.
+// The flags apart from the paths: a forked run clears the flags (become_child) reading 64 bytes,
+// where with each flag beside its 4 KiB path it read 64 pages the parent never touched, a page
+// fault each, in every run.
 std::atomic<bool> g_temp_used[kMaxTemps];
 bool g_temp_dir[kMaxTemps];
 char g_temp_path[kMaxTemps][kPathMax];
