@@ -408,7 +408,7 @@ void Core::fingerprint(model::StateHash& h) const {
 sc_time Core::repeat_horizon() const {
   const FreqPolicy& pol = *m_policy;
   if (m_power.freq_max <= 0 || m_power.governor != Governor::ondemand || pol.settled) return sc_core::sc_max_time();
-  if (pol.updates == m_cycle_updates && pol.at == m_cycle_look_at) return sc_core::sc_max_time();
+  if (pol.updates == m_cycle_updates) return sc_core::sc_max_time();  // (a look is a call too)
   const sc_time since = since_look(now()), period = ondemand_period();
   return since >= period ? SC_ZERO_TIME : period - since;
 }

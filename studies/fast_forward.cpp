@@ -181,13 +181,13 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   if (span != sc_core::SC_ZERO_TIME && horizon != sc_core::sc_max_time())
     fit = horizon == sc_core::SC_ZERO_TIME ? 0 : (horizon.value() - 1) / span.value();
   const std::uint64_t cycles = std::min(to_end, fit);
-  const bool last = cycles == to_end;
+  // After it (or when none fits) the search starts again, unless this was the end's.
+  const auto search_again = [this, last = cycles == to_end] {
+    restart_search();
+    if (last) stop_watching();
+  };
   if (cycles == 0) {
-    if (last) {
-      stop_watching();
-    } else {
-      restart_search();
-    }
+    search_again();
     return 0;
   }
   // The skipped cycles: each the one just simulated.
@@ -242,14 +242,7 @@ std::uint64_t FastForward::at_boundary(std::uint64_t submitted, std::uint64_t to
   }
   m_info.skipped += skipped;
   ++m_info.stretches;
-  if (last) {
-    stop_watching();
-    m_history.clear();
-    m_seen.clear();
-    m_tap.clear();
-  } else {
-    restart_search();
-  }
+  search_again();
   return skipped;
 }
 

@@ -5,9 +5,10 @@
 // as many whole cycles as fit before the end (their time, CPU time per context and function,
 // interrupts, descriptors, counters and latencies added exactly), and simulates the rest, the
 // drain at the end included. A part whose clock-bound state the digest leaves out (an unsettled
-// ondemand governor's period) can stop a skip short of its next change (TimingState::
-// repeat_horizon); the change is then simulated and the search starts again. The results are those of simulating every
-// request (tests compare the two on every shipped scenario); only the host time differs.
+// ondemand governor's period) can stop a skip short of its next change
+// (TimingState::repeat_horizon); the change is then simulated and the search starts again. The
+// results are those of simulating every request (tests compare the two on every shipped
+// scenario); only the host time differs.
 //
 // "The state" is the digest of everything that decides what the platform does next
 // (every part registered as a model::TimingState: the cores, their threads and governors, kernel
