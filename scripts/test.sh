@@ -6,8 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 werror=OFF
-if [ -n "${CI:-}" ]; then werror=ON; fi
-cmake --preset release -DQCESIM_WERROR="$werror"
+flags=()
+if [ -n "${CI:-}" ]; then
+  werror=ON
+  # CI builds the release preset's code without its line tables (-g1): GCC generates the same
+  # code either way, and the debug information was a fifth of each file's compile time.
+  flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
+fi
+cmake --preset release -DQCESIM_WERROR="$werror" "${flags[@]}"
 cmake --build --preset release
 ctest --preset release
 if [ -n "${CI:-}" ]; then ./scripts/ci-sanitize.sh; fi
