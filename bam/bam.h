@@ -24,6 +24,7 @@
 #include "model/timing_state.h"
 #include "bam/bam_hw.h"
 #include "bam/bam_peripheral_if.h"
+#include "model/dmi_range.h"
 #include "model/irq_line.h"
 #include "model/profile.h"
 #include "model/register_bank.h"
@@ -226,7 +227,7 @@ class Bam : public sc_core::sc_module, public model::TimingState {
     return dmi_refresh(addr, len, write);
   }
   bool dmi_covers(std::uint64_t addr, std::uint64_t len, bool write) const {
-    return m_dmi_valid && addr >= m_dmi.get_start_address() && len <= m_dmi.get_end_address() + 1 - addr &&
+    return m_dmi_valid && model::dmi_covers_range(m_dmi, addr, len) &&
            (write ? m_dmi.is_write_allowed() : m_dmi.is_read_allowed());
   }
   std::uint8_t* dmi_refresh(std::uint64_t addr, std::uint64_t len, bool write);

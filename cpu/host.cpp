@@ -1,5 +1,7 @@
 #include "cpu/host.h"
 
+#include "model/dmi_range.h"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <new>
@@ -101,13 +103,13 @@ void Host::writel(std::uint64_t addr, std::uint32_t value) {
 }
 
 std::uint8_t* Host::dram_ptr(std::uint64_t addr, std::uint64_t len) {
-  if (!m_dmi_valid || addr < m_dmi.get_start_address() || len > m_dmi.get_end_address() + 1 - addr) {
+  if (!m_dmi_valid || !model::dmi_covers_range(m_dmi, addr, len)) {
     tlm::tlm_generic_payload t;
     t.set_address(addr);
     t.set_command(tlm::TLM_WRITE_COMMAND);
     if (!bus->get_direct_mem_ptr(t, m_dmi)) throw std::runtime_error(fmt::format("no DMI to DRAM at 0x{:x}", addr));
     m_dmi_valid = true;
-    if (addr < m_dmi.get_start_address() || len > m_dmi.get_end_address() + 1 - addr)
+    if (!model::dmi_covers_range(m_dmi, addr, len))
       throw std::runtime_error(fmt::format("DMA buffer 0x{:x}+{} outside DRAM", addr, len));
   }
   return m_dmi.get_dmi_ptr() + (addr - m_dmi.get_start_address());

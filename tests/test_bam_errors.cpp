@@ -75,6 +75,33 @@ TEST(BamErrors, RingOutsideMemory) {
   });
 }
 
+// Once a pipe has fetched from DRAM the BAM keeps DRAM's DMI grant; a ring past DRAM's end must
+// still be refused, not read through the grant's pointer off its end (the device fuzzer's
+// finding: the bounds test wrapped for an address above the grant).
+TEST(BamErrors, RingPastMemoryAfterTheGrantIsCached) {
+  test::with_emulator(qce::RegIo::mmio, [&](soc::Emulator& e) {
+    RawPipe first(e, 0);
+    first.init();
+    cpu::DmaBuf b = e.host().dma_alloc(64);
+    first.put(0, {static_cast<std::uint32_t>(b.addr), 0, bam::DESC_FLAG_EOT});
+    first.doorbell(8);
+    settle();
+    ASSERT_EQ(std::string(bam::pipe_error_name(e.soc().bam.pipe_error(0))),
+              bam::pipe_error_name(PipeError::desc_size_zero))
+        << "the first pipe fetched its descriptor from DRAM";
+    const std::uint64_t past_end = e.soc().cfg.map.dram_base + e.soc().cfg.map.dram_size + 0x60000000ull;
+    ASSERT_LE(past_end, 0xFFFFFFFFull);
+    RawPipe p(e, 1);
+    p.init(false, bam::BAM_DESC_FIFO_SIZE, static_cast<std::uint32_t>(past_end));
+    p.doorbell(8);
+    settle();
+    EXPECT_EQ(std::string(bam::pipe_error_name(e.soc().bam.pipe_error(1))),
+              bam::pipe_error_name(PipeError::ring_address_invalid))
+        << e.soc().bam.pipe_error_detail(1);
+    EXPECT_TRUE(p.irq_stts() & bam::P_ERR);
+  });
+}
+
 TEST(BamErrors, DataOutsideMemory) {
   expect_pipe_error(PipeError::desc_address_invalid, [](soc::Emulator&, RawPipe& p) {
     p.init();
