@@ -113,12 +113,16 @@ void prepare_dir() {
 
 int sc_main(int argc, char* argv[]) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  if (argc < 2) {
+  // libFuzzer runs the program again for -merge=1 and -fork=N, with its own options only: such
+  // a run takes the target from QCESIM_FUZZ_TARGET, which the first run sets for it.
+  const char* inherited = std::getenv("QCESIM_FUZZ_TARGET");
+  const bool rerun = inherited && (argc < 2 || argv[1][0] == '-');
+  if (argc < 2 && !rerun) {
     std::fprintf(stderr,
                  "usage: qcesim_fuzz scenario|profile|sweep|set|archive|fdt|device [libFuzzer options] [corpus...]\n");
     return 2;
   }
-  const std::string target = argv[1];
+  const std::string target = rerun ? inherited : argv[1];
   int (*cb)(const uint8_t*, size_t) = nullptr;
   if (target == "scenario") cb = fuzz_scenario;
   if (target == "profile") cb = fuzz_profile;
@@ -133,6 +137,8 @@ int sc_main(int argc, char* argv[]) {
   }
   prepare_dir();
   if (target == "device") fuzz::device_elaborate();
+  if (rerun) return LLVMFuzzerRunDriver(&argc, &argv, cb);
+  setenv("QCESIM_FUZZ_TARGET", target.c_str(), 1);
   // libFuzzer sees the program name and the options after the target.
   argv[1] = argv[0];
   int n = argc - 1;
