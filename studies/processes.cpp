@@ -65,8 +65,8 @@ void prefault_arena() {
 }
 // The malloc settings prefault_arena relies on, made once in the parent and inherited by every
 // child: mallopt consolidates the main arena's free chunks as it goes, which in a child is a
-// copy-on-write fault for every page of the parent's heap that holds one (a fifth of a validate
-// run's page faults when each child called it).
+// copy-on-write fault for every page of the parent's heap that holds one (a ninth of the page
+// faults of run --uncertainty 100 over one IPQ40xx scenario when each child called it).
 void keep_arenas() {
 #if defined(MADV_POPULATE_WRITE) && !defined(QCESIM_ASAN)
   static const bool once = [] {
