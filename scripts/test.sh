@@ -9,8 +9,9 @@ werror=OFF
 flags=()
 if [ -n "${CI:-}" ]; then
   werror=ON
-  # CI builds the release preset's code without its line tables (-g1): GCC generates the same
-  # code either way, and the debug information was a fifth of each file's compile time.
+  # CI builds the release preset's code without its line tables: the preset's flags less -g1
+  # (keep them in step). GCC generates the same code either way, and the debug information was
+  # about a fifth of a unit's compile time (studies' first unity unit: 23.7 -> 18.3 s).
   flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG")
 fi
 cmake --preset release -DQCESIM_WERROR="$werror" "${flags[@]}"
