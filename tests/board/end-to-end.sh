@@ -11,8 +11,11 @@ fail() { echo "end-to-end: $*" >&2; exit 1; }
 [ -f "$guest/ok" ] || fail "no guest in $guest: scripts/setup.sh unpacks Debian's arm64 kernel and busybox there"
 [ -x "$kit/afalg-bench-arm64" ] || fail "no $kit/afalg-bench-arm64: the board-kit target builds it (gcc-aarch64-linux-gnu)"
 
-# Quick counts, a bounded budget, tcrypt and function_graph on: every part of the kit runs.
-"$here/qemu-kit.sh" "$guest" "$kit" "$work" -q -t 240 -f
+[ -x "$kit/afalg-bench-armhf" ] || fail "no $kit/afalg-bench-armhf: the board-kit target builds it (gcc-arm-linux-gnueabihf)"
+
+# Quick counts, a bounded budget, tcrypt and function_graph on: every part of the kit runs. Then
+# the kit again under linux32, as on an ARMv7 board (the IPQ40xx's): the armhf afalg-bench.
+QCESIM_KIT_ARMHF="-q -T -t 120" "$here/qemu-kit.sh" "$guest" "$kit" "$work" -q -t 240 -f
 grep -q "no Qualcomm crypto engine driver registered" "$work/console.log" || fail "the kit did not say QCE is absent"
 
 cd "$work"
@@ -51,6 +54,27 @@ check(more["workload"].get("hash_calls") == "init_update_final" and len(more["va
       "the MSG_MORE run should be its own init/update/final scenario: %s" % more)
 check("output equal" in more["variants"][0]["about"], "the MSG_MORE run's digest was not checked: %s" % more)
 print("end-to-end: archive, report, scenarios and function table checked")
+PY
+
+# The armhf pass: the same runs through the 32-bit binary and the kernel's compat system calls,
+# each output still equal to the generic driver's.
+rm -rf out-armhf
+"$qcesim" ingest board-armhf.tar.gz -o out-armhf --name qemu-armhf >report-armhf.md
+python3 - <<'PY'
+import json, sys
+def check(ok, what):
+    if not ok:
+        sys.exit("end-to-end (armhf): " + what)
+report = open("report-armhf.md").read()
+check(") armv8l." in report, "the 32-bit pass's uname should say armv8l (linux32), so the kit ran afalg-bench-armhf")
+for name, driver in (("sha256-4096", "sha256-ce"), ("cbc-aes128-4096", "cbc-aes-ce")):
+    s = json.load(open("out-armhf/qemu-armhf-%s.json" % name))
+    v = s["variants"]
+    check(len(v) == 1 and v[0]["name"] == driver, "%s: expected the %s run alone: %s" % (name, driver, v))
+    check("output equal" in v[0]["about"], "%s: the 32-bit run's output was not checked equal" % name)
+    m = v[0]["measured"]
+    check(m["wall_s"] > 0 and m["cpu_s"] > 0 and m["message_bytes"] == 4096, "%s measured %s" % (name, m))
+print("end-to-end: the armhf pass measured through the compat system calls, outputs checked")
 PY
 "$qcesim" validate out --samples 3 --messages 200 >validate.txt
 grep -q "^qemu-virt:" validate.txt || fail "validate shows no rows for the board"

@@ -5,6 +5,10 @@
 # drivers (QEMU has no crypto engine), writes its archive to a raw virtio disk, and the host
 # takes it out. Usage: qemu-kit.sh GUEST_DIR KIT_DIR OUT_DIR [KIT OPTIONS...]
 # Writes OUT_DIR/board.tar.gz and OUT_DIR/console.log; exit 0 when the archive came out.
+# With QCESIM_KIT_ARMHF set (the kit's options for it), the kit runs a second time under
+# `linux32`: uname says armv8l, as an ARMv7 board's armv7l would pick the armhf build, so the
+# 32-bit afalg-bench talks to AF_ALG through the kernel's compat system calls (an IPQ40xx runs
+# that binary); its archive is OUT_DIR/board-armhf.tar.gz.
 set -euo pipefail
 guest=$1 kit=$2 out=$3
 shift 3
@@ -17,6 +21,12 @@ ir="$out/initramfs"
 mkdir -p "$ir/bin" "$ir/kit" "$ir/lib/modules/$kernel_release/kernel"
 cp "$root/bin/busybox" "$ir/bin/busybox"
 cp "$kit/qcesim-measure" "$kit/afalg-bench-arm64" "$ir/kit/"
+armhf_options=""
+if [ -n "${QCESIM_KIT_ARMHF:-}" ]; then
+  cp "$kit/afalg-bench-armhf" "$ir/kit/"
+  # shellcheck disable=SC2086 # the options are words, as on the kit's command line
+  armhf_options=$(printf ' %q' $QCESIM_KIT_ARMHF)
+fi
 # The modules inserted at boot, in dependency order (the .deb ships no modules.dep), and
 # tcrypt, which the kit loads itself.
 modules="crypto/af_alg crypto/algif_hash crypto/algif_skcipher arch/arm64/crypto/sha256-arm64
@@ -45,6 +55,14 @@ sh /kit/qcesim-measure -o /tmp/board.tar.gz $kit_options
 if [ -f /tmp/board.tar.gz ]; then
   cat /tmp/board.tar.gz >/dev/vda && sync && echo "QCESIM-ARCHIVE-BYTES \$(wc -c </tmp/board.tar.gz)"
 fi
+if [ -n "$armhf_options" ]; then
+  linux32 sh /kit/qcesim-measure -o /tmp/board-armhf.tar.gz $armhf_options
+  # The second archive 32 MiB into the same disk (two virtio disks' names depend on probe order).
+  if [ -f /tmp/board-armhf.tar.gz ]; then
+    dd if=/tmp/board-armhf.tar.gz of=/dev/vda bs=1M seek=32 2>/dev/null && sync &&
+      echo "QCESIM-ARMHF-BYTES \$(wc -c </tmp/board-armhf.tar.gz)"
+  fi
+fi
 poweroff -f
 INIT
 chmod +x "$ir/init" "$ir/kit/qcesim-measure"
@@ -62,6 +80,17 @@ if [ -z "$bytes" ]; then
   tail -n 40 "$out/console.log" >&2
   exit 1
 fi
+[ "$bytes" -le $((32 << 20)) ] || { echo "qemu-kit: the archive ($bytes bytes) overlaps the second one's place" >&2; exit 1; }
 head -c "$bytes" "$out/disk.img" >"$out/board.tar.gz"
+if [ -n "$armhf_options" ]; then
+  bytes32=$(sed -n 's/.*QCESIM-ARMHF-BYTES \([0-9][0-9]*\).*/\1/p' "$out/console.log" | tail -n1)
+  if [ -z "$bytes32" ]; then
+    echo "qemu-kit: no armhf archive came out of the guest; its console:" >&2
+    tail -n 40 "$out/console.log" >&2
+    exit 1
+  fi
+  dd if="$out/disk.img" of="$out/board-armhf.tar.gz" bs=1M skip=32 count="$bytes32" iflag=count_bytes status=none
+  echo "qemu-kit: $out/board-armhf.tar.gz ($bytes32 bytes)" >&2
+fi
 rm -rf "$out/disk.img" "$ir"
 echo "qemu-kit: $out/board.tar.gz ($bytes bytes)" >&2
