@@ -103,6 +103,7 @@ void prepare_dir() {
   fs::copy_file(src + "sm8650-seed.json", g_dir + "/seed.json");
   fs::create_directory(g_dir + "/profiles");
   fs::copy_file(src + "sm8650.json", g_dir + "/profiles/sm8650.json");
+  fs::copy_file(src + "ipq40xx.json", g_dir + "/profiles/ipq40xx.json");
   std::atexit([] {
     std::error_code ec;
     fs::remove_all(g_dir, ec);

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the board-kit test inputs: a flattened device tree with the SM8650's crypto wiring
-(the facts of soc/device_tree.cpp's sm8650 entry, from sm8650.dtsi) and a kit archive around it.
+"""Writes the board-kit test inputs: for each of the two SoCs the model knows, a flattened device
+tree with its crypto wiring (the facts of soc/device_tree.cpp's entry: sm8650.dtsi,
+qcom-ipq4019.dtsi) and a kit archive around it, as the kit would write it on that board (the
+IPQ40xx's: a 32-bit kernel, ARMv7 /proc/cpuinfo, no IOMMU, no idle driver).
 
-They are TEST DATA, not a measurement: the archive's runs carry the published seed numbers
-(measurements.json P1) dressed as afalg-bench reports so that ingest's arithmetic can be
-checked against known values; its interrupt counts, clocks and idle states are made up for
-the test and say so in the manifest. Outputs: tests/data/board/ (unit tests) and the fuzzers'
-corpora fuzz/corpus/{archive,fdt}/. Deterministic: the same bytes on every run.
+They are TEST DATA, not a measurement: the SM8650 archive's runs carry the published seed
+numbers (measurements.json P1), the IPQ40xx archive's cbc(aes) runs M1's published AES-128-CBC
+rates, dressed as afalg-bench reports so that ingest's arithmetic can be checked against known
+values; their CPU times, interrupt counts, clocks, idle states and the IPQ40xx's SHA-256 runs are
+made up for the test and say so in the manifests. Outputs: tests/data/board/ (unit tests) and the
+fuzzers' corpora fuzz/corpus/{archive,fdt}/. Deterministic: the same bytes on every run.
 Usage: python3 fuzz/make_board_seeds.py [REPO]
 """
 import io
@@ -91,11 +94,12 @@ def stat(irq, softirq):
 
 
 def run(driver, wall_s, cpu_s, hardirq_ticks, softirq_ticks, irqs, messages=50000, bytes_=4096, alg="sha256", idle=(),
-        cpu_end=7, send="whole"):
-    lines = ["qcesim-afalg 1", "check equal sha256-generic", "type hash", "alg " + alg, "driver " + driver,
-             "bytes %d" % bytes_, "messages %d" % messages, "requested %d" % messages, "key_bytes 0", "send " + send,
-             "wall_ns %d" % round(wall_s * 1e9), "utime_us %d" % round(cpu_s * 0.1e6),
-             "stime_us %d" % round(cpu_s * 0.9e6), "clk_tck 100", "cpu_start 7", "cpu_end %d" % cpu_end,
+        cpu_end=7, send="whole", cpu_start=7, kind="hash", key_bytes=0, check="sha256-generic"):
+    lines = ["qcesim-afalg 1", "check equal " + check, "type " + kind, "alg " + alg, "driver " + driver,
+             "bytes %d" % bytes_, "messages %d" % messages, "requested %d" % messages, "key_bytes %d" % key_bytes]
+    lines += ["send " + send] if kind == "hash" else []
+    lines += ["wall_ns %d" % round(wall_s * 1e9), "utime_us %d" % round(cpu_s * 0.1e6),
+             "stime_us %d" % round(cpu_s * 0.9e6), "clk_tck 100", "cpu_start %d" % cpu_start, "cpu_end %d" % cpu_end,
              "stat_before " + stat(100, 200), "stat_after " + stat(100 + hardirq_ticks, 200 + softirq_ticks)]
     lines += ["irq %s" % i for i in irqs]
     lines += ["cpuidle %s" % i for i in idle]
@@ -155,6 +159,7 @@ item system/cpufreq collected
 item system/cpuidle collected
 item system/iommu collected
 item qce present sha256-qce
+item system/qce-parameters collected
 item runs/seed-cpu collected sha256-ce
 item runs/seed-qce collected sha256-qce
 item runs/seed-more-qce collected sha256-qce
@@ -175,6 +180,7 @@ members = [
     ("system/cpufreq", cpufreq),
     ("system/cpuidle", cpuidle),
     ("system/iommu", "group 12 DMA-FQ 1dfa000.crypto\ngroup 3 DMA a600000.usb\n"),
+    ("system/qce-parameters", "aes_sw_max_len 512\n"),
     ("runs/seed-cpu", run("sha256-ce", 0.10, 0.10, 0, 0, ["IPI1 10 Function call interrupts"],
                           idle=["7 0 10 100 WFI"], cpu_end=6)),  # the loop moved: CPU 7's states are not its
     ("runs/seed-qce", run("sha256-qce", 4.85, 2.78, 55, 94, ["250 50000 GICv3 272 Level bam_dma", "11 1212 GICv3 27 Level arch_timer"],
@@ -185,21 +191,117 @@ members = [
     ("tcrypt/sha256-qce", tcrypt),
     ("ftrace/graph", graph),
 ]
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
-    for d in ["system", "runs", "tcrypt", "ftrace"]:
-        info = tarfile.TarInfo(d)
-        info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, 0
-        t.addfile(info)
-    for name, data in members:
-        b = data if isinstance(data, bytes) else data.encode()
-        info = tarfile.TarInfo(name)
-        info.size, info.mode, info.mtime = len(b), 0o644, 0
-        t.addfile(info, io.BytesIO(b))
-TAR = buf.getvalue()
+
+
+def archive(members):
+    buf = io.BytesIO()
+    dirs = sorted({m[0].split("/")[0] for m in members if "/" in m[0]}, key=["system", "runs", "tcrypt", "ftrace"].index)
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        for d in dirs:
+            info = tarfile.TarInfo(d)
+            info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, 0
+            t.addfile(info)
+        for name, data in members:
+            b = data if isinstance(data, bytes) else data.encode()
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(b), 0o644, 0
+            t.addfile(info, io.BytesIO(b))
+    return buf.getvalue()
+
+
+TAR = archive(members)
+
+# ---- an IPQ4019 router (qcom-ipq4019.dtsi; OpenWrt's 4.19 kernel, as M1 and M2 ran) -------------
+GIC = 1
+ipq_cpus = [("cpu@%d" % i, [("device_type", s("cpu")), ("compatible", s("arm,cortex-a7")), ("reg", u32(i))], [])
+            for i in range(4)]
+ipq_tree = ("", [("model", s("qcesim test board (IPQ4019 wiring)")), ("compatible", s("asus,rt-ac58u", "qcom,ipq4019")),
+                 ("#address-cells", u32(1)), ("#size-cells", u32(1))], [
+    ("cpus", [("#address-cells", u32(1)), ("#size-cells", u32(0))], ipq_cpus),
+    ("soc", [("#address-cells", u32(1)), ("#size-cells", u32(1)), ("compatible", s("simple-bus"))], [
+        ("interrupt-controller@b000000", [("compatible", s("qcom,msm-qgic2")), ("reg", u32(0x0B000000, 0x1000)),
+                                          ("interrupt-controller", b""), ("#interrupt-cells", u32(3)),
+                                          ("phandle", u32(GIC))], []),
+        ("dma@8e04000", [("compatible", s("qcom,bam-v1.7.0")), ("reg", u32(0x08E04000, 0x20000)),
+                         ("interrupts", u32(0, 207, 4)), ("#dma-cells", u32(1)), ("qcom,ee", u32(1)),
+                         ("qcom,controlled-remotely", b""), ("phandle", u32(BAM))], []),
+        ("crypto@8e3a000", [("compatible", s("qcom,crypto-v5.1")), ("reg", u32(0x08E3A000, 0x6000)),
+                            ("dmas", u32(BAM, 2, BAM, 3)), ("dma-names", s("rx", "tx")), ("status", s("okay"))], []),
+    ]),
+])
+IPQ_DTB = fdt(ipq_tree)
+ipq_cpuinfo = "".join("processor\t: %d\nmodel name\t: ARMv7 Processor rev 5 (v7l)\nBogoMIPS\t: 96.00\n"
+                      "Features\t: half thumb fastmult vfp edsp neon vfpv3 tls vfpv4 idiva idivt vfpd32 lpae evtstrm\n"
+                      "CPU implementer\t: 0x41\nCPU architecture: 7\nCPU variant\t: 0x0\nCPU part\t: 0xc07\n"
+                      "CPU revision\t: 5\n\n" % i for i in range(4)) + "Hardware\t: Generic DT based system\nRevision\t: 0000\n"
+ipq_crypto = ""
+for name, driver, prio, module, kind in [
+        ("cbc(aes)", "cbc-aes-qce", 300, "qcrypto", "skcipher"), ("cbc(aes)", "cbc-aes-neonbs", 250, "aes_neon_bs", "skcipher"),
+        ("sha256", "sha256-qce", 300, "qcrypto", "ahash"), ("sha256", "sha256-neon", 250, "sha256_arm", "shash"),
+        ("sha256", "sha256-generic", 100, "kernel", "shash")]:
+    ipq_crypto += "name         : %s\ndriver       : %s\nmodule       : %s\npriority     : %d\ntype         : %s\n\n" % (
+        name, driver, module, prio, kind)
+ipq_cpufreq = ("policy0 related_cpus 0 1 2 3\npolicy0 scaling_governor ondemand\npolicy0 scaling_driver cpufreq-dt\n"
+               "policy0 cpuinfo_min_freq 48000\npolicy0 cpuinfo_max_freq 716800\n"
+               "policy0 scaling_available_frequencies 48000 200000 500000 716800\n")
+BAM_ROW = "31 %d GIC-0 239 Level bam_dma"  # GIC SPI 207 is hwirq 239 on a GICv2 (SPIs start at 32)
+
+
+def m1(bytes_, qce_kbps, soft_kbps):
+    """M1's AES-128-CBC rates (openssl speed, 3 s per size) as two afalg-bench runs."""
+    out = []
+    for side, drv, kbps, irqs in [("qce", "cbc-aes-qce", qce_kbps, 1), ("cpu", "cbc-aes-neonbs", soft_kbps, 0)]:
+        n = round(kbps * 1000 * 3.0 / bytes_)
+        wall = n * bytes_ / (kbps * 1000)
+        rows = [BAM_ROW % (n * irqs)] if irqs else []
+        out.append(("runs/cbc-aes128-%d-%s" % (bytes_, side),
+                    run(drv, wall, wall * 0.9, 0, 0, rows, messages=n, bytes_=bytes_, alg="cbc(aes)", cpu_start=0,
+                        cpu_end=0, kind="skcipher", key_bytes=16, check="cbc(aes-generic)")))
+    return out
+
+
+ipq_manifest = """qcesim-board-archive 1
+kit 1
+started 2026-12-06T00:00:00Z
+options synthetic test archive (fuzz/make_board_seeds.py): M1's published AES-128-CBC rates (the threshold not in force: aes_sw_max_len 0); made-up CPU times, interrupt counts and SHA-256 runs
+item system/uname collected
+item system/cmdline collected
+item system/cpuinfo collected
+item system/crypto collected
+item system/config absent no /proc/config.gz (CONFIG_IKCONFIG_PROC) and no /boot/config-4.19.78
+item system/fdt collected
+item system/cpufreq collected
+item system/cpuidle absent no cpuidle states (driver: none)
+item system/iommu absent no IOMMU groups: no IOMMU, or it is off
+item qce present cbc-aes-qce
+item system/qce-parameters collected
+item runs/seed-cpu collected sha256-neon
+item runs/seed-qce collected sha256-qce
+item runs/cbc-aes128-256-qce collected cbc-aes-qce
+item runs/cbc-aes128-256-cpu collected cbc-aes-neonbs
+item runs/cbc-aes128-1024-qce collected cbc-aes-qce
+item runs/cbc-aes128-1024-cpu collected cbc-aes-neonbs
+finished 2026-12-06T00:10:00Z
+"""
+ipq_members = [
+    ("manifest.txt", ipq_manifest),
+    ("system/uname", "Linux 4.19.78 #0 SMP Mon Jan 20 22:45:09 2020 armv7l\n"),
+    ("system/cmdline", "console=ttyMSM0,115200n8 ubi.mtd=UBI_DEV\n"),
+    ("system/cpuinfo", ipq_cpuinfo),
+    ("system/crypto", ipq_crypto),
+    ("system/fdt", IPQ_DTB),
+    ("system/cpufreq", ipq_cpufreq),
+    ("system/cpuidle", "cpuidle current_driver none\ncpuidle current_governor_ro menu\n"),
+    ("system/qce-parameters", "aes_sw_max_len 0\n"),
+    ("runs/seed-cpu", run("sha256-neon", 0.40, 0.40, 0, 0, [], messages=2000, cpu_start=0, cpu_end=0)),
+    ("runs/seed-qce", run("sha256-qce", 0.30, 0.12, 2, 5, [BAM_ROW % 4000], messages=2000, cpu_start=0, cpu_end=0)),
+] + m1(256, 2704.10, 6808.92) + m1(1024, 12314.37, 11418.80)
+IPQ_TAR = archive(ipq_members)
 
 for path, data in [("tests/data/board/sm8650-like.dtb", DTB), ("tests/data/board/sm8650-like.tar", TAR),
-                   ("fuzz/corpus/fdt/sm8650-like.dtb", DTB), ("fuzz/corpus/archive/sm8650-like.tar", TAR)]:
+                   ("tests/data/board/ipq40xx-like.tar", IPQ_TAR),
+                   ("fuzz/corpus/fdt/sm8650-like.dtb", DTB), ("fuzz/corpus/archive/sm8650-like.tar", TAR),
+                   ("fuzz/corpus/fdt/ipq40xx-like.dtb", IPQ_DTB), ("fuzz/corpus/archive/ipq40xx-like.tar", IPQ_TAR)]:
     with open(os.path.join(REPO, path), "wb") as f:
         f.write(data)
-print("wrote %d-byte device tree and %d-byte archive" % (len(DTB), len(TAR)))
+print("wrote %d- and %d-byte device trees and %d- and %d-byte archives" % (len(DTB), len(IPQ_DTB), len(TAR), len(IPQ_TAR)))

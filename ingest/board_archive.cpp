@@ -238,6 +238,23 @@ void parse_iommu(const Text& t, BoardArchive& a) {
   }
 }
 
+// /sys/module/qcrypto/parameters as "name value" lines; only aes_sw_max_len is read (a uint
+// module parameter), the others are listed by name.
+void parse_qce_parameters(const Text& t, BoardArchive& a) {
+  for (std::size_t i = 0; i < t.lines.size(); ++i) {
+    const std::vector<std::string> w = words(t.lines[i], 3);
+    if (w.empty()) continue;
+    if (w.size() > 2) t.fail(i, "NAME VALUE", model::quoted_input(t.lines[i]));
+    if (a.qce_parameters.size() >= 64) t.fail(i, "at most 64 module parameters", "more");
+    const std::string name = printable_word(t, i, w[0], "a module parameter's name");
+    if (name == "aes_sw_max_len") {
+      if (w.size() != 2) t.fail(i, "aes_sw_max_len VALUE", model::quoted_input(t.lines[i]));
+      a.aes_sw_max_len = whole<std::uint64_t>(t, i, w[1], "aes_sw_max_len", 0xffffffffull);
+    }
+    a.qce_parameters.push_back(name);
+  }
+}
+
 // The "cpu" line of /proc/stat: user nice system idle iowait irq softirq ..., in clock ticks.
 std::vector<std::uint64_t> stat_ticks(const Text& t, std::size_t i, const std::string& s) {
   const std::vector<std::string> w = words(s, 16);
@@ -427,6 +444,8 @@ BoardArchive parse_board_archive(const TarMembers& m, const std::string& file) {
   if (const std::string* s = text("system/cpufreq")) parse_cpufreq(Text(file, "system/cpufreq", *s), a);
   if (const std::string* s = text("system/cpuidle")) parse_cpuidle(Text(file, "system/cpuidle", *s), a);
   if (const std::string* s = text("system/iommu")) parse_iommu(Text(file, "system/iommu", *s), a);
+  if (const std::string* s = text("system/qce-parameters"))
+    parse_qce_parameters(Text(file, "system/qce-parameters", *s), a);
   if (const std::string* s = text("system/fdt")) {
     a.fdt = read_fdt(*s, file, "system/fdt");
     a.has_fdt = true;

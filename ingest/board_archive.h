@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,8 @@ struct BoardArchive {
   std::string cpuidle_driver;
   std::vector<IdleState> idle;
   std::vector<IommuDevice> iommu;
+  std::vector<std::string> qce_parameters;      // the qcrypto module's parameters, by name
+  std::optional<std::uint64_t> aes_sw_max_len;  // its aes_sw_max_len, where it has one
   std::vector<BenchRun> runs;
   std::vector<ManifestItem> failed_runs;  // runs/ members the kit marked failed, skipped or partial-less
   std::vector<TcryptRow> tcrypt;

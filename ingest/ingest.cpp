@@ -422,6 +422,34 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     }
   }
 
+  // ---- the fallback threshold: the qcrypto module's aes_sw_max_len ----------------------------
+  // Requests up to it go to software (every AES mode in the 2020 driver, XTS since 2021): whether a
+  // small cipher request reaches the engine at all.
+  if (a.aes_sw_max_len) {
+    const std::string from = "/sys/module/qcrypto/parameters/aes_sw_max_len";
+    const json* p = param(prof, "driver.aes_sw_max_len");
+    const double hi = p && p->contains("range") ? (*p)["range"][1].get<double>() : 0;
+    if (static_cast<double>(*a.aes_sw_max_len) <= hi) {
+      set("driver.aes_sw_max_len", *a.aes_sw_max_len, from);
+    } else if (p) {
+      const auto end = static_cast<std::uint64_t>(hi);
+      set("driver.aes_sw_max_len", end, fmt::format("{} ({}, beyond the range's {})", from, *a.aes_sw_max_len, end));
+      note(
+          fmt::format("The driver's aes_sw_max_len is {}: every request up to {} bytes goes to software, so "
+                      "driver.aes_sw_max_len is the range's end, {}.",
+                      *a.aes_sw_max_len, end, end));
+    }
+  } else if (const ManifestItem* it = a.item("system/qce-parameters"); it && it->status == "absent") {
+    set("driver.aes_sw_max_len", 0, "no aes_sw_max_len among the qcrypto module's parameters: no length threshold");
+  } else if (std::any_of(a.drivers.begin(), a.drivers.end(),
+                         [](const CryptoDriver& d) { return is_qce(d.driver, d.module); })) {
+    const json* p = param(prof, "driver.aes_sw_max_len");
+    note(
+        fmt::format("The archive does not give the driver's aes_sw_max_len (a kit before 2026-12-06): "
+                    "driver.aes_sw_max_len stays {}'s {}.",
+                    base_name, p && p->contains("value") ? (*p)["value"].dump() : "value"));
+  }
+
   // ---- the profile file -----------------------------------------------------------------------
   const std::string profile_file = board + "-profile.json";
   prof["profile"] = board;
@@ -659,6 +687,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   bool lacks = false;
   for (const ManifestItem& i : a.items) {
     if (i.status == "collected" || i.status == "present") continue;
+    if (i.path == "system/qce-parameters") continue;  // no aes_sw_max_len is itself the answer (above)
     lacks = true;
     const std::string s = settles(i.path);
     r += fmt::format("- `{}` ({}{}){}\n", i.path, i.status, i.note.empty() ? "" : ": " + i.note,

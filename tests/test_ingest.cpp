@@ -258,6 +258,20 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
               std::string::npos)
         << line;
   }
+  // The qcrypto module's parameters: aes_sw_max_len is a uint.
+  for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
+           {"aes_sw_max_len -1", "expected aes_sw_max_len: a whole number up to 4294967295, found \"-1\""},
+           {"aes_sw_max_len 4294967296", "expected aes_sw_max_len: a whole number up to 4294967295"},
+           {"aes_sw_max_len", "expected aes_sw_max_len VALUE, found \"aes_sw_max_len\""},
+           {"aes_sw_max_len 1 2", "expected NAME VALUE, found \"aes_sw_max_len 1 2\""}}) {
+    const std::string bad = member("manifest.txt", "qcesim-board-archive 1\n") +
+                            member("system/qce-parameters", "other 1\n" + line + "\n") + end_blocks();
+    EXPECT_NE(error_of([&] {
+                ingest::parse_board_archive(read_tar(bad, "b.tar"), "b.tar");
+              }).find("b.tar: at system/qce-parameters line 2: " + why),
+              std::string::npos)
+        << line << ": " << error_of([&] { ingest::parse_board_archive(read_tar(bad, "b.tar"), "b.tar"); });
+  }
   // MSG_MORE is a hash socket's: a cipher run that says it was sent so is refused.
   const std::string cipher_more = member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") +
                                   member("runs/a", "qcesim-afalg 1\ntype skcipher\ndriver cbc-aes-qce\nsend more\n") +
@@ -335,6 +349,82 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_NE(r.report.find("| runs/seed-qce | sha256-qce | qce | 50000 | 4096 | 97.00 | 55.60 | 0.55 | 0.94 | 1.00 |"),
             std::string::npos)
       << r.report;
+}
+
+// An IPQ4019 router as the kit sees it on OpenWrt (tests/data/board/ipq40xx-like.tar: a 32-bit
+// 4.19 kernel, ARMv7 /proc/cpuinfo, one ondemand policy, no IOMMU, no idle driver; M1's AES-128-CBC
+// rates with the threshold not in force) becomes the IPQ40xx profile, and the qcrypto module's
+// aes_sw_max_len decides whether the 256-byte requests reach the engine.
+TEST(Ingest, AnIpq40xxRouterBecomesTheIpq40xxProfile) {
+  const ingest::BoardArchive a = ingest::read_board_archive(data("ipq40xx-like.tar"));
+  const std::string scen = std::string(QCESIM_SOURCE_DIR) + "/scenarios";
+  const ingest::IngestResult r = ingest::ingest_board(a, "r", scen);
+  EXPECT_EQ(fs::path(r.base_profile).filename(), "ipq40xx.json");  // crypto@8e3a000, qcom,crypto-v5.1
+  ASSERT_EQ(r.scenarios,
+            (std::vector<std::string>{"r-cbc-aes128-1024.json", "r-cbc-aes128-256.json", "r-sha256-4096.json"}));
+  const test::TempDir tmp("ingest");
+  const std::string& dir = tmp.path();
+  for (const auto& [f, text] : r.files) std::ofstream(dir + "/" + f) << text;
+  const studies::Scenario sc = studies::Scenario::load(dir + "/r-cbc-aes128-256.json");
+  ASSERT_EQ(sc.variants.size(), 2u);
+  EXPECT_EQ(sc.variants[1].engine, studies::VariantEngine::qce);
+  const model::Profile p = sc.profile_for(sc.variants[1]);
+  EXPECT_EQ(p.text("cpu.cpus"), "cortex-a7,cortex-a7,cortex-a7,cortex-a7");  // MIDR part 0xc07
+  EXPECT_DOUBLE_EQ(p.num("cpu.cortex-a7.freq"), 0.7168);
+  EXPECT_EQ(p.text("cpu.cortex-a7.opps"), "0.048,0.2,0.5,0.7168");
+  EXPECT_EQ(p.text("cpu.governor"), "ondemand");
+  EXPECT_EQ(p.text("iommu.mode"), "none");  // no iommus property on the crypto node
+  EXPECT_DOUBLE_EQ(p.num("cpuidle.off"), 1);
+  EXPECT_DOUBLE_EQ(p.num("driver.era"), 2020);  // 4.19, priority 300
+  EXPECT_DOUBLE_EQ(p.num("driver.aes_sw_max_len"), 0);
+  EXPECT_EQ(p.params().at("driver.aes_sw_max_len").provenance,
+            "measured: on the board, /sys/module/qcrypto/parameters/aes_sw_max_len (archive ipq40xx-like.tar, "
+            "qcesim ingest)");
+  const nlohmann::json j = model::read_json_file(dir + "/r-cbc-aes128-256.json", "scenario");
+  EXPECT_EQ(j["workload"]["key_bytes"], 16);
+  EXPECT_EQ(j["workload"]["message_bytes"], 256);
+  // GIC-0 239 is SPI 207 on the IPQ4019's GICv2: one BAM interrupt per request.
+  EXPECT_EQ(j["variants"][1]["measured"]["irqs_per_request"], 1.0);
+  for (const std::string row :
+       {"| BAM interrupt | GIC SPI 207 | GIC SPI 207 |", "| Linux's EE on the BAM | 1 | 1 |",
+        "| BAM controlled by another EE | yes | — |", "| IOMMU on the engine | no | — |", "older than 6.5",
+        "| runs/cbc-aes128-256-qce | cbc-aes-qce | qce | 31689 | 256 | 94.67 |"})
+    EXPECT_NE(r.report.find(row), std::string::npos) << row << "\n" << r.report;
+  EXPECT_EQ(r.report.find("system/qce-parameters"), std::string::npos);  // not a lack
+  EXPECT_EQ(r.report.find("No profile for this board"), std::string::npos);
+
+  // A driver without the parameter (4.19 without the 2020 backport): no threshold either.
+  ingest::BoardArchive old = a;
+  old.aes_sw_max_len.reset();
+  for (ingest::ManifestItem& i : old.items)
+    if (i.path == "system/qce-parameters") i.status = "absent";
+  const auto aes_sw_max_len = [&](const ingest::BoardArchive& b) {
+    const ingest::IngestResult o = ingest::ingest_board(b, "r", scen);
+    for (const auto& [f, text] : o.files)
+      if (f == "r-profile.json")
+        return std::make_pair(nlohmann::json::parse(text)["parameters"]["driver.aes_sw_max_len"], o.report);
+    return std::make_pair(nlohmann::json(), o.report);
+  };
+  auto [v, report] = aes_sw_max_len(old);
+  EXPECT_EQ(v["value"], 0) << v;
+  EXPECT_NE(v["provenance"].get<std::string>().find("no aes_sw_max_len among the qcrypto module's parameters"),
+            std::string::npos);
+  // A kit that did not look (no such item): the profile's 512, and the report says so.
+  ingest::BoardArchive older = old;
+  older.items.erase(std::remove_if(older.items.begin(), older.items.end(),
+                                   [](const ingest::ManifestItem& i) { return i.path == "system/qce-parameters"; }),
+                    older.items.end());
+  std::tie(v, report) = aes_sw_max_len(older);
+  EXPECT_EQ(v["value"], 512);
+  EXPECT_NE(report.find("does not give the driver's aes_sw_max_len"), std::string::npos) << report;
+  // Set above the profile's range (every request to software): the range's end, said.
+  ingest::BoardArchive all = a;
+  all.aes_sw_max_len = 4294967295u;
+  std::tie(v, report) = aes_sw_max_len(all);
+  EXPECT_EQ(v["value"], 1048576);
+  EXPECT_NE(report.find("aes_sw_max_len is 4294967295: every request up to 1048576 bytes goes to software"),
+            std::string::npos)
+      << report;
 }
 
 // The same board on an Android 6.1 kernel: AF_ALG's hash socket hashes by init, update and final
