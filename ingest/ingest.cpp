@@ -103,6 +103,9 @@ const std::vector<std::pair<std::string, std::string>>& what_it_settles() {
       {"system/cpuidle", "the idle states' exit latencies (cpuidle.*): what each interrupt's wake-up costs"},
       {"system/iommu", "the crypto device's IOMMU mode (iommu.mode): map and unmap costs per request"},
       {"qce", "every engine number: the per-request fixed cost, the per-byte cost, interrupts per request"},
+      {"af_alg",
+       "every run: the kit measures through AF_ALG's sockets (CONFIG_CRYPTO_USER_API_HASH and _SKCIPHER; "
+       "OpenWrt's kmod-crypto-user)"},
       {"runs/seed-qce", "the seed comparison (CPU against engine) on this board"},
       {"runs/seed-more-qce",
        "one more engine request per message (init, update and final): from kernel 6.5, against runs/seed-qce's "

@@ -17,6 +17,8 @@ fail() { echo "end-to-end: $*" >&2; exit 1; }
 # the kit again under linux32, as on an ARMv7 board (the IPQ40xx's): the armhf afalg-bench.
 QCESIM_KIT_ARMHF="-q -T -t 120" "$here/qemu-kit.sh" "$guest" "$kit" "$work" -q -t 240 -f
 grep -q "no Qualcomm crypto engine driver registered" "$work/console.log" || fail "the kit did not say QCE is absent"
+grep -q QCESIM-AF-ALG-UNLOADED "$work/console.log" || fail "the guest could not unload AF_ALG's modules"
+grep -q "the kernel has no AF_ALG sockets" "$work/console.log" || fail "the kit did not say AF_ALG is missing"
 
 cd "$work"
 rm -rf out

@@ -8,7 +8,9 @@
 # With QCESIM_KIT_ARMHF set (the kit's options for it), the kit runs a second time under
 # `linux32`: uname says armv8l, as an ARMv7 board's armv7l would pick the armhf build, so the
 # 32-bit afalg-bench talks to AF_ALG through the kernel's compat system calls (an IPQ40xx runs
-# that binary); its archive is OUT_DIR/board-armhf.tar.gz.
+# that binary), without busybox's timeout applet (OpenWrt leaves it out); its archive is
+# OUT_DIR/board-armhf.tar.gz. Then AF_ALG's modules are unloaded and the kit runs once more, to
+# say so on the console.
 set -euo pipefail
 guest=$1 kit=$2 out=$3
 shift 3
@@ -56,12 +58,17 @@ if [ -f /tmp/board.tar.gz ]; then
   cat /tmp/board.tar.gz >/dev/vda && sync && echo "QCESIM-ARCHIVE-BYTES \$(wc -c </tmp/board.tar.gz)"
 fi
 if [ -n "$armhf_options" ]; then
+  # As on OpenWrt, whose busybox has no timeout applet.
+  rm -f /bin/timeout
   linux32 sh /kit/qcesim-measure -o /tmp/board-armhf.tar.gz $armhf_options
   # The second archive 32 MiB into the same disk (two virtio disks' names depend on probe order).
   if [ -f /tmp/board-armhf.tar.gz ]; then
     dd if=/tmp/board-armhf.tar.gz of=/dev/vda bs=1M seek=32 2>/dev/null && sync &&
       echo "QCESIM-ARMHF-BYTES \$(wc -c </tmp/board-armhf.tar.gz)"
   fi
+  # And once without AF_ALG (a kernel without CONFIG_CRYPTO_USER_API_*): the kit must say so.
+  rmmod algif_skcipher algif_hash af_alg && echo QCESIM-AF-ALG-UNLOADED
+  linux32 sh /kit/qcesim-measure -o /tmp/no-af-alg.tar.gz -q -T -t 60
 fi
 poweroff -f
 INIT
