@@ -24,7 +24,7 @@ struct ManifestItem {
 };
 
 struct IrqDelta {
-  std::string label, name;  // "42", "42 GICv3 272 Level bam_dma"
+  std::string label, name;  // "42", "GICv3 304 Level bam_dma" (chip, hwirq, trigger, actions)
   std::uint64_t count = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "model/config_error.h"
@@ -77,19 +78,28 @@ std::string lower(std::string s) {
 // The engine's interrupts in a run: the /proc/interrupts rows whose action names the BAM or QCE,
 // and how many of them moved. A count taken as a measurement must come from one row: a SoC with
 // another BAM busy at the time (the IPQ40xx's BLSP for its UART and SPI) adds its interrupts.
+// Where the device tree gives the crypto BAM's SPI, its own row is the one a GIC lists as hwirq
+// SPI + 32 ("GIC-0 239 Level bam_dma" for the IPQ4019's SPI 207), and it alone counts.
 struct EngineIrqs {
   std::uint64_t count = 0;
   unsigned rows = 0;
 };
-EngineIrqs engine_irqs(const BenchRun& r) {
-  EngineIrqs e;
+EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
+  EngineIrqs e, own;
   for (const IrqDelta& d : r.irqs) {
     const std::string s = lower(d.name);
-    if (d.count && (s.find("bam") != std::string::npos || s.find("qce") != std::string::npos ||
-                    s.find("crypto") != std::string::npos))
-      e.count += d.count, ++e.rows;
+    if (!d.count || (s.find("bam") == std::string::npos && s.find("qce") == std::string::npos &&
+                     s.find("crypto") == std::string::npos))
+      continue;
+    e.count += d.count, ++e.rows;
+    std::istringstream w(s);
+    std::string chip, hwirq;
+    w >> chip >> hwirq;
+    if (crypto && crypto->has_spi && chip.find("gic") != std::string::npos &&
+        hwirq == std::to_string(crypto->bam_spi + 32))
+      own.count += d.count, ++own.rows;
   }
-  return e;
+  return e.rows > 1 && own.rows == 1 ? own : e;
 }
 
 // What each piece the archive may lack would settle (docs/board.md's table).
@@ -530,7 +540,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                        {"cpu_s", r->cpu_s},       {"hardirq_s", r->hardirq_s}, {"softirq_s", r->softirq_s}};
       // The engine's interrupts per request, where /proc/interrupts named its BAM: what tells the
       // driver's paths apart (two or three per request with the locking series, calibration.md H4).
-      if (const EngineIrqs irqs = engine_irqs(*r); qce && irqs.rows == 1 && r->messages) {
+      if (const EngineIrqs irqs = engine_irqs(*r, crypto); qce && irqs.rows == 1 && r->messages) {
         const double per = std::round(static_cast<double>(irqs.count) / static_cast<double>(r->messages) * 1000) / 1000;
         if (per > 0 && per <= 1000) v["measured"]["irqs_per_request"] = per;  // the scenario's range
       }
@@ -643,7 +653,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
        "softirq s | engine interrupts/request | output |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const BenchRun& b : a.runs) {
     const double n = static_cast<double>(b.messages);
-    const std::uint64_t irqs = engine_irqs(b).count;
+    const std::uint64_t irqs = engine_irqs(b, crypto).count;
     r += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n", b.member, b.driver,
                      is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n, 1e6 * b.cpu_s / n,
                      b.hardirq_s, b.softirq_s, irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
