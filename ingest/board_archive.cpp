@@ -335,10 +335,15 @@ BenchRun parse_run(const Text& t) {
   for (std::size_t k = 0; k < before.size(); ++k)
     if (after[k] < before[k]) t.fail(before_line, "stat_after at or above stat_before", "a counter that went back");
   r.wall_s = wall_ns / 1e9;
-  r.cpu_s = (utime_us + stime_us) / 1e6;
-  // /proc/stat's irq (6th) and softirq (7th) columns: system-wide, as the seed measurement.
-  r.hardirq_s = static_cast<double>(after[5] - before[5]) / clk_tck;
-  r.softirq_s = static_cast<double>(after[6] - before[6]) / clk_tck;
+  r.task_cpu_s = (utime_us + stime_us) / 1e6;
+  // /proc/stat's columns, system-wide, as the seed measurement: irq (6th) and softirq (7th), and
+  // the busy time of every core, user + nice + system + irq + softirq, which is what the seed's
+  // CPU number and the model's cpu_s are (the kworker's and the interrupts' time with the
+  // caller's; the process's own utime + stime has neither).
+  const auto ticks = [&](std::size_t k) { return static_cast<double>(after[k] - before[k]); };
+  r.hardirq_s = ticks(5) / clk_tck;
+  r.softirq_s = ticks(6) / clk_tck;
+  r.cpu_s = (ticks(0) + ticks(1) + ticks(2) + ticks(5) + ticks(6)) / clk_tck;
   return r;
 }
 

@@ -42,6 +42,7 @@ struct BenchRun {
   std::string send = "whole";  // hashes: "more" sent with MSG_MORE, finalised by the read
   std::uint64_t bytes = 0, messages = 0, requested = 0, key_bytes = 0;
   double wall_s = 0, cpu_s = 0, hardirq_s = 0, softirq_s = 0;  // as the seed measurement reports them
+  double task_cpu_s = 0;                                       // the loop's process alone (getrusage)
   int cpu = -1;                                                // where the loop started
   int cpu_end = -1;                                            // and where it ended
   std::vector<IrqDelta> irqs;

@@ -649,14 +649,17 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     r += "| parameter | was | board | from |\n|---|---|---|---|\n";
     for (const Change& c : changes) r += fmt::format("| `{}` | {} | {} | {} |\n", c.name, c.was, c.now, c.from);
   }
-  r += "\n## The runs\n\n| run | driver | engine | messages | bytes | µs/request wall | µs/request CPU | hardirq s | "
-       "softirq s | engine interrupts/request | output |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  r += "\n## The runs\n\nCPU is every core's busy time (/proc/stat: user, nice, system, irq and softirq), as the "
+       "seed measurement's and the model's; task is the measuring process's own (utime + stime).\n\n| run | driver "
+       "| engine | messages | bytes | µs/request wall | µs/request CPU | µs/request task | hardirq s | softirq s | "
+       "engine interrupts/request | output |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const BenchRun& b : a.runs) {
     const double n = static_cast<double>(b.messages);
     const std::uint64_t irqs = engine_irqs(b, crypto).count;
-    r += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n", b.member, b.driver,
-                     is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n, 1e6 * b.cpu_s / n,
-                     b.hardirq_s, b.softirq_s, irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
+    r += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n", b.member,
+                     b.driver, is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n,
+                     1e6 * b.cpu_s / n, 1e6 * b.task_cpu_s / n, b.hardirq_s, b.softirq_s,
+                     irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
                      b.check.empty() ? "not checked" : b.check);
   }
   for (const ManifestItem& f : a.failed_runs)

@@ -75,7 +75,8 @@ for name, driver in (("sha256-4096", "sha256-ce"), ("cbc-aes128-4096", "cbc-aes-
     check(len(v) == 1 and v[0]["name"] == driver, "%s: expected the %s run alone: %s" % (name, driver, v))
     check("output equal" in v[0]["about"], "%s: the 32-bit run's output was not checked equal" % name)
     m = v[0]["measured"]
-    check(m["wall_s"] > 0 and m["cpu_s"] > 0 and m["message_bytes"] == 4096, "%s measured %s" % (name, m))
+    # CPU is /proc/stat's busy ticks (10 ms): 200 short requests may round to none.
+    check(m["wall_s"] > 0 and m["cpu_s"] >= 0 and m["message_bytes"] == 4096, "%s measured %s" % (name, m))
 print("end-to-end: the armhf pass measured through the compat system calls, outputs checked")
 PY
 "$qcesim" validate out --samples 3 --messages 200 >validate.txt
