@@ -89,23 +89,28 @@ tree = ("", [("model", s("qcesim test board (SM8650 wiring)")), ("compatible", s
 DTB = fdt(tree)
 
 
-def stat(user, system, irq, softirq):
-    return "cpu  %d 0 %d 50000 10 %d %d 0 0 0" % (user, system, irq, softirq)
+def stat(user, nice, system, idle, iowait, irq, softirq, steal):
+    return "cpu  %d %d %d %d %d %d %d %d 0 0" % (user, nice, system, idle, iowait, irq, softirq, steal)
 
 
 def run(driver, wall_s, cpu_s, hardirq_ticks, softirq_ticks, irqs, messages=50000, bytes_=4096, alg="sha256", idle=(),
         cpu_end=7, send="whole", cpu_start=7, kind="hash", key_bytes=0, check="sha256-generic"):
     """cpu_s is every core's busy time (/proc/stat, as the seed measurement's CPU); the process's
     own utime + stime is made up as that time outside the interrupts."""
-    busy = round(cpu_s * 100) - hardirq_ticks - softirq_ticks  # user + system ticks
+    busy = round(cpu_s * 100) - hardirq_ticks - softirq_ticks  # user + nice + system ticks
     task_s = busy / 100
+    # Every column moves by its own amount, so a sum over the wrong columns shows: 3 of the busy
+    # ticks are nice, a tenth user, the rest system; idle, iowait and steal move but are not busy.
+    nice = min(3, busy)
+    user = (busy - nice) // 10
     lines = ["qcesim-afalg 1", "check equal " + check, "type " + kind, "alg " + alg, "driver " + driver,
              "bytes %d" % bytes_, "messages %d" % messages, "requested %d" % messages, "key_bytes %d" % key_bytes]
     lines += ["send " + send] if kind == "hash" else []
     lines += ["wall_ns %d" % round(wall_s * 1e9), "utime_us %d" % round(task_s * 0.1e6),
               "stime_us %d" % round(task_s * 0.9e6), "clk_tck 100", "cpu_start %d" % cpu_start, "cpu_end %d" % cpu_end,
-              "stat_before " + stat(1000, 2000, 100, 200),
-              "stat_after " + stat(1000 + busy // 10, 2000 + busy - busy // 10, 100 + hardirq_ticks, 200 + softirq_ticks)]
+              "stat_before " + stat(1000, 40, 2000, 50000, 10, 100, 200, 5),
+              "stat_after " + stat(1000 + user, 40 + nice, 2000 + busy - nice - user, 50400, 21, 100 + hardirq_ticks,
+                                   200 + softirq_ticks, 18)]
     lines += ["irq %s" % i for i in irqs]
     lines += ["cpuidle %s" % i for i in idle]
     lines += ["status complete"]

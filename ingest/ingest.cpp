@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -78,14 +79,16 @@ std::string lower(std::string s) {
 // The engine's interrupts in a run: the /proc/interrupts rows whose action names the BAM or QCE,
 // and how many of them moved. A count taken as a measurement must come from one row: a SoC with
 // another BAM busy at the time (the IPQ40xx's BLSP for its UART and SPI) adds its interrupts.
-// Where the device tree gives the crypto BAM's SPI, its own row is the one a GIC lists as hwirq
-// SPI + 32 ("GIC-0 239 Level bam_dma" for the IPQ4019's SPI 207), and it alone counts.
+// Where the device tree gives the crypto BAM's SPI and the rows are a GIC's, only the crypto
+// BAM's own row counts: the one the GIC lists as hwirq SPI + 32 ("GIC-0 239 Level bam_dma" for
+// the IPQ4019's SPI 207), never another BAM's, even when that one alone moved.
 struct EngineIrqs {
   std::uint64_t count = 0;
   unsigned rows = 0;
 };
 EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
   EngineIrqs e, own;
+  bool on_gic = false;
   for (const IrqDelta& d : r.irqs) {
     const std::string s = lower(d.name);
     if (!d.count || (s.find("bam") == std::string::npos && s.find("qce") == std::string::npos &&
@@ -95,11 +98,11 @@ EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
     std::istringstream w(s);
     std::string chip, hwirq;
     w >> chip >> hwirq;
-    if (crypto && crypto->has_spi && chip.find("gic") != std::string::npos &&
-        hwirq == std::to_string(crypto->bam_spi + 32))
-      own.count += d.count, ++own.rows;
+    if (chip.find("gic") == std::string::npos) continue;
+    on_gic = true;
+    if (crypto && crypto->has_spi && hwirq == std::to_string(crypto->bam_spi + 32)) own.count += d.count, ++own.rows;
   }
-  return e.rows > 1 && own.rows == 1 ? own : e;
+  return crypto && crypto->has_spi && on_gic ? own : e;
 }
 
 // What each piece the archive may lack would settle (docs/board.md's table).
@@ -441,7 +444,12 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   if (a.aes_sw_max_len) {
     const std::string from = "/sys/module/qcrypto/parameters/aes_sw_max_len";
     const json* p = param(prof, "driver.aes_sw_max_len");
-    const double hi = p && p->contains("range") ? (*p)["range"][1].get<double>() : 0;
+    // The profile's range (a user's profile may give none: then no end).
+    double hi = std::numeric_limits<double>::infinity();
+    if (p && p->is_object() && p->contains("range")) {
+      const json& r = (*p)["range"];
+      if (r.is_array() && r.size() == 2 && r[1].is_number()) hi = r[1].get<double>();
+    }
     if (static_cast<double>(*a.aes_sw_max_len) <= hi) {
       set("driver.aes_sw_max_len", *a.aes_sw_max_len, from);
     } else if (p) {

@@ -266,15 +266,23 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
            {"aes_sw_max_len -1", "expected aes_sw_max_len: a whole number up to 4294967295, found \"-1\""},
            {"aes_sw_max_len 4294967296", "expected aes_sw_max_len: a whole number up to 4294967295"},
            {"aes_sw_max_len", "expected aes_sw_max_len VALUE, found \"aes_sw_max_len\""},
-           {"aes_sw_max_len 1 2", "expected NAME VALUE, found \"aes_sw_max_len 1 2\""}}) {
+           {"aes_sw_max_len 1 2", "expected aes_sw_max_len VALUE, found \"aes_sw_max_len 1 2\""}}) {
     const std::string bad = member("manifest.txt", "qcesim-board-archive 1\n") +
-                            member("system/qce-parameters", "other 1\n" + line + "\n") + end_blocks();
+                            member("system/qce-parameters", "other a b c\n" + line + "\n") + end_blocks();
     EXPECT_NE(error_of([&] {
                 ingest::parse_board_archive(read_tar(bad, "b.tar"), "b.tar");
               }).find("b.tar: at system/qce-parameters line 2: " + why),
               std::string::npos)
         << line << ": " << error_of([&] { ingest::parse_board_archive(read_tar(bad, "b.tar"), "b.tar"); });
   }
+  // Another parameter's value is anyone's (a vendor driver's string): listed by name, not read.
+  const ingest::BoardArchive vendor = ingest::parse_board_archive(
+      read_tar(member("manifest.txt", "qcesim-board-archive 1\n") +
+                   member("system/qce-parameters", "ce_device two words here\naes_sw_max_len 768 \n") + end_blocks(),
+               "b.tar"),
+      "b.tar");
+  EXPECT_EQ(vendor.qce_parameters, (std::vector<std::string>{"ce_device", "aes_sw_max_len"}));
+  EXPECT_EQ(vendor.aes_sw_max_len, 768u);
   // MSG_MORE is a hash socket's: a cipher run that says it was sent so is refused.
   const std::string cipher_more = member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") +
                                   member("runs/a", "qcesim-afalg 1\ntype skcipher\ndriver cbc-aes-qce\nsend more\n") +
@@ -393,6 +401,14 @@ TEST(Ingest, AnIpq40xxRouterBecomesTheIpq40xxProfile) {
   // row, the device tree's SPI + 32, is the count; without the device tree two rows are none.
   const nlohmann::json k = model::read_json_file(dir + "/r-cbc-aes128-1024.json", "scenario");
   EXPECT_EQ(k["variants"][1]["measured"]["irqs_per_request"], 1.0);
+  // Only the BLSP's BAM moved (say the requests went to software): not the engine's interrupts.
+  ingest::BoardArchive blsp_only = a;
+  for (ingest::BenchRun& run : blsp_only.runs)
+    if (run.member == "runs/cbc-aes128-256-qce") run.irqs = {{"26", "GIC-0 270 Level bam_dma", 250}};
+  for (const auto& [f, text] : ingest::ingest_board(blsp_only, "r", scen).files)
+    if (f == "r-cbc-aes128-256.json") {
+      EXPECT_FALSE(nlohmann::json::parse(text)["variants"][1]["measured"].contains("irqs_per_request")) << text;
+    }
   ingest::BoardArchive no_dt = a;
   no_dt.has_fdt = false;
   for (const auto& [f, text] : ingest::ingest_board(no_dt, "r", scen).files)
@@ -475,13 +491,19 @@ TEST(Ingest, TwoBamRowsCountOnlyTheCryptoBamsOwn) {
   ingest::IngestResult r = ingest::ingest_board(a, "t", scen);
   EXPECT_EQ(seed(r)["irqs_per_request"], 1.0) << seed(r);
   EXPECT_NE(r.report.find("| 0.55 | 0.94 | 1.00 |"), std::string::npos) << r.report;
-  // The device tree's BAM on another SPI: neither row is its own, so no count is a measurement.
+  // The device tree's BAM on another SPI: neither row is its own, so neither counts.
   ASSERT_FALSE(a.fdt.crypto.empty());
   a.fdt.crypto[0].bam_spi = 100;
   r = ingest::ingest_board(a, "t", scen);
   EXPECT_FALSE(seed(r).contains("irqs_per_request")) << seed(r);
   EXPECT_TRUE(seed(r).contains("wall_s"));
-  EXPECT_NE(r.report.find("| 1.14 |"), std::string::npos) << r.report;  // (50000 + 7000) / 50000 in the report
+  EXPECT_NE(r.report.find("| 0.55 | 0.94 | — |"), std::string::npos) << r.report;
+  // Without a device tree no row is known to be the crypto BAM's: both are summed in the
+  // report, (50000 + 7000) / 50000, and two rows are no measurement.
+  a.has_fdt = false;
+  r = ingest::ingest_board(a, "t", scen);
+  EXPECT_FALSE(seed(r).contains("irqs_per_request")) << seed(r);
+  EXPECT_NE(r.report.find("| 1.14 |"), std::string::npos) << r.report;
 }
 
 // A board on ondemand with cpufreq-dt's frequency list: the governor and the task core's OPPs

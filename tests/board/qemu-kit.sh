@@ -8,9 +8,9 @@
 # With QCESIM_KIT_ARMHF set (the kit's options for it), the kit runs a second time under
 # `linux32`: uname says armv8l, as an ARMv7 board's armv7l would pick the armhf build, so the
 # 32-bit afalg-bench talks to AF_ALG through the kernel's compat system calls (an IPQ40xx runs
-# that binary), without busybox's timeout applet (OpenWrt leaves it out); its archive is
-# OUT_DIR/board-armhf.tar.gz. Then AF_ALG's modules are unloaded and the kit runs once more, to
-# say so on the console.
+# that binary); its archive is OUT_DIR/board-armhf.tar.gz. Before it, the kit's watchdog for a
+# busybox without timeout (tests/board/kit-timeout.sh) runs under busybox's sh; after it, AF_ALG's
+# modules are unloaded and the kit runs once more, to say so on the console.
 set -euo pipefail
 guest=$1 kit=$2 out=$3
 shift 3
@@ -25,7 +25,7 @@ cp "$root/bin/busybox" "$ir/bin/busybox"
 cp "$kit/qcesim-measure" "$kit/afalg-bench-arm64" "$ir/kit/"
 armhf_options=""
 if [ -n "${QCESIM_KIT_ARMHF:-}" ]; then
-  cp "$kit/afalg-bench-armhf" "$ir/kit/"
+  cp "$kit/afalg-bench-armhf" "$(dirname "$0")/kit-timeout.sh" "$ir/kit/"
   # shellcheck disable=SC2086 # the options are words, as on the kit's command line
   armhf_options=$(printf ' %q' $QCESIM_KIT_ARMHF)
 fi
@@ -58,8 +58,8 @@ if [ -f /tmp/board.tar.gz ]; then
   cat /tmp/board.tar.gz >/dev/vda && sync && echo "QCESIM-ARCHIVE-BYTES \$(wc -c </tmp/board.tar.gz)"
 fi
 if [ -n "$armhf_options" ]; then
-  # As on OpenWrt, whose busybox has no timeout applet.
-  rm -f /bin/timeout
+  # The kit's watchdog for a busybox without timeout (OpenWrt's), under busybox's own sh.
+  sh /kit/kit-timeout.sh /kit/qcesim-measure sh && echo QCESIM-TMO-OK
   linux32 sh /kit/qcesim-measure -o /tmp/board-armhf.tar.gz $armhf_options
   # The second archive 32 MiB into the same disk (two virtio disks' names depend on probe order).
   if [ -f /tmp/board-armhf.tar.gz ]; then
