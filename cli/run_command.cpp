@@ -219,6 +219,10 @@ void print_results(const std::vector<studies::VariantResult>& results, unsigned 
                              : ": the model takes a different path through the driver than the board "
                                "(docs/calibration.md, hypotheses H3 and H4)");
     }
+    // A board's own process time (the kit's getrusage), beside the model's task context.
+    if (auto it = r.measured.find("task_s"); it != r.measured.end() && it->second > 0)
+      out << fmt::format("  task CPU (the measuring process's own): {:.4g} s simulated, {:.4g} s measured, {:+.1f}%\n",
+                         r.task_s, it->second, 100 * (r.task_s / it->second - 1));
     if (r.fast_forward.skipped)
       out << fmt::format(
           "  fast-forward: {} of the requests repeated, not simulated{}: a steady-state cycle of {} request{} "

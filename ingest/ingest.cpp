@@ -546,6 +546,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                                r->check.empty() ? "" : ", output " + r->check + " to the generic driver's");
       v["measured"] = {{"messages", r->messages}, {"message_bytes", r->bytes}, {"wall_s", r->wall_s},
                        {"cpu_s", r->cpu_s},       {"hardirq_s", r->hardirq_s}, {"softirq_s", r->softirq_s}};
+      // The process's own CPU time: exact where /proc/stat's ticks are coarse, the model's task_s.
+      if (r->task_cpu_s > 0) v["measured"]["task_s"] = r->task_cpu_s;
       // The engine's interrupts per request, where /proc/interrupts named its BAM: what tells the
       // driver's paths apart (two or three per request with the locking series, calibration.md H4).
       if (const EngineIrqs irqs = engine_irqs(*r, crypto); qce && irqs.rows == 1 && r->messages) {

@@ -57,6 +57,7 @@ double sim_value(const studies::VariantResult& r, const std::string& key) {
   if (key == "wall_s") return r.wall_s;
   if (key == "cpu_s") return r.cpu_s;
   if (key == "hardirq_s") return r.hardirq_s;
+  if (key == "task_s") return r.task_s;
   return r.softirq_s;
 }
 
@@ -308,8 +309,9 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
     p.evidence.emplace_back();
   }
   if (!spec.evidence.empty()) apply_evidence(p, base);
-  // Targets: every measured value of the four headline kinds that is above rounding noise (an
-  // interrupt count is a check, not a target: a count moves in steps, not along a gradient).
+  // Targets: every measured time above rounding noise (the four headline kinds, and a board's
+  // task time) (an interrupt count is a check, not a target: a count moves in steps, not along a
+  // gradient).
   for (const studies::Variant& v : sc.variants)
     for (const auto& [key, value] : studies::measured_for(v, sc.workload))
       if (value > 0 && key != kIrqsPerRequest) p.targets.push_back({v.name, key, value});

@@ -23,9 +23,10 @@ const std::vector<std::string> kVariantKeys = {
     "ce_buffers", "completion",       "rx_interrupt", "unlock_interrupt", "poll_delay_us", "lock_batch",
     "lock_when",  "lock_descriptors", "overrides",    "measured",         "about"};
 // What a variant's `measured` block may say: the workload it was taken with, the four numbers of
-// the measurement's table and the engine's interrupts per request (/proc/interrupts on a board).
-const std::vector<std::string> kMeasuredKeys = {"messages",  "message_bytes", "wall_s",       "cpu_s",
-                                                "hardirq_s", "softirq_s",     kIrqsPerRequest};
+// the measurement's table, and what a board adds: the measuring process's own CPU time (getrusage)
+// and the engine's interrupts per request (/proc/interrupts).
+const std::vector<std::string> kMeasuredKeys = {"messages",  "message_bytes", "wall_s", "cpu_s",
+                                                "hardirq_s", "softirq_s",     "task_s", kIrqsPerRequest};
 
 void apply_overrides(Profile& p, const json& ov, const std::string& file, const std::string& path) {
   if (!ov.is_object()) throw ConfigError(file, path, "an object of parameter: value", describe_json(ov));

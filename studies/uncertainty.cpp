@@ -43,7 +43,8 @@ const std::vector<std::pair<std::string, std::string>>& band_quantities() {
 }
 
 const std::vector<std::pair<std::string, std::string>>& checked_quantities() {
-  static const std::vector<std::pair<std::string, std::string>> q = {{kIrqsPerRequest, "interrupts/request"}};
+  static const std::vector<std::pair<std::string, std::string>> q = {{"task_s", "task [s]"},
+                                                                     {kIrqsPerRequest, "interrupts/request"}};
   return q;
 }
 
@@ -228,6 +229,7 @@ std::map<std::string, double> quantities_of(const VariantResult& r) {
           {"cpu_s", r.cpu_s},
           {"hardirq_s", r.hardirq_s},
           {"softirq_s", r.softirq_s},
+          {"task_s", r.task_s},
           {"p50_us", r.lat_p50_us},
           {"p99_us", r.lat_p99_us},
           {"mb_per_s", r.wall_s > 0 ? static_cast<double>(r.bytes) / r.wall_s / 1e6 : 0.0},

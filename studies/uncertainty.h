@@ -121,7 +121,8 @@ std::map<std::string, double> quantities_of(const VariantResult& r);
 // The quantities reported, in table order, with their headings.
 const std::vector<std::pair<std::string, std::string>>& band_quantities();
 // Quantities a board can measure that get a band (and a validate row) only where a variant's
-// `measured` block has them: the engine's interrupts per request.
+// `measured` block has them: the measuring process's own CPU time and the engine's interrupts
+// per request.
 const std::vector<std::pair<std::string, std::string>>& checked_quantities();
 // band_quantities(), then those checked_quantities() that `keys` has (a variant's bands, or its
 // measured values): a table's rows for it.

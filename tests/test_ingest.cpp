@@ -331,6 +331,8 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   const nlohmann::json j = model::read_json_file(dir + "/t-sha256-4096.json", "scenario");
   EXPECT_EQ(j["variants"][1]["engine"], "qce");
   EXPECT_EQ(j["variants"][1]["measured"]["wall_s"], 4.85);
+  EXPECT_EQ(j["variants"][1]["measured"]["cpu_s"], 2.78);   // every core's busy ticks
+  EXPECT_EQ(j["variants"][1]["measured"]["task_s"], 1.29);  // the process's utime + stime
   // The BAM's /proc/interrupts row, 50000 over 50000 messages (a made-up count): a check for validate.
   EXPECT_EQ(j["variants"][1]["measured"]["irqs_per_request"], 1.0);
   EXPECT_EQ(j["variants"][0]["engine"], "cpu");
@@ -641,6 +643,8 @@ TEST(Ingest, ValidateShowsTheBoardsRows) {
   EXPECT_NE(r.out.find("p1-like-sha256-4096"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sha256-qce"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("p1-like:"), std::string::npos) << r.out;  // grouped under the board's profile
+  // The process's own CPU time gets a row of its own (the model's task context).
+  EXPECT_NE(r.out.find("sha256-qce           task_s"), std::string::npos) << r.out;
 }
 
 }  // namespace
