@@ -95,13 +95,17 @@ static void read_stat(char* line, size_t n) {
   if (strncmp(line, "cpu ", 4) != 0) line[0] = 0;
 }
 
+#define MAX_IRQ_CPUS 64
+
 struct irq_row {
   char label[32];
   unsigned long long total;
+  unsigned long long per_cpu[MAX_IRQ_CPUS]; /* the first MAX_IRQ_CPUS CPUs' columns */
   char name[96];
 };
 
-/* Every /proc/interrupts row: its label, the sum over CPUs, and the rest of the line. */
+/* Every /proc/interrupts row: its label, the sum over CPUs, each CPU's count, and the rest of
+ * the line. */
 static int read_interrupts(struct irq_row* rows, int max) {
   FILE* f = fopen("/proc/interrupts", "r");
   if (!f) return 0;
@@ -119,11 +123,13 @@ static int read_interrupts(struct irq_row* rows, int max) {
     rows[n].label[colon - p] = 0;
     p = colon + 1;
     unsigned long long total = 0;
+    memset(rows[n].per_cpu, 0, sizeof rows[n].per_cpu);
     for (int c = 0; c < ncpu; ++c) {
       char* end = NULL;
       unsigned long long v = strtoull(p, &end, 10);
       if (end == p) break;
       total += v;
+      if (c < MAX_IRQ_CPUS) rows[n].per_cpu[c] = v;
       p = end;
     }
     while (*p == ' ' || *p == '\t') ++p;
@@ -383,10 +389,20 @@ int main(int argc, char** argv) {
   printf("cpu_start %d\ncpu_end %d\n", cpu_start, sched_getcpu());
   printf("stat_before %s\nstat_after %s\n", stat_before, stat_after);
   for (int i = 0; i < na; ++i) {
-    unsigned long long was = 0;
+    const struct irq_row* b = NULL;
     for (int k = 0; k < nb; ++k)
-      if (strcmp(before[k].label, after[i].label) == 0) was = before[k].total;
-    if (after[i].total > was) printf("irq %s %llu %s\n", after[i].label, after[i].total - was, after[i].name);
+      if (strcmp(before[k].label, after[i].label) == 0) b = &before[k];
+    const unsigned long long was = b ? b->total : 0;
+    if (after[i].total <= was) continue;
+    printf("irq %s %llu %s\n", after[i].label, after[i].total - was, after[i].name);
+    /* irq_cpu LABEL CPU COUNT: the CPU that took most of this row's interrupts, and how many. */
+    int top = -1;
+    unsigned long long most = 0;
+    for (int c = 0; c < MAX_IRQ_CPUS; ++c) {
+      const unsigned long long d0 = b ? b->per_cpu[c] : 0, d = after[i].per_cpu[c] >= d0 ? after[i].per_cpu[c] - d0 : 0;
+      if (d > most) most = d, top = c;
+    }
+    if (top >= 0) printf("irq_cpu %s %d %llu\n", after[i].label, top, most);
   }
   /* cpuidle CPU STATE ENTRIES US NAME: the states entered during the loop, matched by CPU and
    * state (a CPU that went offline or online meanwhile has no pair and is left out). */

@@ -111,7 +111,7 @@ def run(driver, wall_s, cpu_s, hardirq_ticks, softirq_ticks, irqs, messages=5000
               "stat_before " + stat(1000, 40, 2000, 50000, 10, 100, 200, 5),
               "stat_after " + stat(1000 + user, 40 + nice, 2000 + busy - nice - user, 50400, 21, 100 + hardirq_ticks,
                                    200 + softirq_ticks, 18)]
-    lines += ["irq %s" % i for i in irqs]
+    lines += ["irq %s" % i for i in irqs]  # an entry may carry its irq_cpu line after a newline
     lines += ["cpuidle %s" % i for i in idle]
     lines += ["status complete"]
     return "\n".join(lines) + "\n"
@@ -193,7 +193,8 @@ members = [
     ("system/qce-parameters", "aes_sw_max_len 512\n"),
     ("runs/seed-cpu", run("sha256-ce", 0.10, 0.10, 0, 0, ["IPI1 10 Function call interrupts"],
                           idle=["7 0 10 100 WFI"], cpu_end=6)),  # the loop moved: CPU 7's states are not its
-    ("runs/seed-qce", run("sha256-qce", 4.85, 2.78, 55, 94, ["250 50000 GICv3 304 Level bam_dma", "11 1212 GICv3 27 Level arch_timer"],
+    ("runs/seed-qce", run("sha256-qce", 4.85, 2.78, 55, 94, ["250 50000 GICv3 304 Level bam_dma\nirq_cpu 250 0 50000",
+                                                            "11 1212 GICv3 27 Level arch_timer\nirq_cpu 11 7 1200"],
                           idle=["0 0 100000 1800000 WFI", "7 0 49000 4655000 WFI", "7 1 1000 120000 cpu-sleep-0"])),
     # MSG_MORE, finalised by the read: two engine requests per message (four interrupts).
     ("runs/seed-more-qce", run("sha256-qce", 0.28, 0.17, 4, 8, ["250 8000 GICv3 304 Level bam_dma"], messages=2000,
@@ -307,7 +308,8 @@ ipq_members = [
     ("system/cpuidle", "cpuidle current_driver none\ncpuidle current_governor_ro menu\n"),
     ("system/qce-parameters", "aes_sw_max_len 0\n"),
     ("runs/seed-cpu", run("sha256-neon", 0.40, 0.40, 0, 0, [], messages=2000, cpu_start=0, cpu_end=0)),
-    ("runs/seed-qce", run("sha256-qce", 0.30, 0.12, 2, 5, [BAM_ROW % 4000], messages=2000, cpu_start=0, cpu_end=0)),
+    ("runs/seed-qce", run("sha256-qce", 0.30, 0.12, 2, 5, [BAM_ROW % 4000 + "\nirq_cpu 31 0 4000"], messages=2000,
+                          cpu_start=0, cpu_end=0)),
 ] + m1(256, 2704.10, 6808.92) + m1(1024, 12314.37, 11418.80)
 IPQ_TAR = archive(ipq_members)
 

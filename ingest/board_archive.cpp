@@ -322,6 +322,17 @@ BenchRun parse_run(const Text& t) {
                         rest(t.lines[i], 3).empty() ? "" : printable_word(t, i, rest(t.lines[i], 3), "a name"),
                         whole<std::uint64_t>(t, i, w[2], "an interrupt count", 1ull << 60)});
     }
+    // irq_cpu LABEL CPU COUNT, after its row's irq line: where most of that row's interrupts went.
+    if (k == "irq_cpu") {
+      const std::vector<std::string> c = words(t.lines[i], 5);
+      if (c.size() != 4) t.fail(i, "irq_cpu LABEL CPU COUNT", model::quoted_input(t.lines[i]));
+      if (r.irqs.empty() || r.irqs.back().label != c[1])
+        t.fail(i, "irq_cpu right after the irq line of its label", model::quoted_input(t.lines[i]));
+      IrqDelta& d = r.irqs.back();
+      d.cpu = static_cast<int>(whole<unsigned>(t, i, c[2], "a CPU number", 1023));
+      d.cpu_count = whole<std::uint64_t>(t, i, c[3], "an interrupt count", 1ull << 60);
+      if (d.cpu_count > d.count) t.fail(i, "at most the row's own count", model::quoted_input(c[3]));
+    }
   }
   if (!header) t.fail(0, "an afalg-bench report ('qcesim-afalg 1')", "none");
   if (r.type != "hash" && r.type != "skcipher") t.fail(0, "type hash or skcipher", model::quoted_input(r.type));

@@ -26,6 +26,8 @@ struct ManifestItem {
 struct IrqDelta {
   std::string label, name;  // "42", "GICv3 304 Level bam_dma" (chip, hwirq, trigger, actions)
   std::uint64_t count = 0;
+  int cpu = -1;                 // the CPU that took most of them (irq_cpu), -1 not said
+  std::uint64_t cpu_count = 0;  // and how many
 };
 
 // One CPU's cpuidle state during a run: how often it was entered and how long it was held.

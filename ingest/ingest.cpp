@@ -85,6 +85,8 @@ std::string lower(std::string s) {
 struct EngineIrqs {
   std::uint64_t count = 0;
   unsigned rows = 0;
+  int cpu = -1;  // with one row: the CPU that took most of them (irq_cpu), and how many
+  std::uint64_t cpu_count = 0;
 };
 EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
   EngineIrqs e, own;
@@ -95,12 +97,14 @@ EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
                      s.find("crypto") == std::string::npos))
       continue;
     e.count += d.count, ++e.rows;
+    e.cpu = d.cpu, e.cpu_count = d.cpu_count;
     std::istringstream w(s);
     std::string chip, hwirq;
     w >> chip >> hwirq;
     if (chip.find("gic") == std::string::npos) continue;
     on_gic = true;
-    if (crypto && crypto->has_spi && hwirq == std::to_string(crypto->bam_spi + 32)) own.count += d.count, ++own.rows;
+    if (crypto && crypto->has_spi && hwirq == std::to_string(crypto->bam_spi + 32))
+      own.count += d.count, ++own.rows, own.cpu = d.cpu, own.cpu_count = d.cpu_count;
   }
   return crypto && crypto->has_spi && on_gic ? own : e;
 }
@@ -346,6 +350,19 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     for (const BenchRun* r : seeds)
       if (static_cast<std::size_t>(r->cpu) < cores.size())
         set("cpu.task_cpu", r->cpu, r->member + " cpu_start (where the measuring loop ran)");
+    // Where the BAM's interrupts went during the seed's engine run: cpu.irq_cpu (and with it the
+    // softirq and the done work), when one CPU took nine in ten of them or more.
+    for (const BenchRun& r : a.runs) {
+      if (r.member != "runs/seed-qce") continue;
+      const EngineIrqs e = engine_irqs(r, crypto);
+      if (e.rows != 1 || e.cpu < 0 || e.count == 0) continue;
+      const std::string what = fmt::format("{} of the BAM's {} interrupts on CPU{}", e.cpu_count, e.count, e.cpu);
+      if (e.cpu_count * 10 >= e.count * 9 && static_cast<std::size_t>(e.cpu) < cores.size())
+        set("cpu.irq_cpu", e.cpu, "runs/seed-qce /proc/interrupts: " + what);
+      else
+        note("The BAM's interrupts in runs/seed-qce went to more than one CPU (" + what +
+             "): cpu.irq_cpu stays the profile's.");
+    }
   }
   if (a.cpufreq.empty()) note("No cpufreq policies: the cores' clocks stay the profile's.");
 

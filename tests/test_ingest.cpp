@@ -261,6 +261,18 @@ TEST(Ingest, ABadManifestOrRunNamesMemberLineAndValue) {
               std::string::npos)
         << line;
   }
+  // irq_cpu belongs right after its row's irq line and cannot count more than that row.
+  for (const auto& [lines, why] : std::vector<std::pair<std::string, std::string>>{
+           {"irq_cpu 5 0 10\n", "expected irq_cpu right after the irq line of its label, found \"irq_cpu 5 0 10\""},
+           {"irq 5 10 GICv3 304 Level bam_dma\nirq_cpu 5 0 11\n", "expected at most the row's own count, found \"11\""},
+           {"irq 5 10 GICv3 304 Level bam_dma\nirq_cpu 5 x 10\n", "expected a CPU number: a whole number up to 1023"},
+           {"irq 5 10 GICv3 304 Level bam_dma\nirq_cpu 5 0\n", "expected irq_cpu LABEL CPU COUNT"}}) {
+    const std::string bad = member("manifest.txt", "qcesim-board-archive 1\nitem runs/a collected\n") +
+                            member("runs/a", "qcesim-afalg 1\ntype hash\n" + lines) + end_blocks();
+    EXPECT_NE(error_of([&] { ingest::parse_board_archive(read_tar(bad, "b.tar"), "b.tar"); }).find(why),
+              std::string::npos)
+        << lines << ": " << error_of([&] { ingest::parse_board_archive(read_tar(bad, "b.tar"), "b.tar"); });
+  }
   // The qcrypto module's parameters: aes_sw_max_len is a uint.
   for (const auto& [line, why] : std::vector<std::pair<std::string, std::string>>{
            {"aes_sw_max_len -1", "expected aes_sw_max_len: a whole number up to 4294967295, found \"-1\""},
@@ -328,6 +340,11 @@ TEST(Ingest, ABoardBecomesAProfileAndScenariosTheModelLoads) {
   EXPECT_DOUBLE_EQ(p.num("cpuidle.cpu_sleep.exit_latency"), 1200);
   EXPECT_DOUBLE_EQ(p.num("driver.era"), 2024);  // priority 275 in /proc/crypto
   EXPECT_EQ(p.text("cpu.governor"), "schedutil");
+  // The BAM's interrupts all on CPU0 during the seed's engine run (irq_cpu 250 0 50000).
+  EXPECT_DOUBLE_EQ(p.num("cpu.irq_cpu"), 0);
+  EXPECT_EQ(p.params().at("cpu.irq_cpu").provenance,
+            "measured: on the board, runs/seed-qce /proc/interrupts: 50000 of the BAM's 50000 interrupts on CPU0 "
+            "(archive sm8650-like.tar, qcesim ingest)");
   const nlohmann::json j = model::read_json_file(dir + "/t-sha256-4096.json", "scenario");
   EXPECT_EQ(j["variants"][1]["engine"], "qce");
   EXPECT_EQ(j["variants"][1]["measured"]["wall_s"], 4.85);
@@ -403,6 +420,25 @@ TEST(Ingest, AnIpq40xxRouterBecomesTheIpq40xxProfile) {
   // row, the device tree's SPI + 32, is the count; without the device tree two rows are none.
   const nlohmann::json k = model::read_json_file(dir + "/r-cbc-aes128-1024.json", "scenario");
   EXPECT_EQ(k["variants"][1]["measured"]["irqs_per_request"], 1.0);
+  // The seed's BAM interrupts on CPU1 (the caller's CPU0 then takes no interrupt): cpu.irq_cpu 1;
+  // spread over two CPUs (3000 of 4000 on one): the profile's, and the report says why.
+  const auto irq_cpu = [&](int cpu, std::uint64_t on_it) {
+    ingest::BoardArchive b = a;
+    for (ingest::BenchRun& run : b.runs)
+      if (run.member == "runs/seed-qce") run.irqs[0].cpu = cpu, run.irqs[0].cpu_count = on_it;
+    const ingest::IngestResult o = ingest::ingest_board(b, "r", scen);
+    for (const auto& [f, text] : o.files)
+      if (f == "r-profile.json")
+        return std::make_pair(nlohmann::json::parse(text)["parameters"]["cpu.irq_cpu"]["value"], o.report);
+    return std::make_pair(nlohmann::json(), o.report);
+  };
+  EXPECT_EQ(irq_cpu(0, 4000).first, 0);
+  EXPECT_EQ(irq_cpu(1, 4000).first, 1);
+  const auto [split, split_report] = irq_cpu(1, 3000);
+  EXPECT_EQ(split, 0);  // ipq40xx.json's
+  EXPECT_NE(split_report.find("went to more than one CPU (3000 of the BAM's 4000 interrupts on CPU1)"),
+            std::string::npos)
+      << split_report;
   // Only the BLSP's BAM moved (say the requests went to software): not the engine's interrupts.
   ingest::BoardArchive blsp_only = a;
   for (ingest::BenchRun& run : blsp_only.runs)
