@@ -104,16 +104,23 @@ struct irq_row {
   char name[96];
 };
 
-/* Every /proc/interrupts row: its label, the sum over CPUs, each CPU's count, and the rest of
- * the line. */
-static int read_interrupts(struct irq_row* rows, int max) {
+/* Every /proc/interrupts row: its label, the sum over CPUs, each column's count, and the rest of
+ * the line. The header's CPUn names the columns (only online CPUs have one): col_cpu[c] is
+ * column c's CPU number, for the first MAX_IRQ_CPUS columns. */
+static int read_interrupts(struct irq_row* rows, int max, int* col_cpu, int* ncols) {
   FILE* f = fopen("/proc/interrupts", "r");
+  *ncols = 0;
   if (!f) return 0;
   char line[4096];
   int ncpu = 0, n = 0;
   if (fgets(line, sizeof line, f)) {
-    for (char* t = strtok(line, " \t\n"); t; t = strtok(NULL, " \t\n")) ncpu += strncmp(t, "CPU", 3) == 0;
+    for (char* t = strtok(line, " \t\n"); t; t = strtok(NULL, " \t\n")) {
+      if (strncmp(t, "CPU", 3) != 0) continue;
+      if (ncpu < MAX_IRQ_CPUS) col_cpu[ncpu] = atoi(t + 3);
+      ++ncpu;
+    }
   }
+  *ncols = ncpu;
   while (n < max && fgets(line, sizeof line, f)) {
     char* p = line;
     while (*p == ' ') ++p;
@@ -353,7 +360,9 @@ int main(int argc, char** argv) {
   static struct idle_row idle_before[MAX_IDLE_ROWS], idle_after[MAX_IDLE_ROWS];
   char stat_before[512], stat_after[512];
   const int ib = read_cpuidle(idle_before, MAX_IDLE_ROWS);
-  const int nb = read_interrupts(before, MAX_IRQ_ROWS);
+  static int cols_before[MAX_IRQ_CPUS], cols_after[MAX_IRQ_CPUS];
+  int ncols_before = 0, ncols_after = 0;
+  const int nb = read_interrupts(before, MAX_IRQ_ROWS, cols_before, &ncols_before);
   read_stat(stat_before, sizeof stat_before);
   struct rusage ru0, ru1;
   getrusage(RUSAGE_SELF, &ru0);
@@ -374,7 +383,10 @@ int main(int argc, char** argv) {
   const double wall = now_s(CLOCK_MONOTONIC) - w0;
   getrusage(RUSAGE_SELF, &ru1);
   read_stat(stat_after, sizeof stat_after);
-  const int na = read_interrupts(after, MAX_IRQ_ROWS);
+  const int na = read_interrupts(after, MAX_IRQ_ROWS, cols_after, &ncols_after);
+  /* A CPU that went offline or online during the loop moves the columns: then no irq_cpu. */
+  int same_cols = ncols_before == ncols_after && ncols_after <= MAX_IRQ_CPUS;
+  for (int c = 0; same_cols && c < ncols_after; ++c) same_cols = cols_before[c] == cols_after[c];
   const int ia = read_cpuidle(idle_after, MAX_IDLE_ROWS);
 
   printf("type %s\nalg %s\ndriver %s\nbytes %lu\nmessages %lu\nrequested %lu\nkey_bytes %lu\n", o.type, o.alg,
@@ -395,14 +407,15 @@ int main(int argc, char** argv) {
     const unsigned long long was = b ? b->total : 0;
     if (after[i].total <= was) continue;
     printf("irq %s %llu %s\n", after[i].label, after[i].total - was, after[i].name);
-    /* irq_cpu LABEL CPU COUNT: the CPU that took most of this row's interrupts, and how many. */
+    /* irq_cpu LABEL CPU COUNT: the CPU that took most of this row's interrupts, and how many
+     * (only where the columns are the same CPUs before and after, and the count adds up). */
     int top = -1;
     unsigned long long most = 0;
-    for (int c = 0; c < MAX_IRQ_CPUS; ++c) {
+    for (int c = 0; same_cols && c < ncols_after; ++c) {
       const unsigned long long d0 = b ? b->per_cpu[c] : 0, d = after[i].per_cpu[c] >= d0 ? after[i].per_cpu[c] - d0 : 0;
       if (d > most) most = d, top = c;
     }
-    if (top >= 0) printf("irq_cpu %s %d %llu\n", after[i].label, top, most);
+    if (top >= 0 && most <= after[i].total - was) printf("irq_cpu %s %d %llu\n", after[i].label, cols_after[top], most);
   }
   /* cpuidle CPU STATE ENTRIES US NAME: the states entered during the loop, matched by CPU and
    * state (a CPU that went offline or online meanwhile has no pair and is left out). */

@@ -357,7 +357,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       const EngineIrqs e = engine_irqs(r, crypto);
       if (e.rows != 1 || e.cpu < 0 || e.count == 0) continue;
       const std::string what = fmt::format("{} of the BAM's {} interrupts on CPU{}", e.cpu_count, e.count, e.cpu);
-      if (e.cpu_count * 10 >= e.count * 9 && static_cast<std::size_t>(e.cpu) < cores.size())
+      if (static_cast<std::size_t>(e.cpu) >= cores.size())
+        note("The BAM's interrupts in runs/seed-qce went to CPU" + std::to_string(e.cpu) + ", which the board's " +
+             std::to_string(cores.size()) + " cores do not include: cpu.irq_cpu stays the profile's.");
+      else if (e.cpu_count * 10 >= e.count * 9)
         set("cpu.irq_cpu", e.cpu, "runs/seed-qce /proc/interrupts: " + what);
       else
         note("The BAM's interrupts in runs/seed-qce went to more than one CPU (" + what +
@@ -498,6 +501,14 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
       a.uname.empty() ? "" : ", " + a.uname, base_name, base_name);
 
   // ---- scenarios: one per workload (algorithm, size), a variant per driver ----------------------
+  // The measuring process's own CPU time is the model's task_s only where the kernel charges the
+  // interrupts' time to them, not to the process they interrupted (CONFIG_IRQ_TIME_ACCOUNTING).
+  const bool irq_time_accounting =
+      a.has_config && a.config.count("CONFIG_IRQ_TIME_ACCOUNTING") && a.config.at("CONFIG_IRQ_TIME_ACCOUNTING") == "y";
+  if (!irq_time_accounting && !a.runs.empty())
+    note(
+        "Without CONFIG_IRQ_TIME_ACCOUNTING=y in the archive's kernel configuration the process's own CPU time "
+        "may hold interrupts' time: it is in the report's task column but not a measured task_s.");
   struct Group {
     std::string alg, send;
     std::uint64_t bytes = 0, key = 0;
@@ -563,8 +574,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                                r->check.empty() ? "" : ", output " + r->check + " to the generic driver's");
       v["measured"] = {{"messages", r->messages}, {"message_bytes", r->bytes}, {"wall_s", r->wall_s},
                        {"cpu_s", r->cpu_s},       {"hardirq_s", r->hardirq_s}, {"softirq_s", r->softirq_s}};
-      // The process's own CPU time: exact where /proc/stat's ticks are coarse, the model's task_s.
-      if (r->task_cpu_s > 0) v["measured"]["task_s"] = r->task_cpu_s;
+      // The process's own CPU time, where it is the model's task_s: with IRQ_TIME_ACCOUNTING the
+      // interrupts' time is not charged to the process they interrupted.
+      if (r->task_cpu_s > 0 && irq_time_accounting) v["measured"]["task_s"] = r->task_cpu_s;
       // The engine's interrupts per request, where /proc/interrupts named its BAM: what tells the
       // driver's paths apart (two or three per request with the locking series, calibration.md H4).
       if (const EngineIrqs irqs = engine_irqs(*r, crypto); qce && irqs.rows == 1 && r->messages) {

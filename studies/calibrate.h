@@ -34,7 +34,7 @@ struct CalibrationSpec {
 };
 
 struct CalibrationTarget {
-  std::string variant, key;  // key: wall_s, cpu_s, hardirq_s or softirq_s
+  std::string variant, key;  // key: wall_s, cpu_s, hardirq_s, softirq_s or a board's task_s
   double measured;           // scaled to the evaluation's messages
 };
 
