@@ -10,9 +10,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
+#include "ingest/text_lines.h"
 #include "model/config_error.h"
 #include "soc/device_tree.h"
 
@@ -98,12 +98,10 @@ EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
       continue;
     e.count += d.count, ++e.rows;
     e.cpu = d.cpu, e.cpu_count = d.cpu_count;
-    std::istringstream w(s);
-    std::string chip, hwirq;
-    w >> chip >> hwirq;
-    if (chip.find("gic") == std::string::npos) continue;
+    const std::vector<std::string> w = words(s, 2);  // chip, hwirq
+    if (w.empty() || w[0].find("gic") == std::string::npos) continue;
     on_gic = true;
-    if (crypto && crypto->has_spi && hwirq == std::to_string(crypto->bam_spi + 32))
+    if (crypto && crypto->has_spi && w.size() == 2 && w[1] == std::to_string(crypto->bam_spi + 32))
       own.count += d.count, ++own.rows, own.cpu = d.cpu, own.cpu_count = d.cpu_count;
   }
   return crypto && crypto->has_spi && on_gic ? own : e;
