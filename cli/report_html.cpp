@@ -13,6 +13,7 @@
 #include "cli/run_command.h"
 #include "cli/svg_chart.h"
 #include "studies/mechanisms.h"
+#include "studies/scenario.h"
 
 namespace qcesim::cli {
 
@@ -125,8 +126,17 @@ std::string figure(const std::string& svg, const std::string& caption, bool wide
 // The results table: simulated, measured and the error per output, with the 90 % interval of
 // the profile's parameters under each simulated value when the report sampled them.
 std::string results_section(const json& doc) {
-  const char* const outputs[][2] = {
+  std::vector<std::pair<const char*, const char*>> outputs = {
       {"wall_s", "wall [s]"}, {"cpu_s", "CPU [s]"}, {"hardirq_s", "hardirq [s]"}, {"softirq_s", "softirq [s]"}};
+  // What a board measures beyond the four (qcesim ingest): the measuring process's own CPU time
+  // and the engine's interrupts per request get their measured columns where a variant has them.
+  bool measured_task = false, measured_irqs = false;
+  for (const json& v : doc["variants"]) {
+    const json measured = v.value("measured", json::object());
+    measured_task = measured_task || measured.contains("task_s");
+    measured_irqs = measured_irqs || measured.contains(studies::kIrqsPerRequest);
+  }
+  if (measured_task) outputs.emplace_back("task_s", "task [s]");
   std::map<std::string, json> bands;
   if (doc.contains("uncertainty") && !doc["uncertainty"].is_null())
     for (const json& v : doc["uncertainty"]["variants"]) bands[v["name"]] = v["quantities"];
@@ -143,31 +153,33 @@ std::string results_section(const json& doc) {
                                   "parameter intervals.",
                                   doc["uncertainty"]["samples"].get<std::size_t>()));
   s += "<div class=\"scroll\"><table class=\"results\">\n<thead><tr><th rowspan=\"2\">variant</th>";
-  for (const auto& o : outputs) s += fmt::format("<th colspan=\"3\">{}</th>", o[1]);
-  s += "<th rowspan=\"2\">latency p50 [µs]</th><th rowspan=\"2\">interrupts per request</th></tr>\n<tr>";
-  for (std::size_t k = 0; k < 4; ++k) s += "<th>sim</th><th>meas</th><th>err</th>";
+  for (const auto& o : outputs) s += fmt::format("<th colspan=\"3\">{}</th>", o.second);
+  s += "<th rowspan=\"2\">latency p50 [µs]</th>";
+  s += measured_irqs ? "<th colspan=\"2\">interrupts per request</th></tr>\n<tr>"
+                     : "<th rowspan=\"2\">interrupts per request</th></tr>\n<tr>";
+  for (std::size_t k = 0; k < outputs.size(); ++k) s += "<th>sim</th><th>meas</th><th>err</th>";
+  if (measured_irqs) s += "<th>sim</th><th>meas</th>";
   s += "</tr></thead>\n<tbody>\n";
   std::size_t i = 0;
   for (const json& v : doc["variants"]) {
     const std::string name = v["name"];
     s += fmt::format("<tr data-variant=\"{}\"><td>{}</td>", i, h(name));
     const json measured = v.value("measured", json::object());
-    for (const auto& o : outputs) {
-      const double sim = v.value(o[0], 0.0);
+    for (const auto& [key, heading] : outputs) {
+      const double sim = v.value(key, 0.0);
       std::string band;
-      if (bands.count(name) && bands[name].contains(o[0])) {
-        const json& b = bands[name][o[0]];
+      if (bands.count(name) && bands[name].contains(key)) {
+        const json& b = bands[name][key];
         band = fmt::format(
             "<br><span class=\"band\" data-field=\"{}.p05\" data-value=\"{}\">{}</span><span "
             "class=\"band\"> .. </span><span class=\"band\" data-field=\"{}.p95\" "
             "data-value=\"{}\">{}</span>",
-            o[0], b["p05"].get<double>(), fixed(b["p05"], 3), o[0], b["p95"].get<double>(), fixed(b["p95"], 3));
+            key, b["p05"].get<double>(), fixed(b["p05"], 3), key, b["p95"].get<double>(), fixed(b["p95"], 3));
       }
-      s +=
-          fmt::format("<td><span data-field=\"{}\" data-value=\"{}\">{}</span>{}</td>", o[0], sim, fixed(sim, 3), band);
-      if (measured.contains(o[0])) {
-        const double m = measured[o[0]];
-        s += fmt::format("<td data-field=\"measured.{}\" data-value=\"{}\">{}</td>{}", o[0], m, fixed(m, 3),
+      s += fmt::format("<td><span data-field=\"{}\" data-value=\"{}\">{}</span>{}</td>", key, sim, fixed(sim, 3), band);
+      if (measured.contains(key)) {
+        const double m = measured[key];
+        s += fmt::format("<td data-field=\"measured.{}\" data-value=\"{}\">{}</td>{}", key, m, fixed(m, 3),
                          err_cell(sim, m));
       } else {
         s += "<td>-</td><td>-</td>";
@@ -175,8 +187,18 @@ std::string results_section(const json& doc) {
     }
     const double p50 = v.contains("latency_us") ? v["latency_us"].value("p50", 0.0) : 0.0;
     const double irqs = v.value("requests", 0.0) > 0 ? v.value("irqs", 0.0) / v["requests"].get<double>() : 0.0;
-    s += fmt::format("<td data-field=\"latency_us.p50\" data-value=\"{}\">{}</td><td>{}</td></tr>\n", p50,
-                     fixed(p50, 1), fixed(irqs, 2));
+    s += fmt::format("<td data-field=\"latency_us.p50\" data-value=\"{}\">{}</td><td>{}</td>", p50, fixed(p50, 1),
+                     fixed(irqs, 2));
+    if (measured_irqs) {
+      if (measured.contains(studies::kIrqsPerRequest)) {
+        const double m = measured[studies::kIrqsPerRequest];
+        s += fmt::format("<td data-field=\"measured.irqs_per_request\" data-value=\"{}\" class=\"{}\">{}</td>", m,
+                         studies::irqs_match(irqs, m) ? "err-good" : "err-bad", fixed(m, 2));
+      } else {
+        s += "<td>-</td>";
+      }
+    }
+    s += "</tr>\n";
     ++i;
   }
   s += "</tbody></table></div>\n";

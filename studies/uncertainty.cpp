@@ -477,7 +477,11 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
       measured = r.measured;
     }
     std::map<std::string, SeedStats> stats;
-    for (const auto& [k, heading] : seed_quantities()) {
+    // A quantity a board measured (task_s, irqs_per_request) gets its row too, as in --uncertainty.
+    auto shown = seed_quantities();
+    for (const auto& c : checked_quantities())
+      if (measured.count(c.first)) shown.push_back(c);
+    for (const auto& [k, heading] : shown) {
       const auto& x = xs[k];
       const MeanSd m = mean_sd(x);
       const double half = student_t975(x.size() - 1) * m.sd / std::sqrt(static_cast<double>(x.size()));
@@ -493,13 +497,17 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
 std::string seeds_table(const SeedsResult& r) {
   std::string s = fmt::format("{:<22} {:<18} {:>12} {:>27} {:>12}\n", "variant", "quantity", "mean",
                               "95 % CI of the mean", "measured");
-  for (const auto& [variant, stats] : r.variants)
-    for (const auto& [k, heading] : seed_quantities()) {
+  for (const auto& [variant, stats] : r.variants) {
+    auto shown = seed_quantities();
+    for (const auto& c : checked_quantities())
+      if (stats.count(c.first)) shown.push_back(c);
+    for (const auto& [k, heading] : shown) {
       const SeedStats& st = stats.at(k);
       s += fmt::format("{:<22} {:<18} {:>12.5g} {:>27} {:>12}\n", variant, heading, st.mean,
                        fmt::format("[{:.5g}, {:.5g}]", st.lo, st.hi),
                        st.measured < 0 ? "-" : fmt::format("{:.4g}", st.measured));
     }
+  }
   s += fmt::format("{} seeds; every CPU charge log-normal with mean 1 and cv {:.2g} (cpu.cost_cv)\n", r.seeds, r.cv);
   return s;
 }

@@ -175,6 +175,26 @@ TEST(Report, PageHasEverySectionTheExactValuesAndNoMarkupFromItsInput) {
   EXPECT_NE(html.find("+2.9 %"), std::string::npos);  // 0.001235 against 0.0012
   EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
   EXPECT_NE(html.find("a &minus; b"), std::string::npos);
+  // No board measurement of the task time or the interrupts: no columns for them.
+  EXPECT_EQ(html.find("task [s]"), std::string::npos);
+  EXPECT_EQ(html.find("measured.irqs_per_request"), std::string::npos);
+
+  // A board's scenario (qcesim ingest) measured the process's own CPU time and the interrupts per
+  // request for variant a: both get their measured cells; 3 is 3 interrupts per request against
+  // the run's 30 / 10 = 3, b measured neither.
+  doc["variants"][0]["measured"]["task_s"] = 0.0004;
+  doc["variants"][0]["measured"]["irqs_per_request"] = 3;
+  const std::string board = cli::scenario_report_html(doc);
+  EXPECT_NE(board.find("<th colspan=\"3\">task [s]</th>"), std::string::npos);
+  EXPECT_NE(board.find("<th colspan=\"2\">interrupts per request</th>"), std::string::npos);
+  EXPECT_NE(board.find("data-field=\"measured.task_s\" data-value=\"0.0004\""), std::string::npos);
+  EXPECT_NE(board.find("-25.0 %"), std::string::npos);  // task 0.0003 against 0.0004
+  EXPECT_NE(board.find("data-field=\"measured.irqs_per_request\" data-value=\"3\" class=\"err-good\""),
+            std::string::npos);
+  doc["variants"][0]["measured"]["irqs_per_request"] = 2;
+  EXPECT_NE(cli::scenario_report_html(doc).find(
+                "data-field=\"measured.irqs_per_request\" data-value=\"2\" class=\"err-bad\""),
+            std::string::npos);
 }
 
 // The request narrated when none is named: where the replay's cycle begins (at least the 10th),

@@ -130,6 +130,24 @@ TEST_F(UncertaintyCli, ValidateChecksTheInterruptCountPerRequest) {
       {"run", "seed.json", "--uncertainty", "4", "--set", "workload.messages=30", "--variant", "sha256-qce-nolock"});
   ASSERT_EQ(u.exit_code, 0) << u.err;
   EXPECT_TRUE(std::regex_search(u.out, std::regex(R"(interrupts/request +2 +\[2, 2\] +2.4 +yes)"))) << u.out;
+  // run --seeds gives what a board measured its row too, the measurement beside the mean (a time
+  // scaled to the run's 30 of 50000 messages, as the others); a variant that measured neither has
+  // no such row.
+  seed["variants"][2]["measured"]["task_s"] = 0.031;
+  test::write_text(dir + "/seed.json", seed.dump(1));
+  const auto sd = qcesim({"run", "seed.json", "--seeds", "3", "--set", "workload.messages=30", "--variant",
+                          "sha256-qce-nolock", "--variant", "sha256-lib", "--json", "s.json"});
+  ASSERT_EQ(sd.exit_code, 0) << sd.err;
+  EXPECT_TRUE(std::regex_search(sd.out, std::regex(R"(sha256-qce-nolock +interrupts/request +2 +\[2, 2\] +2.4)")))
+      << sd.out;
+  EXPECT_TRUE(std::regex_search(sd.out, std::regex(R"(sha256-qce-nolock +task \[s\] +[0-9.e-]+ +\[.*\] +1.86e-05)")))
+      << sd.out;
+  EXPECT_FALSE(std::regex_search(sd.out, std::regex(R"(sha256-lib +(task|interrupts/request))"))) << sd.out;
+  const json sq = json::parse(test::slurp(dir + "/s.json"))["variants"];
+  ASSERT_EQ(sq.size(), 2u);
+  const json& nolock = sq[0]["name"] == "sha256-qce-nolock" ? sq[0] : sq[1];
+  EXPECT_NEAR(nolock["quantities"]["task_s"]["measured"].get<double>(), 0.031 * 30 / 50000, 1e-12);
+  EXPECT_NEAR(nolock["quantities"]["irqs_per_request"]["mean"].get<double>(), 2, 0.05);
 }
 
 // validate --soc: one SoC's rows, the same as in the whole table; a SoC the folder has no
