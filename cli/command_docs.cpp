@@ -48,7 +48,7 @@ std::string bash_completion(const CLI::App& app) {
       for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
       for (const std::string& n : names) {
         words += " " + n;
-        if (opt->get_type_size_max() > 0) takes_value += " " + n;
+        if (opt->get_items_expected_max() > 0) takes_value += " " + n;  // a flag expects none
       }
       const std::string c = choices(*opt);
       if (!c.empty() && plain(c))

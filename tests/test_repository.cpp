@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -98,4 +99,34 @@ TEST(Repository, ProfileDocIsTheGeneratedTable) {
         << "regenerate the tables: scripts/gen-profile-doc.py (" << doc << ")";
     EXPECT_NE(r.out.find("`gic_handle_irq`: interrupt entry"), std::string::npos);
   }
+}
+
+// docs/ explains every command and every option: each subcommand and each of its long options, as
+// the program's own completion script lists them, appears in the docs or the README as code
+// (`qcesim NAME`, `--option`), so an option added without a line in docs/ fails here.
+TEST(Repository, DocsNameEveryCommandAndOption) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  std::string docs = test::slurp(src + "/README.md");
+  for (const auto& e : fs::directory_iterator(src + "/docs"))
+    if (e.path().extension() == ".md") docs += test::slurp(e.path().string());
+  const test::ProcessResult r = test::run_qcesim({"completion", "bash"}, src);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // One arm per subcommand: `    NAME) opts='--help -h --x ...'; valued=...`.
+  const std::regex arm(R"(\n    ([a-z]+)\) opts='([^']*)')");
+  std::size_t commands = 0, options = 0;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), arm); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    ++commands;
+    EXPECT_NE(docs.find("qcesim " + name), std::string::npos) << "no `qcesim " << name << "` in docs/";
+    std::istringstream words((*it)[2].str());
+    for (std::string o; words >> o;) {
+      if (o.rfind("--", 0) != 0 || o == "--help") continue;
+      ++options;
+      // As code, or as a command line's word followed by its value, a space or a comma.
+      const std::regex named("(`" + o + "|" + o + "[ =`,])");
+      EXPECT_TRUE(std::regex_search(docs, named)) << name << " " << o << " is not in docs/";
+    }
+  }
+  EXPECT_EQ(commands, 13u);
+  EXPECT_GT(options, 90u);
 }

@@ -77,6 +77,8 @@ complete_words qcesim run sm8650-s | grep -qx sm8650-seed || fail "completion do
 complete_words qcesim sweep study-message | grep -qx study-message-size || fail "completion offers no sweep"
 [ "$(complete_words qcesim hash --engine '' | sort | tr '\n' ' ')" = "ce qce " ] || fail "completion of --engine"
 complete_words qcesim run --tr | grep -qx -- --trace-requests || fail "completion of run's options"
+# A flag takes no value: after it come the scenario names again, not file names for its value.
+complete_words qcesim run --timing-only sm8650-s | grep -qx sm8650-seed || fail "completion after a flag"
 # A file name in the scenarios folder is never expanded by the completion (compgen -W would).
 touch "$tmp/p/share/qcesim/scenarios/\$(touch completion-ran-this).json"
 complete_words qcesim run '' >/dev/null
