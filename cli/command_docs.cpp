@@ -170,7 +170,8 @@ std::string man_commands(const CLI::App& app) {
         for (const std::string& sn : opt->get_snames()) names += (names.empty() ? "" : ", ") + roff("-" + sn, true);
         for (const std::string& ln : opt->get_lnames()) names += (names.empty() ? "" : ", ") + roff("--" + ln, true);
         names = "\\fB" + names + "\\fR";
-        if (opt->get_type_size_max() > 0) names += " \\fI" + roff(opt->get_type_name()) + "\\fR";
+        if (opt->get_items_expected_max() > 0 && !opt->get_type_name().empty())  // a flag takes no value
+          names += " \\fI" + roff(opt->get_type_name()) + "\\fR";
       }
       std::string text = opt->get_description();
       const std::string def = opt->get_default_str();
