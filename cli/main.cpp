@@ -166,8 +166,9 @@ Command cipher_command(CLI::App& app) {
                 "default the largest)")
       ->check(cli::whole_number(1, 64));
   c->add_option("--platform", st->opt.platform,
-                "A platform profile (e.g. scenarios/sm8650.json): its kernel era's algorithms "
-                "and fallback rules apply, the fallback running on its CPU");
+                "A platform profile, a file or the name of one qcesim ships (sm8650, ipq40xx): its kernel era's "
+                "algorithms and fallback rules apply, the fallback running on its CPU")
+      ->transform(kScenarioName);
   c->add_option("--era", st->opt.era,
                 "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026 (overrides the "
                 "platform's driver.era; aes_sw_max_len 512 without a platform)")

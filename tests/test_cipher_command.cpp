@@ -367,3 +367,21 @@ TEST(CipherCommand, Rfc4309MatchesOpenSslCcm) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("16 or 20 bytes of associated data"), std::string::npos) << r.err;
 }
+
+// --platform takes a shipped profile by name, as scenarios are taken: from a folder without it,
+// `--platform sm8650` applies SM8650's 2024 driver, whose rules send AES-192 to the software
+// fallback (the bare engine, without a platform, has no AES-192 and refuses the key).
+TEST(CipherCommand, PlatformByNameAppliesItsDriversFallback) {
+  const test::TempDir tmp("cipher-platform");
+  const std::string& dir = tmp.path();
+  const auto data = test::random_bytes(4096, 41), key = test::random_bytes(24, 42), iv = test::random_bytes(16, 43);
+  write_bytes(dir + "/in.bin", data);
+  const std::vector<std::string> args = {"cipher", "--alg", "cbc(aes)", "--key", hexs(key), "--iv", hexs(iv), "in.bin"};
+  const auto bare = test::run_qcesim(args, dir);
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.err.find("the engine has no AES-192"), std::string::npos) << bare.err;
+  const auto r = test::run_qcesim(test::plus_args(args, {"--platform", "sm8650"}), dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::vector<std::uint8_t>(r.out.begin(), r.out.end()),
+            test::openssl_cipher(EVP_aes_192_cbc(), true, key, iv, data));
+}
