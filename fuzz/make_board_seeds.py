@@ -148,6 +148,32 @@ graph = """# tracer: function_graph
  7)   2.600 us    |    iommu_dma_map_sg();
  7)   1.000 us    |    bam_prep_slave_sg();
  7)   7.000 us    |  }
+ 0)   0.800 us    |  bam_dma_terminate_all();
+ 0)   0.600 us    |  bam_dma_terminate_all();
+"""
+# The qce and BAM drivers' names in /proc/kallsyms (mainline's: no command-descriptor register
+# I/O, no pipe lock), and the functions the trace filter matched (ftrace/functions).
+kallsyms = """bam_alloc_chan [bam_dma]
+bam_chan_init_hw [bam_dma]
+bam_dma_irq [bam_dma]
+bam_dma_terminate_all [bam_dma]
+bam_prep_slave_sg [bam_dma]
+bam_start_dma [bam_dma]
+qce_ahash_async_req_handle [qcrypto]
+qce_ahash_done [qcrypto]
+qce_dma_request [qcrypto]
+qce_dma_terminate_all [qcrypto]
+qce_handle_queue.constprop.0 [qcrypto]
+qce_start [qcrypto]
+"""
+traceable = """qce_ahash_async_req_handle [qcrypto]
+qce_ahash_done [qcrypto]
+bam_chan_init_hw [bam_dma]
+bam_dma_irq [bam_dma]
+bam_dma_terminate_all [bam_dma]
+bam_prep_slave_sg [bam_dma]
+iommu_dma_map_sg
+__arm_lpae_map
 """
 tcrypt = """[  100.000000] tcrypt:
 [  100.000001] testing speed of async sha256 (sha256-qce)
@@ -170,6 +196,7 @@ item system/cpuidle collected
 item system/iommu collected
 item qce present sha256-qce
 item system/qce-parameters collected
+item system/kallsyms-crypto collected
 item runs/seed-cpu collected sha256-ce
 item runs/seed-qce collected sha256-qce
 item runs/seed-more-qce collected sha256-qce
@@ -191,6 +218,7 @@ members = [
     ("system/cpuidle", cpuidle),
     ("system/iommu", "group 12 DMA-FQ 1dfa000.crypto\ngroup 3 DMA a600000.usb\n"),
     ("system/qce-parameters", "aes_sw_max_len 512\n"),
+    ("system/kallsyms-crypto", kallsyms),
     ("runs/seed-cpu", run("sha256-ce", 0.10, 0.10, 0, 0, ["IPI1 10 Function call interrupts"],
                           idle=["7 0 10 100 WFI"], cpu_end=6)),  # the loop moved: CPU 7's states are not its
     ("runs/seed-qce", run("sha256-qce", 4.85, 2.78, 55, 94, ["250 50000 GICv3 304 Level bam_dma\nirq_cpu 250 0 50000",
@@ -201,6 +229,7 @@ members = [
                                send="more")),
     ("tcrypt/sha256-qce", tcrypt),
     ("ftrace/graph", graph),
+    ("ftrace/functions", traceable),
 ]
 
 

@@ -254,6 +254,22 @@ void parse_qce_parameters(const Text& t, BoardArchive& a) {
   }
 }
 
+// A list of kernel function names, one per line with an optional "[module]" after it (the kit's
+// system/kallsyms-crypto; ftrace's set_ftrace_filter as ftrace/functions prints it). A
+// compiler's clone suffix is taken off (".constprop.0", ".isra.0", ".part.0", ".cold"): the
+// function is the same.
+std::set<std::string> parse_function_names(const Text& t, std::size_t most) {
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < t.lines.size(); ++i) {
+    const std::vector<std::string> w = words(t.lines[i], 3);
+    if (w.empty()) continue;
+    if (i >= most) t.fail(i, fmt::format("at most {} function names", most), "more");
+    const std::string name = printable_word(t, i, w[0], "a kernel function's name");
+    if (name[0] != '.') names.insert(name.substr(0, name.find('.')));
+  }
+  return names;
+}
+
 // The "cpu" line of /proc/stat: user nice system idle iowait irq softirq ..., in clock ticks.
 std::vector<std::uint64_t> stat_ticks(const Text& t, std::size_t i, const std::string& s) {
   const std::vector<std::string> w = words(s, 16);
@@ -462,6 +478,12 @@ BoardArchive parse_board_archive(const TarMembers& m, const std::string& file) {
   if (const std::string* s = text("system/iommu")) parse_iommu(Text(file, "system/iommu", *s), a);
   if (const std::string* s = text("system/qce-parameters"))
     parse_qce_parameters(Text(file, "system/qce-parameters", *s), a);
+  if (const std::string* s = text("system/kallsyms-crypto")) {
+    a.kernel_symbols = parse_function_names(Text(file, "system/kallsyms-crypto", *s), 4000);
+    a.has_kernel_symbols = true;
+  }
+  if (const std::string* s = text("ftrace/functions"))
+    a.ftrace_traceable = parse_function_names(Text(file, "ftrace/functions", *s), 2000);
   if (const std::string* s = text("system/fdt")) {
     a.fdt = read_fdt(*s, file, "system/fdt");
     a.has_fdt = true;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,7 +104,15 @@ struct BoardArchive {
   std::string cpuidle_driver;
   std::vector<IdleState> idle;
   std::vector<IommuDevice> iommu;
-  std::vector<std::string> qce_parameters;      // the qcrypto module's parameters, by name
+  std::vector<std::string> qce_parameters;  // the qcrypto module's parameters, by name
+  // The qce and BAM drivers' function names in /proc/kallsyms (system/kallsyms-crypto), a
+  // compiler's suffix (".constprop.0", ".isra.0", ".cold") taken off: what tells the BAM-locking
+  // series' kernel from mainline. has_kernel_symbols: the kit recorded the list.
+  bool has_kernel_symbols = false;
+  std::set<std::string> kernel_symbols;
+  // The functions the kit's trace filter matched (ftrace/functions): traceable, whether or not
+  // the traced run called them (the profiler lists only those it saw called).
+  std::set<std::string> ftrace_traceable;
   std::optional<std::uint64_t> aes_sw_max_len;  // its aes_sw_max_len, where it has one
   std::vector<BenchRun> runs;
   std::vector<ManifestItem> failed_runs;  // runs/ members the kit marked failed, skipped or partial-less

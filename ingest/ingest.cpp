@@ -107,6 +107,141 @@ EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
   return crypto && crypto->has_spi && on_gic ? own : e;
 }
 
+// Which qce driver the kernel runs, from its function names (/proc/kallsyms, the trace filter's
+// list): the BAM-locking series adds register I/O through command descriptors (v20 13/14:
+// qce_write_dma, qce_prep_dma_cmd_desc, qce_submit_cmd_desc, qce_clear_bam_transaction) and the
+// pipe lock (06/14: bam_setup_pipe_lock, bam_make_lock_desc), functions mainline has not
+// (docs/reference/v20-series.md). A static function the compiler inlined has no name, so the
+// series is found by any of them; mainline by its own request handlers with none of them.
+struct DriverFinding {
+  enum Kind { unknown, mainline, series } kind = unknown;
+  std::string names;  // the functions that said so
+};
+DriverFinding qce_driver_kind(const BoardArchive& a) {
+  std::set<std::string> names = a.kernel_symbols;
+  names.insert(a.ftrace_traceable.begin(), a.ftrace_traceable.end());
+  DriverFinding f;
+  const auto found = [&](std::initializer_list<const char*> list) {
+    std::string s;
+    for (const char* n : list)
+      if (names.count(n)) s += (s.empty() ? "" : ", ") + std::string(n);
+    return s;
+  };
+  if (!(f.names = found({"qce_write_dma", "qce_prep_dma_cmd_desc", "qce_submit_cmd_desc", "qce_clear_bam_transaction",
+                         "bam_setup_pipe_lock", "bam_make_lock_desc"}))
+           .empty())
+    f.kind = DriverFinding::series;
+  else if (!(f.names =
+                 found({"qce_ahash_async_req_handle", "qce_skcipher_async_req_handle", "qce_dma_request", "qce_start"}))
+                .empty())
+    f.kind = DriverFinding::mainline;
+  return f;
+}
+
+// A traced function's calls, its clone suffix (".constprop.0") ignored; -1 when the trace
+// did not see it called.
+long long traced_calls(const FtraceTable& t, const std::string& function) {
+  long long calls = -1;
+  for (const FunctionStat& f : t.functions)
+    if (f.function.substr(0, f.function.find('.')) == function)
+      calls = std::max<long long>(calls, 0) + static_cast<long long>(f.calls);
+  return calls;
+}
+
+// A count of interrupts per request matches a whole number within half an interrupt.
+bool about(double per, double n) { return std::fabs(per - n) <= 0.5; }
+
+// What the archive says about the questions the model leaves open for P1's locking run
+// (docs/calibration.md's hypotheses): where the engine's interrupt runs against the caller (H1,
+// H3), how many a request takes, whether the done callback's terminate_all resets the rx pipe
+// because the UNLOCK is still listed (H4), and the IOMMU's mode (H1 against H2).
+std::string open_questions(const BoardArchive& a, const FdtCrypto* crypto, const DriverFinding& driver,
+                           const std::string& iommu_mode) {
+  const bool series = driver.kind == DriverFinding::series;
+  std::string r =
+      "\n## What this board says about the open questions\n\nThe hypotheses are docs/calibration.md's for P1's "
+      "locking run: H1 (the committed profile: the interrupt on another core than the caller's, the UNLOCK freed in a "
+      "hardirq), H2 (the series' extra wall in the SMMU's page walks), H3 (the interrupt on the caller's core), H4 "
+      "(the UNLOCK freed in softirq after terminate_all's pipe reset).\n\n";
+  r += "- **The driver**: " +
+       (series ? "the BAM-locking series (" + driver.names + ")."
+        : driver.kind == DriverFinding::mainline
+            ? "mainline, registers written by the CPU (" + driver.names +
+                  "): the locking questions need a run on the series' kernel."
+            : std::string("not known (no system/kallsyms-crypto: an older kit, or no /proc/kallsyms).")) +
+       "\n";
+  const BenchRun* seed = nullptr;
+  for (const BenchRun& b : a.runs)
+    if (b.member == "runs/seed-qce") seed = &b;
+  const EngineIrqs e = seed ? engine_irqs(*seed, crypto) : EngineIrqs{};
+  r += "- **Where the engine's interrupt ran** (H1 against H3): ";
+  if (!seed || e.rows != 1 || e.cpu < 0 || e.count == 0 || seed->cpu < 0) {
+    r += "not recorded (runs/seed-qce with one row of the crypto BAM's and its irq_cpu line, which kits from "
+         "December 2026 print).\n";
+  } else {
+    r += fmt::format("CPU{} took {} of the crypto BAM's {} interrupts during runs/seed-qce, whose loop ran on CPU{}",
+                     e.cpu, e.cpu_count, e.count, seed->cpu);
+    if (e.cpu_count * 10 < e.count * 9)
+      r += ": spread over CPUs, neither placement held throughout.\n";
+    else if (e.cpu == seed->cpu && seed->cpu_end == seed->cpu)
+      r += ": the caller's own core (H3's placement).\n";
+    else
+      r += ": another core than the caller's (H1's placement, the SM8650 profile's).\n";
+  }
+  r += "- **Interrupts per request**: ";
+  if (!seed || e.rows != 1 || seed->messages == 0) {
+    r += "not measured (no single row of the crypto BAM's in /proc/interrupts during runs/seed-qce).\n";
+  } else {
+    const double per = static_cast<double>(e.count) / static_cast<double>(seed->messages);
+    r += fmt::format("{:.2f} during runs/seed-qce", per);
+    if (series && about(per, 3))
+      r += ": the UNLOCK's interrupt came after the tx EOT's handler had read its sources, a third hardirq (H3's "
+           "timing).\n";
+    else if (series && about(per, 2))
+      r += ": the tx EOT's handler saw the UNLOCK (H1) or the UNLOCK took no interrupt of its own (H4); the pipe "
+           "resets below tell which.\n";
+    else if (driver.kind == DriverFinding::mainline && about(per, 2))
+      r += ": the rx and the tx EOT, as the model takes mainline.\n";
+    else if (driver.kind != DriverFinding::unknown)
+      r += ": a path through the driver the model does not take (mainline 2, the series 2 or 3).\n";
+    else
+      r += ".\n";
+  }
+  r += "- **Pipe resets** (H1 against H4): ";
+  const long long resets = traced_calls(a.ftrace, "bam_chan_init_hw");
+  const long long terminates = traced_calls(a.ftrace, "bam_dma_terminate_all");
+  if (a.ftrace.kind.empty()) {
+    r += "no function trace (the kit's -f).\n";
+  } else if (terminates <= 0) {
+    r += "the trace saw no bam_dma_terminate_all call, so resets cannot be counted per request.\n";
+  } else if (resets > 0) {
+    const double each = static_cast<double>(resets) / static_cast<double>(terminates);
+    r += fmt::format(
+        "bam_chan_init_hw ran {} times for {} bam_dma_terminate_all calls ({:.2f} each; the done callback terminates "
+        "the rx and the tx channel of every request, so a reset per request is 0.50): ",
+        resets, terminates, each);
+    r += each >= 0.25 ? "terminate_all found a descriptor still listed and reset the rx pipe on most requests: with "
+                        "the series, the UNLOCK freed in softirq (H4).\n"
+                      : "now and then: the race between the UNLOCK and the tx EOT went both ways.\n";
+  } else if (a.ftrace_traceable.count("bam_chan_init_hw")) {
+    r += fmt::format(
+        "none in {} bam_dma_terminate_all calls (bam_chan_init_hw was traceable): no descriptor was still listed "
+        "when the done callback terminated the channels{}.\n",
+        terminates, series ? ", so the UNLOCK was freed in a hardirq (H1 or H3)" : ", as mainline has none");
+  } else {
+    r += "bam_chan_init_hw is not in the trace's list of functions (inlined, or an older kit): the resets cannot be "
+         "counted.\n";
+  }
+  if (iommu_mode == "none")
+    r += "- **The IOMMU's mode** (H1 against H2): no IOMMU on the engine, so no page walks: H2 does not apply.\n";
+  else
+    r += "- **The IOMMU's mode** (H1 against H2): " +
+         (iommu_mode.empty() ? std::string("not known") : "this run's is " + iommu_mode) +
+         ". The series' runs after booting with iommu.passthrough=1, beside a strict run, tell them apart: H2 loses "
+         "most of the series' extra wall there, H1 keeps it.\n";
+  return r;
+}
+
 // What each piece the archive may lack would settle (docs/board.md's table).
 const std::vector<std::pair<std::string, std::string>>& what_it_settles() {
   static const std::vector<std::pair<std::string, std::string>> t = {
@@ -118,6 +253,8 @@ const std::vector<std::pair<std::string, std::string>>& what_it_settles() {
       {"system/cpuidle", "the idle states' exit latencies (cpuidle.*): what each interrupt's wake-up costs"},
       {"system/iommu", "the crypto device's IOMMU mode (iommu.mode): map and unmap costs per request"},
       {"qce", "every engine number: the per-request fixed cost, the per-byte cost, interrupts per request"},
+      {"system/kallsyms-crypto",
+       "whether the kernel carries the BAM-locking series (the engine's variants then replay it: reg_io bam)"},
       {"af_alg",
        "every run: the kit measures through AF_ALG's sockets (CONFIG_CRYPTO_USER_API_HASH and _SKCIPHER; "
        "OpenWrt's kmod-crypto-user)"},
@@ -390,6 +527,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   }
 
   // ---- the IOMMU mode -------------------------------------------------------------------------
+  std::string iommu_mode;  // as found ("" not known), for the open questions below
   {
     std::string mode, from;
     for (const IommuDevice& d : a.iommu)
@@ -413,6 +551,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                a.config.at("CONFIG_IOMMU_DEFAULT_DMA_STRICT") == "y" && crypto)
         mode = "strict", from = "kernel config CONFIG_IOMMU_DEFAULT_DMA_STRICT";
     }
+    iommu_mode = mode;
     if (!mode.empty())
       set("iommu.mode", mode, from);
     else
@@ -530,10 +669,21 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     g.key = r.key_bytes;
     g.runs.push_back(&r);
   }
-  if (std::any_of(a.runs.begin(), a.runs.end(), [&](const BenchRun& b) { return is_qce_driver(b, a); }))
-    note(
-        "The engine's variants run the mainline driver (reg_io mmio, no BAM locking): nothing in the archive says "
-        "whether the kernel carries the locking series; edit the scenarios' variants if it does.");
+  const DriverFinding driver = qce_driver_kind(a);
+  if (std::any_of(a.runs.begin(), a.runs.end(), [&](const BenchRun& b) { return is_qce_driver(b, a); })) {
+    if (driver.kind == DriverFinding::series)
+      note("The kernel carries the BAM-locking series (" + driver.names +
+           " in its function names): the engine's variants replay it (reg_io bam, with BAM locking).");
+    else if (driver.kind == DriverFinding::mainline)
+      note("The kernel's qce driver writes the engine's registers from the CPU (" + driver.names +
+           ", none of the locking series' functions in its function names): the engine's variants run the mainline "
+           "driver (reg_io mmio, no BAM locking).");
+    else
+      note(
+          "The engine's variants run the mainline driver (reg_io mmio, no BAM locking): nothing in the archive says "
+          "whether the kernel carries the locking series (an older kit, or no /proc/kallsyms); edit the scenarios' "
+          "variants if it does.");
+  }
   if (!unsupported.empty())
     note("Runs of " + unsupported + " are reported below but make no scenario: the replay has no such workload.");
   if (!groups.empty())
@@ -567,7 +717,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
         vname = fmt::format("run-{}", used.size() + 1);
       used.insert(vname);
       json v = {{"name", vname}, {"engine", qce ? "qce" : "cpu"}};
-      if (qce) v["reg_io"] = "mmio";
+      if (qce) v["reg_io"] = driver.kind == DriverFinding::series ? "bam" : "mmio";
       v["about"] = fmt::format("{} ({}): {}{}", r->driver, r->member, r->status,
                                r->check.empty() ? "" : ", output " + r->check + " to the generic driver's");
       v["measured"] = {{"messages", r->messages}, {"message_bytes", r->bytes}, {"wall_s", r->wall_s},
@@ -736,6 +886,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
         a.ftrace.kind == "graph" ? "function_graph" : "function profiler", board + "-functions.json");
     r += fn_rows;
   }
+  if (crypto || driver.kind != DriverFinding::unknown ||
+      std::any_of(a.runs.begin(), a.runs.end(), [&](const BenchRun& b) { return is_qce_driver(b, a); }))
+    r += open_questions(a, crypto, driver, iommu_mode);
   r += "\n## What the archive lacks, and what each would settle\n\n";
   bool lacks = false;
   for (const ManifestItem& i : a.items) {

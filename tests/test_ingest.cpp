@@ -565,6 +565,89 @@ TEST(Ingest, TwoBamRowsCountOnlyTheCryptoBamsOwn) {
   EXPECT_NE(r.report.find("| 1.14 |"), std::string::npos) << r.report;
 }
 
+// Which driver the board's kernel runs, from its qce and BAM function names: mainline's request
+// handlers alone (the synthetic archive) replay mainline; any of the locking series' own
+// functions, a compiler's clone suffix ignored, replay the series (reg_io bam, BAM locking), and
+// the report's open questions read the trace's pipe resets against its terminate_all calls: one
+// reset per request (0.5 per call) is the UNLOCK still listed, freed in softirq (H4).
+TEST(Ingest, TheKernelsFunctionNamesSayWhetherItRunsTheLockingSeries) {
+  ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
+  ASSERT_TRUE(a.has_kernel_symbols);
+  EXPECT_TRUE(a.kernel_symbols.count("qce_handle_queue"));  // "qce_handle_queue.constprop.0 [qcrypto]"
+  EXPECT_TRUE(a.ftrace_traceable.count("bam_chan_init_hw"));
+  const std::string scen = std::string(QCESIM_SOURCE_DIR) + "/scenarios";
+  const auto engine_variant = [](const ingest::IngestResult& r) {
+    for (const auto& [f, text] : r.files)
+      if (f == "t-sha256-4096.json") return nlohmann::json::parse(text)["variants"][1];
+    return nlohmann::json();
+  };
+  ingest::IngestResult r = ingest::ingest_board(a, "t", scen);
+  EXPECT_EQ(engine_variant(r)["reg_io"], "mmio");
+  EXPECT_NE(r.report.find("- **The driver**: mainline, registers written by the CPU (qce_ahash_async_req_handle, "
+                          "qce_dma_request, qce_start)"),
+            std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("none in 2 bam_dma_terminate_all calls (bam_chan_init_hw was traceable)"), std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("CPU0 took 50000 of the crypto BAM's 50000 interrupts during runs/seed-qce, whose loop ran "
+                          "on CPU7: another core than the caller's (H1's placement"),
+            std::string::npos)
+      << r.report;
+
+  // The series' kernel: bam_setup_pipe_lock (06/14) and qce_write_dma (13/14) in kallsyms.
+  a.kernel_symbols.insert({"bam_setup_pipe_lock", "qce_write_dma"});
+  a.ftrace.functions.push_back({"bam_chan_init_hw", 1, 2.0, 2.0, 2.0, 0});
+  for (ingest::BenchRun& b : a.runs)
+    for (ingest::IrqDelta& d : b.irqs)
+      if (b.member == "runs/seed-qce" && d.label == "250") d.count = d.cpu_count = 100000;  // 2 per request
+  r = ingest::ingest_board(a, "t", scen);
+  EXPECT_EQ(engine_variant(r)["reg_io"], "bam");
+  EXPECT_FALSE(engine_variant(r).contains("bam_lock"));  // the series' default with reg_io bam: locked
+  EXPECT_NE(r.report.find("The kernel carries the BAM-locking series (qce_write_dma, bam_setup_pipe_lock in its "
+                          "function names): the engine's variants replay it (reg_io bam, with BAM locking)."),
+            std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("2.00 during runs/seed-qce: the tx EOT's handler saw the UNLOCK (H1) or the UNLOCK took no "
+                          "interrupt of its own (H4)"),
+            std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("bam_chan_init_hw ran 1 times for 2 bam_dma_terminate_all calls (0.50 each"),
+            std::string::npos)
+      << r.report;
+  EXPECT_NE(r.report.find("the UNLOCK freed in softirq (H4)"), std::string::npos) << r.report;
+  const test::TempDir tmp("ingest-series");
+  for (const auto& [f, text] : r.files) std::ofstream(tmp.path() + "/" + f) << text;
+  const studies::Scenario sc = studies::Scenario::load(tmp.path() + "/t-sha256-4096.json");
+  EXPECT_TRUE(sc.variants[1].bam_lock);
+  EXPECT_EQ(sc.variants[1].reg_io, qce::RegIo::bam);
+
+  // An archive without the names (an older kit): mainline, and the report says it is not known.
+  a.has_kernel_symbols = false;
+  a.kernel_symbols.clear();
+  a.ftrace_traceable.clear();
+  r = ingest::ingest_board(a, "t", scen);
+  EXPECT_EQ(engine_variant(r)["reg_io"], "mmio");
+  EXPECT_NE(r.report.find("- **The driver**: not known"), std::string::npos) << r.report;
+  EXPECT_NE(r.report.find("bam_chan_init_hw ran 1 times"), std::string::npos) << r.report;
+}
+
+// The function name lists are hostile input too: a name with a control character, or more
+// names than the kit writes, is refused naming the member and line.
+TEST(Ingest, FunctionNameListsAreCheckedLikeEveryMember) {
+  const auto with = [](const std::string& name, const std::string& text) {
+    ingest::TarMembers m = ingest::read_tar(slurp(data("sm8650-like.tar")), "a.tar");
+    m[name] = text;
+    return error_of([&] { ingest::parse_board_archive(m, "a.tar"); });
+  };
+  EXPECT_NE(with("system/kallsyms-crypto", "qce_start [qcrypto]\nqce_\x1b[31m\n")
+                .find("system/kallsyms-crypto line 2: expected a kernel function's name"),
+            std::string::npos);
+  std::string many;
+  for (int i = 0; i < 2000; ++i) many += "bam_f" + std::to_string(i) + "\n";
+  EXPECT_EQ(with("ftrace/functions", many), "no error");  // 2000 are fine
+  EXPECT_NE(with("ftrace/functions", many + "bam_g\n").find("at most 2000 function names"), std::string::npos);
+}
+
 // A board on ondemand with cpufreq-dt's frequency list: the governor and the task core's OPPs
 // (those within the range its policy gave, written exactly), which the model then loads; a policy
 // without its range gives no list.

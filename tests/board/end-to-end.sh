@@ -32,6 +32,8 @@ def check(ok, what):
 report = open("report.md").read()
 check("has no crypto engine node: the CPU part only" in report, "the report does not say the FDT has no crypto node")
 check("`qce` (absent" in report, "the report does not list the missing engine")
+check("`system/kallsyms-crypto` (absent: no qce_ or bam_ function in /proc/kallsyms" in report,
+      "the report does not say the drivers' function names are absent (qcrypto and bam_dma not loaded)")
 check("(cortex-a57)" in report or "MIDR says unknown" in report, "the report does not name the unknown cores")
 seed = json.load(open("out/qemu-virt-sha256-4096.json"))
 v = seed["variants"]
