@@ -192,8 +192,10 @@ std::string results_section(const json& doc) {
     if (measured_irqs) {
       if (measured.contains(studies::kIrqsPerRequest)) {
         const double m = measured[studies::kIrqsPerRequest];
-        s += fmt::format("<td data-field=\"measured.irqs_per_request\" data-value=\"{}\" class=\"{}\">{}</td>", m,
-                         studies::irqs_match(irqs, m) ? "err-good" : "err-bad", fixed(m, 2));
+        // A sign beside the colour, as the errors have: matches (within half an interrupt) or not.
+        const bool match = studies::irqs_match(irqs, m);
+        s += fmt::format("<td data-field=\"measured.irqs_per_request\" data-value=\"{}\" class=\"{}\">{} {}</td>", m,
+                         match ? "err-good" : "err-bad", fixed(m, 2), match ? "✓" : "≠");
       } else {
         s += "<td>-</td>";
       }

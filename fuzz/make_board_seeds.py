@@ -148,8 +148,14 @@ graph = """# tracer: function_graph
  7)   2.600 us    |    iommu_dma_map_sg();
  7)   1.000 us    |    bam_prep_slave_sg();
  7)   7.000 us    |  }
- 0)   0.800 us    |  bam_dma_terminate_all();
- 0)   0.600 us    |  bam_dma_terminate_all();
+ 0)               |  qce_dma_terminate_all [qcrypto]() {
+ 0)   0.800 us    |    bam_dma_terminate_all();
+ 0)   0.600 us    |    bam_dma_terminate_all();
+ 0)   1.900 us    |  }
+ 0)               |  qce_dma_terminate_all [qcrypto]() {
+ 0)   0.700 us    |    bam_dma_terminate_all();
+ 0)   0.600 us    |    bam_dma_terminate_all();
+ 0)   1.800 us    |  }
 """
 # The qce and BAM drivers' names in /proc/kallsyms (mainline's: no command-descriptor register
 # I/O, no pipe lock), and the functions the trace filter matched (ftrace/functions).
@@ -168,6 +174,7 @@ qce_start [qcrypto]
 """
 traceable = """qce_ahash_async_req_handle [qcrypto]
 qce_ahash_done [qcrypto]
+qce_dma_terminate_all [qcrypto]
 bam_chan_init_hw [bam_dma]
 bam_dma_irq [bam_dma]
 bam_dma_terminate_all [bam_dma]

@@ -260,10 +260,11 @@ void parse_qce_parameters(const Text& t, BoardArchive& a) {
 // function is the same.
 std::set<std::string> parse_function_names(const Text& t, std::size_t most) {
   std::set<std::string> names;
+  std::size_t lines = 0;  // the names' lines: blank ones do not count
   for (std::size_t i = 0; i < t.lines.size(); ++i) {
     const std::vector<std::string> w = words(t.lines[i], 3);
     if (w.empty()) continue;
-    if (i >= most) t.fail(i, fmt::format("at most {} function names", most), "more");
+    if (++lines > most) t.fail(i, fmt::format("at most {} function names", most), "more");
     const std::string name = printable_word(t, i, w[0], "a kernel function's name");
     if (name[0] != '.') names.insert(name.substr(0, name.find('.')));
   }

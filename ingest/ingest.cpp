@@ -108,14 +108,17 @@ EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
 }
 
 // Which qce driver the kernel runs, from its function names (/proc/kallsyms, the trace filter's
-// list): the BAM-locking series adds register I/O through command descriptors (v20 13/14:
-// qce_write_dma, qce_prep_dma_cmd_desc, qce_submit_cmd_desc, qce_clear_bam_transaction) and the
-// pipe lock (06/14: bam_setup_pipe_lock, bam_make_lock_desc), functions mainline has not
-// (docs/reference/v20-series.md). A static function the compiler inlined has no name, so the
-// series is found by any of them; mainline by its own request handlers with none of them.
+// list): the BAM-locking series adds register I/O through command descriptors on the crypto side
+// (v20 13/14: qce_write_dma, qce_prep_dma_cmd_desc, qce_submit_cmd_desc,
+// qce_clear_bam_transaction) and the pipe lock on the dmaengine side (06/14:
+// bam_setup_pipe_lock, bam_make_lock_desc), functions mainline has not
+// (docs/reference/v20-series.md). The two halves go through different trees: a kernel with the
+// BAM half alone still runs mainline's qce, so the series is the qce half. A static function
+// the compiler inlined has no name, so any of a half's names finds it.
 struct DriverFinding {
   enum Kind { unknown, mainline, series } kind = unknown;
-  std::string names;  // the functions that said so
+  std::string names;     // the functions that said so
+  std::string bam_half;  // the BAM half's functions, where only they were found
 };
 DriverFinding qce_driver_kind(const BoardArchive& a) {
   std::set<std::string> names = a.kernel_symbols;
@@ -127,14 +130,17 @@ DriverFinding qce_driver_kind(const BoardArchive& a) {
       if (names.count(n)) s += (s.empty() ? "" : ", ") + std::string(n);
     return s;
   };
-  if (!(f.names = found({"qce_write_dma", "qce_prep_dma_cmd_desc", "qce_submit_cmd_desc", "qce_clear_bam_transaction",
-                         "bam_setup_pipe_lock", "bam_make_lock_desc"}))
-           .empty())
+  f.bam_half = found({"bam_setup_pipe_lock", "bam_make_lock_desc"});
+  if (!(f.names = found({"qce_write_dma", "qce_prep_dma_cmd_desc", "qce_submit_cmd_desc", "qce_clear_bam_transaction"}))
+           .empty()) {
     f.kind = DriverFinding::series;
-  else if (!(f.names =
-                 found({"qce_ahash_async_req_handle", "qce_skcipher_async_req_handle", "qce_dma_request", "qce_start"}))
-                .empty())
+    if (!f.bam_half.empty()) f.names += ", " + f.bam_half;
+    f.bam_half.clear();
+  } else if (!(f.names = found(
+                   {"qce_ahash_async_req_handle", "qce_skcipher_async_req_handle", "qce_dma_request", "qce_start"}))
+                  .empty()) {
     f.kind = DriverFinding::mainline;
+  }
   return f;
 }
 
@@ -148,13 +154,20 @@ long long traced_calls(const FtraceTable& t, const std::string& function) {
   return calls;
 }
 
-// A count of interrupts per request matches a whole number within half an interrupt.
-bool about(double per, double n) { return std::fabs(per - n) <= 0.5; }
+// Why the archive does not say which qce driver runs.
+std::string unknown_driver_why(const BoardArchive& a) {
+  if (a.has_kernel_symbols) return "the function names it recorded hold none of the qce driver's request handlers";
+  if (const ManifestItem* i = a.item("system/kallsyms-crypto"))
+    return "system/kallsyms-crypto " + i->status + (i->note.empty() ? "" : ": " + i->note);
+  return "no system/kallsyms-crypto: a kit before December 2026";
+}
 
 // What the archive says about the questions the model leaves open for P1's locking run
 // (docs/calibration.md's hypotheses): where the engine's interrupt runs against the caller (H1,
 // H3), how many a request takes, whether the done callback's terminate_all resets the rx pipe
-// because the UNLOCK is still listed (H4), and the IOMMU's mode (H1 against H2).
+// because the UNLOCK is still listed (H4), and the IOMMU's mode (H1 against H2). It draws a
+// hypothesis' conclusion only where the model's reading of it holds: the series' kernel, and for
+// the interrupt count SM8650's timing.
 std::string open_questions(const BoardArchive& a, const FdtCrypto* crypto, const DriverFinding& driver,
                            const std::string& iommu_mode, const std::string& seed_scenario, bool sm8650) {
   const bool series = driver.kind == DriverFinding::series;
@@ -163,13 +176,16 @@ std::string open_questions(const BoardArchive& a, const FdtCrypto* crypto, const
       "locking run: H1 (the committed profile: the interrupt on another core than the caller's, the UNLOCK freed in a "
       "hardirq), H2 (the series' extra wall in the SMMU's page walks), H3 (the interrupt on the caller's core), H4 "
       "(the UNLOCK freed in softirq after terminate_all's pipe reset).\n\n";
-  r += "- **The driver**: " +
-       (series ? "the BAM-locking series (" + driver.names + ")."
-        : driver.kind == DriverFinding::mainline
-            ? "mainline, registers written by the CPU (" + driver.names +
-                  "): the locking questions need a run on the series' kernel."
-            : std::string("not known (no system/kallsyms-crypto: an older kit, or no /proc/kallsyms).")) +
-       "\n";
+  r += "- **The driver**: ";
+  if (series)
+    r += "the BAM-locking series (" + driver.names + ").\n";
+  else if (driver.kind == DriverFinding::mainline)
+    r += "mainline, registers written by the CPU (" + driver.names + ")" +
+         (driver.bam_half.empty() ? "" : "; the series' BAM half alone (" + driver.bam_half + ")") +
+         ": the locking questions need a run on the series' kernel.\n";
+  else
+    r += "not known (" + unknown_driver_why(a) + ").\n";
+
   const BenchRun* seed = nullptr;
   for (const BenchRun& b : a.runs)
     if (b.member == "runs/seed-qce") seed = &b;
@@ -179,59 +195,89 @@ std::string open_questions(const BoardArchive& a, const FdtCrypto* crypto, const
     r += "not recorded (runs/seed-qce with one row of the crypto BAM's and its irq_cpu line, which kits from "
          "December 2026 print).\n";
   } else {
-    r += fmt::format("CPU{} took {} of the crypto BAM's {} interrupts during runs/seed-qce, whose loop ran on CPU{}",
-                     e.cpu, e.cpu_count, e.count, seed->cpu);
-    if (e.cpu_count * 10 < e.count * 9)
-      r += ": spread over CPUs, neither placement held throughout.\n";
-    else if (e.cpu == seed->cpu && seed->cpu_end == seed->cpu)
-      r += ": the caller's own core (H3's placement).\n";
+    r += fmt::format("CPU{} took {} of the crypto BAM's {} interrupts during runs/seed-qce", e.cpu, e.cpu_count,
+                     e.count);
+    if (seed->cpu_end >= 0 && seed->cpu_end != seed->cpu)
+      r += fmt::format(", whose loop moved from CPU{} to CPU{}: the placement is not decided.\n", seed->cpu,
+                       seed->cpu_end);
+    else if (e.cpu_count * 10 < e.count * 9)
+      r += fmt::format(", whose loop ran on CPU{}: spread over CPUs, neither placement held throughout.\n", seed->cpu);
+    else if (e.cpu == seed->cpu)
+      r += fmt::format(", whose loop ran on CPU{}: the caller's own core (H3's placement).\n", seed->cpu);
     else
-      r += ": another core than the caller's (H1's placement, the SM8650 profile's).\n";
+      r += fmt::format(
+          ", whose loop ran on CPU{}: another core than the caller's (H1's placement, the SM8650 "
+          "profile's).\n",
+          seed->cpu);
   }
+
+  // The pipe resets per request: bam_chan_init_hw calls per qce_dma_terminate_all call (once per
+  // request: the done callback terminates the rx and the tx channel), else per two of
+  // bam_dma_terminate_all's (which also counts another bam_dma client's calls in the window).
+  const long long resets = traced_calls(a.ftrace, "bam_chan_init_hw");
+  const long long qce_terms = traced_calls(a.ftrace, "qce_dma_terminate_all");
+  const long long bam_terms = traced_calls(a.ftrace, "bam_dma_terminate_all");
+  const double requests = qce_terms > 0   ? static_cast<double>(qce_terms)
+                          : bam_terms > 0 ? static_cast<double>(bam_terms) / 2
+                                          : 0.0;
+  const double per_request = requests > 0 ? static_cast<double>(std::max(resets, 0LL)) / requests : -1;
+
   r += "- **Interrupts per request**: ";
   if (!seed || e.rows != 1 || seed->messages == 0) {
     r += "not measured (no single row of the crypto BAM's in /proc/interrupts during runs/seed-qce).\n";
   } else {
     const double per = static_cast<double>(e.count) / static_cast<double>(seed->messages);
     r += fmt::format("{:.2f} during runs/seed-qce", per);
-    // SM8650's model: the series' UNLOCK races the tx EOT's handler (docs/calibration.md); on other
-    // SoCs the count is the model's to compare, by timing (the IPQ40xx's two EOTs come within one
-    // handler).
-    if (series && sm8650 && about(per, 3))
-      r += ": the UNLOCK's interrupt came after the tx EOT's handler had read its sources, a third hardirq (H3's "
-           "timing).\n";
-    else if (series && sm8650 && about(per, 2))
+    // SM8650's model: the series' UNLOCK races the tx EOT's handler (docs/calibration.md); on
+    // other SoCs the count is the model's to compare, by timing (the IPQ40xx's two EOTs come
+    // within one handler).
+    if (series && sm8650 && std::fabs(per - 2) <= 0.05)
       r += ": the tx EOT's handler saw the UNLOCK (H1) or the UNLOCK took no interrupt of its own (H4); the pipe "
            "resets below tell which.\n";
+    else if (series && sm8650 && std::fabs(per - 3) <= 0.05)
+      r += ": a third hardirq per request, the UNLOCK's own: its interrupt came after the tx EOT's handler had read "
+           "its sources (H3's timing), or after a pipe reset (the resets below tell).\n";
+    else if (series && sm8650 && per > 2 && per < 3)
+      r += fmt::format(
+          ": about {:.0f} % of the requests took a third, the UNLOCK's own: the race with the tx EOT's "
+          "handler went both ways.\n",
+          (per - 2) * 100);
     else if (!seed_scenario.empty())
       r += "; `qcesim run " + seed_scenario + "` sets the model's count beside it.\n";
     else
       r += ".\n";
   }
+
   r += "- **Pipe resets** (H1 against H4): ";
-  const long long resets = traced_calls(a.ftrace, "bam_chan_init_hw");
-  const long long terminates = traced_calls(a.ftrace, "bam_dma_terminate_all");
   if (a.ftrace.kind.empty()) {
     r += "no function trace (the kit's -f).\n";
-  } else if (terminates <= 0) {
-    r += "the trace saw no bam_dma_terminate_all call, so resets cannot be counted per request.\n";
-  } else if (resets > 0) {
-    const double each = static_cast<double>(resets) / static_cast<double>(terminates);
-    r += fmt::format(
-        "bam_chan_init_hw ran {} times for {} bam_dma_terminate_all calls ({:.2f} each; the done callback terminates "
-        "the rx and the tx channel of every request, so a reset per request is 0.50): ",
-        resets, terminates, each);
-    r += each >= 0.25 ? "terminate_all found a descriptor still listed and reset the rx pipe on most requests: with "
-                        "the series, the UNLOCK freed in softirq (H4).\n"
-                      : "now and then: the race between the UNLOCK and the tx EOT went both ways.\n";
-  } else if (a.ftrace_traceable.count("bam_chan_init_hw")) {
-    r += fmt::format(
-        "none in {} bam_dma_terminate_all calls (bam_chan_init_hw was traceable): no descriptor was still listed "
-        "when the done callback terminated the channels{}.\n",
-        terminates, series ? ", so the UNLOCK was freed in a hardirq (H1 or H3)" : ", as mainline has none");
+  } else if (requests <= 0) {
+    r += "the trace saw neither qce_dma_terminate_all nor bam_dma_terminate_all called, so resets cannot be counted "
+         "per request.\n";
+  } else if (resets < 0 && !a.ftrace_traceable.count("bam_chan_init_hw")) {
+    r += "bam_chan_init_hw is not in the trace's list of functions (inlined, or a kit before December 2026): the "
+         "resets cannot be counted.\n";
   } else {
-    r += "bam_chan_init_hw is not in the trace's list of functions (inlined, or an older kit): the resets cannot be "
-         "counted.\n";
+    r += fmt::format(
+        "bam_chan_init_hw ran {} time{} in the traced run's {:.0f} requests ({:.2f} per request, counted "
+        "by {})",
+        std::max(resets, 0LL), resets == 1 ? "" : "s", requests, per_request,
+        qce_terms > 0 ? "qce_dma_terminate_all, once per request"
+                      : "bam_dma_terminate_all, twice per "
+                        "request");
+    if (per_request > 1.2)
+      r += ": more than one reset per request, which neither the series nor mainline does: a path the model does not "
+           "take.\n";
+    else if (!series)
+      r += per_request > 0 ? ": a descriptor still listed when the done callback terminated the channels, which "
+                             "mainline's order does not leave: a path the model does not take.\n"
+                           : ": none, as mainline has none.\n";
+    else if (per_request >= 0.8)
+      r += ": terminate_all found the UNLOCK still listed, reset the rx pipe and freed it in softirq (H4).\n";
+    else if (per_request > 0)
+      r += ": on some requests only: the UNLOCK's race with the tx EOT went both ways.\n";
+    else
+      r += ": none, so the UNLOCK was freed in a hardirq before the done callback (H1 or H3).\n";
   }
   if (iommu_mode == "none")
     r += "- **The IOMMU's mode** (H1 against H2): no IOMMU on the engine, so no page walks: H2 does not apply.\n";
@@ -677,13 +723,17 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
            " in its function names): the engine's variants replay it (reg_io bam, with BAM locking).");
     else if (driver.kind == DriverFinding::mainline)
       note("The kernel's qce driver writes the engine's registers from the CPU (" + driver.names +
-           ", none of the locking series' functions in its function names): the engine's variants run the mainline "
-           "driver (reg_io mmio, no BAM locking).");
+           ", none of the locking series' qce functions in its function names" +
+           (driver.bam_half.empty() ? std::string()
+                                    : "; the series' BAM half is there (" + driver.bam_half +
+                                          "), which mainline's qce "
+                                          "does not use") +
+           "): the engine's variants run the mainline driver (reg_io mmio, no BAM locking).");
     else
       note(
           "The engine's variants run the mainline driver (reg_io mmio, no BAM locking): nothing in the archive says "
-          "whether the kernel carries the locking series (an older kit, or no /proc/kallsyms); edit the scenarios' "
-          "variants if it does.");
+          "whether the kernel carries the locking series (" +
+          unknown_driver_why(a) + "); edit the scenarios' variants if it does.");
   }
   if (!unsupported.empty())
     note("Runs of " + unsupported + " are reported below but make no scenario: the replay has no such workload.");

@@ -566,10 +566,11 @@ TEST(Ingest, TwoBamRowsCountOnlyTheCryptoBamsOwn) {
 }
 
 // Which driver the board's kernel runs, from its qce and BAM function names: mainline's request
-// handlers alone (the synthetic archive) replay mainline; any of the locking series' own
-// functions, a compiler's clone suffix ignored, replay the series (reg_io bam, BAM locking), and
-// the report's open questions read the trace's pipe resets against its terminate_all calls: one
-// reset per request (0.5 per call) is the UNLOCK still listed, freed in softirq (H4).
+// handlers alone (the synthetic archive) replay mainline; any of the locking series' qce
+// functions, a compiler's clone suffix ignored, replay the series (reg_io bam, BAM locking); the
+// series' BAM half alone still runs mainline's qce. The report's open questions read the trace's
+// pipe resets per request (counted by qce_dma_terminate_all): one per request with the series is
+// the UNLOCK still listed, freed in softirq (H4).
 TEST(Ingest, TheKernelsFunctionNamesSayWhetherItRunsTheLockingSeries) {
   ingest::BoardArchive a = ingest::read_board_archive(data("sm8650-like.tar"));
   ASSERT_TRUE(a.has_kernel_symbols);
@@ -581,59 +582,91 @@ TEST(Ingest, TheKernelsFunctionNamesSayWhetherItRunsTheLockingSeries) {
       if (f == "t-sha256-4096.json") return nlohmann::json::parse(text)["variants"][1];
     return nlohmann::json();
   };
+  const auto has = [](const ingest::IngestResult& r, const std::string& text) {
+    return r.report.find(text) != std::string::npos;
+  };
   ingest::IngestResult r = ingest::ingest_board(a, "t", scen);
   EXPECT_EQ(engine_variant(r)["reg_io"], "mmio");
-  EXPECT_NE(r.report.find("- **The driver**: mainline, registers written by the CPU (qce_ahash_async_req_handle, "
-                          "qce_dma_request, qce_start)"),
-            std::string::npos)
+  EXPECT_TRUE(has(r,
+                  "- **The driver**: mainline, registers written by the CPU (qce_ahash_async_req_handle, "
+                  "qce_dma_request, qce_start): the locking questions"))
       << r.report;
-  EXPECT_NE(r.report.find("none in 2 bam_dma_terminate_all calls (bam_chan_init_hw was traceable)"), std::string::npos)
+  // The synthetic trace: two requests (qce_dma_terminate_all twice), no reset.
+  EXPECT_TRUE(has(r,
+                  "bam_chan_init_hw ran 0 times in the traced run's 2 requests (0.00 per request, counted by "
+                  "qce_dma_terminate_all, once per request): none, as mainline has none."))
+      << r.report;
+  EXPECT_TRUE(has(r,
+                  "CPU0 took 50000 of the crypto BAM's 50000 interrupts during runs/seed-qce, whose loop ran on "
+                  "CPU7: another core than the caller's (H1's placement"))
       << r.report;
   // Mainline's count is the model's to compare (2 on SM8650, 1 on the IPQ40xx: timing).
-  EXPECT_NE(
-      r.report.find("1.00 during runs/seed-qce; `qcesim run t-sha256-4096.json` sets the model's count beside it."),
-      std::string::npos)
-      << r.report;
-  EXPECT_NE(r.report.find("CPU0 took 50000 of the crypto BAM's 50000 interrupts during runs/seed-qce, whose loop ran "
-                          "on CPU7: another core than the caller's (H1's placement"),
-            std::string::npos)
+  EXPECT_TRUE(has(r, "1.00 during runs/seed-qce; `qcesim run t-sha256-4096.json` sets the model's count beside it."))
       << r.report;
 
-  // The series' kernel: bam_setup_pipe_lock (06/14) and qce_write_dma (13/14) in kallsyms.
+  // The BAM half alone: still mainline's qce.
+  ingest::BoardArchive bam_half = a;
+  bam_half.kernel_symbols.insert("bam_setup_pipe_lock");
+  r = ingest::ingest_board(bam_half, "t", scen);
+  EXPECT_EQ(engine_variant(r)["reg_io"], "mmio");
+  EXPECT_TRUE(has(r, "; the series' BAM half alone (bam_setup_pipe_lock)")) << r.report;
+
+  // The series' kernel (qce_write_dma, 13/14, and bam_setup_pipe_lock, 06/14), a reset in each of
+  // the two traced requests, two interrupts per request, the loop and the interrupt on CPU0.
   a.kernel_symbols.insert({"bam_setup_pipe_lock", "qce_write_dma"});
-  a.ftrace.functions.push_back({"bam_chan_init_hw", 1, 2.0, 2.0, 2.0, 0});
+  a.ftrace.functions.push_back({"bam_chan_init_hw", 2, 4.0, 4.0, 2.0, 0});
   for (ingest::BenchRun& b : a.runs)
-    for (ingest::IrqDelta& d : b.irqs)
-      if (b.member == "runs/seed-qce" && d.label == "250") d.count = d.cpu_count = 100000;  // 2 per request
+    if (b.member == "runs/seed-qce") {
+      b.cpu = b.cpu_end = 0;
+      for (ingest::IrqDelta& d : b.irqs)
+        if (d.label == "250") d.count = d.cpu_count = 100000;
+    }
   r = ingest::ingest_board(a, "t", scen);
   EXPECT_EQ(engine_variant(r)["reg_io"], "bam");
   EXPECT_FALSE(engine_variant(r).contains("bam_lock"));  // the series' default with reg_io bam: locked
-  EXPECT_NE(r.report.find("The kernel carries the BAM-locking series (qce_write_dma, bam_setup_pipe_lock in its "
-                          "function names): the engine's variants replay it (reg_io bam, with BAM locking)."),
-            std::string::npos)
+  EXPECT_TRUE(has(r,
+                  "The kernel carries the BAM-locking series (qce_write_dma, bam_setup_pipe_lock in its function "
+                  "names): the engine's variants replay it (reg_io bam, with BAM locking)."))
       << r.report;
-  EXPECT_NE(r.report.find("2.00 during runs/seed-qce: the tx EOT's handler saw the UNLOCK (H1) or the UNLOCK took no "
-                          "interrupt of its own (H4)"),
-            std::string::npos)
+  EXPECT_TRUE(has(r,
+                  "2.00 during runs/seed-qce: the tx EOT's handler saw the UNLOCK (H1) or the UNLOCK took no "
+                  "interrupt of its own (H4)"))
       << r.report;
-  EXPECT_NE(r.report.find("bam_chan_init_hw ran 1 times for 2 bam_dma_terminate_all calls (0.50 each"),
-            std::string::npos)
-      << r.report;
-  EXPECT_NE(r.report.find("the UNLOCK freed in softirq (H4)"), std::string::npos) << r.report;
+  EXPECT_TRUE(has(r, "bam_chan_init_hw ran 2 times in the traced run's 2 requests (1.00 per request")) << r.report;
+  EXPECT_TRUE(has(r, "reset the rx pipe and freed it in softirq (H4).")) << r.report;
+  EXPECT_TRUE(has(r, "whose loop ran on CPU0: the caller's own core (H3's placement).")) << r.report;
   const test::TempDir tmp("ingest-series");
   for (const auto& [f, text] : r.files) std::ofstream(tmp.path() + "/" + f) << text;
   const studies::Scenario sc = studies::Scenario::load(tmp.path() + "/t-sha256-4096.json");
   EXPECT_TRUE(sc.variants[1].bam_lock);
   EXPECT_EQ(sc.variants[1].reg_io, qce::RegIo::bam);
 
-  // An archive without the names (an older kit): mainline, and the report says it is not known.
+  // A third interrupt on one request in four, a reset on one of two, a loop that moved: the race
+  // both ways, the placement not decided.
+  for (ingest::BenchRun& b : a.runs)
+    if (b.member == "runs/seed-qce") {
+      b.cpu_end = 7;
+      for (ingest::IrqDelta& d : b.irqs)
+        if (d.label == "250") d.count = d.cpu_count = 112500;
+    }
+  a.ftrace.functions.back().calls = 1;
+  r = ingest::ingest_board(a, "t", scen);
+  EXPECT_TRUE(has(r, "2.25 during runs/seed-qce: about 25 % of the requests took a third")) << r.report;
+  EXPECT_TRUE(has(r, "(0.50 per request, counted by qce_dma_terminate_all, once per request): on some requests only"))
+      << r.report;
+  EXPECT_TRUE(has(r, "whose loop moved from CPU0 to CPU7: the placement is not decided.")) << r.report;
+
+  // No trace, no kernel names: nothing is concluded, and the report says why the driver is not
+  // known; the replay is mainline.
   a.has_kernel_symbols = false;
   a.kernel_symbols.clear();
   a.ftrace_traceable.clear();
+  a.ftrace = {};
   r = ingest::ingest_board(a, "t", scen);
   EXPECT_EQ(engine_variant(r)["reg_io"], "mmio");
-  EXPECT_NE(r.report.find("- **The driver**: not known"), std::string::npos) << r.report;
-  EXPECT_NE(r.report.find("bam_chan_init_hw ran 1 times"), std::string::npos) << r.report;
+  EXPECT_TRUE(has(r, "- **The driver**: not known (system/kallsyms-crypto collected)")) << r.report;
+  EXPECT_TRUE(has(r, "- **Pipe resets** (H1 against H4): no function trace (the kit's -f).")) << r.report;
+  EXPECT_TRUE(has(r, "2.25 during runs/seed-qce; `qcesim run")) << r.report;  // no series: no hypothesis read
 }
 
 // The function name lists are hostile input too: a name with a control character, or more

@@ -189,11 +189,11 @@ TEST(Report, PageHasEverySectionTheExactValuesAndNoMarkupFromItsInput) {
   EXPECT_NE(board.find("<th colspan=\"2\">interrupts per request</th>"), std::string::npos);
   EXPECT_NE(board.find("data-field=\"measured.task_s\" data-value=\"0.0004\""), std::string::npos);
   EXPECT_NE(board.find("-25.0 %"), std::string::npos);  // task 0.0003 against 0.0004
-  EXPECT_NE(board.find("data-field=\"measured.irqs_per_request\" data-value=\"3\" class=\"err-good\""),
+  EXPECT_NE(board.find("data-field=\"measured.irqs_per_request\" data-value=\"3\" class=\"err-good\">3.00 ✓</td>"),
             std::string::npos);
   doc["variants"][0]["measured"]["irqs_per_request"] = 2;
   EXPECT_NE(cli::scenario_report_html(doc).find(
-                "data-field=\"measured.irqs_per_request\" data-value=\"2\" class=\"err-bad\""),
+                "data-field=\"measured.irqs_per_request\" data-value=\"2\" class=\"err-bad\">2.00 ≠</td>"),
             std::string::npos);
 }
 

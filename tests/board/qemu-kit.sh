@@ -30,10 +30,11 @@ if [ -n "${QCESIM_KIT_ARMHF:-}" ]; then
   armhf_options=$(printf ' %q' $QCESIM_KIT_ARMHF)
 fi
 # The modules inserted at boot, in dependency order (the .deb ships no modules.dep), and
-# tcrypt, which the kit loads itself.
+# tcrypt, which the kit loads itself. bam_dma binds to nothing on QEMU's virt board, but its
+# functions are in /proc/kallsyms for the kit's list of the drivers' names.
 modules="crypto/af_alg crypto/algif_hash crypto/algif_skcipher arch/arm64/crypto/sha256-arm64
   arch/arm64/crypto/sha2-ce arch/arm64/crypto/aes-ce-cipher arch/arm64/crypto/aes-ce-blk
-  drivers/virtio/virtio_mmio drivers/block/virtio_blk"
+  drivers/virtio/virtio_mmio drivers/block/virtio_blk drivers/dma/qcom/bam_dma"
 for m in $modules crypto/tcrypt; do
   mkdir -p "$ir/lib/modules/$kernel_release/kernel/$(dirname "$m")"
   cp "$root/lib/modules/$kernel_release/kernel/$m.ko" "$ir/lib/modules/$kernel_release/kernel/$m.ko"

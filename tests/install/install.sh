@@ -57,7 +57,7 @@ for section in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS FILES EXAMPLES "SEE AL
   grep -q "^$section" <<<"$text" || fail "the man page has no $section section"
 done
 # A flag takes no value: its line names it alone; an option with a value shows its kind.
-grep -qx -- '--timing-only' <<<"$(sed 's/^ *//' <<<"$text")" || fail "the man page gives the flag --timing-only a value"
+grep -qx -- '\\fB\\-\\-timing\\-only\\fR' "$page" || fail "the man page gives the flag --timing-only a value"
 grep -q -- '--jobs UINT' <<<"$text" || fail "the man page gives --jobs no value"
 subs=$("$q" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {print $1}')
 [ -n "$subs" ] || fail "no subcommands in --help"
