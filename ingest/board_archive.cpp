@@ -266,7 +266,7 @@ std::set<std::string> parse_function_names(const Text& t, std::size_t most) {
     if (w.empty()) continue;
     if (++lines > most) t.fail(i, fmt::format("at most {} function names", most), "more");
     const std::string name = printable_word(t, i, w[0], "a kernel function's name");
-    if (name[0] != '.') names.insert(name.substr(0, name.find('.')));
+    if (name[0] != '.') names.insert(kernel_function_base(name));
   }
   return names;
 }

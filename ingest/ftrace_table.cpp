@@ -188,7 +188,7 @@ std::string kernel_function_item(const std::string& function, const std::vector<
       {"__tasklet_schedule", "tasklet_schedule"},
       {"queue_work_on", "queue_work"},
   };
-  std::string name = function.substr(0, function.find('.'));  // foo.isra.0 is foo
+  std::string name = kernel_function_base(function);  // foo.isra.0 is foo
   const auto a = aliases.find(name);
   if (a != aliases.end()) name = a->second;
   const std::string item = "cost." + name;

@@ -29,6 +29,10 @@ struct FtraceTable {
 FtraceTable parse_function_graph(const std::string& text, const std::string& file, const std::string& member);
 FtraceTable parse_function_profile(const std::string& text, const std::string& file, const std::string& member);
 
+// A kernel function's name without a compiler's clone suffix (".isra.0", ".constprop.0",
+// ".part.0", ".cold"): the same function.
+inline std::string kernel_function_base(const std::string& name) { return name.substr(0, name.find('.')); }
+
 // The cost item a traced kernel function is evidence for ("cost.dma_map_sg" for
 // iommu_dma_map_sg), or "" when no item models that function.
 std::string kernel_function_item(const std::string& function, const std::vector<std::string>& cost_items);

@@ -107,6 +107,16 @@ EngineIrqs engine_irqs(const BenchRun& r, const FdtCrypto* crypto) {
   return crypto && crypto->has_spi && on_gic ? own : e;
 }
 
+// One CPU took nine in ten of the row's interrupts or more: where the interrupt is said to run.
+bool mostly_on_one_cpu(const EngineIrqs& e) { return e.cpu >= 0 && e.cpu_count * 10 >= e.count * 9; }
+
+// The run of that member (runs/seed-qce), or none.
+const BenchRun* run_named(const BoardArchive& a, const std::string& member) {
+  for (const BenchRun& b : a.runs)
+    if (b.member == member) return &b;
+  return nullptr;
+}
+
 // Which qce driver the kernel runs, from its function names (/proc/kallsyms, the trace filter's
 // list): the BAM-locking series adds register I/O through command descriptors on the crypto side
 // (v20 13/14: qce_write_dma, qce_prep_dma_cmd_desc, qce_submit_cmd_desc,
@@ -149,7 +159,7 @@ DriverFinding qce_driver_kind(const BoardArchive& a) {
 long long traced_calls(const FtraceTable& t, const std::string& function) {
   long long calls = -1;
   for (const FunctionStat& f : t.functions)
-    if (f.function.substr(0, f.function.find('.')) == function)
+    if (kernel_function_base(f.function) == function)
       calls = std::max<long long>(calls, 0) + static_cast<long long>(f.calls);
   return calls;
 }
@@ -186,9 +196,7 @@ std::string open_questions(const BoardArchive& a, const FdtCrypto* crypto, const
   else
     r += "not known (" + unknown_driver_why(a) + ").\n";
 
-  const BenchRun* seed = nullptr;
-  for (const BenchRun& b : a.runs)
-    if (b.member == "runs/seed-qce") seed = &b;
+  const BenchRun* seed = run_named(a, "runs/seed-qce");
   const EngineIrqs e = seed ? engine_irqs(*seed, crypto) : EngineIrqs{};
   r += "- **Where the engine's interrupt ran** (H1 against H3): ";
   if (!seed || e.rows != 1 || e.cpu < 0 || e.count == 0 || seed->cpu < 0) {
@@ -200,7 +208,7 @@ std::string open_questions(const BoardArchive& a, const FdtCrypto* crypto, const
     if (seed->cpu_end >= 0 && seed->cpu_end != seed->cpu)
       r += fmt::format(", whose loop moved from CPU{} to CPU{}: the placement is not decided.\n", seed->cpu,
                        seed->cpu_end);
-    else if (e.cpu_count * 10 < e.count * 9)
+    else if (!mostly_on_one_cpu(e))
       r += fmt::format(", whose loop ran on CPU{}: spread over CPUs, neither placement held throughout.\n", seed->cpu);
     else if (e.cpu == seed->cpu)
       r += fmt::format(", whose loop ran on CPU{}: the caller's own core (H3's placement).\n", seed->cpu);
@@ -534,15 +542,14 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
         set("cpu.task_cpu", r->cpu, r->member + " cpu_start (where the measuring loop ran)");
     // Where the BAM's interrupts went during the seed's engine run: cpu.irq_cpu (and with it the
     // softirq and the done work), when one CPU took nine in ten of them or more.
-    for (const BenchRun& r : a.runs) {
-      if (r.member != "runs/seed-qce") continue;
-      const EngineIrqs e = engine_irqs(r, crypto);
-      if (e.rows != 1 || e.cpu < 0 || e.count == 0) continue;
+    const BenchRun* seed_qce = run_named(a, "runs/seed-qce");
+    const EngineIrqs e = seed_qce ? engine_irqs(*seed_qce, crypto) : EngineIrqs{};
+    if (e.rows == 1 && e.cpu >= 0 && e.count > 0) {
       const std::string what = fmt::format("{} of the BAM's {} interrupts on CPU{}", e.cpu_count, e.count, e.cpu);
       if (static_cast<std::size_t>(e.cpu) >= cores.size())
         note("The BAM's interrupts in runs/seed-qce went to CPU" + std::to_string(e.cpu) + ", which the board's " +
              std::to_string(cores.size()) + " cores do not include: cpu.irq_cpu stays the profile's.");
-      else if (e.cpu_count * 10 >= e.count * 9)
+      else if (mostly_on_one_cpu(e))
         set("cpu.irq_cpu", e.cpu, "runs/seed-qce /proc/interrupts: " + what);
       else
         note("The BAM's interrupts in runs/seed-qce went to more than one CPU (" + what +

@@ -478,10 +478,7 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
     }
     std::map<std::string, SeedStats> stats;
     // A quantity a board measured (task_s, irqs_per_request) gets its row too, as in --uncertainty.
-    auto shown = seed_quantities();
-    for (const auto& c : checked_quantities())
-      if (measured.count(c.first)) shown.push_back(c);
-    for (const auto& [k, heading] : shown) {
+    for (const auto& [k, heading] : quantities_in(measured, seed_quantities())) {
       const auto& x = xs[k];
       const MeanSd m = mean_sd(x);
       const double half = student_t975(x.size() - 1) * m.sd / std::sqrt(static_cast<double>(x.size()));
@@ -498,10 +495,7 @@ std::string seeds_table(const SeedsResult& r) {
   std::string s = fmt::format("{:<22} {:<18} {:>12} {:>27} {:>12}\n", "variant", "quantity", "mean",
                               "95 % CI of the mean", "measured");
   for (const auto& [variant, stats] : r.variants) {
-    auto shown = seed_quantities();
-    for (const auto& c : checked_quantities())
-      if (stats.count(c.first)) shown.push_back(c);
-    for (const auto& [k, heading] : shown) {
+    for (const auto& [k, heading] : quantities_in(stats, seed_quantities())) {
       const SeedStats& st = stats.at(k);
       s += fmt::format("{:<22} {:<18} {:>12.5g} {:>27} {:>12}\n", variant, heading, st.mean,
                        fmt::format("[{:.5g}, {:.5g}]", st.lo, st.hi),

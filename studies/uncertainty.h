@@ -124,11 +124,11 @@ const std::vector<std::pair<std::string, std::string>>& band_quantities();
 // `measured` block has them: the measuring process's own CPU time and the engine's interrupts
 // per request.
 const std::vector<std::pair<std::string, std::string>>& checked_quantities();
-// band_quantities(), then those checked_quantities() that `keys` has (a variant's bands, or its
-// measured values): a table's rows for it.
+// band_quantities() (or another table's own rows), then those checked_quantities() that `keys`
+// has (a variant's bands, or its measured values): a table's rows for it.
 template <class Map>
-std::vector<std::pair<std::string, std::string>> quantities_in(const Map& keys) {
-  auto q = band_quantities();
+std::vector<std::pair<std::string, std::string>> quantities_in(
+    const Map& keys, std::vector<std::pair<std::string, std::string>> q = band_quantities()) {
   for (const auto& c : checked_quantities())
     if (keys.count(c.first)) q.push_back(c);
   return q;
