@@ -376,6 +376,17 @@ void CbcMac::update(const std::uint8_t* data, std::size_t len) {
   }
 }
 
+std::array<std::uint8_t, 16> software_iv_out(const CipherStream& stream, CipherMode mode, std::uint64_t total,
+                                             const std::array<std::uint8_t, 16>& iv_in) {
+  if (mode != CipherMode::cbc && mode != CipherMode::ctr) return iv_in;
+  std::array<std::uint8_t, 16> out = stream.iv();
+  const std::size_t block = stream.block_bytes();
+  if (mode == CipherMode::ctr && total % block != 0)
+    for (std::size_t i = block; i-- > 0 && ++out[i] == 0;) {
+    }
+  return out;
+}
+
 void CbcMac::pad() {
   if (m_len == 0) return;
   const std::array<std::uint8_t, 16> zeros{};

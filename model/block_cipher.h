@@ -134,6 +134,14 @@ class CipherStream {
   std::uint64_t m_unit_done = 0;       // XTS: bytes of the current data unit processed
 };
 
+// The IV the kernel's software skcipher leaves in req->iv after a request of `total` bytes run
+// through `stream` from its start: CBC the last ciphertext block; CTR the next counter, a
+// partial last block counted (crypto/ctr.c's crypto_inc after its keystream, where
+// CipherStream::update leaves the counter as the engine does); XTS and ECB the IV as it was
+// (`iv_in`).
+std::array<std::uint8_t, 16> software_iv_out(const CipherStream& stream, CipherMode mode, std::uint64_t total,
+                                             const std::array<std::uint8_t, 16>& iv_in);
+
 // CCM's CBC-MAC (SP 800-38C section 6.1): AES-CBC with a zero IV over B0, the formatted
 // associated data and the payload, the chain value after the last block being the MAC. Bytes
 // may come in pieces of any length; pad() zero-fills a pending partial block, as CCM's

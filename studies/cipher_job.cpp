@@ -42,6 +42,11 @@ unsigned tag_bytes(const CipherSetup& s) {
 
 std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
   const qce::AeadAlg& a = s.aead_alg;
+  // A tfm that forbids weak keys: the driver's setkey (verify_aead_des(3)_key, before its own
+  // checks) and the CPU's authenc (its cbc(des) inherits the flag) refuse them as the skciphers do.
+  if (s.forbid_weak_keys && !a.ccm && a.cipher != CipherAlg::aes)
+    if (const std::string weak = qce::weak_key_check(a.cipher, CipherMode::cbc, s.key); !weak.empty())
+      return fmt::format("--key: expected {}, found a weak one", weak);
   qce::SoftOnly soft;
   std::string why = qce::aead_key_check(a, s.key, s.auth_key, &soft);
   // With a platform's rules (or on the CPU) AES-192 and 3DES with equal keys run in software.
@@ -143,11 +148,18 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   if (const std::string w = qce::skcipher_length_check(s.alg, s.mode, n); !w.empty())
     return fmt::format("input: expected {} (no padding, as the kernel's skcipher), found {}", w, n);
   // A partial last block needs ciphertext stealing, which the engine has not: the CPU does it, and
-  // so does a platform's driver (since 2021 such lengths go to its software fallback).
-  const bool steals = !on_engine || (s.rules.era >= 2021 && n > 16);
-  if (s.mode == CipherMode::xts && n != 0 && ((n % 16 != 0 && !steals) || n < 16 || n > kXtsMaxBytes))
+  // so does a platform's driver where it hands the request to its software fallback (in 2020
+  // every AES request up to aes_sw_max_len; since 2021 every such XTS length).
+  const bool steals =
+      !on_engine ||
+      qce::skcipher_route(s.rules, s.alg, s.mode, s.key, static_cast<std::size_t>(n)).route == qce::Route::fallback;
+  // No bytes: the kernel's xts (and the driver since 2026) says -EINVAL for less than a block;
+  // the older driver returns before looking ("CE does not handle 0 length messages").
+  const bool empty_refused = !on_engine || s.rules.era >= 2026;
+  if (s.mode == CipherMode::xts && (n != 0 || empty_refused) &&
+      ((n % 16 != 0 && !steals) || n < 16 || n > kXtsMaxBytes))
     return fmt::format(
-        "input: expected at least 16 bytes, whole 16-byte blocks (else the CPU or a 2021+ platform), at most {} "
+        "input: expected at least 16 bytes, whole 16-byte blocks (else the CPU or a platform's fallback), at most {} "
         "bytes, for xts(aes) (one request, one data unit), found {}",
         kXtsMaxBytes, n);
   if (on_engine && s.rules.era && !qce::qce_registers(s.rules, s.name))
@@ -228,11 +240,7 @@ std::vector<std::uint8_t> skcipher_stream(const CipherSetup& s, bool on_cpu, std
       done += n;
     }
     if (s.mode == CipherMode::xts) return s.iv;  // xts leaves req->iv as it was
-    std::array<std::uint8_t, 16> chained = stream.iv();
-    // crypto/ctr.c counts a partial last block too (crypto_inc after its keystream).
-    if (s.mode == CipherMode::ctr && total % ivsize != 0)
-      for (std::size_t i = ivsize; i-- > 0 && ++chained[i] == 0;) {
-      }
+    const std::array<std::uint8_t, 16> chained = software_iv_out(stream, s.mode, total, {});
     return std::vector<std::uint8_t>(chained.begin(), chained.begin() + static_cast<long>(ivsize));
   }
   std::vector<std::uint8_t> iv_out;

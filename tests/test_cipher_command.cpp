@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 
 #include <filesystem>
+#include <tuple>
+#include <utility>
 
 #include "tests/emu_helpers.h"
 #include "tests/process.h"
@@ -105,6 +107,29 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
       {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2019", "32.bin"}, "--era: expected a kernel era"},
       {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--platform", "missing.json", "32.bin"}, "missing.json"},
   };
+  write_bytes(dir + "/0.bin", {});
+  const std::string k32 = std::string(32, 'a') + std::string(32, 'b');
+  // xts(aes) of no bytes: -EINVAL from the kernel's xts and from the 2026 driver; the older
+  // driver returns at once ("CE does not handle 0 length messages"), nothing out.
+  for (const char* where : {"--era=2026", "--engine=cpu"}) {
+    const auto r = test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", k32, "--iv", iv16, where, "0.bin"}, dir);
+    EXPECT_EQ(r.exit_code, 2) << where;
+    EXPECT_NE(r.err.find("input: expected at least 16 bytes"), std::string::npos) << r.err;
+  }
+  const auto older =
+      test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", k32, "--iv", iv16, "--era", "2024", "0.bin"}, dir);
+  EXPECT_EQ(older.exit_code, 0) << older.err;
+  EXPECT_TRUE(older.out.empty());
+  // A partial last XTS block is stolen wherever the software runs it: the CPU, and the 2020
+  // driver's fallback (every AES request up to aes_sw_max_len), the same bytes.
+  const auto cpu17 =
+      test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", k32, "--iv", iv16, "--engine", "cpu", "17.bin"}, dir);
+  const auto e2020 =
+      test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", k32, "--iv", iv16, "--era", "2020", "17.bin"}, dir);
+  ASSERT_EQ(cpu17.exit_code, 0) << cpu17.err;
+  ASSERT_EQ(e2020.exit_code, 0) << e2020.err;
+  EXPECT_EQ(e2020.out, cpu17.out);
+  EXPECT_EQ(e2020.out.size(), 17u);
   for (const Case& c : cases) {
     const auto r = test::run_qcesim(c.args, dir);
     EXPECT_EQ(r.exit_code, 2) << c.says;
@@ -181,8 +206,8 @@ TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
 // What the kernel's self-tests exercise at setkey (issue 23, part 9): the 2026 driver sends equal
 // XTS halves to its fallback (IEEE 1619 vector 1 has K1 = K2 = 0); a tfm that forbids weak keys
 // refuses weak and semi-weak DES keys, 3DES with K1 = K2 or K2 = K3, and equal XTS halves where
-// the kernel checks them (the CPU's xts, the 2026 driver), with -EINVAL; without the flag a weak
-// DES key encrypts as OpenSSL does.
+// the kernel checks them (the CPU's xts, the 2026 driver), with -EINVAL (3DES: -ENOKEY), authenc
+// over DES and 3DES too; without the flag a weak DES key encrypts as OpenSSL does.
 TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
   const test::TempDir tmp("cipher-weak");
   const std::string& dir = tmp.path();
@@ -243,7 +268,19 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
       {"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k1 + k2, "--engine", "cpu", "--forbid-weak-keys", "in.bin"},
       dir);
   EXPECT_EQ(k1k2.exit_code, 2);
-  EXPECT_NE(k1k2.err.find("K1 != K2 and K2 != K3"), std::string::npos) << k1k2.err;
+  // des3_ede_verify_key's -ENOKEY outside FIPS mode (a weak DES key is verify_skcipher_des_key's -EINVAL).
+  EXPECT_NE(k1k2.err.find("K1 != K2 and K2 != K3 (the tfm forbids weak keys: -ENOKEY"), std::string::npos) << k1k2.err;
+  // authenc over DES and 3DES: the driver's verify_aead_des(3)_key and the CPU's authenc refuse them too.
+  for (const char* engine : {"qce", "cpu"}) {
+    for (const auto& [alg, key] : {std::pair{"authenc(hmac(sha256),cbc(des))", std::string("0101010101010101")},
+                                   std::pair{"authenc(hmac(sha1),cbc(des3_ede))", k1 + k1 + k2}}) {
+      const auto a = test::run_qcesim({"cipher", "--alg", alg, "--key", key, "--auth-key", "00112233", "--iv",
+                                       "0001020304050607", "--engine", engine, "--forbid-weak-keys", "in.bin"},
+                                      dir);
+      EXPECT_EQ(a.exit_code, 2) << alg << " " << engine;
+      EXPECT_NE(a.err.find("found a weak one"), std::string::npos) << a.err;
+    }
+  }
   EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k2 + k1, "--engine", "cpu",
                               "--forbid-weak-keys", "in.bin"},
                              dir)
@@ -297,6 +334,19 @@ TEST(CipherCommand, TheOutputIvChainsTheNextRequest) {
                                   dir);
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(test::slurp(dir + "/iv.txt"), "0000000000000000000000000000011e\n");
+  // Where the driver hands the request to its software fallback the IV is the software's too
+  // (the self-tests' aes_ctr vector of 499 bytes): the 2026 driver sends a partial CTR block
+  // there, every era AES-192. The engine (2024) leaves the counter on the partial block.
+  const auto key24 = test::random_bytes(24, 79);
+  for (const auto& [era, k, want_iv] : {std::tuple{"2026", key, "0000000000000000000000000000011e\n"},
+                                        std::tuple{"2024", key24, "0000000000000000000000000000011e\n"},
+                                        std::tuple{"2024", key, "0000000000000000000000000000011d\n"}}) {
+    const auto f = test::run_qcesim({"cipher", "--alg", "ctr(aes)", "--era", era, "--key", hexs(k), "--iv", hexs(iv),
+                                     "--iv-out", "iv.txt", "p.bin"},
+                                    dir);
+    ASSERT_EQ(f.exit_code, 0) << f.err;
+    EXPECT_EQ(test::slurp(dir + "/iv.txt"), want_iv) << "era " << era << ", " << k.size() << "-byte key";
+  }
   // An AEAD leaves no IV.
   EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ccm(aes)", "--key", hexs(key), "--iv", "101112131415161718191a1b",
                               "--iv-out", "iv.txt", "a.bin"},

@@ -127,7 +127,8 @@ std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std
   if (alg == CipherAlg::tdes && key.size() == 24 &&
       (std::equal(key.begin(), key.begin() + 8, key.begin() + 8) ||
        std::equal(key.begin() + 8, key.begin() + 16, key.begin() + 16)))
-    return "a 3DES key with K1 != K2 and K2 != K3 (the tfm forbids weak keys: -EINVAL)";
+    return "a 3DES key with K1 != K2 and K2 != K3 (the tfm forbids weak keys: -ENOKEY, des3_ede_verify_key outside "
+           "FIPS mode)";
   if (mode == CipherMode::xts && xts_halves_equal(key))
     return "two different XTS key halves (the tfm forbids weak keys: -EINVAL)";
   return "";
@@ -187,6 +188,11 @@ void QceSkcipher::fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::
                            std::uint32_t len) {
   m_dev.count_fallback();
   const bool xts = m_mode == CipherMode::xts;
+  // The software's own length rules: ECB and CBC whole blocks, XTS at least one (-EINVAL).
+  std::string why = skcipher_length_check(m_alg, m_mode, len);
+  if (xts && len < 16) why = "at least 16 bytes for xts(aes)";
+  if (!why.empty())
+    throw QceError(fmt::format("the software fallback: expected {}, found {} bytes (-EINVAL)", why, len));
   m_dev.soft().skcipher(m_task, m_dev.costs(), m_alg, m_mode, xts ? m_key.size() / 2 : m_key.size(), encrypt, len);
   const CipherSpec s = kernel_cipher_spec(m_alg, m_mode, encrypt, m_key, iv.data(), iv.size());
   cpu::Host& host = m_dev.host();
@@ -195,8 +201,9 @@ void QceSkcipher::fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::
   CipherStream stream(s);
   stream.update(in, out.data(), len);
   copy_bytes(host.dram_ptr(dst, len), out.data(), len);
-  // The output IV the skcipher API promises: CBC's last ciphertext block, CTR's next counter.
-  if (m_mode == CipherMode::cbc || m_mode == CipherMode::ctr) iv = stream.iv();
+  // The output IV the skcipher API promises, as the software leaves it: CBC's last ciphertext
+  // block, CTR's next counter (a partial last block counted, unlike the engine's CNTR_IV).
+  iv = software_iv_out(stream, m_mode, len, iv);
 }
 
 }  // namespace qcesim::qce

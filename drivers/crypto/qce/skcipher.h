@@ -44,9 +44,10 @@ std::size_t skcipher_ivsize(CipherAlg alg, CipherMode mode);  // 0 for ECB
 // `soft` (if given) says when the refusal is only the engine's (SoftOnly in fallback.h).
 std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key,
                                SoftOnly* soft = nullptr);
-// What a tfm with CRYPTO_TFM_REQ_FORBID_WEAK_KEYS refuses before the driver's own checks
-// (-EINVAL): a weak or semi-weak DES key (verify_skcipher_des_key), 3DES with K1 = K2 or K2 = K3
-// (verify_skcipher_des3_key), XTS with equal halves (xts_verify_key). "" or the reason.
+// What a tfm with CRYPTO_TFM_REQ_FORBID_WEAK_KEYS refuses before the driver's own checks: a weak
+// or semi-weak DES key (verify_skcipher_des_key, -EINVAL), 3DES with K1 = K2 or K2 = K3
+// (verify_skcipher_des3_key, -ENOKEY outside FIPS mode), XTS with equal halves (xts_verify_key,
+// -EINVAL). "" or the reason.
 std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key);
 // qce_skcipher_crypt's length rule: ECB and CBC take whole blocks (-EINVAL). "" or what the
 // length should be ("a multiple of 16 bytes for cbc(aes)").
