@@ -112,7 +112,8 @@ int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
       out << checksum_line(o.digest, names[i]) << "\n";
     }
   };
-  const studies::HashSetup setup{opt.alg, opt.hmac_key, opt.reg_io, opt.request_bytes};
+  studies::HashSetup setup{opt.alg, opt.hmac_key, opt.reg_io, opt.request_bytes, {}};
+  setup.rules.era = opt.era;
   if (opt.engine == Engine::ce) {
     studies::hash_on_cpu(setup, names.size(), open, done);
   } else {

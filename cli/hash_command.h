@@ -22,6 +22,7 @@ struct HashOptions {
   qce::RegIo reg_io = qce::RegIo::mmio;
   std::uint32_t request_bytes = 1u << 20;  // bytes per update() call (engine request size)
   bool stats = false;
+  int era = 0;                     // the qce driver's kernel era (0: no rules)
   std::vector<std::string> files;  // empty: standard input
 };
 

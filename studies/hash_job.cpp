@@ -51,6 +51,7 @@ void hash_on_cpu(const HashSetup& s, std::size_t n, const OpenStream& open, cons
 EngineHashStats hash_on_engine(const HashSetup& s, std::size_t n, const OpenStream& open, const StreamDone& done) {
   soc::EmulatorConfig cfg;
   cfg.driver.reg_io = s.reg_io;
+  cfg.driver.rules = s.rules;
   soc::Emulator emu(cfg);
   emu.run([&](soc::Emulator& e) {
     // The bytes are read straight into DMA memory, as a user buffer mapped for the engine.

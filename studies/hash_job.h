@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "drivers/crypto/qce/fallback.h"
 #include "drivers/crypto/qce/reg_io.h"
 #include "model/sha_core.h"
 
@@ -20,6 +21,7 @@ struct HashSetup {
   std::optional<std::vector<std::uint8_t>> hmac_key;
   qce::RegIo reg_io = qce::RegIo::mmio;
   std::uint32_t request_bytes = 1u << 20;  // bytes per update() call (engine request size)
+  qce::QceRules rules;                     // the driver's kernel era (hash --era); era 0: none
 };
 
 // Fills dst with up to len bytes (short only at the end of the stream); -1 on a read error.

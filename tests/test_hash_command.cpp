@@ -111,6 +111,34 @@ TEST_F(HashCommand, HmacMatchesOpenSsl) {
   }
 }
 
+// An empty message (the self-tests have one): a plain digest is hash_zero in every era; its HMAC
+// is the right value without an era and with the 2026 driver, while the older driver returns
+// without writing the result (hash_zero is NULL for an HMAC): exit 2 saying so, nothing printed.
+// The 2026 driver registers no SHA-1.
+TEST_F(HashCommand, AnEmptyMessageAsEachDriverEraAnswersIt) {
+  const std::vector<std::uint8_t> key{0x01, 0x02};
+  const std::string want = test::hex(test::openssl_hmac(HashAlg::sha256, key, {})) + "  -\n";
+  for (const char* era : {"0", "2026"}) {
+    const Result r = run(std::string("--hmac-key 0102 --era ") + era);
+    EXPECT_EQ(r.status, 0) << era << ": " << r.err;
+    EXPECT_EQ(r.out, want) << era;
+  }
+  for (const char* era : {"2020", "2021", "2024"}) {
+    const Result r = run(std::string("--hmac-key 0102 --era ") + era);
+    EXPECT_EQ(r.status, 2) << era;
+    EXPECT_EQ(r.out, "") << era;
+    EXPECT_NE(r.err.find("returns 0 without writing the result"), std::string::npos) << r.err;
+    EXPECT_EQ(run(std::string("--era ") + era).out,
+              "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  -\n");
+    EXPECT_EQ(run(std::string("--hmac-key 0102 --era ") + era, "abc").status, 0) << era;
+  }
+  const Result sha1 = run("--alg sha1 --era 2026", "abc");
+  EXPECT_EQ(sha1.status, 2);
+  EXPECT_NE(sha1.err.find("--alg: expected an algorithm the 2026 driver registers, found sha1"), std::string::npos)
+      << sha1.err;
+  EXPECT_EQ(run("--era 2019", "abc").status, 2);
+}
+
 TEST_F(HashCommand, MissingFileExits2AndHashesTheRest) {
   const Result r = run("nope abc");
   EXPECT_EQ(r.status, 2);
