@@ -184,7 +184,9 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
   for (std::size_t p = 0; p < n_points; ++p)
     if (spec.shard.count == 0 || p % spec.shard.count == spec.shard.index) mine.push_back(p);
   const std::size_t n = mine.size() * nv;
-  // Progress: each tenth of the runs, and at least every 5 s, with the time left at the rate so far.
+  // Progress: each tenth of the runs (a second or more after the last line: validate's small
+  // scenarios finish a tenth every few milliseconds, and their lines would only be noise), and at
+  // least every 5 s, with the time left at the rate so far.
   std::size_t done = 0, next_report = std::max<std::size_t>(1, n / 10);
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
@@ -203,7 +205,8 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
       [&](std::size_t, const json&) {
         const auto now = std::chrono::steady_clock::now();
         ++done;
-        if (done >= next_report || done == n || std::chrono::duration<double>(now - last).count() >= 5) {
+        const double quiet = std::chrono::duration<double>(now - last).count();
+        if (((done >= next_report || done == n) && quiet >= 1) || quiet >= 5) {
           const double s = std::chrono::duration<double>(now - t0).count();
           progress << fmt::format("  {}/{} runs, {:.0f} s so far, about {:.0f} s to go\n", done, n, s,
                                   s / static_cast<double>(done) * static_cast<double>(n - done));
