@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "cli/hex.h"
+#include "drivers/crypto/qce/fallback.h"
+#include "model/profile.h"
 #include "studies/hash_job.h"
 
 namespace qcesim::cli {
@@ -90,6 +92,23 @@ std::string checksum_line(const std::vector<std::uint8_t>& digest, const std::st
 }
 
 int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
+  // The driver's kernel era: the platform's (a bad file or value is a ConfigError, exit 2 naming
+  // it), --era over it.
+  qce::QceRules rules;
+  if (!opt.platform.empty()) rules = qce::qce_rules(model::Profile::load(opt.platform));
+  if (opt.era >= 0) {
+    rules.era = opt.era;
+    if (const std::string e = qce::check_rules(rules); !e.empty()) {
+      err << "qcesim hash: --era: expected " << e << ", found " << opt.era << "\n";
+      return 2;
+    }
+  }
+  const std::string alg = opt.alg == HashAlg::sha1 ? "sha1" : "sha256";
+  const std::string name = opt.hmac_key ? "hmac(" + alg + ")" : alg;
+  if (rules.era && !qce::qce_registers(rules, name)) {
+    err << "qcesim hash: --alg: expected an algorithm the " << rules.era << " driver registers, found " << name << "\n";
+    return 2;
+  }
   std::vector<std::string> names = opt.files;
   if (names.empty()) names.push_back("-");
   int status = 0;
@@ -112,8 +131,7 @@ int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
       out << checksum_line(o.digest, names[i]) << "\n";
     }
   };
-  studies::HashSetup setup{opt.alg, opt.hmac_key, opt.reg_io, opt.request_bytes, {}};
-  setup.rules.era = opt.era;
+  const studies::HashSetup setup{opt.alg, opt.hmac_key, opt.reg_io, opt.request_bytes, rules};
   if (opt.engine == Engine::ce) {
     studies::hash_on_cpu(setup, names.size(), open, done);
   } else {

@@ -22,7 +22,8 @@ struct HashOptions {
   qce::RegIo reg_io = qce::RegIo::mmio;
   std::uint32_t request_bytes = 1u << 20;  // bytes per update() call (engine request size)
   bool stats = false;
-  int era = 0;                     // the qce driver's kernel era (0: no rules)
+  std::string platform;            // a profile: its kernel era applies
+  int era = -1;                    // --era: the driver's kernel era (-1: the platform's, else none)
   std::vector<std::string> files;  // empty: standard input
 };
 

@@ -30,7 +30,6 @@
 #include "cli/ingest_command.h"
 #include "model/config_error.h"
 #include "cpu/costs.h"
-#include "drivers/crypto/qce/fallback.h"
 #include "model/profile.h"
 
 using namespace qcesim;
@@ -115,11 +114,13 @@ Command hash_command(CLI::App& app) {
       ->check(cli::whole_number(64, 64u << 20))
       ->capture_default_str();
   h->add_flag("--stats", st->opt.stats, "Print descriptor, interrupt and register counts on stderr");
+  h->add_option("--platform", st->opt.platform,
+                "A platform profile, a file or the name of one qcesim ships (sm8650, ipq40xx): its kernel era applies")
+      ->transform(kScenarioName);
   h->add_option("--era", st->opt.era,
-                "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026 (an empty message's HMAC is "
-                "left unwritten before 2026; 2026 registers no SHA-1)")
-      ->check(CLI::Range(0, 9999))
-      ->capture_default_str();
+                "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026, overriding the platform's "
+                "driver.era (an empty message's HMAC is left unwritten before 2026; 2026 registers no SHA-1)")
+      ->check(cli::whole_number(0, 9999));
   h->add_option("files", st->opt.files, "Files to hash; none or '-' reads standard input");
   return {h, [st, h] {
             cli::HashOptions& hash = st->opt;
@@ -134,18 +135,6 @@ Command hash_command(CLI::App& app) {
                 return 2;
               }
               hash.hmac_key = std::move(*key);
-            }
-            qce::QceRules rules;
-            rules.era = hash.era;
-            if (const std::string e = qce::check_rules(rules); !e.empty()) {
-              std::cerr << "qcesim hash: --era: expected " << e << ", found " << hash.era << "\n";
-              return 2;
-            }
-            const std::string name = hash.hmac_key ? "hmac(" + st->alg + ")" : st->alg;
-            if (hash.era && !qce::qce_registers(rules, name)) {
-              std::cerr << "qcesim hash: --alg: expected an algorithm the " << hash.era << " driver registers, found "
-                        << name << "\n";
-              return 2;
             }
             if (hash.request_bytes % 64 != 0) {
               std::cerr << "qcesim hash: --request-bytes: expected a multiple of 64, found " << hash.request_bytes

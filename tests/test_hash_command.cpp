@@ -137,6 +137,9 @@ TEST_F(HashCommand, AnEmptyMessageAsEachDriverEraAnswersIt) {
   EXPECT_NE(sha1.err.find("--alg: expected an algorithm the 2026 driver registers, found sha1"), std::string::npos)
       << sha1.err;
   EXPECT_EQ(run("--era 2019", "abc").status, 2);
+  // A shipped platform's driver.era: the IPQ40xx's 2020 driver, --era over it.
+  EXPECT_EQ(run("--hmac-key 0102 --platform ipq40xx").status, 2);
+  EXPECT_EQ(run("--hmac-key 0102 --platform ipq40xx --era 2026").out, want);
 }
 
 TEST_F(HashCommand, MissingFileExits2AndHashesTheRest) {
