@@ -84,6 +84,20 @@ const CLI::Validator kScenarioName(
     },
     "");
 
+// --platform and --era as cipher and hash take them: a profile by file or shipped name, and the
+// qce driver's kernel era over the profile's driver.era. `applies` says what the platform decides.
+void add_platform_and_era(CLI::App* c, std::string& platform, int& era, const std::string& applies,
+                          const std::string& era_note) {
+  c->add_option("--platform", platform,
+                "A platform profile, a file or the name of one qcesim ships (sm8650, ipq40xx): " + applies)
+      ->transform(kScenarioName);
+  c->add_option("--era", era,
+                "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026, overriding the platform's "
+                "driver.era (" +
+                    era_note + ")")
+      ->check(cli::whole_number(0, 9999));
+}
+
 // "qcesim X.Y.Z (REVISION)": --version's line, and what reports say wrote them.
 std::string version_text() { return std::string("qcesim ") + QCESIM_VERSION + " (" + kRevision + ")"; }
 
@@ -114,13 +128,8 @@ Command hash_command(CLI::App& app) {
       ->check(cli::whole_number(64, 64u << 20))
       ->capture_default_str();
   h->add_flag("--stats", st->opt.stats, "Print descriptor, interrupt and register counts on stderr");
-  h->add_option("--platform", st->opt.platform,
-                "A platform profile, a file or the name of one qcesim ships (sm8650, ipq40xx): its kernel era applies")
-      ->transform(kScenarioName);
-  h->add_option("--era", st->opt.era,
-                "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026, overriding the platform's "
-                "driver.era (an empty message's HMAC is left unwritten before 2026; 2026 registers no SHA-1)")
-      ->check(cli::whole_number(0, 9999));
+  add_platform_and_era(h, st->opt.platform, st->opt.era, "its kernel era applies",
+                       "an empty message's HMAC is left unwritten before 2026; 2026 registers no SHA-1");
   h->add_option("files", st->opt.files, "Files to hash; none or '-' reads standard input");
   return {h, [st, h] {
             cli::HashOptions& hash = st->opt;
@@ -172,14 +181,9 @@ Command cipher_command(CLI::App& app) {
                 "AEAD: tag length (ccm(aes) 4..16 even; authenc up to the digest; "
                 "default the largest)")
       ->check(cli::whole_number(1, 64));
-  c->add_option("--platform", st->opt.platform,
-                "A platform profile, a file or the name of one qcesim ships (sm8650, ipq40xx): its kernel era's "
-                "algorithms and fallback rules apply, the fallback running on its CPU")
-      ->transform(kScenarioName);
-  c->add_option("--era", st->opt.era,
-                "The qce driver's kernel era: 0 (no rules), 2020, 2021, 2024 or 2026 (overrides the "
-                "platform's driver.era; aes_sw_max_len 512 without a platform)")
-      ->check(cli::whole_number(0, 9999));
+  add_platform_and_era(c, st->opt.platform, st->opt.era,
+                       "its kernel era's algorithms and fallback rules apply, the fallback running on its CPU",
+                       "aes_sw_max_len 512 without a platform");
   c->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; cpu: on the CPU")
       ->check(CLI::IsMember({"qce", "cpu"}))
       ->capture_default_str();
