@@ -149,6 +149,22 @@ TEST(Fallback, SoftwareFallbackRunsOnTheCallersCpu) {
   });
 }
 
+// What the fallback is handed it answers as the software does: the 2020 driver (every AES request
+// up to aes_sw_max_len to the fallback, no length check of its own) gets -EINVAL for a partial CBC
+// block and for XTS under a block, as QceError like the driver's own refusals; a partial XTS block
+// is stolen, as OpenSSL's XTS does.
+TEST(Fallback, TheFallbackRefusesWhatTheSoftwareRefuses) {
+  test::with_emulator(RegIo::mmio, QceRules{2020, 512}, [](soc::Emulator& e) {
+    const Bytes key = test::random_bytes(16, 21), xkey = test::random_bytes(32, 22), iv = test::random_bytes(16, 23);
+    EXPECT_THROW(crypt(e, CipherMode::cbc, true, key, iv, test::random_bytes(20, 24)), QceError);
+    EXPECT_THROW(crypt(e, CipherMode::xts, true, xkey, iv, test::random_bytes(15, 25)), QceError);
+    const Bytes in = test::random_bytes(100, 26);
+    EXPECT_EQ(crypt(e, CipherMode::xts, true, xkey, iv, in),
+              test::openssl_cipher(EVP_aes_128_xts(), true, xkey, iv, in));
+    EXPECT_EQ(e.qce().stats().requests, 0u);
+  });
+}
+
 // 2020's driver writes ENCR_XTS_DU_SIZE = min(512, cryptlen): 1024 bytes become two data units
 // with consecutive tweaks, not Linux's one tweak per request ("wrong results", S6); 1040 bytes
 // are not whole units and hang the engine (S5).
