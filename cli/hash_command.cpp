@@ -103,7 +103,7 @@ int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
       return 2;
     }
   }
-  const std::string alg = opt.alg == HashAlg::sha1 ? "sha1" : "sha256";
+  const std::string alg = hash_alg_name(opt.alg);
   const std::string name = opt.hmac_key ? "hmac(" + alg + ")" : alg;
   if (rules.era && !qce::qce_registers(rules, name)) {
     err << "qcesim hash: --alg: expected an algorithm the " << rules.era << " driver registers, found " << name << "\n";
