@@ -114,7 +114,7 @@ TEST_F(HashCommand, HmacMatchesOpenSsl) {
 // An empty message (the self-tests have one): a plain digest is hash_zero in every era; its HMAC
 // is the right value without an era and with the 2026 driver, while the older driver returns
 // without writing the result (hash_zero is NULL for an HMAC): exit 2 saying so, nothing printed.
-// The 2026 driver registers no SHA-1.
+// The 2026 driver registers no SHA-1 (the CPU path's sha1-ce is there in every era).
 TEST_F(HashCommand, AnEmptyMessageAsEachDriverEraAnswersIt) {
   const std::vector<std::uint8_t> key{0x01, 0x02};
   const std::string want = test::hex(test::openssl_hmac(HashAlg::sha256, key, {})) + "  -\n";
@@ -136,6 +136,8 @@ TEST_F(HashCommand, AnEmptyMessageAsEachDriverEraAnswersIt) {
   EXPECT_EQ(sha1.status, 2);
   EXPECT_NE(sha1.err.find("--alg: expected an algorithm the 2026 driver registers, found sha1"), std::string::npos)
       << sha1.err;
+  // The CPU path is sha1-ce, not the qce driver: its era does not take SHA-1 away.
+  EXPECT_EQ(run("--engine ce --alg sha1 --era 2026", "abc").out, "a9993e364706816aba3e25717850c26c9cd0d89d  -\n");
   EXPECT_EQ(run("--era 2019", "abc").status, 2);
   // A shipped platform's driver.era: the IPQ40xx's 2020 driver, --era over it.
   EXPECT_EQ(run("--hmac-key 0102 --platform ipq40xx").status, 2);
