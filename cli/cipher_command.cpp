@@ -6,9 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <ostream>
 #include <tuple>
 
+#include "cli/driver_rules.h"
 #include "cli/hex.h"
 #include "cli/output_file.h"
 #include "drivers/crypto/qce/skcipher.h"
@@ -134,18 +136,13 @@ std::string setup(const CipherOptions& opt, studies::CipherSetup& s) {
   if (!opt.iv_out.empty() && s.aead)
     return "--iv-out: expected none for " + s.name + " (an AEAD leaves no IV), found one";
   s.reg_io = opt.bam_reg_io ? qce::RegIo::bam : qce::RegIo::mmio;
-  if (!opt.platform.empty()) {  // bad files and values are ConfigErrors (exit 2 naming the file)
-    const model::Profile p = model::Profile::load(opt.platform);
-    s.rules = qce::qce_rules(p);
-    s.soft = cpu::soft_crypto_config(p);
+  // Bad files and values are ConfigErrors (exit 2 naming the file).
+  std::optional<model::Profile> platform;
+  if (!opt.platform.empty()) {
+    platform = model::Profile::load(opt.platform);
+    s.soft = cpu::soft_crypto_config(*platform);
   }
-  if (opt.era >= 0) {
-    s.rules.era = opt.era;
-    if (opt.platform.empty()) s.rules.aes_sw_max_len = 512;  // CONFIG_CRYPTO_DEV_QCE_SW_MAX_LEN's default
-    if (std::string e = qce::check_rules(s.rules); !e.empty())
-      return "--era: expected " + e + ", found " + std::to_string(s.rules.era);
-  }
-  return "";
+  return select_driver_rules(platform ? &*platform : nullptr, opt.era, s.rules);
 }
 
 }  // namespace

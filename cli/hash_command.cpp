@@ -7,7 +7,9 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 
+#include "cli/driver_rules.h"
 #include "cli/hex.h"
 #include "drivers/crypto/qce/fallback.h"
 #include "model/profile.h"
@@ -95,13 +97,11 @@ int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
   // The driver's kernel era: the platform's (a bad file or value is a ConfigError, exit 2 naming
   // it), --era over it.
   qce::QceRules rules;
-  if (!opt.platform.empty()) rules = qce::qce_rules(model::Profile::load(opt.platform));
-  if (opt.era >= 0) {
-    rules.era = opt.era;
-    if (const std::string e = qce::check_rules(rules); !e.empty()) {
-      err << "qcesim hash: --era: expected " << e << ", found " << opt.era << "\n";
-      return 2;
-    }
+  std::optional<model::Profile> platform;
+  if (!opt.platform.empty()) platform = model::Profile::load(opt.platform);
+  if (const std::string e = select_driver_rules(platform ? &*platform : nullptr, opt.era, rules); !e.empty()) {
+    err << "qcesim hash: " << e << "\n";
+    return 2;
   }
   const std::string alg = hash_alg_name(opt.alg);
   const std::string name = opt.hmac_key ? "hmac(" + alg + ")" : alg;
