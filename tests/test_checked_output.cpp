@@ -148,7 +148,7 @@ TEST_F(CheckedOutput, CountsAreReadStrictlyInsideTheirRanges) {
       {{"cipher", "--alg", "ccm(aes)", "--key", "000102030405060708090a0b0c0d0e0f", "--iv", "101112131415161718191a1b",
         "--tag-bytes", "0", "in.bin"},
        "--tag-bytes: expected a whole number from 1 to 64, found \"0\""},
-      {{"hash", "--request-bytes", "-64", "in.bin"}, "--request-bytes: expected a whole number from 64 to 67108864"},
+      {{"hash", "--request-bytes", "-64", "in.bin"}, "--request-bytes: expected a whole number from 1 to 67108864"},
   };
   for (const Case& c : cases) {
     const test::ProcessResult r = test::run_qcesim(c.args, dir);
