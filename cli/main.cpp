@@ -190,8 +190,9 @@ Command cipher_command(CLI::App& app) {
       ->capture_default_str();
   c->add_flag(
       "--forbid-weak-keys", st->opt.forbid_weak_keys,
-      "Set CRYPTO_TFM_REQ_FORBID_WEAK_KEYS on the tfm: weak and semi-weak DES keys, 3DES with K1 = K2 or K2 = K3 "
-      "and (on the CPU, or the 2026 driver) XTS with equal halves are refused (-EINVAL)");
+      "Set CRYPTO_TFM_REQ_FORBID_WEAK_KEYS on the tfm: weak and semi-weak DES keys (-EINVAL), 3DES with K1 = K2 "
+      "or K2 = K3 (the driver's -ENOKEY, the CPU's -EINVAL) and (on the CPU, or the 2026 driver) XTS with equal "
+      "halves (-EINVAL) are refused");
   c->add_option(
       "--iv-out", st->opt.iv_out,
       "skciphers: write the IV the request leaves in req->iv (hex, one line) to this file, as a caller chaining "

@@ -42,10 +42,10 @@ unsigned tag_bytes(const CipherSetup& s) {
 
 std::string check_aead(const CipherSetup& s, std::size_t n, bool on_engine) {
   const qce::AeadAlg& a = s.aead_alg;
-  // A tfm that forbids weak keys: the driver's setkey (verify_aead_des(3)_key, before its own
-  // checks) and the CPU's authenc (its cbc(des) inherits the flag) refuse them as the skciphers do.
+  // A tfm that forbids weak keys: the driver's setkey (verify_aead_des(3)_key, after its key-length
+  // check) and the CPU's authenc (its cbc(des) inherits the flag) refuse them as the skciphers do.
   if (s.forbid_weak_keys && !a.ccm && a.cipher != CipherAlg::aes)
-    if (const std::string weak = qce::weak_key_check(a.cipher, CipherMode::cbc, s.key); !weak.empty())
+    if (const std::string weak = qce::weak_key_check(a.cipher, CipherMode::cbc, s.key, !on_engine); !weak.empty())
       return fmt::format("--key: expected {}, found a weak one", weak);
   qce::SoftOnly soft;
   std::string why = qce::aead_key_check(a, s.key, s.auth_key, &soft);
@@ -133,7 +133,7 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   // A tfm that forbids weak keys refuses them first (verify_skcipher_des(3)_key; xts_verify_key on
   // the CPU, and in the driver since 2026).
   if (s.forbid_weak_keys && (s.mode != CipherMode::xts || !on_engine || s.rules.era >= 2026))
-    if (const std::string weak = qce::weak_key_check(s.alg, s.mode, s.key); !weak.empty())
+    if (const std::string weak = qce::weak_key_check(s.alg, s.mode, s.key, !on_engine); !weak.empty())
       return fmt::format("--key: expected {}, found a weak one", weak);
   // AES-192 runs in a platform's fallback or on the CPU, equal XTS halves in a 2026 platform's
   // fallback or on the CPU, 3DES with equal keys on the CPU.
@@ -153,9 +153,10 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   const bool steals =
       !on_engine ||
       qce::skcipher_route(s.rules, s.alg, s.mode, s.key, static_cast<std::size_t>(n)).route == qce::Route::fallback;
-  // No bytes: the kernel's xts (and the driver since 2026) says -EINVAL for less than a block;
-  // the older driver returns before looking ("CE does not handle 0 length messages").
-  const bool empty_refused = !on_engine || s.rules.era >= 2026;
+  // No bytes: the kernel's xts (and the driver since 2026) says -EINVAL for less than a block, on
+  // the CPU or in a fallback (the 2020 driver's, by length); the 2021-2024 driver returns before
+  // looking ("CE does not handle 0 length messages").
+  const bool empty_refused = steals || s.rules.era >= 2026;
   if (s.mode == CipherMode::xts && (n != 0 || empty_refused) &&
       ((n % 16 != 0 && !steals) || n < 16 || n > kXtsMaxBytes))
     return fmt::format(

@@ -109,9 +109,11 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
   };
   write_bytes(dir + "/0.bin", {});
   const std::string k32 = std::string(32, 'a') + std::string(32, 'b');
-  // xts(aes) of no bytes: -EINVAL from the kernel's xts and from the 2026 driver; the older
-  // driver returns at once ("CE does not handle 0 length messages"), nothing out.
-  for (const char* where : {"--era=2026", "--engine=cpu"}) {
+  // xts(aes) of no bytes: -EINVAL from the kernel's xts (on the CPU, and in the 2020 driver's
+  // fallback, which took every AES request up to aes_sw_max_len: no zero-length check yet) and
+  // from the 2026 driver; the 2021-2024 driver returns at once ("CE does not handle 0 length
+  // messages"), nothing out. The 2020 fallback's cbc(aes) of no bytes is nothing too.
+  for (const char* where : {"--era=2026", "--engine=cpu", "--era=2020"}) {
     const auto r = test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", k32, "--iv", iv16, where, "0.bin"}, dir);
     EXPECT_EQ(r.exit_code, 2) << where;
     EXPECT_NE(r.err.find("input: expected at least 16 bytes"), std::string::npos) << r.err;
@@ -120,6 +122,10 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
       test::run_qcesim({"cipher", "--alg", "xts(aes)", "--key", k32, "--iv", iv16, "--era", "2024", "0.bin"}, dir);
   EXPECT_EQ(older.exit_code, 0) << older.err;
   EXPECT_TRUE(older.out.empty());
+  const auto cbc2020 =
+      test::run_qcesim({"cipher", "--alg", "cbc(aes)", "--key", k16, "--iv", iv16, "--era", "2020", "0.bin"}, dir);
+  EXPECT_EQ(cbc2020.exit_code, 0) << cbc2020.err;
+  EXPECT_TRUE(cbc2020.out.empty());
   // A partial last XTS block is stolen wherever the software runs it: the CPU, and the 2020
   // driver's fallback (every AES request up to aes_sw_max_len), the same bytes.
   const auto cpu17 =
@@ -206,7 +212,7 @@ TEST(CipherCommand, AeadsMatchOpenSslAndABadTagIsExit1) {
 // What the kernel's self-tests exercise at setkey (issue 23, part 9): the 2026 driver sends equal
 // XTS halves to its fallback (IEEE 1619 vector 1 has K1 = K2 = 0); a tfm that forbids weak keys
 // refuses weak and semi-weak DES keys, 3DES with K1 = K2 or K2 = K3, and equal XTS halves where
-// the kernel checks them (the CPU's xts, the 2026 driver), with -EINVAL (3DES: -ENOKEY), authenc
+// the kernel checks them (the CPU's xts, the 2026 driver), with -EINVAL (3DES in the driver: -ENOKEY), authenc
 // over DES and 3DES too; without the flag a weak DES key encrypts as OpenSSL does.
 TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
   const test::TempDir tmp("cipher-weak");
@@ -262,14 +268,20 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
                 {"cipher", "--alg", "ecb(des)", "--key", "0101010101010103", "--forbid-weak-keys", "in.bin"}, dir)
                 .exit_code,
             0);
-  // 3DES: K1 = K2 refused by the flag on the CPU; K1 = K3 (allowed by the kernel's check) encrypts there.
+  // 3DES: K1 = K2 refused by the flag; K1 = K3 (allowed by the kernel's check) encrypts on the CPU.
+  // The driver's verify_skcipher_des3_key passes on des3_ede_verify_key's -ENOKEY (outside FIPS
+  // mode); the CPU's generic des3_ede_setkey turns it into -EINVAL when the tfm forbids weak keys.
   const std::string k1 = "0123456789abcdef", k2 = "23456789abcdef01";
-  const auto k1k2 = test::run_qcesim(
-      {"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k1 + k2, "--engine", "cpu", "--forbid-weak-keys", "in.bin"},
-      dir);
-  EXPECT_EQ(k1k2.exit_code, 2);
-  // des3_ede_verify_key's -ENOKEY outside FIPS mode (a weak DES key is verify_skcipher_des_key's -EINVAL).
-  EXPECT_NE(k1k2.err.find("K1 != K2 and K2 != K3 (the tfm forbids weak keys: -ENOKEY"), std::string::npos) << k1k2.err;
+  for (const auto& [engine, errno_text] :
+       {std::pair{"cpu", "-EINVAL, des3_ede_setkey"}, std::pair{"qce", "-ENOKEY, des3_ede_verify_key"}}) {
+    const auto k1k2 = test::run_qcesim(
+        {"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k1 + k2, "--engine", engine, "--forbid-weak-keys", "in.bin"},
+        dir);
+    EXPECT_EQ(k1k2.exit_code, 2) << engine;
+    EXPECT_NE(k1k2.err.find(std::string("K1 != K2 and K2 != K3 (the tfm forbids weak keys: ") + errno_text),
+              std::string::npos)
+        << k1k2.err;
+  }
   // authenc over DES and 3DES: the driver's verify_aead_des(3)_key and the CPU's authenc refuse them too.
   for (const char* engine : {"qce", "cpu"}) {
     for (const auto& [alg, key] : {std::pair{"authenc(hmac(sha256),cbc(des))", std::string("0101010101010101")},

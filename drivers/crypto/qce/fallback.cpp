@@ -53,6 +53,10 @@ RouteDecision skcipher_route(const QceRules& r, CipherAlg alg, CipherMode mode, 
   const bool aes = alg == CipherAlg::aes, xts = mode == CipherMode::xts;
   if (len == 0) {
     if (r.era >= 2026 && xts) return go(Route::einval, "XTS of 0 bytes (-EINVAL since 2026)");
+    // 2020 had no zero-length check (Thara Gopinath's 2021 series added it): 0 <= aes_sw_max_len
+    // (whatever its value) sends AES to the fallback. DES went to the engine: what an empty
+    // request does there is not documented [I], so the model leaves it as the later drivers do.
+    if (r.era == 2020 && aes) return go(Route::fallback, "0 bytes <= aes_sw_max_len (no zero-length check in 2020)");
     return go(Route::nothing, "0 bytes: \"CE does not handle 0 length messages\"");
   }
   if (r.era >= 2021 && (mode == CipherMode::ecb || mode == CipherMode::cbc) && len % cipher_block_bytes(alg))

@@ -121,14 +121,15 @@ std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector
   return "";
 }
 
-std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key) {
+std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key, bool on_cpu) {
   if (alg == CipherAlg::des && key.size() == 8 && des_key_is_weak(key.data()))
     return "a DES key that is neither weak nor semi-weak (the tfm forbids weak keys: -EINVAL)";
   if (alg == CipherAlg::tdes && key.size() == 24 &&
       (std::equal(key.begin(), key.begin() + 8, key.begin() + 8) ||
        std::equal(key.begin() + 8, key.begin() + 16, key.begin() + 16)))
-    return "a 3DES key with K1 != K2 and K2 != K3 (the tfm forbids weak keys: -ENOKEY, des3_ede_verify_key outside "
-           "FIPS mode)";
+    return on_cpu ? "a 3DES key with K1 != K2 and K2 != K3 (the tfm forbids weak keys: -EINVAL, des3_ede_setkey)"
+                  : "a 3DES key with K1 != K2 and K2 != K3 (the tfm forbids weak keys: -ENOKEY, des3_ede_verify_key "
+                    "outside FIPS mode)";
   if (mode == CipherMode::xts && xts_halves_equal(key))
     return "two different XTS key halves (the tfm forbids weak keys: -EINVAL)";
   return "";

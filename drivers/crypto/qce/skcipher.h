@@ -46,9 +46,9 @@ std::string skcipher_key_check(CipherAlg alg, CipherMode mode, const std::vector
                                SoftOnly* soft = nullptr);
 // What a tfm with CRYPTO_TFM_REQ_FORBID_WEAK_KEYS refuses before the driver's own checks: a weak
 // or semi-weak DES key (verify_skcipher_des_key, -EINVAL), 3DES with K1 = K2 or K2 = K3
-// (verify_skcipher_des3_key, -ENOKEY outside FIPS mode), XTS with equal halves (xts_verify_key,
-// -EINVAL). "" or the reason.
-std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key);
+// (verify_skcipher_des3_key, -ENOKEY outside FIPS mode; on the CPU the generic des3_ede's setkey
+// turns that -ENOKEY into -EINVAL), XTS with equal halves (xts_verify_key, -EINVAL). "" or the reason.
+std::string weak_key_check(CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key, bool on_cpu = false);
 // qce_skcipher_crypt's length rule: ECB and CBC take whole blocks (-EINVAL). "" or what the
 // length should be ("a multiple of 16 bytes for cbc(aes)").
 std::string skcipher_length_check(CipherAlg alg, CipherMode mode, std::size_t len);
