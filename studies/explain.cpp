@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "cpu/costs.h"
+#include "drivers/crypto/qce/fallback.h"
+#include "drivers/crypto/qce/sha.h"
 
 namespace qcesim::studies {
 
@@ -438,16 +440,22 @@ std::string narrate(const Tracer& tr, std::int64_t request, const Scenario& sc, 
   const RequestSpans rs = request_spans(tr, request);
   if (rs.mine.empty()) return fmt::format("request {} left no trace (the run has {} requests)\n", request, r.requests);
   const bool calls = sc.workload.hash_calls == Workload::HashCalls::init_update_final && v.engine == VariantEngine::qce;
-  std::string out = fmt::format("{} / {}: request {} of {} ({} x {} B, queue depth {}{})\n", sc.name, v.name, request,
-                                r.requests, r.requests, sc.workload.message_bytes, sc.workload.queue_depth,
-                                !calls                                       ? ""
-                                : sc.workload.message_bytes > kShaBlockBytes ? "; init, update and final: two engine "
-                                                                               "requests, the update's and the final's"
-                                                                             : "; init, update and final: one engine "
-                                                                               "request, the final's");
+  const Profile p = sc.profile_for(v);
+  // The update sends what the driver does not hold back for the final (docs/run.md).
+  const std::uint32_t later =
+      qce::ahash_hash_later(sc.workload.message_bytes, qce::ahash_holds_last_block(qce::qce_rules(p).era));
+  std::string out = fmt::format(
+      "{} / {}: request {} of {} ({} x {} B, queue depth {}{})\n", sc.name, v.name, request, r.requests, r.requests,
+      sc.workload.message_bytes, sc.workload.queue_depth,
+      !calls ? ""
+      : later == 0
+          ? "; init, update and final: one engine request, the update's (the 2020 driver's final has nothing left "
+            "and writes no result)"
+      : later < sc.workload.message_bytes
+          ? "; init, update and final: two engine requests, the update's and the final's"
+          : "; init, update and final: one engine request, the final's");
   out += narrate_steps(tr, rs);
   out += fmt::format("\naccounting for request {}:\n", request);
-  const Profile p = sc.profile_for(v);
   out += cpu_accounting(tr, request, rs, r,
                         p.has("cpu.line_transfer") ? p.time("cpu.line_transfer") : sc_core::SC_ZERO_TIME);
   out += wall_accounting(tr, rs, r);

@@ -52,7 +52,8 @@ class HashWorkload : public RequestWorkload {
         m_blocks((std::uint64_t{w.message_bytes} + 9 + 63) / 64),
         m_iv(sha_initial_state(w.alg)),
         m_reqs(w.queue_depth),
-        m_calls(w.hash_calls == Workload::HashCalls::init_update_final) {
+        m_calls(w.hash_calls == Workload::HashCalls::init_update_final),
+        m_later(qce::ahash_hash_later(w.message_bytes, qce::ahash_holds_last_block(e.qce().config().rules.era))) {
     if (m_calls)
       for (unsigned i = 0; i < w.queue_depth; ++i) m_tmpbuf.push_back(e.host().dma_alloc(kShaBlockBytes, 64));
     start_hash_ahead();
@@ -71,9 +72,12 @@ class HashWorkload : public RequestWorkload {
     return check_cpu(first, n);
   }
 
-  // init_update_final: the update sends something when the message is longer than a block.
+  // init_update_final: the update sends something when the message is longer than a block, the
+  // final when the update held something back (the 2020 driver's update sends a message that ends
+  // on a block whole, and its final returns without a request or a result).
   unsigned engine_steps(std::size_t /*m*/) const override {
-    return m_calls && qce::ahash_hash_later(m_w.message_bytes) < m_w.message_bytes ? 2 : 1;
+    if (!m_calls) return 1;
+    return (m_later < m_w.message_bytes ? 1u : 0u) + (m_later > 0 ? 1u : 0u);
   }
 
   qce::QceAsyncRequest& engine_request(std::size_t slot, std::size_t m, unsigned step) override {
@@ -88,12 +92,13 @@ class HashWorkload : public RequestWorkload {
       return r;
     }
     // crypto_ahash_init, _update, _final (sha.c): the update queues all but the tail it holds back
-    // (a whole block when the message ends on one: the BAM does no empty transfer for the final),
-    // copied to rctx->buf; the final copies that to rctx->tmpbuf and queues it with LAST. The
+    // (since 2021 a whole block when the message ends on one: the BAM does no empty transfer for
+    // the final; the 2020 driver sends it all, and its final returns with nothing to send and no
+    // result), copied to rctx->buf; the final copies that to rctx->tmpbuf and queues it with LAST. The
     // model's update transfer ends at the cut; the kernel's scatterlist entry still covers the
     // whole message (nbytes is the cut), and what the BAM does with the bytes the engine does not
     // take is not documented (docs/run.md).
-    const std::uint32_t later = qce::ahash_hash_later(m_w.message_bytes), sent = m_w.message_bytes - later;
+    const std::uint32_t later = m_later, sent = m_w.message_bytes - later;
     const cpu::DmaBuf& tmp = m_tmpbuf[slot];
     if (step == 0) std::memcpy(tmp.ptr, m_pool.msgs[m].ptr + sent, later);  // scatterwalk_map_and_copy
     if (step == 0 && sent > 0) {
@@ -122,6 +127,8 @@ class HashWorkload : public RequestWorkload {
     if (!engine) return [this](std::uint64_t from, std::uint64_t n) { return check_cpu(from, n); };
     // Each one's digest by the engine's arithmetic, from the request's IV (the driver's carry)
     // as the engine compresses and pads it.
+    // The 2020 driver's final writes no result for a message its update sent whole: all wrong.
+    if (m_calls && m_later == 0) return [](std::uint64_t, std::uint64_t count) { return count; };
     return [this](std::uint64_t from, std::uint64_t count) {
       const std::size_t blocks = m_w.message_bytes / kShaBlockBytes, tail = m_w.message_bytes % kShaBlockBytes;
       std::uint64_t wrong = 0;
@@ -187,6 +194,7 @@ class HashWorkload : public RequestWorkload {
   ShaState m_iv;
   std::vector<qce::ShaRequest> m_reqs;  // per slot
   bool m_calls;                         // workload.hash_calls init_update_final
+  std::uint32_t m_later;                // the bytes qce_ahash_update holds back for the final
   std::vector<cpu::DmaBuf> m_tmpbuf;    // per slot: rctx->tmpbuf, the final's bytes
   HashAhead* m_ahead = nullptr;
   ReadOnlyPages m_frozen;

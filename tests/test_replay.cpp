@@ -302,6 +302,31 @@ TEST(Replay, InitUpdateFinalIsTwoEngineRequestsPerMessageWithRightDigests) {
   EXPECT_GT(calls64.task_s, digest64.task_s);
 }
 
+// The 2020 driver (v5.6/v5.7) held no block back: its update sends a 4096-byte message whole and
+// its final, with rctx->buflen 0 and no hash_zero, returns without writing the result. One engine
+// request per message, every digest wrong; a message that does not end on a block is two
+// requests and right, as later.
+TEST(Replay, The2020DriversInitUpdateFinalLeavesAMessageEndingOnABlockUnwritten) {
+  const auto runs = seed_runs(
+      3,
+      [](std::size_t i) {
+        std::vector<std::string> sets = {"workload.hash_calls=init_update_final", "driver.era=2020"};
+        if (i == 1) sets.emplace_back("workload.message_bytes=4000");
+        if (i == 2) sets.back() = "driver.era=2021";
+        return std::make_pair(std::string("sha256-qce-nolock"), sets);
+      },
+      false);
+  const auto& [aligned, unaligned, fixed] = std::tie(runs[0], runs[1], runs[2]);
+  EXPECT_EQ(aligned.requests, 300u);
+  EXPECT_EQ(aligned.digest_mismatches, 300u);
+  EXPECT_EQ(aligned.irqs, 600u);  // the update's two interrupts, nothing for the final
+  EXPECT_EQ(unaligned.digest_mismatches, 0u);
+  EXPECT_EQ(unaligned.irqs, 1200u);
+  EXPECT_EQ(fixed.digest_mismatches, 0u);
+  EXPECT_EQ(fixed.irqs, 1200u);
+  EXPECT_LT(aligned.wall_s, fixed.wall_s * 0.8);
+}
+
 // workload.caller af_alg: afalg-bench's loop, a send and a read system call per message around the
 // crypto call. On the CPU path the run's CPU time grows by exactly those four items per message
 // (two SVC exceptions, two entry/exit paths, the socket's send and read); on the engine's path the

@@ -112,7 +112,7 @@ void QceAhash::update(std::uint64_t addr, std::uint32_t len) {
     m_buflen = static_cast<std::uint32_t>(total);
     return;
   }
-  const std::uint32_t hash_later = ahash_hash_later(total);
+  const std::uint32_t hash_later = ahash_hash_later(total, ahash_holds_last_block(m_dev.config().rules.era));
   const std::uint32_t nbytes = static_cast<std::uint32_t>(total - hash_later);
 
   ShaRequest req = make_request(false);
@@ -128,12 +128,18 @@ void QceAhash::update(std::uint64_t addr, std::uint32_t len) {
 }
 
 std::vector<std::uint8_t> QceAhash::final() {
+  const int era = m_dev.config().rules.era;
+  if (m_buflen == 0 && !ahash_has_hash_zero(era))
+    throw QceError(fmt::format(
+        "{}: the {} driver's qce_ahash_final returns 0 without writing the result (rctx->buflen is 0, and there is "
+        "no hash_zero before v5.9 nor a held-back last block before v5.12)",
+        m_first ? "an empty message" : "a message that ends on a whole block", era));
   if (m_first && m_buflen == 0) {
     if (!m_hmac) return sha_digest(m_alg, nullptr, 0);  // hash_zero
     // hash_zero is NULL for an HMAC: qce_ahash_final returns 0 and the caller's result is what
     // its buffer held (one of the self-test failures the 2026 series fixes). Era 0 and 2026: the
     // engine's no-data operation gives the right value (how 2026 gets it is not modelled [I]).
-    if (const int era = m_dev.config().rules.era; era && era < 2026)
+    if (era && era < 2026)
       throw QceError(
           fmt::format("an empty message's HMAC: the {} driver's qce_ahash_final returns 0 without writing "
                       "the result (hash_zero is NULL for an HMAC; the 2026 self-test fixes address it)",

@@ -33,13 +33,21 @@ struct ShaRequest : QceAsyncRequest {
 };
 
 // qce_ahash_update's hash_later: of `total` bytes to hash, those an update keeps back for a later
-// request. All of them up to a block; else those after the last whole block, a whole block when
-// there are none: the last request must carry data because the BAM does no zero-length transfers.
-inline std::uint32_t ahash_hash_later(std::uint64_t total) {
+// request. All of them up to a block; else those after the last whole block, and a whole block
+// when there are none (`hold_last_block`): the final must carry data because the BAM does no
+// zero-length transfers.
+inline std::uint32_t ahash_hash_later(std::uint64_t total, bool hold_last_block = true) {
   if (total <= kShaBlockBytes) return static_cast<std::uint32_t>(total);
   const auto tail = static_cast<std::uint32_t>(total % kShaBlockBytes);
-  return tail ? tail : static_cast<std::uint32_t>(kShaBlockBytes);
+  return tail || !hold_last_block ? tail : static_cast<std::uint32_t>(kShaBlockBytes);
 }
+// The driver eras' sha.c differences. Before Thara Gopinath's "Hold back a block of data to be
+// transferred as part of final" (v5.12, 2021) an update sent every whole block, so a message that
+// ends on a block left the final nothing, and before Sivaprakash Murugesan's "support zero length
+// test vectors" (v5.9) there was no hash_zero: qce_ahash_final with rctx->buflen 0 returned 0
+// without writing the result. The 2020 era (v5.6/v5.7) has neither.
+inline bool ahash_holds_last_block(int era) { return era != 2020; }
+inline bool ahash_has_hash_zero(int era) { return era != 2020; }
 
 // ahash_ops: the ops table's entry for ahash requests.
 std::unique_ptr<QceAlgoOps> make_ahash_ops(QceDevice& qce);
