@@ -186,8 +186,10 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
   const std::size_t n = mine.size() * nv;
   // Progress: each tenth of the runs (a second or more after the last line: validate's small
   // scenarios finish a tenth every few milliseconds, and their lines would only be noise), and at
-  // least every 5 s, with the time left at the rate so far.
+  // least every 5 s, with the time left at the rate so far; the last run's line ends what earlier
+  // lines began.
   std::size_t done = 0, next_report = std::max<std::size_t>(1, n / 10);
+  bool reported = false;
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
   auto raw = fork_each(
@@ -206,13 +208,14 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
         const auto now = std::chrono::steady_clock::now();
         ++done;
         const double quiet = std::chrono::duration<double>(now - last).count();
-        if (((done >= next_report || done == n) && quiet >= 1) || quiet >= 5) {
+        if (((done >= next_report || done == n) && quiet >= 1) || quiet >= 5 || (done == n && reported)) {
           const double s = std::chrono::duration<double>(now - t0).count();
           progress << fmt::format("  {}/{} runs, {:.0f} s so far, about {:.0f} s to go\n", done, n, s,
                                   s / static_cast<double>(done) * static_cast<double>(n - done));
           progress.flush();
           next_report = done + std::max<std::size_t>(1, n / 10);
           last = now;
+          reported = true;
         }
       });
   if (spec.shard.count) {
