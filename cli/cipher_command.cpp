@@ -139,7 +139,7 @@ std::string setup(const CipherOptions& opt, studies::CipherSetup& s) {
   // Bad files and values are ConfigErrors (exit 2 naming the file).
   std::optional<model::Profile> platform;
   if (!opt.platform.empty()) {
-    platform = model::Profile::load(opt.platform);
+    platform = load_platform(opt.platform);
     s.soft = cpu::soft_crypto_config(*platform);
   }
   return select_driver_rules(platform ? &*platform : nullptr, opt.era, s.rules);

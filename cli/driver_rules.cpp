@@ -1,6 +1,16 @@
 #include "cli/driver_rules.h"
 
+#include "model/config_error.h"
+
 namespace qcesim::cli {
+
+model::Profile load_platform(const std::string& file) {
+  try {
+    return model::Profile::load(file);
+  } catch (const model::ConfigError& e) {
+    throw model::ConfigError("--platform " + e.file, e.path, e.expected, e.found);
+  }
+}
 
 std::string select_driver_rules(const model::Profile* platform, int era, qce::QceRules& rules) {
   rules = platform ? qce::qce_rules(*platform) : qce::QceRules{};

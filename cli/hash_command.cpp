@@ -98,7 +98,7 @@ int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
   // it), --era over it.
   qce::QceRules rules;
   std::optional<model::Profile> platform;
-  if (!opt.platform.empty()) platform = model::Profile::load(opt.platform);
+  if (!opt.platform.empty()) platform = load_platform(opt.platform);
   if (const std::string e = select_driver_rules(platform ? &*platform : nullptr, opt.era, rules); !e.empty()) {
     err << "qcesim hash: " << e << "\n";
     return 2;

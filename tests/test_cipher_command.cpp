@@ -105,7 +105,8 @@ TEST(CipherCommand, BadOptionsAndLengthsExit2NamingWhatWasExpected) {
       {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2026", "32.bin"},
        "expected an algorithm the 2026 driver registers"},
       {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--era", "2019", "32.bin"}, "--era: expected a kernel era"},
-      {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--platform", "missing.json", "32.bin"}, "missing.json"},
+      {{"cipher", "--alg", "ecb(aes)", "--key", k16, "--platform", "missing.json", "32.bin"},
+       "--platform missing.json: expected a readable profile file"},
   };
   write_bytes(dir + "/0.bin", {});
   const std::string k32 = std::string(32, 'a') + std::string(32, 'b');

@@ -177,6 +177,11 @@ TEST_F(HashCommand, AnEmptyMessageAsEachDriverEraAnswersIt) {
   EXPECT_EQ(run("--era 2019", "abc").status, 2);
   // A shipped platform's driver.era: the IPQ40xx's 2020 driver, --era over it.
   EXPECT_EQ(run("--hmac-key 0102 --platform ipq40xx").status, 2);
+  const Result missing = run("--platform missing.json", "abc");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("qcesim hash: --platform missing.json: expected a readable profile file"),
+            std::string::npos)
+      << missing.err;
   EXPECT_EQ(run("--hmac-key 0102 --platform ipq40xx --era 2026").out, want);
 }
 
