@@ -140,6 +140,14 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   if ((soft == qce::SoftOnly::aes192 && (s.rules.era || !on_engine)) ||
       (soft == qce::SoftOnly::xts_equal_halves && s.rules.era >= 2026) || (soft != qce::SoftOnly::none && !on_engine))
     why.clear();
+  // The 2020 driver took equal XTS halves and 3DES keys: fine where its fallback runs the request.
+  if (on_engine && s.rules.era == 2020 &&
+      (soft == qce::SoftOnly::xts_equal_halves || soft == qce::SoftOnly::tdes_equal_keys)) {
+    const qce::Route r = qce::skcipher_route(s.rules, s.alg, s.mode, s.key, static_cast<std::size_t>(n)).route;
+    if (const std::string w = qce::unchecked_2020_key(soft, r); !w.empty())
+      return fmt::format("--key: expected {}, found equal keys for {} bytes", w, n);
+    why.clear();
+  }
   if (!why.empty()) return fmt::format("--key: expected {}, found {} bytes", why, s.key.size());
   const std::size_t ivsize = qce::skcipher_ivsize(s.alg, s.mode);
   if (s.iv.size() != ivsize)

@@ -243,6 +243,18 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
       {"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "--era", "2024", "in.bin"}, dir);
   EXPECT_EQ(era2024.exit_code, 2);
   EXPECT_NE(era2024.err.find("equal halves: -ENOKEY"), std::string::npos) << era2024.err;
+  // The 2020 driver had no equal-key checks: its fallback (every AES request up to aes_sw_max_len)
+  // runs vector 1; a longer request would be the engine's, which cannot, and is refused as not
+  // modelled, as is 3DES with two equal keys (DES has no fallback).
+  const auto era2020 = test::run_qcesim(
+      {"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "--era", "2020", "in.bin"}, dir);
+  ASSERT_EQ(era2020.exit_code, 0) << era2020.err;
+  EXPECT_EQ(std::vector<std::uint8_t>(era2020.out.begin(), era2020.out.end()), ieee1619_v1);
+  write_bytes(dir + "/1k.bin", std::vector<std::uint8_t>(1024, 0));
+  const auto long2020 = test::run_qcesim(
+      {"cipher", "--alg", "xts(aes)", "--key", zero_key, "--iv", zero_iv, "--era", "2020", "1k.bin"}, dir);
+  EXPECT_EQ(long2020.exit_code, 2);
+  EXPECT_NE(long2020.err.find("the 2020 driver's fallback runs"), std::string::npos) << long2020.err;
   // DES: the weak key 01..01 (which encrypts zeros to 8ca64de9c1b123a7) and a semi-weak one with
   // its parity bits flipped (the schedule ignores them) are refused with the flag; without it they
   // encrypt as OpenSSL does.
@@ -294,6 +306,10 @@ TEST(CipherCommand, WeakKeysAsTheKernelTreatsThem) {
       EXPECT_NE(a.err.find("found a weak one"), std::string::npos) << a.err;
     }
   }
+  const auto tdes2020 =
+      test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k1 + k2, "--era", "2020", "in.bin"}, dir);
+  EXPECT_EQ(tdes2020.exit_code, 2);
+  EXPECT_NE(tdes2020.err.find("the 2020 driver checked none"), std::string::npos) << tdes2020.err;
   EXPECT_EQ(test::run_qcesim({"cipher", "--alg", "ecb(des3_ede)", "--key", k1 + k2 + k1, "--engine", "cpu",
                               "--forbid-weak-keys", "in.bin"},
                              dir)

@@ -47,6 +47,17 @@ const char* route_name(Route r) {
   return "?";
 }
 
+std::string unchecked_2020_key(SoftOnly soft, Route route) {
+  if (route == Route::fallback || route == Route::nothing) return "";
+  if (soft == SoftOnly::xts_equal_halves)
+    return "a request the 2020 driver's fallback runs (it checked no equal XTS halves and sends this length to the "
+           "engine, which cannot run them: what it outputs is not modelled)";
+  if (soft == SoftOnly::tdes_equal_keys)
+    return "three different 3DES keys for the engine (the 2020 driver checked none and sends DES to the engine, which "
+           "cannot run two equal keys: what it outputs is not modelled)";
+  return "";
+}
+
 RouteDecision skcipher_route(const QceRules& r, CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key,
                              std::size_t len) {
   if (r.era == 0) return {};

@@ -39,6 +39,10 @@ struct RouteDecision {
   Route route = Route::engine;
   std::string why;  // what rule decided (empty: the engine, as usual)
 };
+// The 2020 driver checked neither equal XTS halves nor equal 3DES keys (Thara Gopinath's -ENOKEY
+// checks came in 2021): setkey takes them, its fallback runs what goes there by length, and
+// what the engine makes of the rest is not documented [I]. "" when the request can run, else why not.
+std::string unchecked_2020_key(SoftOnly soft, Route route);
 
 // qce_skcipher_crypt's decision for a request of `len` bytes with this key.
 RouteDecision skcipher_route(const QceRules& r, CipherAlg alg, CipherMode mode, const std::vector<std::uint8_t>& key,

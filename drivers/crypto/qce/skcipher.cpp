@@ -154,7 +154,12 @@ std::string QceSkcipher::setkey(const std::vector<std::uint8_t>& key) {
   // With a kernel's rules, AES-192 (and, since 2026, equal XTS halves) is the fallback's to run.
   const QceRules& rules = m_dev.config().rules;
   if (rules.era && (soft == SoftOnly::aes192 || (soft == SoftOnly::xts_equal_halves && rules.era >= 2026))) why.clear();
-  if (why.empty()) m_key = key;
+  // The 2020 driver's setkey had no equal-key checks: crypt decides (unchecked_2020_key).
+  if (rules.era == 2020 && (soft == SoftOnly::xts_equal_halves || soft == SoftOnly::tdes_equal_keys)) why.clear();
+  if (why.empty()) {
+    m_key = key;
+    m_soft = soft;
+  }
   return why;
 }
 
@@ -167,6 +172,8 @@ void QceSkcipher::crypt(bool encrypt, std::array<std::uint8_t, 16>& iv, std::uin
   if (d.route == Route::nothing) return;
   if (d.route == Route::einval) throw QceError(d.why + " (-EINVAL)");
   if (d.route == Route::fallback) return fallback(encrypt, iv, src, dst, len);
+  if (m_dev.config().rules.era == 2020)
+    if (const std::string why = unchecked_2020_key(m_soft, d.route); !why.empty()) throw QceError("expected " + why);
   if (len == 0) return;  // "CE does not handle 0 length messages"
   if (const std::string why = skcipher_length_check(m_alg, m_mode, len); !why.empty())
     throw QceError(fmt::format("expected {}, found {} bytes (-EINVAL)", why, len));

@@ -78,6 +78,7 @@ class QceSkcipher {
   CipherMode m_mode;
   bool m_forbid_weak = false;
   std::vector<std::uint8_t> m_key;
+  SoftOnly m_soft = SoftOnly::none;  // what setkey let through for the fallback (or, in 2020, unchecked)
 };
 
 }  // namespace qcesim::qce
