@@ -135,19 +135,14 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   if (s.forbid_weak_keys && (s.mode != CipherMode::xts || !on_engine || s.rules.era >= 2026))
     if (const std::string weak = qce::weak_key_check(s.alg, s.mode, s.key, !on_engine); !weak.empty())
       return fmt::format("--key: expected {}, found a weak one", weak);
-  // AES-192 runs in a platform's fallback or on the CPU, equal XTS halves in a 2026 platform's
-  // fallback or on the CPU, 3DES with equal keys on the CPU.
-  if ((soft == qce::SoftOnly::aes192 && (s.rules.era || !on_engine)) ||
-      (soft == qce::SoftOnly::xts_equal_halves && s.rules.era >= 2026) || (soft != qce::SoftOnly::none && !on_engine))
-    why.clear();
-  // The 2020 driver took equal XTS halves and 3DES keys: fine where its fallback runs the request.
-  if (on_engine && s.rules.era == 2020 &&
-      (soft == qce::SoftOnly::xts_equal_halves || soft == qce::SoftOnly::tdes_equal_keys)) {
-    const qce::Route r = qce::skcipher_route(s.rules, s.alg, s.mode, s.key, static_cast<std::size_t>(n)).route;
-    if (const std::string w = qce::unchecked_2020_key(soft, r); !w.empty())
+  // The CPU runs every key the engine cannot; the driver keeps those its era's setkey keeps
+  // (AES-192 for a platform's fallback, equal XTS halves in 2026, and in 2020 equal XTS halves and
+  // 3DES keys unchecked: fine only where its fallback runs the request).
+  const qce::Route route = qce::skcipher_route(s.rules, s.alg, s.mode, s.key, static_cast<std::size_t>(n)).route;
+  if (soft != qce::SoftOnly::none && (!on_engine || qce::setkey_keeps(soft, s.rules.era))) why.clear();
+  if (on_engine && s.rules.era == 2020)
+    if (const std::string w = qce::unchecked_2020_key(soft, route); !w.empty())
       return fmt::format("--key: expected {}, found equal keys for {} bytes", w, n);
-    why.clear();
-  }
   if (!why.empty()) return fmt::format("--key: expected {}, found {} bytes", why, s.key.size());
   const std::size_t ivsize = qce::skcipher_ivsize(s.alg, s.mode);
   if (s.iv.size() != ivsize)
@@ -158,9 +153,7 @@ std::string check_cipher_job(const CipherSetup& s, std::size_t n, bool on_engine
   // A partial last block needs ciphertext stealing, which the engine has not: the CPU does it, and
   // so does a platform's driver where it hands the request to its software fallback (in 2020
   // every AES request up to aes_sw_max_len; since 2021 every such XTS length).
-  const bool steals =
-      !on_engine ||
-      qce::skcipher_route(s.rules, s.alg, s.mode, s.key, static_cast<std::size_t>(n)).route == qce::Route::fallback;
+  const bool steals = !on_engine || route == qce::Route::fallback;
   // No bytes: the kernel's xts (and the driver since 2026) says -EINVAL for less than a block, on
   // the CPU or in a fallback (the 2020 driver's, by length); the 2021-2024 driver returns before
   // looking ("CE does not handle 0 length messages").

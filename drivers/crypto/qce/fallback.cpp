@@ -47,6 +47,20 @@ const char* route_name(Route r) {
   return "?";
 }
 
+bool setkey_keeps(SoftOnly soft, int era) {
+  switch (soft) {
+    case SoftOnly::aes192:
+      return era != 0;
+    case SoftOnly::xts_equal_halves:
+      return era >= 2026 || era == 2020;
+    case SoftOnly::tdes_equal_keys:
+      return era == 2020;
+    case SoftOnly::none:
+      break;
+  }
+  return false;
+}
+
 std::string unchecked_2020_key(SoftOnly soft, Route route) {
   if (route == Route::fallback || route == Route::nothing) return "";
   if (soft == SoftOnly::xts_equal_halves)

@@ -39,6 +39,10 @@ struct RouteDecision {
   Route route = Route::engine;
   std::string why;  // what rule decided (empty: the engine, as usual)
 };
+// Whether the era's setkey keeps a key the engine cannot run (SoftOnly): AES-192 with any rules
+// (the fallback's), equal XTS halves in 2026 (use_fallback), and in 2020, which checked neither,
+// equal XTS halves and 3DES keys (unchecked_2020_key says which requests can still run).
+bool setkey_keeps(SoftOnly soft, int era);
 // The 2020 driver checked neither equal XTS halves nor equal 3DES keys (Thara Gopinath's -ENOKEY
 // checks came in 2021): setkey takes them, its fallback runs what goes there by length, and
 // what the engine makes of the rest is not documented [I]. "" when the request can run, else why not.

@@ -151,11 +151,9 @@ std::string QceSkcipher::setkey(const std::vector<std::uint8_t>& key) {
   }
   SoftOnly soft;
   std::string why = skcipher_key_check(m_alg, m_mode, key, &soft);
-  // With a kernel's rules, AES-192 (and, since 2026, equal XTS halves) is the fallback's to run.
-  const QceRules& rules = m_dev.config().rules;
-  if (rules.era && (soft == SoftOnly::aes192 || (soft == SoftOnly::xts_equal_halves && rules.era >= 2026))) why.clear();
-  // The 2020 driver's setkey had no equal-key checks: crypt decides (unchecked_2020_key).
-  if (rules.era == 2020 && (soft == SoftOnly::xts_equal_halves || soft == SoftOnly::tdes_equal_keys)) why.clear();
+  // With a kernel's rules, AES-192 (and, since 2026, equal XTS halves) is the fallback's to run;
+  // the 2020 driver's setkey had no equal-key checks, and crypt decides (unchecked_2020_key).
+  if (setkey_keeps(soft, m_dev.config().rules.era)) why.clear();
   if (why.empty()) {
     m_key = key;
     m_soft = soft;
