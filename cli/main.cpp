@@ -116,13 +116,13 @@ Command hash_command(CLI::App& app) {
   auto* h = app.add_subcommand(
       "hash", "Print SHA-1/SHA-256 (or HMAC) checksums like sha256sum, computed by the emulated engine");
   h->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; ce: on the CPU (ARMv8 CE path)")
-      ->check(CLI::IsMember({"qce", "ce"}))
+      ->check(cli::one_of({"qce", "ce"}))
       ->capture_default_str();
-  h->add_option("--alg", st->alg, "Hash algorithm")->check(CLI::IsMember({"sha1", "sha256"}))->capture_default_str();
+  h->add_option("--alg", st->alg, "Hash algorithm")->check(cli::one_of({"sha1", "sha256"}))->capture_default_str();
   h->add_option("--hmac-key", st->hmac_key, "HMAC key in hex: print HMAC instead of the plain hash");
   h->add_option("--reg-io", st->reg_io,
                 "mmio: CPU register writes (mainline); bam: command descriptors with BAM LOCK/UNLOCK (locking series)")
-      ->check(CLI::IsMember({"mmio", "bam"}))
+      ->check(cli::one_of({"mmio", "bam"}))
       ->capture_default_str();
   h->add_option("--request-bytes", st->opt.request_bytes,
                 "Bytes handed to the driver per update() call (any size: the driver holds back what ends short of "
@@ -182,11 +182,11 @@ Command cipher_command(CLI::App& app) {
                        "its kernel era's algorithms and fallback rules apply, the fallback running on its CPU",
                        "aes_sw_max_len 512 without a platform");
   c->add_option("--engine", st->engine, "qce: through the emulated QCE and BAM; cpu: on the CPU")
-      ->check(CLI::IsMember({"qce", "cpu"}))
+      ->check(cli::one_of({"qce", "cpu"}))
       ->capture_default_str();
   c->add_option("--reg-io", st->reg_io,
                 "mmio: CPU register writes (mainline); bam: command descriptors with BAM LOCK/UNLOCK (locking series)")
-      ->check(CLI::IsMember({"mmio", "bam"}))
+      ->check(cli::one_of({"mmio", "bam"}))
       ->capture_default_str();
   c->add_flag(
       "--forbid-weak-keys", st->opt.forbid_weak_keys,
@@ -469,7 +469,7 @@ Command completion_command(CLI::App& app) {
       app.add_subcommand("completion", "Print the shell completion script (bash): source <(qcesim completion bash)");
   c->add_option("shell", *shell, "The shell (bash), or man: the man page's COMMANDS section (help2man's include)")
       ->required()
-      ->check(CLI::IsMember({"bash", "man"}));
+      ->check(cli::one_of({"bash", "man"}));
   return {c, [&app, shell] {
             std::cout << (*shell == "man" ? cli::man_commands(app) : cli::bash_completion(app));
             return 0;

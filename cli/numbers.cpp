@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <spdlog/fmt/fmt.h>
+#include <spdlog/fmt/ranges.h>
 
 #include "model/config_error.h"
 
@@ -60,6 +61,16 @@ CLI::Validator real_number(double min, double max) {
         return fmt::format("expected a number from {} to {}, found {}", min, max, model::quoted_input(text));
       },
       fmt::format("{}..{}", min, max));
+}
+
+CLI::Validator one_of(const std::vector<std::string>& words) {
+  return CLI::Validator(
+      [words](std::string& text) -> std::string {
+        for (const std::string& w : words)
+          if (text == w) return "";
+        return fmt::format("expected one of {}, found {}", fmt::join(words, ", "), model::quoted_input(text));
+      },
+      fmt::format("{{{}}}", fmt::join(words, ",")));
 }
 
 }  // namespace qcesim::cli

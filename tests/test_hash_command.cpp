@@ -202,7 +202,10 @@ TEST_F(HashCommand, BadOptionsExit2WithReason) {
   EXPECT_NE(r.err.find("found 'z'"), std::string::npos) << r.err;
   r = run("--engine gpu abc");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("gpu"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--engine: expected one of qce, ce, found \"gpu\""), std::string::npos) << r.err;
+  r = run("--alg SHA256 abc");  // the words as written: no case folding, no prefixes
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--alg: expected one of sha1, sha256, found \"SHA256\""), std::string::npos) << r.err;
   r = run("--request-bytes 0 abc");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--request-bytes: expected a whole number from 1 to 67108864"), std::string::npos) << r.err;
