@@ -88,8 +88,9 @@ void Runner::when_done(std::function<void(const sc_time&)> fn) {
   m_marks.emplace_back(m_charged, std::move(fn));
 }
 
-void Runner::trace_charge(const char* fn, const sc_time& cost) {
-  if (cost != SC_ZERO_TIME) m_trace_items.push_back({fn, cost, model::Tracer::active()->request(), m_core.clock_ghz()});
+void Runner::trace_charge(const char* fn, const sc_time& cost, int item) {
+  if (cost != SC_ZERO_TIME)
+    m_trace_items.push_back({fn, cost, model::Tracer::active()->request(), m_core.clock_ghz(), item});
 }
 
 void Runner::trace_moved(const sc_time& t) {
@@ -289,8 +290,10 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
     if (r.m_trace_open && r.m_trace_end == from) {
       r.m_trace_end = from + take;
     } else {
-      if (r.m_trace_open) tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz);
+      if (r.m_trace_open)
+        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz, r.m_trace_item);
       r.m_trace_open = true;
+      r.m_trace_item = it.item;
       r.m_trace_start = from;
       r.m_trace_end = from + take;
     }
@@ -302,7 +305,7 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
       const bool joins = r.m_trace_items.size() > 1 && r.m_trace_items[1].fn == it.fn &&
                          r.m_trace_items[1].request == it.request && r.m_trace_items[1].ghz == it.ghz;
       if (!joins) {
-        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz);
+        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz, r.m_trace_item);
         r.m_trace_open = false;
       }
       r.m_trace_items.pop_front();

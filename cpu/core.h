@@ -114,10 +114,10 @@ class Runner {
 
   // Adds `cost` of work in function `fn` to what this thread owes the core. Inline: the
   // driver flows charge about a hundred items per request.
-  void charge(const char* fn, const sc_core::sc_time& cost) {
+  void charge(const char* fn, const sc_core::sc_time& cost, int item = -1) {
     m_debt += cost;
     m_charged += cost;
-    if (model::Tracer::active()) trace_charge(fn, cost);
+    if (model::Tracer::active()) trace_charge(fn, cost, item);
     fn_time(fn) += cost;
     note_charge(fn, cost);
   }
@@ -152,7 +152,7 @@ class Runner {
 
  private:
   friend class Core;
-  void trace_charge(const char* fn, const sc_core::sc_time& cost);
+  void trace_charge(const char* fn, const sc_core::sc_time& cost, int item);
   void trace_moved(const sc_core::sc_time& t);  // explain's tally of the lines waited for
   sc_core::sc_time& fn_time(const char* fn);
   inline void note_charge(const char* fn, const sc_core::sc_time& cost);
@@ -171,6 +171,7 @@ class Runner {
     sc_core::sc_time left;
     std::int64_t request;
     double ghz;  // the core's clock when the item was charged (work items are timed at it)
+    int item;    // the cost item (cpu/costs.h), -1 for a charge by time
   };
   std::deque<TraceItem> m_trace_items;
   // All work ever charged and all the core has run; what a sync in progress still owes follows.
@@ -181,6 +182,7 @@ class Runner {
   int m_trace_track = -1;
   bool m_trace_open = false;
   sc_core::sc_time m_trace_start, m_trace_end;
+  int m_trace_item = -1;     // the open span's cost item: its first (a base cost before its per-entry part)
   sc_core::sc_event m_done;  // timed: fires when the core will have run all of remaining()
 };
 
@@ -340,7 +342,7 @@ inline void Runner::charge(const Charge& c) {
     }
   }
   if (m_core.m_cv > 0 && t != sc_core::SC_ZERO_TIME) t = t * m_core.variation();
-  charge(c.fn, t);
+  charge(c.fn, t, c.item);
 }
 
 inline sc_core::sc_time& Runner::fn_time(const char* fn) {

@@ -30,7 +30,8 @@ namespace qcesim::cpu {
 #define QCESIM_COST_ITEMS(X)                                                                                           \
   /* Interrupts, softirqs, workqueues, scheduling. */                                                                  \
   X(irq_entry, "gic_handle_irq",                                                                                       \
-    "interrupt entry: the GIC delivered the BAM interrupt to this core; exception entry and dispatch")                 \
+    "interrupt entry: the GIC delivered an interrupt (the BAM's, or another CPU's IPI) to this core; exception "       \
+    "entry and dispatch")                                                                                              \
   X(irq_exception, "el1_interrupt",                                                                                    \
     "the exception itself: vector entry, the GIC's acknowledge and EOI registers, barriers and the return "            \
     "(serialising: core cycles, whatever the core's IPC)")                                                             \
@@ -43,7 +44,8 @@ namespace qcesim::cpu {
   X(bh_queue_work, "queue_work_on", "queues a work item on a BH workqueue (system_bh_highpri_wq) from hardirq")        \
   X(bh_work_dispatch, "bh_worker",                                                                                     \
     "runs one BH workqueue item in softirq (dispatch only), charged as the item's function")                           \
-  X(queue_work, "queue_work_on", "queues the request's completion on a workqueue (process context)")                   \
+  X(queue_work, "queue_work_on",                                                                                       \
+    "queues the request's completion on a workqueue, for a kworker to run in process context")                         \
   X(try_to_wake_up, "try_to_wake_up", "wakes a sleeping thread on this CPU: the kworker, or a caller here")            \
   X(try_to_wake_up_remote, "try_to_wake_up",                                                                           \
     "wakes a thread sleeping on another CPU: queues it on that CPU's wake list and sends the IPI")                     \

@@ -78,10 +78,10 @@ int Tracer::track(const std::string& group, const std::string& name, const std::
 }
 
 void Tracer::span(int track, std::string name, const sc_core::sc_time& start, const sc_core::sc_time& end,
-                  std::int64_t request, std::string detail, double ghz) {
+                  std::int64_t request, std::string detail, double ghz, int item) {
   // Unattributed work (request -1: another EE's) is kept while the current request is kept.
   if (!keeps(request < 0 ? m_request : request) || end < start) return;
-  TraceSpan s{track, std::move(name), start, end, request, std::move(detail), ghz};
+  TraceSpan s{track, std::move(name), start, end, request, std::move(detail), ghz, item};
   if (!m_sink) {
     m_spans.push_back(std::move(s));
     return;

@@ -39,6 +39,7 @@ struct TraceSpan {
   std::int64_t request = -1;  // -1: not attributed
   std::string detail;         // one line for the trace's args and the narration
   double ghz = 0;             // CPU work: the core's clock (0: not a CPU span, or no clock)
+  int item = -1;              // CPU work: the cost item charged (cpu/costs.h's index; -1: none)
 };
 
 struct TraceCounter {
@@ -91,7 +92,7 @@ class Tracer {
   int track(const std::string& group, const std::string& name, const std::string& kind,
             const std::string& context = "");
   void span(int track, std::string name, const sc_core::sc_time& start, const sc_core::sc_time& end,
-            std::int64_t request, std::string detail = "", double ghz = 0);
+            std::int64_t request, std::string detail = "", double ghz = 0, int item = -1);
   void counter(int track, const sc_core::sc_time& at, double value);
   // A request's own span: from the caller's submission to its completion callback.
   void request_span(std::int64_t request, const sc_core::sc_time& start, const sc_core::sc_time& end);

@@ -62,7 +62,7 @@ std::string us(const sc_core::sc_time& t) { return fmt::format("{:.3f}", t.to_se
 
 }  // namespace
 
-std::string why_plain(const std::string& step, const std::string& kind);
+std::string why_plain(const std::string& step, const std::string& kind, int item);
 
 // Where a step of the locking series comes from: the v20 patch and the function (docs/reference/
 // v20-series.md); "" for mainline steps.
@@ -83,15 +83,21 @@ std::string origin(const std::string& step, const std::string& kind) {
   return "";
 }
 
-std::string why(const std::string& step, const std::string& kind) {
-  std::string w = why_plain(step, kind);
+std::string why(const std::string& step, const std::string& kind, int item) {
+  std::string w = why_plain(step, kind, item);
   const std::string o = origin(step, kind);
   return o.empty() ? w : w + " [" + o + "]";
 }
 
-std::string why_plain(const std::string& step, const std::string& kind) {
-  // Two cost items carry the kernel's one name: the switch into a woken thread and a sleeper's
-  // switch out (cost.context_switch, cost.context_switch_out).
+std::string why_plain(const std::string& step, const std::string& kind, int item) {
+  // The cost item the step charged, where it runs under the item's own name: several items
+  // share a kernel function's name (queue_work_on from softirq or for BH work, try_to_wake_up
+  // here or on another CPU, the switch into a thread or out of one, a DSB after a page-table
+  // update or after cache maintenance), and each says which it is.
+  if (item >= 0 && static_cast<std::size_t>(item) < cpu::kNumCosts) {
+    const cpu::CostItem& c = cpu::kCostItems[static_cast<std::size_t>(item)];
+    if (step == c.label) return c.doc;
+  }
   if (step == "__schedule")
     return "a context switch: into the thread that was woken, or (the step before a sleep) out of the thread going to "
            "sleep, to the idle task with interrupts off";
@@ -176,7 +182,7 @@ std::string narrate_steps(const Tracer& tr, const RequestSpans& rs) {
     const TraceTrack& t = track_of(tr, *s);
     std::string where = t.group + " " + t.name;
     out += fmt::format("{:>9} {:>8}  {:<30} {:<38} {}\n", us(s->start - rs.t0), us(s->end - s->start), where, s->name,
-                       why(s->name, t.kind));
+                       why(s->name, t.kind, s->item));
   }
   return out;
 }

@@ -13,8 +13,9 @@ namespace qcesim::studies {
 
 using model::Tracer;
 
-// Why a step happens, by kernel function or hardware step name ("" if unknown).
-std::string why(const std::string& step, const std::string& track_kind);
+// Why a step happens, by the cost item it charged (a CPU step under the item's own name) or by
+// kernel function or hardware step name ("" if unknown).
+std::string why(const std::string& step, const std::string& track_kind, int item = -1);
 
 // The messages a replay needs for `request` to be narrated whole: the requests after it do not
 // change it (they start after it, or queue behind it), so the replay stops after the one that

@@ -177,6 +177,30 @@ TEST(Trace, ExplainAccountsForTheWholeWallAndCpuTime) {
   EXPECT_EQ(n.find("  \n"), std::string::npos);  // every step has its reason
 }
 
+// Where cost items share a kernel function's name, each step is described by the item it charged:
+// mainline's softirq queues the done work for a kworker (not BH work), the kworker wakes the
+// caller on the X4 with an IPI (not here), the DSB after a cache clean is not a page-table one.
+TEST(Trace, ExplainDescribesEachStepByTheItemItCharged) {
+  const std::string n = run_traced("sha256-qce-nolock", 10, 12, 13).narration;
+  auto step = [&n](const std::string& where, const std::string& fn, const std::string& why) {
+    return std::regex_search(n, std::regex(where + R"( +)" + fn + R"( +)" + why));
+  };
+  EXPECT_TRUE(step("cpu0 softirq", "queue_work_on", "queues the request's completion on a workqueue, for a kworker"))
+      << n;
+  EXPECT_FALSE(step("cpu0 softirq", "queue_work_on", "queues a work item on a BH workqueue")) << n;
+  EXPECT_TRUE(step("cpu0 kworker/0", "try_to_wake_up", "wakes a thread sleeping on another CPU")) << n;
+  EXPECT_TRUE(step("cpu7 task: task", "dsb", "the barrier that ends a cache-maintenance call")) << n;
+  EXPECT_TRUE(step("cpu7 task: task", "dsb", "the barrier after a page-table update")) << n;
+  EXPECT_TRUE(step("cpu7 task: task", "__schedule", "the thread going to sleep switches this CPU to its idle task"))
+      << n;
+  EXPECT_TRUE(step("cpu7 task: task", "__schedule", "context switch into the thread that was woken")) << n;
+  EXPECT_TRUE(
+      step("cpu7 hardirq", "gic_handle_irq", R"(interrupt entry: the GIC delivered an interrupt \(the BAM's, or)"))
+      << n;
+  // A driver function charged through a dispatch item keeps its own reason.
+  EXPECT_TRUE(step("cpu0 softirq", "qce_ahash_done", "the sha driver's DMA callback")) << n;
+}
+
 // A request's wait can reach an idle state's target residency: with 1 MiB messages the locking
 // run's caller sleeps about 8.8 ms on the X4, past the power-collapse state's 7.48 ms, and the
 // IPI that wakes it waits the state's 1.35 ms exit; explain shows that step and counts it in the
