@@ -99,13 +99,15 @@ std::string race_summary(const studies::VariantResult& r) {
          "       command elements land one by one while Linux programs or runs the engine: AUTH_IV writes replace\n"
          "       the running hash state (wrong digest, no error), its CONFIG/SEG_SIZE writes before Linux's GO\n"
          "       redirect Linux's operation, and a GO while the engine is busy sets SW_ERR, which fails the request\n"
-         "       whose driver reads STATUS next (and its CLR_CNTXT kills the other EE's operation in turn).\n";
+         "       whose driver reads STATUS next (and the model's driver's CLR_CNTXT, which mainline does not\n"
+         "       write, kills the other EE's operation in turn).\n";
   } else if (locked && r.failed_requests) {
     s += "  why: the BAM lock serializes the two EEs' descriptors, so none of the other EE's register writes lands\n"
          "       inside Linux's request (no wrong digests). The failures come from qce_check_status: the done\n"
          "       callback reads STATUS with a CPU MMIO read after UNLOCK (the series keeps that read), when the\n"
          "       other EE may already hold the lock and run its operation (busy, OPERATION_DONE clear). The driver\n"
-         "       fails the request and writes CLR_CNTXT, which kills the other EE's operation (its timeouts).\n"
+         "       fails the request; the model's driver then writes CLR_CNTXT (mainline's does not), which kills\n"
+         "       the other EE's operation (its timeouts).\n"
          "       On hardware that aborts CPU access to a BAM-locked engine this read would fault instead.\n"
          "       Taking STATUS from the result dump (variant key status_from_dump) removes both.\n";
   }

@@ -16,9 +16,10 @@ namespace qcesim::qce {
 
 namespace {
 constexpr unsigned kBurstSize = 64;  // QCE_BAM_BURST_SIZE
-// lock_inline's UNLOCK element: CONFIG back to its reset value (the model's; qce50 names it
-// CRYPTO_CONFIG_RESET).
-constexpr std::uint32_t kConfigReset = 0;
+// lock_inline's UNLOCK element: CONFIG back to downstream qce50's CRYPTO_CONFIG_RESET (qce50.c):
+// the engine's four interrupts masked (MASK_ERR/OP_DONE/DIN/DOUT_INTR), HIGH_SPEED_EN, REQ_SIZE 7.
+// Not 0, which would unmask them for whatever runs next.
+constexpr std::uint32_t kConfigReset = 0xE001F;
 
 // qce_cpu_to_be32p_array: each 4 bytes as one big-endian register word.
 std::vector<std::uint32_t> be_words(const std::uint8_t* b, std::size_t n) {

@@ -177,6 +177,9 @@ void QceDevice::qce_request_timeout(Runner& k, std::uint64_t seq) {
 void QceDevice::async_req_done(Runner& r, QceStatus status) {
   if (status.failed()) {
     // Clear the engine's context so an operation left waiting for data does not block the next.
+    // Not mainline's: its qce_async_request_done writes nothing to the engine. Without this the
+    // model's engine stays busy with the failed operation and every later request fails; what the
+    // hardware does after an error without it is not published [I] (docs/locking-designs.md).
     ++m_stats.errors;
     m_host.writel(r, m_base + REG_GOPROC, CLR_CNTXT);
     m_failed_seq = m_req_seq;
