@@ -2,9 +2,9 @@
 """The safety table of docs/locking-designs.md from a sweep's CSV (study-locking-designs-safety).
 
 For each variant and TrustZone rate, summed over the sweep's other axes (the arrival seeds):
-Linux's wrong digests and failed requests, the other EE's wrong digests and timed-out jobs, and
-whether every run of the variant came through clean ("yes" only when all four are zero at every
-rate).
+Linux's wrong digests and failed requests, the other EE's wrong digests, engine errors and
+timed-out jobs, and whether every run of the variant came through clean ("yes" only when all five
+are zero at every rate).
 
   scripts/locking-safety-table.py PREFIX.csv
 """
@@ -12,7 +12,7 @@ import csv
 import sys
 
 COLUMNS = [("digest_mismatches", "wrong"), ("failed_requests", "failed"), ("tz.digest_mismatches", "TZ wrong"),
-           ("tz.timeouts", "TZ timeouts")]
+           ("tz.errors", "TZ errors"), ("tz.timeouts", "TZ timeouts")]
 
 
 def main(argv):
