@@ -103,8 +103,9 @@ TEST(Sweep, BadInputNamesThePathTheExpectationAndTheFinding) {
       << load_error(j);
 }
 
-// The crossing is interpolated linearly in log x between the two points that bracket it.
-TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
+// The crossing is interpolated linearly in x between the two points that bracket it: exact where
+// both costs are a fixed part plus a part per byte (log x would put it at 10^3.75 = 5623 here).
+TEST(Sweep, BreakEvenInterpolatesTheCrossingLinearly) {
   json j = base_sweep();
   // The host must be one of the sweep's variants (checked at load); the rows are made up.
   j["analysis"] = {{"break_even", {{"host", "sha256-lib"}, {"metrics", {"us_per_request"}}}}};
@@ -113,12 +114,12 @@ TEST(Sweep, BreakEvenInterpolatesTheCrossingInLogX) {
   auto row = [](double x, const char* v, double us) {
     return json{{"values", {{"workload.message_bytes", x}}}, {"variant", v}, {"metrics", {{"us_per_request", us}}}};
   };
-  // offload - host: +30 at 1000, -10 at 10000 -> t = 0.75 -> x = 10^(3 + 0.75)
+  // offload - host: +30 at 1000, -10 at 10000 -> t = 0.75 -> x = 1000 + 0.75 * 9000
   const char* cpu = "sha256-lib";
   const char* acc = "sha256-qce-nolock";
   const std::vector<json> rows = {row(1000, cpu, 10), row(1000, acc, 40), row(10000, cpu, 100), row(10000, acc, 90)};
   const json be = studies::break_even(s, rows);
-  EXPECT_NEAR(be["variants"][acc]["us_per_request"]["x"].get<double>(), std::pow(10.0, 3.75), 1e-6);
+  EXPECT_NEAR(be["variants"][acc]["us_per_request"]["x"].get<double>(), 7750.0, 1e-6);
   EXPECT_EQ(be["variants"][acc]["us_per_request"]["offload_wins"], "above");
 }
 
