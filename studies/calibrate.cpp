@@ -173,10 +173,16 @@ void pattern_search(const Fit& fit, unsigned iterations, std::vector<double>& th
 }
 
 // Posterior spread in log space from the Jacobian at the optimum: data that constrain a
-// parameter shrink it below the prior's. Returns posterior / prior spread per parameter.
+// parameter shrink it below the prior's. The data term is weighted by the residuals' own
+// variance, RSS / (n - k) (the usual nonlinear least-squares estimate, floored at a 1 % residual
+// so that an exact fit claims no certainty); with no degree of freedom left there is no estimate
+// and each residual counts as one log unit. Returns posterior / prior spread per parameter.
 std::vector<double> posterior_spread(const Fit& fit, const std::vector<double>& theta, const std::vector<double>& r) {
   const double h = 0.15;
   const std::size_t k = fit.k(), n = r.size();
+  double rss = 0;
+  for (double x : r) rss += x * x;
+  const double var = n > k ? std::max(rss / static_cast<double>(n - k), 1e-4) : 1.0;
   std::vector<std::vector<double>> pts;
   for (std::size_t q = 0; q < k; ++q) {
     auto th = theta;
@@ -190,7 +196,7 @@ std::vector<double> posterior_spread(const Fit& fit, const std::vector<double>& 
   Matrix a(k, std::vector<double>(k, 0.0));
   for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j < k; ++j)
-      for (std::size_t t = 0; t < n; ++t) a[i][j] += jac[t][i] * jac[t][j];
+      for (std::size_t t = 0; t < n; ++t) a[i][j] += jac[t][i] * jac[t][j] / var;
     a[i][i] += 1.0 / (fit.sigma(i) * fit.sigma(i));
   }
   const Matrix cov = inverse(a);
@@ -353,8 +359,10 @@ std::string calibration_report(const Calibration& c) {
       "degrees of freedom "
       "left. Each evaluation replays {} messages per variant.\n\n",
       k, n, p.spec.prior_factor, static_cast<long>(n + evidenced(p)) - static_cast<long>(k), p.spec.messages);
-  rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | pinned down by the data? |\n";
-  rep << "|---|---|---|---|---|---|---|\n";
+  rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | one sigma, a factor | pinned down "
+         "by "
+         "the data? |\n";
+  rep << "|---|---|---|---|---|---|---|---|\n";
   std::string evidence;
   for (std::size_t q = 0; q < k; ++q) {
     const model::Param& prm = p.params[q];
@@ -363,8 +371,10 @@ std::string calibration_report(const Calibration& c) {
     if (!p.evidence[q].empty())
       evidence +=
           fmt::format("- `{}`: prior {} (a factor {} either side)\n", prm.name, p.evidence[q], p.spec.evidence_factor);
-    rep << fmt::format("| `{}` | {} | {:.4g} | {:.4g} | [{}, {}] | {:.2f} | {} |\n", prm.name, prm.unit, p.centre[q], v,
-                       prm.min, prm.max, c.spread[q],
+    // The posterior's one standard deviation in log space, as the factor either side of the value.
+    const double one_sigma = std::exp(c.spread[q] * p.sigma[q]);
+    rep << fmt::format("| `{}` | {} | {:.4g} | {:.4g} | [{}, {}] | {:.2f} | x{:.3g} | {} |\n", prm.name, prm.unit,
+                       p.centre[q], v, prm.min, prm.max, c.spread[q], one_sigma,
                        at_bound                                      ? "at a range bound"
                        : c.spread[q] > 0.7 && !p.evidence[q].empty() ? "by the board's evidence, not these data"
                        : c.spread[q] > 0.7                           ? "no: the prior decides"
