@@ -359,9 +359,8 @@ std::string calibration_report(const Calibration& c) {
       "degrees of freedom "
       "left. Each evaluation replays {} messages per variant.\n\n",
       k, n, p.spec.prior_factor, static_cast<long>(n + evidenced(p)) - static_cast<long>(k), p.spec.messages);
-  rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | one sigma, a factor | pinned down "
-         "by "
-         "the data? |\n";
+  rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | one sigma, a factor | "
+         "pinned down by the data? |\n";
   rep << "|---|---|---|---|---|---|---|---|\n";
   std::string evidence;
   for (std::size_t q = 0; q < k; ++q) {

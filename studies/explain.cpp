@@ -98,9 +98,6 @@ std::string why_plain(const std::string& step, const std::string& kind, int item
     const cpu::CostItem& c = cpu::kCostItems[static_cast<std::size_t>(item)];
     if (step == c.label) return c.doc;
   }
-  if (step == "__schedule")
-    return "a context switch: into the thread that was woken, or (the step before a sleep) out of the thread going to "
-           "sleep, to the idle task with interrupts off";
   if (const cpu::CostItem* c = cpu::cost_item_for_label(step)) return c->doc;
   const auto& m = reasons();
   if (auto it = m.find(step); it != m.end()) return it->second;
