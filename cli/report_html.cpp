@@ -290,11 +290,17 @@ std::string where_section(const json& doc) {
   if (!used.empty())
     s += figure(bar_chart_svg(mech), "CPU time per request by mechanism (docs/run.md, cpu_by_mechanism).");
 
-  // By function: the seven functions with the most CPU time over all variants, then the rest.
+  // By function: the seven functions with the most CPU time over all variants, then the rest. The
+  // profile's `idle` entries (an interrupt's entry and exit on an idle core) are not CPU time.
+  auto cpu_profile = [](const json& v) {
+    json out = json::array();
+    for (const json& f : v.value("profile", json::array()))
+      if (f.value("context", "") != "idle") out.push_back(f);
+    return out;
+  };
   std::map<std::string, double> total;
   for (const json& v : doc["variants"])
-    for (const json& f : v.value("profile", json::array()))
-      total[f["function"].get<std::string>()] += f.value("cpu_s", 0.0);
+    for (const json& f : cpu_profile(v)) total[f["function"].get<std::string>()] += f.value("cpu_s", 0.0);
   std::vector<std::pair<double, std::string>> ranked;
   ranked.reserve(total.size());
   for (const auto& [name, sec] : total) ranked.emplace_back(-sec, name);
@@ -308,7 +314,7 @@ std::string where_section(const json& doc) {
   fn.colours = {0, 1, 2, 3, 4, 5, 6, 7};
   for (const json& v : doc["variants"]) {
     std::vector<double> row(fn.series.size(), 0.0);
-    for (const json& f : v.value("profile", json::array())) {
+    for (const json& f : cpu_profile(v)) {
       const double us = per_request(v, f["cpu_s"], 1e6);
       const auto at = std::find(fn.series.begin(), fn.series.end() - 1, f["function"].get<std::string>());
       row[static_cast<std::size_t>(at - fn.series.begin())] += us;
@@ -323,13 +329,14 @@ std::string where_section(const json& doc) {
   // The functions, and the flame graph, per variant.
   for (const json& v : doc["variants"]) {
     const std::string name = v["name"];
-    if (!v.contains("profile") || v["profile"].empty()) continue;
+    const json prof = cpu_profile(v);
+    if (prof.empty()) continue;
     s += fmt::format("<details><summary>{}: CPU time by function</summary>\n", h(name));
     s += "<div class=\"scroll\"><table><thead><tr><th>context</th><th>function</th><th>µs per request</th>"
          "<th>share of CPU</th></tr></thead><tbody>\n";
     const double cpu = v.value("cpu_s", 0.0);
     std::size_t shown = 0;
-    for (const json& f : v["profile"]) {
+    for (const json& f : prof) {
       if (shown++ >= 25) break;
       const double sec = f["cpu_s"];
       s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", h(f["context"]), h(f["function"]),
@@ -337,7 +344,7 @@ std::string where_section(const json& doc) {
     }
     s += "</tbody></table></div>\n";
     // The same folded stacks as run --profile writes.
-    const std::string folded = folded_stacks(studies::profile_from_json(v["profile"]));
+    const std::string folded = folded_stacks(studies::profile_from_json(prof));
     try {
       std::string svg = flamegraph_svg(folded, name, name + ": CPU time by context and function", "ns");
       svg.erase(0, svg.find("<svg"));

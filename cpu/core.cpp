@@ -29,6 +29,8 @@ const char* ctx_name(Ctx c) {
       return "hardirq";
     case Ctx::ksoftirqd:
       return "ksoftirqd";
+    case Ctx::idle:
+      return "idle";
   }
   return "?";
 }
@@ -46,7 +48,8 @@ int ctx_level(Ctx c) {
 
 sc_time CpuTimes::busy() const {
   sc_time t = SC_ZERO_TIME;
-  for (const auto& c : ctx) t += c;
+  for (std::size_t c = 0; c < kNumCtx; ++c)
+    if (static_cast<Ctx>(c) != Ctx::idle) t += ctx[c];
   return t;
 }
 
@@ -78,7 +81,29 @@ void FnTimes::grow() {
     if (e.first) (*this)[e.first] = e.second;
 }
 
-Runner::Runner(Core& core, Ctx ctx, std::string name) : m_core(core), m_ctx(ctx), m_name(std::move(name)) {}
+Runner::Runner(Core& core, Ctx ctx, std::string name) : m_core(core), m_ctx(ctx), m_name(std::move(name)), m_acct(ctx) {
+  m_trace_outside_track.fill(-1);
+  if (ctx == Ctx::idle) throw std::logic_error("runner " + m_name + ": idle is an account, not a context");
+}
+
+void Runner::outside_clock(bool on) {
+  if (on) {
+    outside_clock_as(m_core.interrupted(*this));
+    return;
+  }
+  if (!m_outside_on) return;
+  m_outside_on = false;
+  m_acct = m_ctx;
+  m_outside_open.to = m_charged;
+  if (m_outside_open.to > m_outside_open.from) m_outside.push_back(m_outside_open);
+}
+
+void Runner::outside_clock_as(Ctx acct) {
+  if (m_outside_on) outside_clock(false);
+  m_outside_on = true;
+  m_outside_open = {m_charged, m_charged, acct};
+  m_acct = acct;
+}
 
 void Runner::when_done(std::function<void(const sc_time&)> fn) {
   if (m_executed == m_charged) {
@@ -90,7 +115,7 @@ void Runner::when_done(std::function<void(const sc_time&)> fn) {
 
 void Runner::trace_charge(const char* fn, const sc_time& cost, int item) {
   if (cost != SC_ZERO_TIME)
-    m_trace_items.push_back({fn, cost, model::Tracer::active()->request(), m_core.clock_ghz(), item});
+    m_trace_items.push_back({fn, cost, model::Tracer::active()->request(), m_core.clock_ghz(), item, m_acct});
 }
 
 void Runner::trace_moved(const sc_time& t) {
@@ -99,6 +124,8 @@ void Runner::trace_moved(const sc_time& t) {
 }
 
 void Runner::sync() {
+  // The accounting splits at charge positions, the profile at charge time: a range must close first.
+  if (m_outside_on) throw std::logic_error("runner " + m_name + " synced with work outside the irq clock open");
   if (m_debt == SC_ZERO_TIME) return;
   m_debt = SC_ZERO_TIME;
   m_core.submit(*this);
@@ -121,6 +148,17 @@ void Runner::fingerprint(model::StateHash& h) const {
   h.add_span(remaining());
   h.add(std::uint64_t{m_marks.size()});
   for (const auto& m : m_marks) h.add_span(m.first - m_executed);  // how much more work until each
+  h.add(std::uint64_t{m_outside.size()});
+  for (const Outside& o : m_outside) {
+    h.add_span(o.from > m_executed ? o.from - m_executed : SC_ZERO_TIME);
+    h.add_span(o.to - m_executed);
+    h.add(static_cast<std::uint64_t>(o.acct));
+  }
+  h.add(m_outside_on);
+  if (m_outside_on) {
+    h.add_span(m_charged - m_outside_open.from);
+    h.add(static_cast<std::uint64_t>(m_outside_open.acct));
+  }
 }
 
 void Runner::block() {
@@ -171,7 +209,8 @@ sc_time Core::idle_exit_latency() const {
 }
 
 double Core::mean_busy_freq() const {
-  const sc_time busy = times().busy();
+  sc_time busy = m_ran;
+  if (m_current) busy += now() - m_since;
   return busy == SC_ZERO_TIME ? m_power.freq_max / m_policy->slow : m_busy_ghz_seconds / busy.to_seconds();
 }
 
@@ -253,11 +292,13 @@ void Core::account_until_now() {
     governor_update(t);
   }
   if (m_current) {
-    m_times.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
-    if (!m_current->m_trace_items.empty() && elapsed != SC_ZERO_TIME) trace_run(*m_current, m_since, elapsed);
+    m_ran += elapsed;
     Runner& r = *m_current;
+    add_run(m_times, r, r.m_executed, elapsed);
+    if (!r.m_trace_items.empty() && elapsed != SC_ZERO_TIME) trace_run(r, m_since, elapsed);
     const sc_time before = r.m_executed;
     r.m_executed += elapsed;
+    while (!r.m_outside.empty() && r.m_outside.front().to <= r.m_executed) r.m_outside.pop_front();
     while (!r.m_marks.empty() && r.m_marks.front().first <= r.m_executed) {
       auto mark = std::move(r.m_marks.front());
       r.m_marks.pop_front();
@@ -267,6 +308,53 @@ void Core::account_until_now() {
     m_times.idle += elapsed;
   }
   m_since = t;
+}
+
+void Core::add_run(CpuTimes& t, const Runner& r, sc_time executed, sc_time elapsed) {
+  for (const Runner::Outside& o : r.m_outside) {
+    if (elapsed == SC_ZERO_TIME || o.from >= executed + elapsed) break;
+    if (o.to <= executed) continue;
+    if (o.from > executed) {  // the runner's own work before the range
+      t.ctx[static_cast<std::size_t>(r.m_ctx)] += o.from - executed;
+      elapsed -= o.from - executed;
+      executed = o.from;
+    }
+    const sc_time in = std::min(o.to - executed, elapsed);
+    t.ctx[static_cast<std::size_t>(o.acct)] += in;
+    if (o.acct == Ctx::idle) t.idle += in;
+    elapsed -= in;
+    executed += in;
+  }
+  t.ctx[static_cast<std::size_t>(r.m_ctx)] += elapsed;
+}
+
+// Linux's view: the highest context below hardirq that is running or preempted (reschedule's
+// order), or the task holding the core between its syncs; idle when there is none. A thread
+// running with interrupts off is switching away (to the idle task, or to the next thread
+// waiting), which takes the interrupt.
+Ctx Core::interrupted(const Runner& by) const {
+  const Runner* switching = m_current && m_current->m_irqs_off ? m_current : nullptr;
+  const Runner* best = nullptr;
+  for (const Runner* r : m_waiting) {
+    if (r == &by || r == switching || ctx_level(r->m_ctx) >= ctx_level(Ctx::hardirq)) continue;
+    if (!best || ctx_level(r->m_ctx) > ctx_level(best->m_ctx) ||
+        (ctx_level(r->m_ctx) == ctx_level(best->m_ctx) &&
+         (r == m_owner || (best != m_owner && (r == m_current || (best != m_current && r->m_seq < best->m_seq))))))
+      best = r;
+  }
+  if (best) return best->m_ctx;
+  return m_owner && m_owner != switching ? m_owner->m_ctx : Ctx::idle;
+}
+
+// The timeline's track for a runner's work outside the irqtime clock, by the context it is
+// counted as: beside the runner's own, so that every span on a cpu track has one account.
+int Core::outside_track(Runner& r, Ctx acct) {
+  int& t = r.m_trace_outside_track[static_cast<std::size_t>(acct)];
+  if (t < 0)
+    t = model::Tracer::active()->track("cpu" + std::to_string(m_id),
+                                       std::string(ctx_name(r.m_ctx)) + " (as " + ctx_name(acct) + ")", "cpu",
+                                       ctx_name(acct));
+  return t;
 }
 
 // The runner ran its charged items in order for `elapsed` from `from`: one span per item, split
@@ -291,9 +379,10 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
       r.m_trace_end = from + take;
     } else {
       if (r.m_trace_open)
-        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz, r.m_trace_item);
+        tr->span(r.m_trace_open_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz, r.m_trace_item);
       r.m_trace_open = true;
       r.m_trace_item = it.item;
+      r.m_trace_open_track = it.acct == r.m_ctx ? r.m_trace_track : outside_track(r, it.acct);
       r.m_trace_start = from;
       r.m_trace_end = from + take;
     }
@@ -303,9 +392,10 @@ void Core::trace_run(Runner& r, sc_time from, sc_time elapsed) {
     if (it.left == SC_ZERO_TIME) {
       // Consecutive items of one function (a base cost and its per-entry part) make one span.
       const bool joins = r.m_trace_items.size() > 1 && r.m_trace_items[1].fn == it.fn &&
-                         r.m_trace_items[1].request == it.request && r.m_trace_items[1].ghz == it.ghz;
+                         r.m_trace_items[1].request == it.request && r.m_trace_items[1].ghz == it.ghz &&
+                         r.m_trace_items[1].acct == it.acct;
       if (!joins) {
-        tr->span(r.m_trace_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz, r.m_trace_item);
+        tr->span(r.m_trace_open_track, it.fn, r.m_trace_start, r.m_trace_end, it.request, "", it.ghz, r.m_trace_item);
         r.m_trace_open = false;
       }
       r.m_trace_items.pop_front();
@@ -437,7 +527,7 @@ CpuTimes Core::times() const {
   CpuTimes t = m_times;
   const sc_time elapsed = now() - m_since;
   if (m_current) {
-    t.ctx[static_cast<std::size_t>(m_current->m_ctx)] += elapsed;
+    add_run(t, *m_current, m_current->m_executed, elapsed);
   } else {
     t.idle += elapsed;
   }

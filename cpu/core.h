@@ -31,13 +31,17 @@
 namespace qcesim::cpu {
 
 // ksoftirqd runs softirq work as a thread (task level) and is accounted as softirq, as
-// CONFIG_IRQ_TIME_ACCOUNTING does.
-enum class Ctx : std::uint8_t { task = 0, kworker = 1, softirq = 2, hardirq = 3, ksoftirqd = 4 };
-constexpr std::size_t kNumCtx = 5;
+// CONFIG_IRQ_TIME_ACCOUNTING does. `idle` is an account, never a thread's context: the work an
+// interrupt does on an idle CPU outside Linux's irqtime clock (Runner::outside_clock), which the
+// kernel counts as idle time.
+enum class Ctx : std::uint8_t { task = 0, kworker = 1, softirq = 2, hardirq = 3, ksoftirqd = 4, idle = 5 };
+constexpr std::size_t kNumCtx = 6;
 const char* ctx_name(Ctx c);
 // Scheduling level: hardirq 2, softirq 1, task, kworker and ksoftirqd 0.
 int ctx_level(Ctx c);
 
+// As Linux counts it: ctx[idle] is the part of `idle` the core spent in interrupt entry and exit
+// outside the irqtime clock, which busy() leaves out.
 struct CpuTimes {
   std::array<sc_core::sc_time, kNumCtx> ctx{};  // busy time per context
   sc_core::sc_time idle;
@@ -143,6 +147,18 @@ class Runner {
   // cleared with nothing owed (after a sync): the flag covers the work charged in between.
   void irqs_off(bool on) { m_irqs_off = on; }
 
+  // Linux's irqtime clock (CONFIG_IRQ_TIME_ACCOUNTING) runs from account_hardirq_enter to
+  // account_hardirq_exit and from account_softirq_enter to account_softirq_exit; what an
+  // interrupt does before and after (the exception's entry and return, irq_enter_rcu's tick
+  // work) is charged to the context it interrupted, idle when it woke the core. Work charged
+  // while this is on runs here, at this context's level, but is accounted (times and profile)
+  // to the context the core would run without it, decided now; outside_clock_as() names it (an
+  // interrupt's exit is counted as what its entry interrupted, whatever was raised meanwhile).
+  void outside_clock(bool on);
+  void outside_clock_as(Ctx acct);
+  // The context this thread's charges are accounted to now: its own, or the interrupted one.
+  Ctx accounted() const { return m_acct; }
+
   Ctx ctx() const { return m_ctx; }
   const sc_core::sc_time& debt() const { return m_debt; }
   // What decides this thread's future on the core: owed and charged work, its when_done marks.
@@ -172,6 +188,7 @@ class Runner {
     std::int64_t request;
     double ghz;  // the core's clock when the item was charged (work items are timed at it)
     int item;    // the cost item (cpu/costs.h), -1 for a charge by time
+    Ctx acct;    // the context it is accounted to (outside_clock)
   };
   std::deque<TraceItem> m_trace_items;
   // All work ever charged and all the core has run; what a sync in progress still owes follows.
@@ -179,7 +196,18 @@ class Runner {
   sc_core::sc_time remaining() const { return m_charged - m_debt - m_executed; }
   // when_done(): positions in m_charged and what to call there.
   std::deque<std::pair<sc_core::sc_time, std::function<void(const sc_core::sc_time&)>>> m_marks;
+  // outside_clock(): ranges of m_charged accounted to another context, and the open one.
+  struct Outside {
+    sc_core::sc_time from, to;
+    Ctx acct;
+  };
+  std::deque<Outside> m_outside;
+  bool m_outside_on = false;
+  Outside m_outside_open{};
+  Ctx m_acct;  // where charges go in the profile now: m_ctx, or the open range's account
   int m_trace_track = -1;
+  std::array<int, kNumCtx> m_trace_outside_track{};  // per account: outside_clock's spans (-1: none yet)
+  int m_trace_open_track = -1;                       // the open span's track
   bool m_trace_open = false;
   sc_core::sc_time m_trace_start, m_trace_end;
   int m_trace_item = -1;     // the open span's cost item: its first (a base cost before its per-entry part)
@@ -281,9 +309,14 @@ class Core : public sc_core::sc_module, public model::TimingState {
   // The runner's sync woke up: true if its work is done (it leaves the core).
   bool finish(Runner& r);
   void account_until_now();
+  // Adds `elapsed` of r's work from its `executed` point to `t`, split by r's outside_clock ranges.
+  static void add_run(CpuTimes& t, const Runner& r, sc_core::sc_time executed, sc_core::sc_time elapsed);
+  // The context an interrupt arriving now takes the core from (Runner::outside_clock).
+  Ctx interrupted(const Runner& by) const;
   void governor_update(const sc_core::sc_time& t);
   void update_idle();
   void trace_run(Runner& r, sc_core::sc_time from, sc_core::sc_time elapsed);
+  int outside_track(Runner& r, Ctx acct);
 
   unsigned m_id;
   std::vector<Runner*> m_waiting;  // active runners
@@ -308,6 +341,7 @@ class Core : public sc_core::sc_module, public model::TimingState {
   sc_core::sc_time ondemand_period() const;  // until the policy's next look
   sc_core::sc_time since_look(const sc_core::sc_time& t) const { return t - m_policy->at + m_policy->shift; }
   double m_busy_ghz_seconds = 0;  // integral of the clock over busy time
+  sc_core::sc_time m_ran;         // busy time as the core sees it (interrupt edges included)
   bool m_idle = true;             // nothing runs and no task holds the core
   sc_core::sc_time m_idle_since;
   std::size_t m_idle_state = 0;
@@ -346,7 +380,7 @@ inline void Runner::charge(const Charge& c) {
 }
 
 inline sc_core::sc_time& Runner::fn_time(const char* fn) {
-  return m_core.m_fn_time[static_cast<std::size_t>(m_ctx)][fn];
+  return m_core.m_fn_time[static_cast<std::size_t>(m_acct)][fn];
 }
 
 }  // namespace qcesim::cpu

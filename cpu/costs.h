@@ -29,14 +29,31 @@ namespace qcesim::cpu {
 // X(field, kernel function label, what it does)
 #define QCESIM_COST_ITEMS(X)                                                                                           \
   /* Interrupts, softirqs, workqueues, scheduling. */                                                                  \
-  X(irq_entry, "gic_handle_irq",                                                                                       \
-    "interrupt entry: the GIC delivered an interrupt (the BAM's, or another CPU's IPI) to this core; exception "       \
-    "entry and dispatch")                                                                                              \
   X(irq_exception, "el1_interrupt",                                                                                    \
-    "the exception itself: vector entry, the GIC's acknowledge and EOI registers, barriers and the return "            \
+    "the exception's entry and return, outside the hardirq clock: the vector entry, the ERET, the barriers and "       \
+    "counter reads around the irqtime accounting (serialising: core cycles, whatever the core's IPC)")                 \
+  X(irq_enter, "irq_enter_rcu",                                                                                        \
+    "interrupt entry before the hardirq clock starts (account_hardirq_enter): kernel_entry's register save, "          \
+    "enter_from_kernel_mode, irq_enter_rcu (tick_irq_enter on an idle core); counted as the interrupted context, "     \
+    "idle when the interrupt woke the core")                                                                           \
+  X(tick_irq_enter, "tick_irq_enter",                                                                                  \
+    "what an interrupt on an idle core adds before the hardirq clock: ct_irq_enter, tick_irq_enter, "                  \
+    "tick_nohz_stop_idle's clock read; counted as idle")                                                               \
+  X(gic_iar_eoi, "gic_handle_irq",                                                                                     \
+    "the GIC's acknowledge (ICC_IAR1_EL1 read, DSB SY, ISB) and end of interrupt (ICC_EOIR1_EL1 write, ISB) "          \
     "(serialising: core cycles, whatever the core's IPC)")                                                             \
-  X(irq_exit, "irq_exit", "leaves hardirq context; pending softirqs run right after")                                  \
-  X(softirq_entry, "__do_softirq", "softirq processing on irq exit")                                                   \
+  X(irq_entry, "gic_handle_irq",                                                                                       \
+    "interrupt entry: the GIC delivered an interrupt (the BAM's, or another CPU's IPI) to this core; inside the "      \
+    "hardirq clock, the switch to the IRQ stack, gic_handle_irq, the irq_desc lookup and handle_fasteoi_irq up to "    \
+    "the "                                                                                                             \
+    "handler, the EOI, irq_exit_rcu up to account_hardirq_exit")                                                       \
+  X(irq_exit, "irq_exit_rcu",                                                                                          \
+    "interrupt exit after the hardirq clock stops: the accounting's update, the softirq hand-off, tick_irq_exit, "     \
+    "exit_to_kernel_mode and the register restore; counted as the interrupted context")                                \
+  X(softirq_entry, "__do_softirq", "softirq processing on irq exit, inside the softirq clock: one pass's own work")    \
+  X(softirq_edge, "__do_softirq",                                                                                      \
+    "handle_softirqs' prologue and epilogue outside account_softirq_enter and account_softirq_exit; counted as the "   \
+    "interrupted context (ksoftirqd's all counts as softirq)")                                                         \
   X(tasklet_action, "tasklet_action",                                                                                  \
     "runs one tasklet or BH work item (dispatch only), charged as the item's function")                                \
   X(tasklet_schedule, "tasklet_schedule",                                                                              \

@@ -133,14 +133,39 @@ void Kernel::hardirq_thread(unsigned cpu) {
     if (delay != SC_ZERO_TIME) sc_core::wait(delay);
     trace_held_off(c);
     ++m_hardirqs;
-    r.charge(m_costs(Cost::irq_exception));
-    r.charge(m_costs(Cost::irq_entry));
+    const Ctx interrupted = irq_enter(r);
     pending->handler(r);
-    r.charge(m_costs(Cost::irq_exit));
+    irq_exit(r, interrupted);
     r.sync();
     // EOI: the GIC samples the line's level again (the loop), which the handler's status
     // clears have already lowered if nothing new is pending.
   }
+}
+
+// An interrupt's way in, with the line Linux's irqtime clock draws (Runner::outside_clock):
+// hardirq time starts at account_hardirq_enter, after the exception's entry and irq_enter_rcu.
+// The exception's serialising events are split there too: the vector entry and the accounting's
+// counter reads outside, the GIC's acknowledge and EOI inside (charged after the dispatch: the
+// same time, and gic_handle_irq's span is described by the dispatch).
+// Returns the context it interrupted, which its exit is counted as too (a softirq the handler
+// raised is not running yet when the exit runs: Linux's softirq clock starts after it).
+Ctx Kernel::irq_enter(Runner& r) {
+  r.outside_clock(true);
+  const Ctx interrupted = r.accounted();
+  r.charge(m_costs(Cost::irq_exception));
+  r.charge(m_costs(Cost::irq_enter));
+  if (interrupted == Ctx::idle) r.charge(m_costs(Cost::tick_irq_enter));
+  r.outside_clock(false);
+  r.charge(m_costs(Cost::irq_entry));
+  r.charge(m_costs(Cost::gic_iar_eoi));
+  return interrupted;
+}
+
+// ... and out: hardirq time ends at account_hardirq_exit, at the start of irq_exit_rcu.
+void Kernel::irq_exit(Runner& r, Ctx interrupted) {
+  r.outside_clock_as(interrupted);
+  r.charge(m_costs(Cost::irq_exit));
+  r.outside_clock(false);
 }
 
 // GIC distributor latency, and a core sleeping in an idle state first has to wake up from it. Never
@@ -219,10 +244,9 @@ void Kernel::ipi_thread(unsigned cpu) {
     }
     trace_held_off(c);
     ++m_ipis;
-    r.charge(m_costs(Cost::irq_exception));
-    r.charge(m_costs(Cost::irq_entry));
+    const Ctx interrupted = irq_enter(r);
     r.charge(m_costs(Cost::sched_ttwu_pending));
-    r.charge(m_costs(Cost::irq_exit));
+    irq_exit(r, interrupted);
     std::deque<Cpu::Ipi> batch;
     batch.swap(c.ipis);
     for (auto& i : batch) i.wake();
@@ -241,6 +265,10 @@ void Kernel::softirq_thread(unsigned cpu) {
       sc_core::wait(c.softirq_event);
     }
     // The pass starts when the CPU gets there: after the hardirq that raised it has returned.
+    // Its prologue and epilogue are outside the softirq clock.
+    r.outside_clock(true);
+    r.charge(m_costs(Cost::softirq_edge));
+    r.outside_clock(false);
     r.charge(m_costs(Cost::softirq_entry));
     r.sync();
     const sc_core::sc_time start = sc_core::sc_time_stamp();
@@ -278,6 +306,7 @@ void Kernel::ksoftirqd_thread(unsigned cpu) {
   for (;;) {
     while (c.ksoftirqd_sleeping) sc_core::wait(c.ksoftirqd_event);
     r.charge(m_costs(Cost::context_switch));
+    r.charge(m_costs(Cost::softirq_edge));  // ksoftirqd's time is softirq time, all of it
     r.charge(m_costs(Cost::softirq_entry));
     while (!c.softirq_queue.empty()) {
       Deferred d = std::move(c.softirq_queue.front());

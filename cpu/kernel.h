@@ -125,6 +125,8 @@ class Kernel : public sc_core::sc_module, public model::TimingState {
   void trace_idle_exit(Cpu& c, const sc_core::sc_time& due, const char* by);
   void trace_held_off(Cpu& c);
   void switch_to_idle(Runner& r);
+  Ctx irq_enter(Runner& r);
+  void irq_exit(Runner& r, Ctx interrupted);
   void softirq_thread(unsigned cpu);
   void kworker_thread(unsigned cpu);
   void ksoftirqd_thread(unsigned cpu);

@@ -195,7 +195,7 @@ std::string cpu_accounting(const Tracer& tr, std::int64_t request, const Request
     if (t.kind != "cpu") continue;
     const std::string ctx = t.context == "ksoftirqd" ? "softirq" : t.context;
     by_ctx[ctx] += s->end - s->start;
-    cpu += s->end - s->start;
+    if (ctx != "idle") cpu += s->end - s->start;
   }
   std::string split, moved_split;
   sc_core::sc_time moved = sc_core::SC_ZERO_TIME;
@@ -212,6 +212,11 @@ std::string cpu_accounting(const Tracer& tr, std::int64_t request, const Request
         "        of which {} us waiting for {:.1f} cache lines the other core wrote last ({}; cpu.line_transfer {} ns "
         "each)\n",
         us(moved), moved / line_transfer, moved_split, line_transfer.to_seconds() * 1e9);
+  if (by_ctx.count("idle"))
+    out += fmt::format(
+        "        not counted: {} us of interrupt entry and exit on an idle core, outside the irqtime clock (in no "
+        "busy column of /proc/stat)\n",
+        us(by_ctx["idle"]));
   const double n = static_cast<double>(std::max<std::uint64_t>(r.requests, 1));
   out += fmt::format(
       "        (this replay's average over {} requests, request 0's first-use set-up included: {:.3f} us; task {:.3f}, "

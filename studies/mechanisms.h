@@ -41,7 +41,8 @@ namespace qcesim::studies {
     "the SMMU's TLB maintenance on unmap: `arm_smmu_tlb_inv_range_s1`, `arm_smmu_tlb_sync_context`")                 \
   X(A, interrupts, "interrupts",                                                                                     \
     "interrupt entry and exit, the BAM's handler and its deferred work: `gic_handle_irq`, `el1_interrupt`, "         \
-    "`irq_exit`, `__do_softirq`, `bam_dma_irq`, `process_channel_irqs`, `tasklet_*`, `dma_tasklet`, "                \
+    "`irq_enter_rcu`, `tick_irq_enter`, `irq_exit_rcu`, `__do_softirq`, `bam_dma_irq`, `process_channel_irqs`, "     \
+    "`tasklet_*`, `dma_tasklet`, "                                                                                   \
     "`bam_dma_work`, `bh_worker`")                                                                                   \
   X(A, wakeups, "wake-ups and scheduling",                                                                           \
     "going to sleep, waking and switching threads: `crypto_wait_req` (cryptodev's `waitfor`), `try_to_wake_up`, "    \

@@ -221,7 +221,8 @@ void fill_totals(VariantResult& res, const Snapshot& s0, const Snapshot& s1, con
     auto it = s0.profile.find(key);
     const double sec = (t - (it == s0.profile.end() ? sc_core::SC_ZERO_TIME : it->second)).to_seconds();
     if (sec > 0) res.profile.push_back({cpu::ctx_name(key.first), key.second, sec});
-    if (sec <= 0) continue;
+    // The kernel counts interrupt edges on an idle core as idle: not CPU time, nor a mechanism's.
+    if (sec <= 0 || key.first == cpu::Ctx::idle) continue;
     switch (mechanism_of(key.second)) {
 #define QCESIM_MECHANISM_ADD(A, name, ...) \
   case Mechanism::name:                    \

@@ -54,14 +54,17 @@ enum class Derive {
   F(cpu_s, "cpu_s", seconds, kRequired | kMetric, "CPU time [s]",                                                     \
     "busy CPU time on all modelled cores: `task_s + kworker_s + softirq_s + hardirq_s`")                              \
   F(hardirq_s, "hardirq_s", seconds, kRequired | kMetric, "hardirq time [s]",                                         \
-    "time in hardirq context (CONFIG_IRQ_TIME_ACCOUNTING)")                                                           \
+    "time in hardirq context, from account_hardirq_enter to account_hardirq_exit (CONFIG_IRQ_TIME_ACCOUNTING)")       \
   F(softirq_s, "softirq_s", seconds, kRequired | kMetric, "softirq time [s]",                                         \
-    "time in softirq context, ksoftirqd's included (CONFIG_IRQ_TIME_ACCOUNTING)")                                     \
+    "time in softirq context, from account_softirq_enter to account_softirq_exit, ksoftirqd's included "              \
+    "(CONFIG_IRQ_TIME_ACCOUNTING)")                                                                                   \
   F(task_s, "task_s", seconds, kRequired | kMetric, "task time [s]", "time in the caller's task context")             \
   F(kworker_s, "kworker_s", seconds, kRequired | kMetric, "kworker time [s]",                                         \
     "time in kworker threads (workqueue items)")                                                                      \
   F(idle_s, "idle_s", seconds, kRequired | kMetric, "idle time [s]",                                                  \
-    "idle time on the CPUs the workload used (the task's, the interrupt's): wall x CPUs used - their busy time")      \
+    "idle time on the CPUs the workload used (the task's, the interrupt's), as Linux counts it: wall x CPUs used - "  \
+    "their busy time; an interrupt's entry and exit on an idle core count as idle (Linux books them in no busy "      \
+    "column)")                                                                                                        \
   F(ksoftirqd_s, "ksoftirqd_s", seconds, kMetric, "ksoftirqd time [s]",                                               \
     "the part of `softirq_s` that ran in ksoftirqd threads")                                                          \
   F(requests, "requests", count, kRequired | kMetric, "requests finished",                                            \
@@ -122,7 +125,9 @@ enum class Derive {
   T(lock_wait_s, "TrustZone's wait for Linux's lock [s]", "the other EE's wait for Linux's BAM lock [s]")             \
   O("measured", "the measured values, scaled as in the table")                                                        \
   O("timing_only", "whether bytes were skipped")                                                                      \
-  O("profile", "`[{context, function, cpu_s}]`, every function's CPU time, largest first")                            \
+  O("profile",                                                                                                        \
+    "`[{context, function, cpu_s}]`, every function's CPU time, largest first; context `idle`: an interrupt's "       \
+    "entry and exit on an idle core, outside the irqtime clock (not in `cpu_s`)")                                     \
   O("tz",                                                                                                             \
     "with `workload.tz`: the other EE's `{lock, jobs, completed, digest_mismatches, errors, timeouts, "               \
     "lock_wait_s}`, and with `lock_when: shared` `share_wait_s` (its waits for Linux's unlocked requests) and "       \

@@ -231,13 +231,113 @@ TEST(CpuCore, WhenDoneReportsWhereTheCpuGetsWithoutASync) {
   EXPECT_EQ(mark_b, us(9));
 }
 
+// Linux's irqtime clock: what an interrupt does before account_hardirq_enter and after
+// account_hardirq_exit runs at hardirq level but is accounted to the context it interrupted: the
+// task it preempted, or idle (not busy time) on an idle core. Times and profile agree.
+TEST(CpuCore, InterruptEdgesOutsideTheIrqClockCountAsTheInterruptedContext) {
+  Core core("core0", 0);
+  Runner task(core, Ctx::task, "task"), irq(core, Ctx::hardirq, "irq");
+  sc_time task_done;
+  std::vector<Ctx> interrupted;
+  sc_core::sc_spawn([&] {
+    task.run("work", us(10));
+    task_done = sc_core::sc_time_stamp();
+    task.block();
+  });
+  sc_core::sc_spawn([&] {
+    for (const double at : {3.0, 30.0}) {  // the task's, then an idle core's
+      sc_core::wait(us(at) - sc_core::sc_time_stamp());
+      irq.outside_clock(true);
+      interrupted.push_back(irq.accounted());
+      irq.charge("irq_enter_rcu", us(1));
+      irq.outside_clock(false);
+      irq.charge("bam_dma_irq", us(2));
+      irq.outside_clock(true);
+      irq.charge("irq_exit_rcu", us(0.5));
+      irq.outside_clock(false);
+      irq.sync();
+    }
+  });
+  sc_core::sc_start(us(40));
+  EXPECT_EQ(interrupted, (std::vector<Ctx>{Ctx::task, Ctx::idle}));
+  EXPECT_EQ(task_done, us(13.5));  // preempted for the whole 3.5 us
+  const CpuTimes t = core.times();
+  EXPECT_EQ(t.of(Ctx::hardirq), us(4));
+  EXPECT_EQ(t.of(Ctx::task), us(10 + 1.5));
+  EXPECT_EQ(t.of(Ctx::idle), us(1.5));           // the second interrupt's edges...
+  EXPECT_EQ(t.idle, us(40 - 13.5 - 3.5 + 1.5));  // ...are idle time
+  EXPECT_EQ(t.busy(), us(13.5 + 2));
+  const auto prof = core.profile();
+  EXPECT_EQ(prof.at({Ctx::task, "irq_enter_rcu"}), us(1));
+  EXPECT_EQ(prof.at({Ctx::idle, "irq_exit_rcu"}), us(0.5));
+  EXPECT_EQ(prof.at({Ctx::hardirq, "bam_dma_irq"}), us(4));
+  EXPECT_EQ(prof.count({Ctx::hardirq, "irq_enter_rcu"}), 0u);
+}
+
+namespace {
+// A test double of a device's interrupt line, raised and lowered by the test.
+struct TestLine : model::IrqLine {
+  bool high = false;
+  sc_core::sc_event rise;
+  bool level() const override { return high; }
+  const sc_core::sc_event& rise_event() const override { return rise; }
+  void raise() {
+    high = true;
+    rise.notify();
+    rising_edge();
+  }
+};
+}  // namespace
+
+// An interrupt of a busy task whose handler raises a softirq and then waits on a register read:
+// the softirq thread is already waiting when the exit runs, but the exit is still the task's
+// time (Linux's softirq clock starts only in handle_softirqs), as is the softirq pass's own
+// prologue and epilogue; the task was not idle, so no tick_irq_enter.
+TEST(CpuCore, KernelAnInterruptsExitCountsAsWhatItInterruptedThoughItRaisedASoftirq) {
+  Costs costs = one_ns_per_instruction(1);
+  costs[Cost::irq_enter] = {true, 100, {}};
+  costs[Cost::tick_irq_enter] = {true, 150, {}};
+  costs[Cost::irq_entry] = {true, 100, {}};
+  costs[Cost::irq_exit] = {true, 200, {}};
+  costs[Cost::softirq_edge] = {true, 50, {}};
+  costs[Cost::softirq_entry] = {true, 70, {}};
+  Kernel k("kernel", costs);
+  TestLine line;
+  k.request_irq(line, 0, "test", [&](Runner& r) {
+    line.high = false;
+    k.tasklet_schedule(r, "test_tasklet", [](Runner& t) { t.charge("tasklet_work", us(1)); });
+    r.run("readl", us(0.5));
+  });
+  k.spawn_task(0, "busy", [&](Runner& r) {
+    r.run("work", us(20));
+    r.block();
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(us(5));
+    line.raise();
+  });
+  sc_core::sc_start(us(40));
+  const auto prof = k.core(0).profile();
+  EXPECT_EQ(prof.at({Ctx::task, "irq_exit_rcu"}), us(0.2));
+  EXPECT_EQ(prof.count({Ctx::softirq, "irq_exit_rcu"}), 0u);
+  EXPECT_EQ(prof.at({Ctx::task, "irq_enter_rcu"}), us(0.1));
+  EXPECT_EQ(prof.count({Ctx::task, "tick_irq_enter"}), 0u);
+  EXPECT_EQ(prof.at({Ctx::task, "__do_softirq"}), us(0.05));
+  EXPECT_EQ(prof.at({Ctx::softirq, "__do_softirq"}), us(0.07));
+  EXPECT_EQ(k.core(0).times().of(Ctx::hardirq), us(0.1 + 0.5));
+  EXPECT_EQ(k.core(0).times().of(Ctx::task), us(20 + 0.1 + 0.2 + 0.05));
+}
+
 // A task sleeping on another CPU is woken by an IPI: the waker pays try_to_wake_up, the sleeper's
-// CPU takes the IPI after the GIC's latency and its wake-up from WFI, runs the handler in hardirq
-// context (irq entry, sched_ttwu_pending, irq exit), and only then does the task run. A waiter on
-// the waker's own CPU wakes at once, with no IPI.
+// CPU takes the IPI after the GIC's latency and its wake-up from WFI, runs the handler at hardirq
+// level (irq entry, sched_ttwu_pending, irq exit), and only then does the task run. A waiter on
+// the waker's own CPU wakes at once, with no IPI. The entry before the hardirq clock (with the
+// idle core's tick_irq_enter) and the exit after it count as idle.
 TEST(CpuCore, KernelARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
   Costs costs = one_ns_per_instruction(2);
   costs[Cost::try_to_wake_up_remote] = {true, 300, {}};
+  costs[Cost::irq_enter] = {true, 50, {}};
+  costs[Cost::tick_irq_enter] = {true, 150, {}};
   costs[Cost::irq_entry] = {true, 100, {}};
   costs[Cost::sched_ttwu_pending] = {true, 200, {}};
   costs[Cost::irq_exit] = {true, 100, {}};
@@ -260,10 +360,11 @@ TEST(CpuCore, KernelARemoteWakeUpGoesThroughAnIpiOnTheSleepersCpu) {
     r.block();
   });
   sc_core::sc_start(us(50));
-  // Sent at 10.3 us; delivered 0.5 + 1 (WFI) later; 0.4 us of hardirq; then the switch (0.5).
-  EXPECT_EQ(remote_woke, us(10.3 + 0.5 + 1.0 + 0.4 + 0.5));
+  // Sent at 10.3 us; delivered 0.5 + 1 (WFI) later; 0.6 us at hardirq level; then the switch (0.5).
+  EXPECT_EQ(remote_woke, us(10.3 + 0.5 + 1.0 + 0.6 + 0.5));
   EXPECT_EQ(k.ipis(), 1u);
-  EXPECT_EQ(k.core(1).times().of(Ctx::hardirq), us(0.4));
+  EXPECT_EQ(k.core(1).times().of(Ctx::hardirq), us(0.3));
+  EXPECT_EQ(k.core(1).times().of(Ctx::idle), us(0.3));
   EXPECT_EQ(k.core(0).times().of(Ctx::hardirq), us(0));
   (void)local;
   (void)local_woke;

@@ -772,7 +772,7 @@ TEST(Calibration, ASetOfAFittedParameterStartsTheSearchThere) {
 }
 
 // The posterior weighs the residuals by their own scatter (RSS / (n - k)), as nonlinear least
-// squares does: P1's four fitted parameters come out within a factor 1.4-2.7 at one sigma
+// squares does: P1's four fitted parameters come out within a factor 1.4-2.9 at one sigma
 // (docs/calibration.md). Counting each residual as one log unit, as the report did, gave 5-50.
 TEST(Calibration, ThePosteriorWeighsTheResidualsByTheirOwnScatter) {
   studies::CalibrationSpec spec;
@@ -791,7 +791,8 @@ TEST(Calibration, ThePosteriorWeighsTheResidualsByTheirOwnScatter) {
   }
   const std::string rep = studies::calibration_report(c);
   EXPECT_NE(rep.find("| one sigma, a factor |"), std::string::npos) << rep;
-  EXPECT_NE(rep.find("| `cost.readl` | ns | 714 | 714 | [15, 9880] | 0.06 | x1.56 | yes |"), std::string::npos) << rep;
+  EXPECT_NE(rep.find("| `cost.readl` | ns | 886.7 | 886.7 | [15, 9880] | 0.05 | x1.44 | yes |"), std::string::npos)
+      << rep;
 }
 
 TEST(Ingest, CommandRefusesAHostileArchiveBeforeWritingAnything) {

@@ -118,10 +118,12 @@ TEST(Trace, ARequestsCpuSpansAddUpToItsCpuTime) {
   const json ev = json::parse(t.json_text).at("traceEvents");
   double cpu_us = 0;
   for (const json& e : ev)
-    if (e["ph"] == "X" && e["cat"] == "cpu" && e["args"]["request"] == 5) cpu_us += e["dur"].get<double>();
-  // The seed profile's mainline request: 54.93 us of CPU (docs/calibration.md); request 0 adds set-up.
+    if (e["ph"] == "X" && e["cat"] == "cpu" && e["args"]["request"] == 5 && e["args"]["context"] != "idle")
+      cpu_us += e["dur"].get<double>();
+  // The seed profile's mainline request: 54.87 us of CPU (docs/calibration.md); request 0 adds set-up.
+  // Its interrupts' entry and exit on an idle core run on tracks of their own, counted as idle.
   EXPECT_NEAR(cpu_us, t.r.cpu_s / static_cast<double>(t.r.requests) * 1e6, 1.0);
-  EXPECT_NEAR(cpu_us, 54.93, 0.05);
+  EXPECT_NEAR(cpu_us, 54.87, 0.05);
 }
 
 // The accounting says how much of the request's CPU time was waiting for cache lines the other
@@ -170,8 +172,13 @@ TEST(Trace, ExplainAccountsForTheWholeWallAndCpuTime) {
     busy += std::stod((*it)[1]);
   }
   EXPECT_EQ(cpus, 2);
-  EXPECT_NEAR(busy, cpu, 0.004);
-  EXPECT_NEAR(wall, 202.9, 0.5);  // the lock variant's steady-state request
+  // Busy is the cores' work; the CPU time leaves out the interrupts' entry and exit on an idle
+  // core, outside Linux's irqtime clock, which the narration states.
+  ASSERT_TRUE(std::regex_search(n, m, std::regex(R"(not counted: ([0-9.]+) us of interrupt entry and exit)"))) << n;
+  const double edges = std::stod(m[1]);
+  EXPECT_GT(edges, 0.5);
+  EXPECT_NEAR(busy, cpu + edges, 0.004);
+  EXPECT_NEAR(wall, 203.5, 0.5);  // the lock variant's steady-state request
   for (const char* step : {"LOCK", "UNLOCK", "gic_handle_irq", "qce_ahash_done", "crypto_request_complete"})
     EXPECT_NE(n.find(step), std::string::npos) << step;
   EXPECT_EQ(n.find("  \n"), std::string::npos);  // every step has its reason
