@@ -115,10 +115,20 @@ void SoftCrypto::hash(Runner& r, const Costs& costs, HashAlg alg, std::uint64_t 
 }
 
 void SoftCrypto::neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt,
-                               std::uint64_t bytes) const {
+                               std::uint64_t bytes, bool sync_only) const {
+  const double padded = static_cast<double>((bytes + 15) / 16 * 16);
+  if (sync_only) {
+    // The templates over aes-arm, block by block with no NEON (CTR and XTS encrypt forwards;
+    // decryption taken at encryption's rate, and the templates' own per-block work uncounted [I]);
+    // xts(ecb(aes-arm)) encrypts the tweak first.
+    const bool forward = encrypt || mode == CipherMode::ctr;
+    if (mode == CipherMode::xts) r.charge(cycles("__aes_arm_encrypt", neon_aes_arm(key_bytes) * 16));
+    r.charge(cycles(forward ? "__aes_arm_encrypt" : "__aes_arm_decrypt", neon_aes_arm(key_bytes) * padded));
+    return;
+  }
   if (mode == CipherMode::cbc && encrypt) {
     // cbc-aes-neonbs hands CBC encryption (serial) to the cbc template over aes-arm: no NEON.
-    r.charge(cycles("__aes_arm_encrypt", neon_aes_arm(key_bytes) * static_cast<double>((bytes + 15) / 16 * 16)));
+    r.charge(cycles("__aes_arm_encrypt", neon_aes_arm(key_bytes) * padded));
     return;
   }
   const char* fn = mode == CipherMode::ecb   ? (encrypt ? "aesbs_ecb_encrypt" : "aesbs_ecb_decrypt")
@@ -143,7 +153,7 @@ void SoftCrypto::walk(Runner& r, const Costs& costs, std::uint64_t bytes) const 
 }
 
 void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMode mode, std::size_t key_bytes,
-                          bool encrypt, std::uint64_t bytes) const {
+                          bool encrypt, std::uint64_t bytes, bool sync_only) const {
   walk(r, costs, bytes);
   if (alg != CipherAlg::aes) {  // des_generic / des3_ede_generic: table-driven C, no NEON
     const double cpb = alg == CipherAlg::des ? m_cfg.des_cycles_per_byte : m_cfg.tdes_cycles_per_byte;
@@ -152,7 +162,7 @@ void SoftCrypto::skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMo
                     cpb * static_cast<double>(bytes)));
     return;
   }
-  if (m_cfg.crypto == CpuCrypto::neon) return neon_skcipher(r, costs, mode, key_bytes, encrypt, bytes);
+  if (m_cfg.crypto == CpuCrypto::neon) return neon_skcipher(r, costs, mode, key_bytes, encrypt, bytes, sync_only);
   AesLoop loop = AesLoop::parallel;
   const char* fn = encrypt ? "ce_aes_ecb_encrypt" : "ce_aes_ecb_decrypt";
   if (mode == CipherMode::cbc) {
@@ -183,7 +193,7 @@ void SoftCrypto::aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, Ha
     const double mac_blocks = 1 + adata_blocks + static_cast<double>((text + 15) / 16);
     r.charge(cycles("__aes_arm_encrypt", neon_aes_arm(key_bytes) * 16 * mac_blocks));
     walk(r, costs, text + 16);
-    neon_skcipher(r, costs, CipherMode::ctr, key_bytes, true, text + 16);
+    neon_skcipher(r, costs, CipherMode::ctr, key_bytes, true, text + 16, false);
     return;
   }
   if (ccm) {

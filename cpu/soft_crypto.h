@@ -6,8 +6,9 @@
 //    the CE core model (ce_core.h);
 //  - neon: a 32-bit ARMv7 core without crypto instructions (arch/arm/crypto): aes-neonbs's
 //    bit-sliced ECB, CBC decryption, CTR and XTS, eight blocks per pass (a request of fewer pays
-//    a whole pass); CBC encryption and CCM's CBC-MAC, serial, through the scalar aes-arm cipher;
-//    sha256-neon and sha1-neon; each timed by published cycles per byte in the profile (neon.*).
+//    a whole pass); CBC encryption and CCM's CBC-MAC, serial, through the scalar aes-arm cipher,
+//    and every mode for a synchronous tfm (the 2020 qce driver's fallback); sha256-neon and
+//    sha1-neon; each timed by published cycles per byte in the profile (neon.*).
 // DES and 3DES have no NEON or CE code and run the generic C code (cpu.des_cycles_per_byte).
 // The arithmetic is model/block_cipher and model/aead_cipher's; this charges time.
 #pragma once
@@ -56,9 +57,13 @@ class SoftCrypto {
  public:
   explicit SoftCrypto(const SoftCryptoConfig& cfg = {});
 
-  // An skcipher request of `bytes` (key_bytes: one AES key's, XTS's half).
+  // An skcipher request of `bytes` (key_bytes: one AES key's, XTS's half). `sync_only`: the
+  // caller allocated its tfm synchronous (the qce driver's fallback before v5.9), which on 32-bit
+  // ARM rules out aes-neonbs (registered only behind asynchronous SIMD wrappers until v6.16): the
+  // ecb, cbc, ctr and xts templates over the scalar aes-arm cipher run instead (4.19; v5.4 to
+  // v5.8 would take ctr-aes-neonbs-sync for CTR).
   void skcipher(Runner& r, const Costs& costs, CipherAlg alg, CipherMode mode, std::size_t key_bytes, bool encrypt,
-                std::uint64_t bytes) const;
+                std::uint64_t bytes, bool sync_only = false) const;
   // An AEAD request: ccm(aes), or authenc(hmac(hash),cbc(alg)) as the authenc template runs it.
   void aead(Runner& r, const Costs& costs, bool ccm, CipherAlg alg, HashAlg hash, std::size_t key_bytes, bool encrypt,
             std::uint64_t assoc, std::uint64_t text) const;
@@ -70,7 +75,7 @@ class SoftCrypto {
  private:
   // The neon set's skcipher: which implementation runs and what it costs.
   void neon_skcipher(Runner& r, const Costs& costs, CipherMode mode, std::size_t key_bytes, bool encrypt,
-                     std::uint64_t bytes) const;
+                     std::uint64_t bytes, bool sync_only) const;
   double neon_bs(std::size_t key_bytes, bool encrypt) const;
   // The skcipher API and its walk over `bytes`.
   void walk(Runner& r, const Costs& costs, std::uint64_t bytes) const;

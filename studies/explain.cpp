@@ -35,7 +35,8 @@ const std::map<std::string, std::string>& reasons() {
       {"sha1_transform_neon", "sha1-neon: the SHA-1 block loop with NEON"},
       {"__aes_arm_encrypt",
        "aes-arm: scalar table-based AES, one block at a time (CBC encryption is serial, so the bit-sliced code cannot "
-       "take it)"},
+       "take it; a synchronous tfm, the qce driver's fallback before v5.9, gets it for every mode)"},
+      {"__aes_arm_decrypt", "aes-arm: scalar table-based AES decryption, one block at a time (a synchronous tfm)"},
       {"aesbs_ecb_encrypt", "aes-neonbs: bit-sliced AES with NEON, eight blocks per pass (fewer still cost a pass)"},
       {"aesbs_ecb_decrypt", "aes-neonbs: bit-sliced AES decryption, eight blocks per pass"},
       {"aesbs_cbc_decrypt", "aes-neonbs: CBC decryption, eight blocks in parallel per pass"},

@@ -107,6 +107,24 @@ TEST(Ipq40xx, NeonBitslicedCodeRunsWholeEightBlockPasses) {
   EXPECT_NEAR(test::function_cpu_s(dec.variant, "aesbs_cbc_decrypt") / 3, 128 * 58.9 / hz, 1e-12);
 }
 
+// The 2020 driver's fallback tfm was allocated synchronous (until v5.9), which on 32-bit ARM
+// excludes aes-neonbs (behind asynchronous SIMD wrappers): a small request the driver hands to
+// software runs the templates over the scalar aes-arm cipher in every mode, without NEON, where
+// the CPU path (an asynchronous user) gets the bit-sliced code.
+TEST(Ipq40xx, TheSynchronousFallbackRunsAesArmInEveryMode) {
+  const double hz = 0.716e9;
+  const std::vector<std::string> ecb_dec = {"workload.messages=3", "workload.algorithm=ecb(aes)",
+                                            "workload.direction=decrypt", "workload.message_bytes=64"};
+  const test::VariantRun fb = test::run_scenario_variant("ipq40xx-cipher.json", "qce", ecb_dec);
+  EXPECT_EQ(fb.variant["digest_mismatches"], 0);
+  EXPECT_EQ(fb.variant["software"], 3);
+  EXPECT_NEAR(test::function_cpu_s(fb.variant, "__aes_arm_decrypt") / 3, 64 * 45.0 / hz, 1e-11);
+  EXPECT_EQ(test::function_cpu_s(fb.variant, "aesbs_ecb_decrypt"), 0);
+  EXPECT_EQ(test::function_cpu_s(fb.variant, "kernel_neon_begin"), 0);
+  const test::VariantRun cpu = test::run_scenario_variant("ipq40xx-cipher.json", "cpu", ecb_dec);
+  EXPECT_NEAR(test::function_cpu_s(cpu.variant, "aesbs_ecb_decrypt") / 3, 128 * 42.72 / hz, 1e-11);
+}
+
 // The SHA-256 library on the A7 is sha256-neon; through QCE the digests are the engine's.
 TEST(Ipq40xx, Sha256RunsSha256NeonOnTheCpuAndQceBitExact) {
   const test::VariantRun cpu =
