@@ -335,13 +335,9 @@ void Core::add_run(CpuTimes& t, const Runner& r, sc_time executed, sc_time elaps
 Ctx Core::interrupted(const Runner& by) const {
   const Runner* switching = m_current && m_current->m_irqs_off ? m_current : nullptr;
   const Runner* best = nullptr;
-  for (const Runner* r : m_waiting) {
-    if (r == &by || r == switching || ctx_level(r->m_ctx) >= ctx_level(Ctx::hardirq)) continue;
-    if (!best || ctx_level(r->m_ctx) > ctx_level(best->m_ctx) ||
-        (ctx_level(r->m_ctx) == ctx_level(best->m_ctx) &&
-         (r == m_owner || (best != m_owner && (r == m_current || (best != m_current && r->m_seq < best->m_seq))))))
+  for (const Runner* r : m_waiting)
+    if (r != &by && r != switching && ctx_level(r->m_ctx) < ctx_level(Ctx::hardirq) && (!best || runs_before(r, best)))
       best = r;
-  }
   if (best) return best->m_ctx;
   return m_owner && m_owner != switching ? m_owner->m_ctx : Ctx::idle;
 }
@@ -413,23 +409,27 @@ void Core::submit(Runner& r) {
   update_idle();
 }
 
+// reschedule()'s order: whether `a` runs before `b`. Work running with interrupts off keeps the
+// core; then the higher level; within a level the task holding the core, then the one running,
+// then the earliest arrival.
+bool Core::runs_before(const Runner* a, const Runner* b) const {
+  if (a == m_current && a->m_irqs_off) return true;
+  if (b == m_current && b->m_irqs_off) return false;
+  if (ctx_level(a->m_ctx) != ctx_level(b->m_ctx)) return ctx_level(a->m_ctx) > ctx_level(b->m_ctx);
+  if (a == m_owner) return true;  // task level runs until it sleeps
+  if (b == m_owner) return false;
+  if (a == m_current) return true;
+  if (b == m_current) return false;
+  return a->m_seq < b->m_seq;
+}
+
 // Runs the highest level; within a level the one already running stays (task-level threads
 // do not preempt each other), otherwise the earliest arrival. Work running with interrupts off
 // keeps the core whatever arrives.
 void Core::reschedule() {
-  auto better = [this](const Runner* a, const Runner* b) {
-    if (a == m_current && a->m_irqs_off) return true;
-    if (b == m_current && b->m_irqs_off) return false;
-    if (ctx_level(a->m_ctx) != ctx_level(b->m_ctx)) return ctx_level(a->m_ctx) > ctx_level(b->m_ctx);
-    if (a == m_owner) return true;  // task level runs until it sleeps
-    if (b == m_owner) return false;
-    if (a == m_current) return true;
-    if (b == m_current) return false;
-    return a->m_seq < b->m_seq;
-  };
   Runner* best = nullptr;
   for (Runner* r : m_waiting)
-    if (!best || better(r, best)) best = r;
+    if (!best || runs_before(r, best)) best = r;
   // The same work keeps running to the same end: leave its completion event alone (most
   // submissions are of lower contexts, and re-queuing a timed event costs the kernel a heap
   // operation).

@@ -313,6 +313,7 @@ class Core : public sc_core::sc_module, public model::TimingState {
   static void add_run(CpuTimes& t, const Runner& r, sc_core::sc_time executed, sc_core::sc_time elapsed);
   // The context an interrupt arriving now takes the core from (Runner::outside_clock).
   Ctx interrupted(const Runner& by) const;
+  bool runs_before(const Runner* a, const Runner* b) const;
   void governor_update(const sc_core::sc_time& t);
   void update_idle();
   void trace_run(Runner& r, sc_core::sc_time from, sc_core::sc_time elapsed);

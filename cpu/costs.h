@@ -45,8 +45,7 @@ namespace qcesim::cpu {
   X(irq_entry, "gic_handle_irq",                                                                                       \
     "interrupt entry: the GIC delivered an interrupt (the BAM's, or another CPU's IPI) to this core; inside the "      \
     "hardirq clock, the switch to the IRQ stack, gic_handle_irq, the irq_desc lookup and handle_fasteoi_irq up to "    \
-    "the "                                                                                                             \
-    "handler, the EOI, irq_exit_rcu up to account_hardirq_exit")                                                       \
+    "the handler, the EOI, irq_exit_rcu up to account_hardirq_exit")                                                   \
   X(irq_exit, "irq_exit_rcu",                                                                                          \
     "interrupt exit after the hardirq clock stops: the accounting's update, the softirq hand-off, tick_irq_exit, "     \
     "exit_to_kernel_mode and the register restore; counted as the interrupted context")                                \

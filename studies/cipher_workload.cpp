@@ -136,7 +136,7 @@ class CipherWorkload : public RequestWorkload {
         m_w(w),
         m_pool(e, w, check),
         m_out(w.message_bytes + m_pool.tag),
-        m_sync_fallback(cfg.driver.rules.era == 2020) {
+        m_sync_fallback(qce::fallback_is_sync(cfg.driver.rules)) {
     if (!engine) return;
     m_slots.resize(w.queue_depth);
     for (Slot& s : m_slots) s.out = e.host().dma_alloc(m_w.assoc_bytes + m_w.message_bytes + m_pool.tag, 4096);
@@ -169,8 +169,8 @@ class CipherWorkload : public RequestWorkload {
     const cpu::SoftCrypto& soft = m_e.qce().soft();
     const std::size_t key_bytes =
         a.mode == CipherMode::xts && a.kind == AlgKind::skcipher ? m_w.key_bytes / 2 : m_w.key_bytes;
-    // The driver's fallback tfm was synchronous until v5.9 (cpu/soft_crypto.h); the CPU path's
-    // caller takes whichever the kernel prefers.
+    // The driver's fallback tfm may be synchronous (qce::fallback_is_sync); the CPU path's caller
+    // takes whichever the kernel prefers.
     const bool sync_only = m_sync_fallback && !m_route.empty() && m_route[m].route == qce::Route::fallback;
     if (a.kind == AlgKind::skcipher)
       soft.skcipher(m_e.task(), m_e.kernel().costs(), a.cipher, a.mode, key_bytes, m_w.encrypt, m_pool.len[m],
@@ -295,7 +295,7 @@ class CipherWorkload : public RequestWorkload {
   std::vector<Slot> m_slots;  // the engine path's, per slot
   qce::AeadAlg m_aead;
   std::vector<qce::RouteDecision> m_route;  // the engine path's, per pool message
-  bool m_sync_fallback;                     // the era's fallback tfm is synchronous (2020)
+  bool m_sync_fallback;                     // qce::fallback_is_sync
 };
 
 }  // namespace

@@ -28,6 +28,9 @@ struct QceRules {
 std::string check_rules(const QceRules& r);
 // driver.era and driver.aes_sw_max_len; a ConfigError naming driver.era when it is no era.
 QceRules qce_rules(const model::Profile& p);
+// Whether the era's driver allocates its software fallback tfm synchronous: until v5.9 (2020),
+// which on 32-bit ARM rules out the SIMD code (cpu/soft_crypto.h).
+inline bool fallback_is_sync(const QceRules& r) { return r.era == 2020; }
 
 // Why setkey refused a key only because the engine cannot run it (the algorithm can: the kernel
 // keeps such keys for its software fallback, depending on the era): none when it did not.

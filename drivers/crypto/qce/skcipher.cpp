@@ -199,9 +199,8 @@ void QceSkcipher::fallback(bool encrypt, std::array<std::uint8_t, 16>& iv, std::
   if (xts && len < 16) why = "at least 16 bytes for xts(aes)";
   if (!why.empty())
     throw QceError(fmt::format("the software fallback: expected {}, found {} bytes (-EINVAL)", why, len));
-  // Until v5.9 (the 2020 era) the fallback tfm was allocated synchronous.
   m_dev.soft().skcipher(m_task, m_dev.costs(), m_alg, m_mode, xts ? m_key.size() / 2 : m_key.size(), encrypt, len,
-                        m_dev.config().rules.era == 2020);
+                        fallback_is_sync(m_dev.config().rules));
   const CipherSpec s = kernel_cipher_spec(m_alg, m_mode, encrypt, m_key, iv.data(), iv.size());
   cpu::Host& host = m_dev.host();
   const std::uint8_t* in = host.dram_ptr(src, len);
