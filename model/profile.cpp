@@ -1,11 +1,13 @@
 #include "model/profile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <systemc>
 
+#include "model/cholesky.h"
 #include "spdlog/fmt/fmt.h"
 
 namespace qcesim::model {
@@ -134,6 +136,76 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
   return prm;
 }
 
+// One group of "correlations": two or more distinct parameters, each a number with a log-normal
+// interval (positive) and in no other group, with a correlation matrix a distribution can have.
+Correlation parse_correlation(const json& g, std::size_t index, const std::map<std::string, Param>& params,
+                              const std::set<std::string>& grouped, const std::string& file) {
+  const std::string path = fmt::format("/correlations/{}", index);
+  if (!g.is_object()) throw ConfigError(file, path, "an object with parameters, correlation, provenance", describe(g));
+  for (const auto& [key, _] : g.items())
+    if (key != "parameters" && key != "correlation" && key != "provenance")
+      throw ConfigError(file, path + "/" + key, "parameters, correlation or provenance", quoted_input(key));
+  Correlation c;
+  if (!g.contains("parameters") || !g["parameters"].is_array() || g["parameters"].size() < 2)
+    throw ConfigError(file, path + "/parameters", "an array of at least two parameter names",
+                      g.contains("parameters") ? describe(g["parameters"]) : "nothing");
+  for (std::size_t i = 0; i < g["parameters"].size(); ++i) {
+    const json& n = g["parameters"][i];
+    const std::string at = fmt::format("{}/parameters/{}", path, i);
+    if (!n.is_string()) throw ConfigError(file, at, "a parameter name", describe(n));
+    const std::string name = n;
+    const auto it = params.find(name);
+    if (it == params.end()) throw ConfigError(file, at, "a parameter of this profile", quoted_input(name));
+    const Param& p = it->second;
+    if (p.is_text() || !p.has_interval || !(p.lo > 0) || !(p.hi > p.lo))
+      throw ConfigError(file, at, "a numeric parameter with a positive interval of nonzero width (a log-normal)",
+                        quoted_input(name) + (p.has_interval ? fmt::format(" with [{}, {}]", p.lo, p.hi)
+                                                             : std::string(" without an interval")));
+    if (!p.shared.empty())  // its draw is multiplied by the shared factor's: its marginal is not its interval
+      throw ConfigError(file, at, "a parameter without a shared factor", quoted_input(name) + " shares " + p.shared);
+    if (grouped.count(name) || std::find(c.names.begin(), c.names.end(), name) != c.names.end())
+      throw ConfigError(file, at, "a parameter in one correlated group, named once", quoted_input(name) + " again");
+    c.names.push_back(name);
+  }
+  const std::size_t k = c.names.size();
+  const std::string mpath = path + "/correlation";
+  const std::string shape = fmt::format("{0} rows of {0} numbers in [-1, 1], ones on the diagonal, symmetric", k);
+  if (!g.contains("correlation") || !g["correlation"].is_array() || g["correlation"].size() != k)
+    throw ConfigError(file, mpath, shape, g.contains("correlation") ? describe(g["correlation"]) : "nothing");
+  for (std::size_t i = 0; i < k; ++i) {
+    const json& row = g["correlation"][i];
+    if (!row.is_array() || row.size() != k)
+      throw ConfigError(file, fmt::format("{}/{}", mpath, i), shape, describe(row));
+    c.matrix.emplace_back();
+    for (std::size_t j = 0; j < k; ++j) {
+      const json& x = row[j];
+      const std::string at = fmt::format("{}/{}/{}", mpath, i, j);
+      if (!x.is_number() || !(x.get<double>() >= -1 && x.get<double>() <= 1))
+        throw ConfigError(file, at, "a correlation in [-1, 1]", describe(x));
+      if (i == j && x.get<double>() != 1) throw ConfigError(file, at, "1 on the diagonal", describe(x));
+      if (j < i && x.get<double>() != c.matrix[j][i])
+        throw ConfigError(file, at, fmt::format("the same as [{}][{}] (symmetric), {}", j, i, c.matrix[j][i]),
+                          describe(x));
+      c.matrix.back().push_back(x);
+    }
+  }
+  if (cholesky(c.matrix).empty())
+    throw ConfigError(file, mpath, "a positive definite matrix (no parameter a fixed combination of the others)",
+                      "one with a zero or negative eigenvalue");
+  if (!g.contains("provenance") || !g["provenance"].is_string() || !printable(g["provenance"].get<std::string>()))
+    throw ConfigError(file, path + "/provenance", "a string naming where the correlations come from",
+                      g.contains("provenance") ? describe(g["provenance"]) : "nothing");
+  c.provenance = g["provenance"];
+  return c;
+}
+
+// Group g without parameter i (a parameter restated by a scenario).
+void drop_from(Correlation& g, std::size_t i) {
+  g.names.erase(g.names.begin() + static_cast<std::ptrdiff_t>(i));
+  g.matrix.erase(g.matrix.begin() + static_cast<std::ptrdiff_t>(i));
+  for (auto& row : g.matrix) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
 }  // namespace
 
 Profile Profile::parse(const json& j, const std::string& file) {
@@ -156,6 +228,15 @@ Profile Profile::parse(const json& j, const std::string& file) {
     if (it == p.m_params.end() || it->second.unit != "ratio")
       throw ConfigError(file, "/parameters/" + name + "/shared", "a ratio parameter of this profile",
                         quoted_input(prm.shared));
+  }
+  if (j.contains("correlations")) {
+    if (!j["correlations"].is_array())
+      throw ConfigError(file, "/correlations", "an array of correlated groups", describe(j["correlations"]));
+    std::set<std::string> grouped;
+    for (std::size_t i = 0; i < j["correlations"].size(); ++i) {
+      p.m_correlations.push_back(parse_correlation(j["correlations"][i], i, p.m_params, grouped, file));
+      grouped.insert(p.m_correlations.back().names.begin(), p.m_correlations.back().names.end());
+    }
   }
   return p;
 }
@@ -231,6 +312,13 @@ void Profile::restate(const std::string& name, const json& j, const std::string&
   p.origin_file = origin_file;
   p.origin_path = origin_path;
   current = std::move(p);
+  for (auto g = m_correlations.begin(); g != m_correlations.end(); ++g) {
+    const auto it = std::find(g->names.begin(), g->names.end(), name);
+    if (it == g->names.end()) continue;
+    drop_from(*g, static_cast<std::size_t>(it - g->names.begin()));
+    if (g->names.size() < 2) m_correlations.erase(g);
+    break;
+  }
 }
 
 std::string Profile::markdown(const std::function<std::string(const Param&)>& meaning) const {
@@ -245,6 +333,20 @@ std::string Profile::markdown(const std::function<std::string(const Param&)>& me
     if (doc.empty()) doc = p.doc;
     s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", name, value, p.unit, interval, range, p.provenance,
                      doc);
+  }
+  // Each correlated group: the correlation of log(value) between its parameters, which
+  // uncertainty runs draw together.
+  for (const Correlation& g : m_correlations) {
+    s += "\nDrawn together (correlation of log(value)); " + g.provenance + "\n\n|   |";
+    for (const std::string& n : g.names) s += " `" + n + "` |";
+    s += "\n|---|";
+    for (std::size_t i = 0; i < g.names.size(); ++i) s += "---|";
+    s += "\n";
+    for (std::size_t i = 0; i < g.names.size(); ++i) {
+      s += "| `" + g.names[i] + "` |";
+      for (double x : g.matrix[i]) s += fmt::format(" {:+.2f} |", x);
+      s += "\n";
+    }
   }
   return s;
 }

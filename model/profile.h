@@ -42,6 +42,17 @@ struct Param {
   bool is_integer() const { return unit == "count" || unit == "bytes" || unit == "year"; }
 };
 
+// Parameters whose errors move together: a fit's posterior correlation of log(value) (calibrate
+// writes it for the parameters it fitted, which the data pin down only in combination: the
+// caller's time and the engine's finish both make up mainline's wall). Each parameter keeps its
+// own 90 % interval; uncertainty runs draw the group jointly, a log-normal with these
+// correlations, instead of each parameter on its own.
+struct Correlation {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> matrix;  // in the order of `names`; unit diagonal
+  std::string provenance;
+};
+
 class Profile {
  public:
   static Profile load(const std::string& file);
@@ -51,6 +62,8 @@ class Profile {
   bool has(const std::string& name) const { return m_params.count(name) != 0; }
   const Param& param(const std::string& name) const;
   const std::map<std::string, Param>& params() const { return m_params; }
+  // The profile's correlated groups ("correlations"), less the parameters a scenario restated.
+  const std::vector<Correlation>& correlations() const { return m_correlations; }
 
   double num(const std::string& name) const;
   const std::string& text(const std::string& name) const;
@@ -66,6 +79,7 @@ class Profile {
   // A scenario restating a numeric parameter for its own setting: an object with `value`,
   // `provenance` and optionally `interval` (what the scenario knows of it; an interval lets
   // uncertainty runs sample it where a plain override pins it). The range stays the profile's.
+  // A restated parameter leaves its correlated group: what the scenario says of it is its own.
   void restate(const std::string& name, const nlohmann::json& j, const std::string& origin_file,
                const std::string& origin_path);
 
@@ -82,6 +96,7 @@ class Profile {
 
   std::string m_name, m_file;
   std::map<std::string, Param> m_params;
+  std::vector<Correlation> m_correlations;
 };
 
 // A name-valued parameter read through `parse` (which throws std::invalid_argument listing the

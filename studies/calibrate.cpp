@@ -2,18 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <ostream>
 #include <spdlog/fmt/fmt.h>
 #include <sstream>
 
 #include "cpu/core_type.h"
+#include "model/cholesky.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
 
 namespace qcesim::studies {
 
+using model::Matrix;
 using nlohmann::json;
-using Matrix = std::vector<std::vector<double>>;
 
 namespace {
 
@@ -52,6 +54,37 @@ Matrix inverse(const Matrix& a) {
   }
   return inv;
 }
+
+}  // namespace
+
+std::map<std::string, double> residual_variance(const CalibrationProblem& p, const std::vector<double>& r) {
+  const std::size_t k = p.params.size(), n = r.size();
+  std::map<std::string, std::pair<double, double>> kind;  // key -> (RSS, residuals)
+  for (std::size_t t = 0; t < n; ++t) {
+    kind[p.targets[t].key].first += r[t] * r[t];
+    kind[p.targets[t].key].second += 1;
+  }
+  std::map<std::string, double> var;
+  if (n <= k) {  // no degree of freedom left: no estimate
+    for (const auto& [key, sums] : kind) var[key] = 1.0;
+    return var;
+  }
+  double rss = 0;
+  for (double x : r) rss += x * x;
+  const double dof = static_cast<double>(n - k), pooled = rss / dof;
+  // A kind has a degree of freedom or two (P1: 2-3 residuals each), too few to trust its own
+  // estimate alone: it is pulled towards the pooled one, which counts as one more degree of
+  // freedom of every kind (an inverse-gamma prior of one degree of freedom centred on the pooled
+  // variance, as empirical Bayes shrinks per-group variances).
+  constexpr double kPooledDof = 1.0;
+  for (const auto& [key, sums] : kind) {
+    const double own_dof = sums.second * dof / static_cast<double>(n);
+    var[key] = std::max((sums.first + kPooledDof * pooled) / (own_dof + kPooledDof), 1e-4);
+  }
+  return var;
+}
+
+namespace {
 
 double sim_value(const studies::VariantResult& r, const std::string& key) {
   if (key == "wall_s") return r.wall_s;
@@ -172,17 +205,21 @@ void pattern_search(const Fit& fit, unsigned iterations, std::vector<double>& th
   }
 }
 
-// Posterior spread in log space from the Jacobian at the optimum: data that constrain a
-// parameter shrink it below the prior's. The data term is weighted by the residuals' own
-// variance, RSS / (n - k) (the usual nonlinear least-squares estimate, floored at a 1 % residual
-// so that an exact fit claims no certainty); with no degree of freedom left there is no estimate
-// and each residual counts as one log unit. Returns posterior / prior spread per parameter.
-std::vector<double> posterior_spread(const Fit& fit, const std::vector<double>& theta, const std::vector<double>& r) {
+// Posterior covariance in log space from the Jacobian at the optimum: data that constrain a
+// parameter shrink it below the prior's. Each residual is weighted by the variance of its own
+// kind of quantity (wall, CPU, hardirq, softirq, a board's task time): RSS / (n - k), the usual
+// nonlinear least-squares estimate, taken per kind with the kind's share of the degrees of
+// freedom, floored at a 1 % residual so that an exact fit claims no certainty. The model's error
+// is not the same for every quantity (P1's walls within 6 %, its hardirq and softirq within
+// 40 %): one pooled variance would let the hardirq's misfit widen what the walls pin down. With
+// no degree of freedom left there is no estimate and each residual counts as one log unit.
+Matrix posterior_covariance(const Fit& fit, const CalibrationProblem& p, const std::vector<double>& theta,
+                            const std::vector<double>& r) {
   const double h = 0.15;
   const std::size_t k = fit.k(), n = r.size();
-  double rss = 0;
-  for (double x : r) rss += x * x;
-  const double var = n > k ? std::max(rss / static_cast<double>(n - k), 1e-4) : 1.0;
+  const std::map<std::string, double> kinds = residual_variance(p, r);
+  std::vector<double> var(n);
+  for (std::size_t t = 0; t < n; ++t) var[t] = kinds.at(p.targets[t].key);
   std::vector<std::vector<double>> pts;
   for (std::size_t q = 0; q < k; ++q) {
     auto th = theta;
@@ -196,13 +233,13 @@ std::vector<double> posterior_spread(const Fit& fit, const std::vector<double>& 
   Matrix a(k, std::vector<double>(k, 0.0));
   for (std::size_t i = 0; i < k; ++i) {
     for (std::size_t j = 0; j < k; ++j)
-      for (std::size_t t = 0; t < n; ++t) a[i][j] += jac[t][i] * jac[t][j] / var;
+      for (std::size_t t = 0; t < n; ++t) a[i][j] += jac[t][i] * jac[t][j] / var[t];
     a[i][i] += 1.0 / (fit.sigma(i) * fit.sigma(i));
   }
-  const Matrix cov = inverse(a);
-  std::vector<double> spread(k);
-  for (std::size_t q = 0; q < k; ++q) spread[q] = std::sqrt(cov[q][q]) / fit.sigma(q);
-  return spread;
+  Matrix cov = inverse(a);
+  for (std::size_t i = 0; i < k; ++i)  // symmetric to the last bit, whatever the elimination's rounding
+    for (std::size_t j = 0; j < i; ++j) cov[i][j] = cov[j][i] = 0.5 * (cov[i][j] + cov[j][i]);
+  return cov;
 }
 
 }  // namespace
@@ -343,8 +380,9 @@ Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress)
       "calibrate: {} parameters, {} measured targets, {} messages per evaluation; start cost {:.5f}\n", fit.k(),
       problem.targets.size(), problem.spec.messages, fit.cost(r, theta));
   pattern_search(fit, problem.spec.iterations, theta, r, progress);
-  Calibration c{problem, {}, posterior_spread(fit, theta, r), r};
+  Calibration c{problem, {}, {}, r, posterior_covariance(fit, problem, theta, r)};
   for (double th : theta) c.fitted.push_back(std::exp(th));
+  for (std::size_t q = 0; q < fit.k(); ++q) c.spread.push_back(std::sqrt(c.covariance[q][q]) / fit.sigma(q));
   return c;
 }
 
@@ -380,6 +418,33 @@ std::string calibration_report(const Calibration& c) {
                                                                      : "yes");
   }
   if (!evidence.empty()) rep << "\nDirect evidence from " << p.spec.evidence << ":\n\n" << evidence;
+  // The posterior's weights: how far the model misses each kind of quantity here.
+  if (n > k) {
+    rep << "\nThe posterior weighs each residual by its kind's scatter (one standard deviation, RSS over the "
+           "kind's share of the degrees of freedom, pulled towards the pooled variance by one degree of freedom):";
+    const char* sep = " ";
+    for (const auto& [key, var] : residual_variance(p, c.residuals)) {
+      rep << fmt::format("{}{} {:.1f} %", sep, key, (std::exp(std::sqrt(var)) - 1) * 100);
+      sep = ", ";
+    }
+    rep << ".\n";
+  }
+  if (k > 1) {
+    // What the data pin down only in combination: near -1, two parameters trade against each
+    // other (a sum is measured, not its parts); uncertainty runs draw them together.
+    const auto corr = posterior_correlation(c);
+    rep << "\nPosterior correlation of log(value) (written with --write-profile; uncertainty runs draw the "
+           "parameters jointly):\n\n|   |";
+    for (const model::Param& prm : p.params) rep << " `" << prm.name << "` |";
+    rep << "\n|---|";
+    for (std::size_t q = 0; q < k; ++q) rep << "---|";
+    rep << "\n";
+    for (std::size_t i = 0; i < k; ++i) {
+      rep << "| `" << p.params[i].name << "` |";
+      for (std::size_t j = 0; j < k; ++j) rep << fmt::format(" {:+.2f} |", corr[i][j]);
+      rep << "\n";
+    }
+  }
   rep << "\n| variant | quantity | measured | simulated | error |\n|---|---|---|---|---|\n";
   for (std::size_t t = 0; t < n; ++t) {
     const CalibrationTarget& tg = p.targets[t];
@@ -390,12 +455,43 @@ std::string calibration_report(const Calibration& c) {
   return rep.str();
 }
 
+std::vector<std::vector<double>> posterior_correlation(const Calibration& c) {
+  const std::size_t k = c.covariance.size();
+  for (const auto& row : c.covariance)
+    for (double x : row)
+      if (!std::isfinite(x)) throw std::runtime_error("calibrate: the posterior covariance is not finite");
+  Matrix r(k, std::vector<double>(k));
+  // Finite correlations shrunk towards 0 reach the identity, which is positive definite.
+  for (double shrink = 1.0;; shrink *= 0.99) {
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        const double x = c.covariance[i][j] / std::sqrt(c.covariance[i][i] * c.covariance[j][j]);
+        r[i][j] = i == j ? 1.0 : std::round(std::clamp(x * shrink, -1.0, 1.0) * 1e4) / 1e4;
+      }
+    if (!model::cholesky(r).empty()) return r;
+  }
+}
+
 json calibrated_profile(const Calibration& c, const std::string& date) {
   const CalibrationProblem& p = c.problem;
   json doc = model::read_json_file(p.scenario.profile_file, "profile file");
+  constexpr double kZ95 = 1.6448536269514722;  // the standard normal's 95th percentile
+  std::vector<std::string> names;              // every fitted parameter
+  std::vector<std::size_t> joint;              // those with an interval of some width: the new group
   for (std::size_t q = 0; q < p.params.size(); ++q) {
     json& pj = doc["parameters"][p.params[q].name];
-    pj["value"] = std::round(c.fitted[q] * 1e4) / 1e4;
+    const double value = std::round(c.fitted[q] * 1e4) / 1e4;
+    pj["value"] = value;
+    // The posterior's 90 % interval around the fitted value, inside the range: narrowed on both
+    // sides where one side would cross it, so that its geometric middle (where uncertainty runs
+    // centre their draws) stays the fitted value.
+    const double f =
+        std::min({std::exp(kZ95 * std::sqrt(c.covariance[q][q])), value / p.params[q].min, p.params[q].max / value});
+    const double lo = std::max(std::round(value / f * 1e4) / 1e4, p.params[q].min),
+                 hi = std::min(std::round(value * f * 1e4) / 1e4, p.params[q].max);
+    pj["interval"] = {lo, hi};
+    names.push_back(p.params[q].name);
+    if (hi > lo && lo > 0) joint.push_back(q);  // a value at a range bound is held: no draw to correlate
     std::string prior = p.params[q].provenance;
     if (prior.rfind("calibrated:", 0) == 0) {
       const auto pos = prior.find("prior ");
@@ -405,6 +501,45 @@ json calibrated_profile(const Calibration& c, const std::string& date) {
     pj["provenance"] = fmt::format("calibrated: qcesim calibrate {} on {} ({}); prior {}", p.scenario.name, date,
                                    "docs/calibration.md", prior);
   }
+  // The fitted parameters leave the groups they were in (their old fit's), which keep the rest.
+  json groups = json::array();
+  if (doc.contains("correlations") && doc["correlations"].is_array())
+    for (json g : doc["correlations"]) {
+      std::vector<std::size_t> keep;
+      for (std::size_t i = 0; i < g["parameters"].size(); ++i)
+        if (std::find(names.begin(), names.end(), g["parameters"][i].get<std::string>()) == names.end())
+          keep.push_back(i);
+      if (keep.size() < 2) continue;
+      json kept = g;
+      kept["parameters"] = json::array();
+      kept["correlation"] = json::array();
+      for (std::size_t a : keep) {
+        kept["parameters"].push_back(g["parameters"][a]);
+        json row = json::array();
+        for (std::size_t b : keep) row.push_back(g["correlation"][a][b]);
+        kept["correlation"].push_back(row);
+      }
+      groups.push_back(kept);
+    }
+  if (joint.size() > 1) {
+    const Matrix corr = posterior_correlation(c);
+    json members = json::array(), sub = json::array();
+    for (std::size_t a : joint) {
+      members.push_back(names[a]);
+      json row = json::array();
+      for (std::size_t b : joint) row.push_back(corr[a][b]);
+      sub.push_back(row);
+    }
+    groups.push_back({{"parameters", members},
+                      {"correlation", sub},
+                      {"provenance", fmt::format("calibrated: the posterior of qcesim calibrate {} --fit {} on {} "
+                                                 "(docs/calibration.md)",
+                                                 p.scenario.name, fmt::join(names, ","), date)}});
+  }
+  if (groups.empty())
+    doc.erase("correlations");
+  else
+    doc["correlations"] = groups;
   return doc;
 }
 

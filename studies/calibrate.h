@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -56,7 +57,19 @@ struct Calibration {
   std::vector<double> fitted;     // one value per parameter
   std::vector<double> spread;     // posterior / prior spread in log space, per parameter
   std::vector<double> residuals;  // log(simulated / measured), per target
+  // The posterior covariance of log(value) (the fitted parameters in order): its diagonal gives
+  // `spread`, its correlations what the data pin down only in combination.
+  std::vector<std::vector<double>> covariance;
 };
+
+// The residuals' variance in log space per kind of quantity (wall_s, cpu_s, hardirq_s, softirq_s,
+// task_s), each kind's RSS over its share of the n - k degrees of freedom, floored at a 1 %
+// residual (1 each with no degree of freedom left): the posterior's weights.
+std::map<std::string, double> residual_variance(const CalibrationProblem& p, const std::vector<double>& r);
+
+// The posterior's correlations, rounded to 4 decimals as a profile stores them (and still
+// positive definite: pulled towards 0 until they are).
+std::vector<std::vector<double>> posterior_correlation(const Calibration& c);
 
 // Everything calibrate would refuse, checked without simulating (ConfigError: exit 2).
 CalibrationProblem calibration_problem(const CalibrationSpec& spec);
@@ -64,7 +77,9 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec);
 Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress);
 // The Markdown report: parameters (prior, fitted, spread, pinned down or not) and residuals.
 std::string calibration_report(const Calibration& c);
-// The profile file with the fitted values and their provenance ("calibrated: ... on `date`").
+// The profile file with the fitted values and their provenance ("calibrated: ... on `date`"),
+// each value's posterior 90 % interval, and (two or more fitted) the posterior's correlations as
+// a correlated group, which takes the fitted parameters out of any group they were in.
 nlohmann::json calibrated_profile(const Calibration& c, const std::string& date);
 
 }  // namespace qcesim::studies

@@ -7,6 +7,7 @@
 #include <set>
 #include <spdlog/fmt/fmt.h>
 
+#include "model/cholesky.h"
 #include "model/counter_rng.h"
 #include "studies/processes.h"
 #include "cpu/core_type.h"
@@ -63,15 +64,39 @@ std::uint64_t name_key(const std::string& name) {
   return h;
 }
 
+void correlate(std::vector<UncertainParam>& ps, const model::Profile& p) {
+  for (const model::Correlation& g : p.correlations()) {
+    std::vector<std::size_t> in_ps, in_g;  // the members present, by index in ps and in the group
+    for (std::size_t j = 0; j < g.names.size(); ++j)
+      for (std::size_t i = 0; i < ps.size(); ++i)
+        if (ps[i].name == g.names[j]) in_ps.push_back(i), in_g.push_back(j);
+    model::Matrix sub(in_g.size(), std::vector<double>(in_g.size()));
+    for (std::size_t a = 0; a < in_g.size(); ++a)
+      for (std::size_t b = 0; b < in_g.size(); ++b) sub[a][b] = g.matrix[in_g[a]][in_g[b]];
+    const model::Matrix l = model::cholesky(sub);  // a principal submatrix of a checked one: never empty
+    for (std::size_t a = 0; a < in_ps.size() && in_ps.size() > 1; ++a) {
+      UncertainParam& u = ps[in_ps[a]];
+      u.mix.clear();
+      for (std::size_t b = 0; b <= a; ++b) u.mix.emplace_back(ps[in_ps[b]].name, l[a][b]);
+    }
+  }
+}
+
 std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std::uint64_t seed, std::size_t i) {
   std::uint64_t sample = seed * 0xD1B54A32D192ED03ull + static_cast<std::uint64_t>(i);
   (void)model::splitmix64(sample);
+  // Each parameter's own draw from the seed, the sample and its name: a parameter added to a
+  // profile (or pinned by a scenario) leaves every other one's draws as they were, except its
+  // correlated group's, whose values mix the members' own draws.
+  auto own = [sample](const std::string& name) {
+    std::uint64_t state = sample ^ name_key(name);
+    return model::standard_normal(state);
+  };
   std::vector<std::string> sets;
   for (const UncertainParam& u : ps) {
-    // Each parameter's draw from the seed, the sample and its own name: a parameter added to a
-    // profile (or pinned by a scenario) leaves every other one's draws as they were.
-    std::uint64_t state = sample ^ name_key(u.name);
-    const double z = model::standard_normal(state);
+    double z = 0;
+    if (u.mix.empty()) z = own(u.name);
+    for (const auto& [name, w] : u.mix) z += w * own(name);
     double v = u.lo > 0 ? std::exp(0.5 * (std::log(u.lo) + std::log(u.hi)) + z * std::log(u.hi / u.lo) / (2 * kZ95))
                         : 0.5 * (u.lo + u.hi) + z * (u.hi - u.lo) / (2 * kZ95);
     v = std::clamp(v, u.min, u.max);
@@ -108,8 +133,10 @@ Design design_for(const UncertaintySpec& spec) {
   for (const std::string& n : d.variants)
     for (const cpu::CoreType& t : cpu::cpus_from_profile(d.sc.profile_for(d.sc.variant(n))))
       if (std::find(core_types.begin(), core_types.end(), t.name) == core_types.end()) core_types.push_back(t.name);
-  for (const UncertainParam& u : uncertain_params(d.sc.profile_for(d.sc.variant(d.variants.front()))))
+  const model::Profile first = d.sc.profile_for(d.sc.variant(d.variants.front()));
+  for (const UncertainParam& u : uncertain_params(first))
     if (!pinned.count(u.name) && param_can_matter(u.name, d.sc.workload, core_types)) d.params.push_back(u);
+  correlate(d.params, first);
   return d;
 }
 
@@ -308,9 +335,11 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
   };
   progress << fmt::format(
       "qcesim: {} ({} x {} B), {} variant(s) x ({} samples + nominal) = {} runs, {} parameters "
-      "sampled, seed {}, timing only\n",
+      "sampled ({} of them jointly), seed {}, timing only\n",
       d.sc.name, d.sc.workload.messages, d.sc.workload.message_bytes, d.variants.size(), spec.samples,
-      n_points * d.variants.size(), res.params.size(), spec.seed);
+      n_points * d.variants.size(), res.params.size(),
+      std::count_if(res.params.begin(), res.params.end(), [](const UncertainParam& u) { return !u.mix.empty(); }),
+      spec.seed);
   progress.flush();
   const auto raw = run_points(spec, d, n_points, point_at, progress, "uncertainty");
   if (raw.empty()) return res;  // a shard: its document is the result
@@ -397,7 +426,11 @@ std::string uncertainty_table(const UncertaintyResult& r) {
 json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
   json j = {{"scenario", r.scenario},     {"samples", spec.samples},     {"seed", spec.seed},
             {"failed_samples", r.failed}, {"parameters", json::array()}, {"variants", json::array()}};
-  for (const UncertainParam& u : r.params) j["parameters"].push_back({{"name", u.name}, {"interval", {u.lo, u.hi}}});
+  for (const UncertainParam& u : r.params) {
+    json pj = {{"name", u.name}, {"interval", {u.lo, u.hi}}};
+    for (const auto& [name, w] : u.mix) pj["drawn_with"].push_back({{"name", name}, {"weight", w}});
+    j["parameters"].push_back(pj);
+  }
   for (const VariantBands& v : r.variants) {
     json q = json::object();
     for (const auto& [k, b] : v.quantity) {

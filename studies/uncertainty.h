@@ -6,8 +6,10 @@
 //
 // A 90 % interval [lo, hi] is read as a log-normal with lo and hi at its 5th and 95th
 // percentiles (a normal when lo <= 0), clipped to the parameter's range; whole-number units are
-// rounded. Samples come from a counter-based generator (splitmix64 of the seed and the sample
-// index), so sample i is the same whatever the job count or the order the runs finish in.
+// rounded. The profile's correlated groups (a fit's posterior) are drawn jointly, each member
+// keeping its own interval as its marginal. Samples come from a counter-based generator
+// (splitmix64 of the seed and the sample index), so sample i is the same whatever the job count
+// or the order the runs finish in.
 #pragma once
 
 #include <cstdint>
@@ -27,12 +29,22 @@ struct UncertainParam {
   std::string name;
   double lo = 0, hi = 0, min = 0, max = 0;
   bool integer = false;
+  // A member of a correlated group: its standard normal is this weighted sum of the named
+  // parameters' own draws (a row of the group's Cholesky factor); empty: its own draw alone.
+  std::vector<std::pair<std::string, double>> mix = {};
 };
 
 // The parameters that vary: a number with an interval of nonzero width.
 std::vector<UncertainParam> uncertain_params(const model::Profile& p);
+// Gives the members of each of the profile's correlated groups among `ps` their mix: the
+// group's correlations among those present. A member pinned or left out of the design leaves the
+// others their marginal joint distribution, not the one conditioned on the pinned value: a
+// what-if that pins one (`--set`) keeps the others at their nominal values, which conditioning
+// would move, and their bands as wide as the fit left them.
+void correlate(std::vector<UncertainParam>& ps, const model::Profile& p);
 // A parameter's name as a number (FNV-1a), to key its random draws: a parameter added to a
-// profile, or pinned by a scenario, then leaves every other one's draws as they were.
+// profile, or pinned by a scenario, then leaves every other one's draws as they were (except a
+// correlated group's members, whose draws mix the group's).
 std::uint64_t name_key(const std::string& name);
 // Sample i's values as --set strings ("name=value").
 std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std::uint64_t seed, std::size_t i);

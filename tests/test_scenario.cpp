@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 
 #include "cpu/costs.h"
 #include "studies/replay.h"
@@ -373,4 +374,87 @@ TEST(Scenario, CostItemsAMissingOrUnknownItemIsAnErrorNamingIt) {
     EXPECT_EQ(e.path, "/parameters/cost.qce_no_such_function");
     EXPECT_NE(e.expected.find("qce_ahash_done"), std::string::npos) << e.expected;
   }
+}
+
+// A correlated group names two or more of the profile's log-normal parameters, once, with a
+// symmetric, positive definite matrix of correlations and a provenance; anything else is refused
+// at its own JSON path. A restated parameter leaves its group (the scenario's interval is its own).
+TEST(Scenario, ProfileCorrelatedGroupsAreCheckedAndARestatedParameterLeavesItsGroup) {
+  const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(src));
+  const Profile p = Profile::parse(j, "p.json");
+  ASSERT_EQ(p.correlations().size(), 1u);
+  EXPECT_EQ(p.correlations()[0].names,
+            (std::vector<std::string>{"cost.caller_overhead", "cost.readl", "qce.finish", "bam.ce_fetch"}));
+  auto refused = [&j](const std::function<void(nlohmann::json&)>& edit, const std::string& path,
+                      const std::string& expected) {
+    nlohmann::json bad = j;
+    edit(bad["correlations"]);
+    try {
+      (void)Profile::parse(bad, "p.json");
+      ADD_FAILURE() << path;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.path, path) << e.what();
+      EXPECT_NE(e.expected.find(expected), std::string::npos) << e.what();
+    }
+  };
+  refused([](nlohmann::json& g) { g = 3; }, "/correlations", "an array");
+  refused([](nlohmann::json& g) { g[0]["weights"] = 1; }, "/correlations/0/weights", "parameters, correlation");
+  refused([](nlohmann::json& g) { g[0]["parameters"][1] = "cost.no_such"; }, "/correlations/0/parameters/1",
+          "a parameter of this profile");
+  refused([](nlohmann::json& g) { g[0]["parameters"][1] = "cost.caller_overhead"; }, "/correlations/0/parameters/1",
+          "named once");
+  refused([](nlohmann::json& g) { g[0]["parameters"][1] = "soc.dt"; }, "/correlations/0/parameters/1", "a log-normal");
+  refused([](nlohmann::json& g) { g[0]["parameters"][1] = "cpu.cortex-x4.freq"; }, "/correlations/0/parameters/1",
+          "a log-normal");  // held at its datasheet value: no interval
+  refused([](nlohmann::json& g) { g.push_back(g[0]); }, "/correlations/1/parameters/0", "one correlated group");
+  refused([](nlohmann::json& g) { g[0]["correlation"].erase(3); }, "/correlations/0/correlation", "4 rows of 4");
+  refused([](nlohmann::json& g) { g[0]["correlation"][2] = {1, 0}; }, "/correlations/0/correlation/2", "4 rows");
+  refused([](nlohmann::json& g) { g[0]["correlation"][1][1] = 0.9; }, "/correlations/0/correlation/1/1",
+          "1 on the diagonal");
+  refused([](nlohmann::json& g) { g[0]["correlation"][1][0] = 0.5; }, "/correlations/0/correlation/1/0", "symmetric");
+  refused([](nlohmann::json& g) { g[0]["correlation"][0][1] = "high"; }, "/correlations/0/correlation/0/1",
+          "in [-1, 1]");
+  refused([](nlohmann::json& g) { g[0]["correlation"][0][1] = 1.5; }, "/correlations/0/correlation/0/1", "in [-1, 1]");
+  // Each pair allowed on its own, together impossible: a, b, c with a~b and a~c at 0.9, b~c at -0.9.
+  refused(
+      [](nlohmann::json& g) {
+        g[0]["parameters"] = {"cost.caller_overhead", "cost.readl", "qce.finish"};
+        g[0]["correlation"] = {{1, 0.9, 0.9}, {0.9, 1, -0.9}, {0.9, -0.9, 1}};
+      },
+      "/correlations/0/correlation", "positive definite");
+  refused([](nlohmann::json& g) { g[0].erase("provenance"); }, "/correlations/0/provenance", "a string");
+  refused([](nlohmann::json& g) { g[0] = "cost.readl"; }, "/correlations/0", "an object");
+  refused([](nlohmann::json& g) { g[0]["parameters"] = {"cost.readl"}; }, "/correlations/0/parameters", "at least two");
+  refused([](nlohmann::json& g) { g[0]["parameters"] = "cost.readl"; }, "/correlations/0/parameters", "at least two");
+  refused([](nlohmann::json& g) { g[0]["parameters"][0] = 7; }, "/correlations/0/parameters/0", "a parameter name");
+  // A member shares a factor (its draw is multiplied by the factor's: its marginal is not its own).
+  refused([](nlohmann::json& g) { g[0]["parameters"][1] = "cost.bam_start_dma"; }, "/correlations/0/parameters/1",
+          "without a shared factor");
+  // A member's interval reaches zero (a normal, not a log-normal) or has no width.
+  for (const auto& [iv, name] : std::vector<std::pair<nlohmann::json, std::string>>{{{-5, 1000}, "cost.readl"},
+                                                                                    {{886.7, 886.7}, "cost.readl"}}) {
+    nlohmann::json bad = j;
+    bad["parameters"][name]["range"] = {-10, 9880};
+    bad["parameters"][name]["interval"] = iv;
+    try {
+      (void)Profile::parse(bad, "p.json");
+      ADD_FAILURE() << iv.dump();
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.path, "/correlations/0/parameters/1") << e.what();
+      EXPECT_NE(e.expected.find("a log-normal"), std::string::npos) << e.what();
+    }
+  }
+  // Restating one of the four takes it out of the group; restating three of them ends the group.
+  Profile r = p;
+  r.restate("qce.finish", {{"value", 20000}, {"interval", {15000, 30000}}, {"provenance", "estimate: a test's"}},
+            "s.json", "/overrides/qce.finish");
+  ASSERT_EQ(r.correlations().size(), 1u);
+  EXPECT_EQ(r.correlations()[0].names,
+            (std::vector<std::string>{"cost.caller_overhead", "cost.readl", "bam.ce_fetch"}));
+  EXPECT_EQ(r.correlations()[0].matrix[0][1], p.correlations()[0].matrix[0][1]);
+  EXPECT_EQ(r.correlations()[0].matrix[1][2], p.correlations()[0].matrix[1][3]);
+  for (const char* n : {"cost.readl", "bam.ce_fetch"})
+    r.restate(n, {{"value", 1000}, {"provenance", "estimate: a test's"}}, "s.json", std::string("/overrides/") + n);
+  EXPECT_TRUE(r.correlations().empty());
 }

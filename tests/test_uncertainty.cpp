@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -203,7 +204,7 @@ TEST(Uncertainty, ARestatedParameterVariesInItsOwnInterval) {
   const auto it = varies(d, "cost.caller_overhead");
   ASSERT_NE(it, d.params.end());
   EXPECT_DOUBLE_EQ(it->lo, 100);
-  EXPECT_DOUBLE_EQ(it->hi, 31603);
+  EXPECT_DOUBLE_EQ(it->hi, 38829);
   const auto prof = d.sc.profile_for(d.sc.variant("sha256-qce"));
   EXPECT_DOUBLE_EQ(prof.num("cost.caller_overhead"), 500);
   EXPECT_EQ(prof.param("cost.caller_overhead").provenance.rfind("estimate: a different harness", 0), 0u);
@@ -220,4 +221,114 @@ TEST(Uncertainty, ARestatedParameterVariesInItsOwnInterval) {
   ASSERT_NE(f, restated.params.end());
   EXPECT_DOUBLE_EQ(f->lo, 15000);
   EXPECT_DOUBLE_EQ(f->hi, 30000);
+}
+
+namespace {
+
+// The empirical correlation of two series.
+double correlation(const std::vector<double>& x, const std::vector<double>& y) {
+  double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+  const double n = static_cast<double>(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) mx += x[i] / n, my += y[i] / n;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx), syy += (y[i] - my) * (y[i] - my);
+  return sxy / std::sqrt(sxx * syy);
+}
+
+}  // namespace
+
+// A profile's correlated group is drawn jointly: the draws' correlations in log space are the
+// group's, each member's 5th and 95th percentiles stay at its interval's ends, a parameter
+// outside the group stays independent, and a member left out of the design leaves the others
+// their marginal: the sub-matrix's correlations (the first member's draws are its own draws
+// whatever the group).
+TEST(Uncertainty, ACorrelatedGroupIsDrawnJointly) {
+  auto param = [](double lo, double hi) {
+    return json{{"value", std::sqrt(lo * hi)},
+                {"unit", "ns"},
+                {"range", {1, 1e6}},
+                {"interval", {lo, hi}},
+                {"provenance", "estimate: a test's"}};
+  };
+  const json j = {
+      {"profile", "t"},
+      {"parameters", {{"a", param(100, 400)}, {"b", param(10, 1000)}, {"c", param(50, 60)}, {"d", param(5, 50)}}},
+      {"correlations",
+       {{{"parameters", {"a", "b", "d"}},
+         {"correlation", {{1, -0.8, 0.3}, {-0.8, 1, -0.5}, {0.3, -0.5, 1}}},
+         {"provenance", "calibrated: a test's"}}}}};
+  const auto p = qcesim::model::Profile::parse(j, "t.json");
+  auto ps = qcesim::studies::uncertain_params(p);
+  const auto independent = ps;
+  qcesim::studies::correlate(ps, p);
+  ASSERT_EQ(ps.size(), 4u);         // a, b, c, d
+  EXPECT_EQ(ps[0].mix.size(), 1u);  // a: its own draw
+  EXPECT_EQ(ps[1].mix.size(), 2u);  // b: a's and its own
+  EXPECT_TRUE(ps[2].mix.empty());
+  EXPECT_EQ(ps[3].mix.size(), 3u);
+  auto logs = [](const std::vector<UncertainParam>& design, std::size_t n) {
+    std::vector<std::vector<double>> v(design.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto s = sample_sets(design, 5, i);
+      for (std::size_t q = 0; q < s.size(); ++q) v[q].push_back(std::log(value_of(s[q])));
+    }
+    return v;
+  };
+  const auto x = logs(ps, 4000);
+  for (std::size_t i = 0; i < 50; ++i) EXPECT_EQ(sample_sets(ps, 5, i)[0], sample_sets(independent, 5, i)[0]);
+  EXPECT_NEAR(correlation(x[0], x[1]), -0.8, 0.03);
+  EXPECT_NEAR(correlation(x[0], x[3]), 0.3, 0.04);
+  EXPECT_NEAR(correlation(x[1], x[3]), -0.5, 0.04);
+  EXPECT_NEAR(correlation(x[0], x[2]), 0, 0.05);
+  EXPECT_NEAR(correlation(x[1], x[2]), 0, 0.05);
+  for (std::size_t q : {1u, 3u}) {  // the members' marginals are their intervals still
+    std::vector<double> v = x[q];
+    std::sort(v.begin(), v.end());
+    EXPECT_NEAR(std::exp(v[200]), independent[q].lo, 0.15 * independent[q].lo) << q;
+    EXPECT_NEAR(std::exp(v[3800]), independent[q].hi, 0.15 * independent[q].hi) << q;
+  }
+  // Without b in the design, a and d keep their own correlation (0.3), and c stays alone.
+  std::vector<UncertainParam> no_b = {independent[0], independent[2], independent[3]};
+  qcesim::studies::correlate(no_b, p);
+  EXPECT_TRUE(no_b[1].mix.empty());
+  const auto y = logs(no_b, 4000);
+  EXPECT_NEAR(correlation(y[0], y[2]), 0.3, 0.04);
+  // Without a and b, d is drawn on its own.
+  std::vector<UncertainParam> only_d = {independent[2], independent[3]};
+  qcesim::studies::correlate(only_d, p);
+  EXPECT_TRUE(only_d[1].mix.empty());
+  EXPECT_EQ(sample_sets(only_d, 5, 9), sample_sets({independent[2], independent[3]}, 5, 9));
+}
+
+// The shipped SM8650 profile draws P1's four fitted parameters together in the seed's design,
+// with the profile's correlations exactly (the mixes are a Cholesky factor L of them: L L^T is the
+// matrix); a scenario restating one of them with an interval of its own (the 2025 scenarios'
+// caller time) draws it on its own and the other three with their sub-matrix.
+TEST(Uncertainty, P1sFittedParametersAreDrawnTogether) {
+  const auto prof =
+      qcesim::model::Profile::load(std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json").correlations();
+  ASSERT_EQ(prof.size(), 1u);
+  const qcesim::model::Correlation& g = prof[0];
+  auto check = [&g](const std::string& scenario, const std::vector<std::string>& expected) {
+    qcesim::studies::UncertaintySpec spec;
+    spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/" + scenario;
+    std::map<std::string, std::map<std::string, double>> row;  // member -> the draws it mixes
+    for (const UncertainParam& u : qcesim::studies::design_for(spec).params)
+      for (const auto& [name, w] : u.mix) row[u.name][name] = w;
+    std::vector<std::string> members;
+    for (const auto& [name, _] : row) members.push_back(name);
+    EXPECT_EQ(members, expected) << scenario;
+    auto at = [&g](const std::string& n) {
+      return static_cast<std::size_t>(std::find(g.names.begin(), g.names.end(), n) - g.names.begin());
+    };
+    for (const std::string& a : members)
+      for (const std::string& b : members) {
+        double llt = 0;  // (L L^T)[a][b]
+        for (const auto& [name, w] : row[a]) llt += w * (row[b].count(name) ? row[b].at(name) : 0.0);
+        EXPECT_NEAR(llt, g.matrix[at(a)][at(b)], 1e-9) << scenario << " " << a << " " << b;
+      }
+  };
+  check("sm8650-seed.json", {"bam.ce_fetch", "cost.caller_overhead", "cost.readl", "qce.finish"});
+  check("sm8650-p2-4k.json", {"bam.ce_fetch", "cost.readl", "qce.finish"});
+  check("ipq40xx-m1-cbc128-256.json", {});
 }
