@@ -618,9 +618,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     unsigned major = 0, minor = 0;
     if (std::sscanf(a.release.c_str(), "%u.%u", &major, &minor) == 2) {
       const unsigned v = major * 1000 + minor;
-      // 2020: before Thara Gopinath's 2021 fixes (v5.12); 2021: until the December 2024 rework
+      // 2020: before Thara Gopinath's 2021 fixes (v5.13); 2021: until the December 2024 rework
       // (v6.14); 2024 after (docs/cipher.md). The 2026 self-test fixes name no release yet.
-      int era = v < 5012 ? 2020 : v < 6014 ? 2021 : 2024;
+      int era = v < 5013 ? 2020 : v < 6014 ? 2021 : 2024;
       long prio = 0;
       for (const CryptoDriver& d : a.drivers)
         if (is_qce(d.driver, d.module)) prio = d.priority;

@@ -152,7 +152,7 @@ TEST_F(HashCommand, AnEmptyMessageAsEachDriverEraAnswersIt) {
     EXPECT_EQ(run(std::string("--era ") + era).out,
               "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  -\n");
   // The 2020 driver (v5.6/v5.7) had no hash_zero (v5.9) and held no last block back for the
-  // final (v5.12): an empty message, and one its update sends whole (it ends on a block and is
+  // final (v5.13): an empty message, and one its update sends whole (it ends on a block and is
   // longer than one), leave the final nothing and the result unwritten; others are right.
   const Result empty2020 = run("--era 2020");
   EXPECT_EQ(empty2020.status, 2);

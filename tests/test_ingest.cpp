@@ -534,6 +534,25 @@ TEST(Ingest, AKernelBefore65ReplaysTheHashAsInitUpdateFinal) {
         << f;
 }
 
+// The driver's era from the kernel release: Thara Gopinath's eleven qce fixes (the held-back
+// last block, the skcipher checks, XTS's data unit) came in the 5.13 merge window (Herbert Xu's
+// "Crypto Update for 5.13"), so 5.12 is still the 2020 driver and 5.13 the 2021 one.
+TEST(Ingest, TheDriversEraStartsAtTheReleaseThatMergedIt) {
+  ingest::BoardArchive a = ingest::read_board_archive(data("ipq40xx-like.tar"));
+  auto era = [&a](const std::string& release) {
+    a.release = release;
+    const ingest::IngestResult r = ingest::ingest_board(a, "e", std::string(QCESIM_SOURCE_DIR) + "/scenarios");
+    const test::TempDir tmp("ingest-era");
+    for (const auto& [f, text] : r.files) std::ofstream(tmp.path() + "/" + f) << text;
+    const studies::Scenario sc = studies::Scenario::load(tmp.path() + "/e-cbc-aes128-256.json");
+    return sc.profile_for(sc.variants[1]).num("driver.era");
+  };
+  EXPECT_DOUBLE_EQ(era("5.12.19"), 2020);
+  EXPECT_DOUBLE_EQ(era("5.13.0"), 2021);
+  EXPECT_DOUBLE_EQ(era("6.13.12"), 2021);
+  EXPECT_DOUBLE_EQ(era("6.14.0"), 2021);  // the archive's priority 300 is the driver's own word
+}
+
 // The engine's interrupt count becomes a measurement only from one /proc/interrupts row: with a
 // second BAM's row moving in the same run (a UART's BLSP) the report shows their sum, the scenario
 // has no count.

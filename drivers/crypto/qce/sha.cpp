@@ -132,7 +132,7 @@ std::vector<std::uint8_t> QceAhash::final() {
   if (m_buflen == 0 && !ahash_has_hash_zero(era))
     throw QceError(fmt::format(
         "{}: the {} driver's qce_ahash_final returns 0 without writing the result (rctx->buflen is 0, and there is "
-        "no hash_zero before v5.9 nor a held-back last block before v5.12)",
+        "no hash_zero before v5.9 nor a held-back last block before v5.13)",
         m_first ? "an empty message" : "a message that ends on a whole block", era));
   if (m_first && m_buflen == 0) {
     if (!m_hmac) return sha_digest(m_alg, nullptr, 0);  // hash_zero

@@ -42,7 +42,7 @@ inline std::uint32_t ahash_hash_later(std::uint64_t total, bool hold_last_block 
   return tail || !hold_last_block ? tail : static_cast<std::uint32_t>(kShaBlockBytes);
 }
 // The driver eras' sha.c differences. Before Thara Gopinath's "Hold back a block of data to be
-// transferred as part of final" (v5.12, 2021) an update sent every whole block, so a message that
+// transferred as part of final" (v5.13, 2021) an update sent every whole block, so a message that
 // ends on a block left the final nothing, and before Sivaprakash Murugesan's "support zero length
 // test vectors" (v5.9) there was no hash_zero: qce_ahash_final with rctx->buflen 0 returned 0
 // without writing the result. The 2020 era (v5.6/v5.7) has neither.
