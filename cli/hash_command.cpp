@@ -71,6 +71,7 @@ void print_stats(const studies::EngineHashStats& s, std::ostream& err) {
       << "hardirqs:              " << s.hardirqs << "\n"
       << "cpu mmio reads/writes: " << s.mmio_reads << "/" << s.mmio_writes << "\n"
       << "engine operations:     " << s.engine_operations << ", " << s.engine_blocks << " blocks\n";
+  if (s.reimports) err << "export/import rounds:  " << s.reimports << " (statesize " << s.statesize << " bytes)\n";
 }
 
 }  // namespace
@@ -132,7 +133,7 @@ int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
       out << checksum_line(o.digest, names[i]) << "\n";
     }
   };
-  const studies::HashSetup setup{opt.alg, opt.hmac_key, opt.reg_io, opt.request_bytes, rules};
+  const studies::HashSetup setup{opt.alg, opt.hmac_key, opt.reg_io, opt.request_bytes, rules, opt.reimport};
   if (opt.engine == Engine::ce) {
     studies::hash_on_cpu(setup, names.size(), open, done);
   } else {

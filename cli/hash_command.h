@@ -22,6 +22,7 @@ struct HashOptions {
   qce::RegIo reg_io = qce::RegIo::mmio;
   std::uint32_t request_bytes = 1u << 20;  // bytes per update() call (engine request size)
   bool stats = false;
+  bool reimport = false;           // export and import the state after every update()
   std::string platform;            // a profile: its kernel era applies
   int era = -1;                    // --era: the driver's kernel era (-1: the platform's, else none)
   std::vector<std::string> files;  // empty: standard input

@@ -129,6 +129,9 @@ Command hash_command(CLI::App& app) {
                 "a block, as the self-tests' uneven updates exercise)")
       ->check(cli::whole_number(1, 64u << 20))
       ->capture_default_str();
+  h->add_flag("--reimport", st->opt.reimport,
+              "After every update(), export the request's state and import it into a new request (the "
+              "driver's qce_ahash_export/import, as the self-tests' import/export test does)");
   h->add_flag("--stats", st->opt.stats, "Print descriptor, interrupt and register counts on stderr");
   add_platform_and_era(h, st->opt.platform, st->opt.era, "its kernel era applies",
                        "an empty message's HMAC is left unwritten before 2026; 2026 registers no SHA-1");

@@ -1,5 +1,7 @@
 #include "studies/hash_job.h"
 
+#include <memory>
+
 #include "cpu/ce_sha.h"
 #include "drivers/crypto/qce/sha.h"
 #include "soc/soc.h"
@@ -53,6 +55,7 @@ EngineHashStats hash_on_engine(const HashSetup& s, std::size_t n, const OpenStre
   cfg.driver.reg_io = s.reg_io;
   cfg.driver.rules = s.rules;
   soc::Emulator emu(cfg);
+  std::uint64_t reimports = 0, statesize = 0;
   emu.run([&](soc::Emulator& e) {
     // The bytes are read straight into DMA memory, as a user buffer mapped for the engine.
     const cpu::DmaBuf buf = e.host().dma_alloc(s.request_bytes, 4096);
@@ -61,11 +64,20 @@ EngineHashStats hash_on_engine(const HashSetup& s, std::size_t n, const OpenStre
       if (!read) continue;
       HashOutcome o;
       try {
-        qce::QceAhash h(e.qce(), e.task(), s.alg, s.hmac_key);
+        auto h = std::make_unique<qce::QceAhash>(e.qce(), e.task(), s.alg, s.hmac_key);
+        statesize = h->statesize();
         long got;
-        while ((got = read(buf.ptr, buf.size)) > 0) h.update(buf.addr, static_cast<std::uint32_t>(got));
+        while ((got = read(buf.ptr, buf.size)) > 0) {
+          h->update(buf.addr, static_cast<std::uint32_t>(got));
+          if (!s.reimport) continue;
+          // qce_ahash_export, then qce_ahash_import into another request of the same transform.
+          const std::vector<std::uint8_t> state = h->export_state();
+          h = std::make_unique<qce::QceAhash>(e.qce(), e.task(), s.alg, s.hmac_key);
+          h->import_state(state);
+          ++reimports;
+        }
         o.read_error = got < 0;
-        if (!o.read_error) o.digest = h.final();
+        if (!o.read_error) o.digest = h->final();
       } catch (const qce::QceError& ex) {
         o.engine_error = ex.what();
       }
@@ -73,7 +85,10 @@ EngineHashStats hash_on_engine(const HashSetup& s, std::size_t n, const OpenStre
     }
     e.host().dma_free(buf);
   });
-  return engine_stats(emu, cfg.driver);
+  EngineHashStats st = engine_stats(emu, cfg.driver);
+  st.reimports = reimports;
+  st.statesize = statesize;
+  return st;
 }
 
 }  // namespace qcesim::studies

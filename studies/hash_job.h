@@ -22,6 +22,10 @@ struct HashSetup {
   qce::RegIo reg_io = qce::RegIo::mmio;
   std::uint32_t request_bytes = 1u << 20;  // bytes per update() call (engine request size)
   qce::QceRules rules;                     // the driver's kernel era (hash --era); era 0: none
+  // After every update(), the request's state exported and imported into a new request, as the
+  // self-tests' import/export configuration does (the engine path; the CPU path's generic state
+  // round-trips whole, so there it changes nothing).
+  bool reimport = false;
 };
 
 // Fills dst with up to len bytes (short only at the end of the stream); -1 on a read error.
@@ -41,6 +45,7 @@ struct EngineHashStats {
   std::uint64_t pipe_irq_events = 0, hardirqs = 0;
   std::uint64_t mmio_reads = 0, mmio_writes = 0;
   std::uint64_t engine_operations = 0, engine_blocks = 0;
+  std::uint64_t reimports = 0, statesize = 0;  // export/import rounds, the driver's state size
 };
 
 // Streams 0 .. n-1: open(i) gives the stream's reader, or an empty function to skip it (the

@@ -82,6 +82,7 @@ void QceAhash::init() {
   m_carry.byte_count = 0;
   m_buflen = 0;
   m_first = true;
+  m_count = 0;
 }
 
 ShaRequest QceAhash::make_request(bool last) const {
@@ -105,6 +106,7 @@ void QceAhash::run(ShaRequest& req) {
 
 void QceAhash::update(std::uint64_t addr, std::uint32_t len) {
   const std::uint8_t* src = m_dev.host().dram_ptr(addr, len ? len : 1);
+  m_count += len;
   const std::uint64_t total = std::uint64_t{m_buflen} + len;
   if (total <= kShaBlockBytes) {
     m_task.charge(m_dev.costs()(cpu::Cost::qce_ahash_update));  // buffered: no request
@@ -162,6 +164,113 @@ std::vector<std::uint8_t> QceAhash::digest(std::uint64_t addr, std::uint32_t len
   req.nbytes = len;
   run(req);
   return req.digest;
+}
+
+std::size_t ahash_statesize(HashAlg alg, int era) {
+  if (era != 2020) return AhashSavedStateLayout::size;
+  return alg == HashAlg::sha1 ? 96 : 104;  // sizeof(struct sha1_state) / sizeof(struct sha256_state)
+}
+
+std::size_t QceAhash::statesize() const { return ahash_statesize(m_alg, m_dev.config().rules.era); }
+
+namespace {
+
+std::uint32_t hash_flags(HashAlg alg, bool hmac) {
+  if (alg == HashAlg::sha1) return hmac ? kQceHashSha1Hmac : kQceHashSha1;
+  return hmac ? kQceHashSha256Hmac : kQceHashSha256;
+}
+
+void put_le(std::uint8_t* p, std::uint64_t v, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+std::uint64_t get_le(const std::uint8_t* p, std::size_t bytes) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> QceAhash::export_state() const {
+  using L = AhashSavedStateLayout;
+  const int era = m_dev.config().rules.era;
+  std::vector<std::uint8_t> s(statesize(), 0);
+  if (era == 2020) {
+    // struct sha*_state: the state words, count, rctx->buf's whole block. The words went through
+    // qce_cpu_to_be32p_array from rctx->digest: the engine's big-endian dump after a request
+    // (so the words themselves), byte-swapped before the first (init's little-endian u32 array).
+    const std::size_t words = state_words(m_alg), count_at = m_alg == HashAlg::sha1 ? 24 : 32;
+    for (std::size_t i = 0; i < words; ++i) {
+      if (m_first) {
+        store_be32(s.data() + 4 * i, m_carry.iv[i]);
+      } else {
+        put_le(s.data() + 4 * i, m_carry.iv[i], 4);
+      }
+    }
+    put_le(s.data() + count_at, m_count, 8);
+    std::memcpy(s.data() + count_at + 8, m_buf.ptr, kShaBlockBytes);
+    return s;
+  }
+  std::memcpy(s.data() + L::pending_buf, m_buf.ptr, m_buflen);
+  // rctx->digest: the engine's dump of AUTH_IV (big-endian words) after a request; the standard
+  // IV as qce_ahash_init copies its u32 array (little-endian words) before the first.
+  for (std::size_t i = 0; i < 8; ++i) {
+    std::uint8_t* w = s.data() + L::partial_digest + 4 * i;
+    if (m_first) {
+      put_le(w, m_carry.iv[i], 4);
+    } else {
+      store_be32(w, m_carry.iv[i]);
+    }
+  }
+  store_be32(s.data() + L::byte_count, static_cast<std::uint32_t>(m_carry.byte_count));
+  store_be32(s.data() + L::byte_count + 4, static_cast<std::uint32_t>(m_carry.byte_count >> 32));
+  put_le(s.data() + L::pending_buflen, m_buflen, 4);
+  put_le(s.data() + L::flags, hash_flags(m_alg, m_hmac), 4);
+  put_le(s.data() + L::count, m_count, 8);
+  s[L::first_blk] = m_first ? 1 : 0;
+  return s;
+}
+
+void QceAhash::import_state(const std::vector<std::uint8_t>& s) {
+  using L = AhashSavedStateLayout;
+  const int era = m_dev.config().rules.era;
+  if (era == 2020)
+    throw QceError(
+        "the 2020 driver's qce_ahash_import (v5.6-v5.8) reads rctx->flags from the request it restores into, which "
+        "nothing initialised (the self-tests poison it; the driver hung): Sivaprakash Murugesan's \"re-initialize "
+        "context on import\" (v5.9) fixed it; v5.9-v5.12's import, which rebuilt the state from count, is not "
+        "modelled");
+  if (s.size() != statesize())
+    throw QceError(fmt::format("an exported state of {} bytes, not the driver's statesize {}", s.size(), statesize()));
+  const std::uint64_t buflen = get_le(s.data() + L::pending_buflen, 4), flags = get_le(s.data() + L::flags, 4);
+  if (flags != hash_flags(m_alg, m_hmac))
+    throw QceError(
+        fmt::format("an exported state with flags {:#x}, another algorithm's than this one's {:#x} (the "
+                    "driver would take the state's: not modelled)",
+                    flags, hash_flags(m_alg, m_hmac)));
+  if (buflen > kShaBlockBytes)
+    throw QceError(
+        fmt::format("an exported state with pending_buflen {}: qce_ahash_import copies that many bytes "
+                    "into the 64-byte rctx->buf unchecked",
+                    buflen));
+  // The driver's own update always holds a byte back once a block has gone; a state without
+  // one would make qce_ahash_final return hash_zero, the empty message's digest.
+  if (buflen == 0 && s[L::first_blk] == 0)
+    throw QceError(
+        "an exported state with pending_buflen 0 after the first block: qce_ahash_final would return "
+        "the empty message's digest (hash_zero), which no update of this driver leaves");
+  // memset(rctx, 0) and every field restored. The HMAC key is the transform's (m_k0), as
+  // qce_ahash_async_req_handle sets rctx->authkey from the transform on every request.
+  m_count = get_le(s.data() + L::count, 8);
+  m_buflen = static_cast<std::uint32_t>(buflen);
+  m_first = s[L::first_blk] != 0;
+  std::memcpy(m_buf.ptr, s.data() + L::pending_buf, m_buflen);
+  for (std::size_t i = 0; i < 8; ++i) {
+    const std::uint8_t* w = s.data() + L::partial_digest + 4 * i;
+    m_carry.iv[i] = m_first ? static_cast<std::uint32_t>(get_le(w, 4)) : load_be32(w);
+  }
+  m_carry.byte_count = std::uint64_t{load_be32(s.data() + L::byte_count)} |
+                       (std::uint64_t{load_be32(s.data() + L::byte_count + 4)} << 32);
 }
 
 }  // namespace qcesim::qce

@@ -49,6 +49,24 @@ inline std::uint32_t ahash_hash_later(std::uint64_t total, bool hold_last_block 
 inline bool ahash_holds_last_block(int era) { return era != 2020; }
 inline bool ahash_has_hash_zero(int era) { return era != 2020; }
 
+// qce_ahash_export/import's state (statesize bytes). From Thara Gopinath's "Restore/save ahash
+// state with custom struct in export/import" (v5.13, the 2021 era on) a struct
+// qce_sha_saved_state of 128 bytes on arm64: the pending bytes (64), the partial digest as
+// rctx->digest holds it (32), byte_count (two __be32), pending_buflen, flags (the algorithm's
+// QCE_HASH_* bit), count (u64) and first_blk, restored as they were. Before, the generic
+// struct sha1_state / sha256_state (96 / 104 bytes: state words, count, a whole block), import
+// rebuilding buflen, byte_count and first_blk from count alone (v5.9-v5.12: not modelled); and
+// until v5.9 ("re-initialize context on import") import read rctx->flags from the request it was
+// restoring into, which the self-tests poison first: the 2020 driver's import is refused here.
+struct AhashSavedStateLayout {
+  static constexpr std::size_t pending_buf = 0, partial_digest = 64, byte_count = 96, pending_buflen = 104, flags = 108,
+                               count = 112, first_blk = 120, size = 128;
+};
+// The driver's alg_flags for a hash (drivers/crypto/qce/common.h).
+constexpr std::uint32_t kQceHashSha1 = 1u << 3, kQceHashSha256 = 1u << 4, kQceHashSha1Hmac = 1u << 5,
+                        kQceHashSha256Hmac = 1u << 6;
+std::size_t ahash_statesize(HashAlg alg, int era);
+
 // ahash_ops: the ops table's entry for ahash requests.
 std::unique_ptr<QceAlgoOps> make_ahash_ops(QceDevice& qce);
 
@@ -69,6 +87,16 @@ class QceAhash {
   // One request with FIRST and LAST over the whole message (qce_ahash_digest).
   std::vector<std::uint8_t> digest(std::uint64_t addr, std::uint32_t len);
 
+  // qce_ahash_export / qce_ahash_import (the layouts above): the request's state between two
+  // calls, as a caller that moves a hash to another request takes it (the self-tests' import/
+  // export configuration, AF_ALG's accept()). import_state throws QceError for a state the model
+  // refuses (the driver checks none of this): the wrong size, another algorithm's flags, a
+  // pending length past the 64-byte buffer (the driver's memcpy would overrun it), none pending
+  // after the first block (its final would return hash_zero), or any state in the 2020 era.
+  std::size_t statesize() const;
+  std::vector<std::uint8_t> export_state() const;
+  void import_state(const std::vector<std::uint8_t>& state);
+
   std::uint64_t requests() const { return m_requests; }
 
  private:
@@ -83,6 +111,7 @@ class QceAhash {
   cpu::DmaBuf m_buf;  // rctx->buf: bytes held back for a later request (DMA-able)
   std::uint32_t m_buflen = 0;
   bool m_first = true;
+  std::uint64_t m_count = 0;  // rctx->count: the bytes update() has been given since init()
   ShaCarry m_carry;
   std::uint64_t m_requests = 0;
 };
