@@ -236,7 +236,8 @@ void QceAhash::import_state(const std::vector<std::uint8_t>& s) {
   const int era = m_dev.config().rules.era;
   if (era == 2020)
     throw QceError(
-        "the 2020 driver's qce_ahash_import (v5.6-v5.8) reads rctx->flags from the request it restores into, which "
+        "the 2020 driver's qce_ahash_import (v5.8 and before, 4.19 among them) reads rctx->flags from the request it "
+        "restores into, which "
         "nothing initialised (the self-tests poison it; the driver hung): Sivaprakash Murugesan's \"re-initialize "
         "context on import\" (v5.9) fixed it; v5.9-v5.12's import, which rebuilt the state from count, is not "
         "modelled");
