@@ -12,6 +12,20 @@ for doc, profile in (("docs/profile.md", "scenarios/sm8650.json"), ("docs/ipq40x
     end = start
     while end < len(lines) and lines[end].startswith("|"):
         end += 1
+    # The profile's correlated groups follow the table, each a "Drawn together" line and a table
+    # of its own: the generated block runs to the last of them.
+    while True:
+        j = end
+        while j < len(lines) and lines[j] == "":
+            j += 1
+        if j >= len(lines) or not lines[j].startswith("Drawn together"):
+            break
+        j += 1
+        while j < len(lines) and lines[j] == "":
+            j += 1
+        while j < len(lines) and lines[j].startswith("|"):
+            j += 1
+        end = j
     table = subprocess.run([qcesim, "profile", profile], capture_output=True, text=True,
                            check=True).stdout.rstrip("\n").split("\n")
     lines[start:end] = table

@@ -88,7 +88,8 @@ TEST(Repository, Ipq40xxM2ScenariosAreTheirPublishedRates) {
 }
 
 // docs/profile.md's table is what `qcesim profile` prints for the shipped profile (cost items'
-// meanings from cpu/costs.h's table), so the doc cannot drift from the profile or the table.
+// meanings from cpu/costs.h's table, then each correlated group), so the doc cannot drift from
+// the profile or the table.
 TEST(Repository, ProfileDocIsTheGeneratedTable) {
   const std::string src = QCESIM_SOURCE_DIR;
   for (const auto& [doc, profile] :
@@ -96,8 +97,17 @@ TEST(Repository, ProfileDocIsTheGeneratedTable) {
     const test::ProcessResult r = test::run_qcesim({"profile", src + "/scenarios/" + profile}, src);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_GT(r.out.size(), 1000u);
-    EXPECT_NE(test::slurp(src + "/docs/" + doc).find(r.out), std::string::npos)
+    const std::string text = test::slurp(src + "/docs/" + doc);
+    EXPECT_NE(text.find(r.out), std::string::npos)
         << "regenerate the tables: scripts/gen-profile-doc.py (" << doc << ")";
+    // No correlated group's table left over from an older profile beside the generated ones.
+    auto groups = [](const std::string& t) {
+      std::size_t n = 0;
+      for (std::size_t at = t.find("Drawn together"); at != std::string::npos; at = t.find("Drawn together", at + 1))
+        ++n;
+      return n;
+    };
+    EXPECT_EQ(groups(text), groups(r.out)) << doc;
     EXPECT_NE(r.out.find("`gic_handle_irq`: interrupt entry"), std::string::npos);
   }
 }
