@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "spdlog/fmt/fmt.h"
+
 namespace qcesim::model {
 
 Matrix cholesky(const Matrix& a) {
@@ -24,6 +26,27 @@ Matrix cholesky(const Matrix& a) {
     }
   }
   return l;
+}
+
+Matrix principal_submatrix(const Matrix& a, const std::vector<std::size_t>& keep) {
+  Matrix s(keep.size(), std::vector<double>(keep.size()));
+  for (std::size_t i = 0; i < keep.size(); ++i)
+    for (std::size_t j = 0; j < keep.size(); ++j) s[i][j] = a[keep[i]][keep[j]];
+  return s;
+}
+
+std::string correlation_markdown(const std::vector<std::string>& names, const Matrix& m) {
+  std::string s = "|   |";
+  for (const std::string& n : names) s += " `" + n + "` |";
+  s += "\n|---|";
+  for (std::size_t i = 0; i < names.size(); ++i) s += "---|";
+  s += "\n";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    s += "| `" + names[i] + "` |";
+    for (double x : m[i]) s += fmt::format(" {:+.2f} |", x);
+    s += "\n";
+  }
+  return s;
 }
 
 }  // namespace qcesim::model

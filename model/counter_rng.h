@@ -20,6 +20,10 @@ inline double unit_uniform(std::uint64_t& state) {
   return (static_cast<double>(splitmix64(state) >> 11) + 0.5) / 9007199254740992.0;
 }
 
+// The standard normal's 95th percentile: a 90 % interval is this many standard deviations
+// either side of its middle.
+constexpr double kNormalP95 = 1.6448536269514722;
+
 // A standard normal (Box-Muller; the second value is dropped: the stream is a counter anyway).
 inline double standard_normal(std::uint64_t& state) {
   const double u1 = unit_uniform(state), u2 = unit_uniform(state);

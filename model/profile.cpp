@@ -201,9 +201,11 @@ Correlation parse_correlation(const json& g, std::size_t index, const std::map<s
 
 // Group g without parameter i (a parameter restated by a scenario).
 void drop_from(Correlation& g, std::size_t i) {
+  std::vector<std::size_t> keep;
+  for (std::size_t j = 0; j < g.names.size(); ++j)
+    if (j != i) keep.push_back(j);
   g.names.erase(g.names.begin() + static_cast<std::ptrdiff_t>(i));
-  g.matrix.erase(g.matrix.begin() + static_cast<std::ptrdiff_t>(i));
-  for (auto& row : g.matrix) row.erase(row.begin() + static_cast<std::ptrdiff_t>(i));
+  g.matrix = principal_submatrix(g.matrix, keep);
 }
 
 }  // namespace
@@ -336,18 +338,9 @@ std::string Profile::markdown(const std::function<std::string(const Param&)>& me
   }
   // Each correlated group: the correlation of log(value) between its parameters, which
   // uncertainty runs draw together.
-  for (const Correlation& g : m_correlations) {
-    s += "\nDrawn together (correlation of log(value)); " + g.provenance + "\n\n|   |";
-    for (const std::string& n : g.names) s += " `" + n + "` |";
-    s += "\n|---|";
-    for (std::size_t i = 0; i < g.names.size(); ++i) s += "---|";
-    s += "\n";
-    for (std::size_t i = 0; i < g.names.size(); ++i) {
-      s += "| `" + g.names[i] + "` |";
-      for (double x : g.matrix[i]) s += fmt::format(" {:+.2f} |", x);
-      s += "\n";
-    }
-  }
+  for (const Correlation& g : m_correlations)
+    s += "\nDrawn together (correlation of log(value)); " + g.provenance + "\n\n" +
+         correlation_markdown(g.names, g.matrix);
   return s;
 }
 

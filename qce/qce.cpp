@@ -371,7 +371,7 @@ void Qce::finish_ccm() {
 }
 
 void Qce::build_dump() {
-  auto put_le = [this](unsigned off, std::uint32_t v) { std::memcpy(m_dump.data() + off, &v, 4); };
+  auto put_le = [this](unsigned off, std::uint32_t v) { store_le(m_dump.data() + off, v, 4); };
   // auth_iv in digest byte order (big-endian words), so a final digest is read straight out.
   for (unsigned i = 0; i < AUTH_IV_WORDS; ++i) store_be32(m_dump.data() + DUMP_AUTH_IV + 4 * i, m_r.AUTH_IV[i]->value);
   for (unsigned i = 0; i < AUTH_BYTECNT_WORDS; ++i) put_le(DUMP_AUTH_BYTECNT + 4 * i, m_r.AUTH_BYTECNT[i]->value);

@@ -9,6 +9,7 @@
 
 #include "cpu/core_type.h"
 #include "model/cholesky.h"
+#include "model/counter_rng.h"
 #include "studies/processes.h"
 #include "studies/replay.h"
 
@@ -207,12 +208,12 @@ void pattern_search(const Fit& fit, unsigned iterations, std::vector<double>& th
 
 // Posterior covariance in log space from the Jacobian at the optimum: data that constrain a
 // parameter shrink it below the prior's. Each residual is weighted by the variance of its own
-// kind of quantity (wall, CPU, hardirq, softirq, a board's task time): RSS / (n - k), the usual
-// nonlinear least-squares estimate, taken per kind with the kind's share of the degrees of
-// freedom, floored at a 1 % residual so that an exact fit claims no certainty. The model's error
-// is not the same for every quantity (P1's walls within 6 %, its hardirq and softirq within
-// 40 %): one pooled variance would let the hardirq's misfit widen what the walls pin down. With
-// no degree of freedom left there is no estimate and each residual counts as one log unit.
+// kind of quantity (residual_variance: RSS / (n - k), the usual nonlinear least-squares
+// estimate, per kind and pulled towards the pooled one, floored at a 1 % residual so that an
+// exact fit claims no certainty). The model's error is not the same for every quantity (P1's
+// walls within 6 %, its hardirq and softirq within 40 %): one pooled variance would let the
+// hardirq's misfit widen what the walls pin down. With no degree of freedom left there is no
+// estimate and each residual counts as one log unit.
 Matrix posterior_covariance(const Fit& fit, const CalibrationProblem& p, const std::vector<double>& theta,
                             const std::vector<double>& r) {
   const double h = 0.15;
@@ -432,18 +433,11 @@ std::string calibration_report(const Calibration& c) {
   if (k > 1) {
     // What the data pin down only in combination: near -1, two parameters trade against each
     // other (a sum is measured, not its parts); uncertainty runs draw them together.
-    const auto corr = posterior_correlation(c);
+    std::vector<std::string> names;
+    for (const model::Param& prm : p.params) names.push_back(prm.name);
     rep << "\nPosterior correlation of log(value) (written with --write-profile; uncertainty runs draw the "
-           "parameters jointly):\n\n|   |";
-    for (const model::Param& prm : p.params) rep << " `" << prm.name << "` |";
-    rep << "\n|---|";
-    for (std::size_t q = 0; q < k; ++q) rep << "---|";
-    rep << "\n";
-    for (std::size_t i = 0; i < k; ++i) {
-      rep << "| `" << p.params[i].name << "` |";
-      for (std::size_t j = 0; j < k; ++j) rep << fmt::format(" {:+.2f} |", corr[i][j]);
-      rep << "\n";
-    }
+           "parameters jointly):\n\n"
+        << model::correlation_markdown(names, posterior_correlation(c));
   }
   rep << "\n| variant | quantity | measured | simulated | error |\n|---|---|---|---|---|\n";
   for (std::size_t t = 0; t < n; ++t) {
@@ -475,9 +469,8 @@ std::vector<std::vector<double>> posterior_correlation(const Calibration& c) {
 json calibrated_profile(const Calibration& c, const std::string& date) {
   const CalibrationProblem& p = c.problem;
   json doc = model::read_json_file(p.scenario.profile_file, "profile file");
-  constexpr double kZ95 = 1.6448536269514722;  // the standard normal's 95th percentile
-  std::vector<std::string> names;              // every fitted parameter
-  std::vector<std::size_t> joint;              // those with an interval of some width: the new group
+  std::vector<std::string> names;  // every fitted parameter
+  std::vector<std::size_t> joint;  // those with an interval of some width: the new group
   for (std::size_t q = 0; q < p.params.size(); ++q) {
     json& pj = doc["parameters"][p.params[q].name];
     const double value = std::round(c.fitted[q] * 1e4) / 1e4;
@@ -485,8 +478,8 @@ json calibrated_profile(const Calibration& c, const std::string& date) {
     // The posterior's 90 % interval around the fitted value, inside the range: narrowed on both
     // sides where one side would cross it, so that its geometric middle (where uncertainty runs
     // centre their draws) stays the fitted value.
-    const double f =
-        std::min({std::exp(kZ95 * std::sqrt(c.covariance[q][q])), value / p.params[q].min, p.params[q].max / value});
+    const double f = std::min({std::exp(model::kNormalP95 * std::sqrt(c.covariance[q][q])), value / p.params[q].min,
+                               p.params[q].max / value});
     const double lo = std::max(std::round(value / f * 1e4) / 1e4, p.params[q].min),
                  hi = std::min(std::round(value * f * 1e4) / 1e4, p.params[q].max);
     pj["interval"] = {lo, hi};
@@ -503,35 +496,24 @@ json calibrated_profile(const Calibration& c, const std::string& date) {
   }
   // The fitted parameters leave the groups they were in (their old fit's), which keep the rest.
   json groups = json::array();
-  if (doc.contains("correlations") && doc["correlations"].is_array())
-    for (json g : doc["correlations"]) {
-      std::vector<std::size_t> keep;
-      for (std::size_t i = 0; i < g["parameters"].size(); ++i)
-        if (std::find(names.begin(), names.end(), g["parameters"][i].get<std::string>()) == names.end())
-          keep.push_back(i);
-      if (keep.size() < 2) continue;
-      json kept = g;
-      kept["parameters"] = json::array();
-      kept["correlation"] = json::array();
-      for (std::size_t a : keep) {
-        kept["parameters"].push_back(g["parameters"][a]);
-        json row = json::array();
-        for (std::size_t b : keep) row.push_back(g["correlation"][a][b]);
-        kept["correlation"].push_back(row);
+  for (const model::Correlation& g : p.base.correlations()) {
+    std::vector<std::size_t> keep;
+    std::vector<std::string> members;
+    for (std::size_t i = 0; i < g.names.size(); ++i)
+      if (std::find(names.begin(), names.end(), g.names[i]) == names.end()) {
+        keep.push_back(i);
+        members.push_back(g.names[i]);
       }
-      groups.push_back(kept);
-    }
+    if (keep.size() > 1)
+      groups.push_back({{"parameters", members},
+                        {"correlation", model::principal_submatrix(g.matrix, keep)},
+                        {"provenance", g.provenance}});
+  }
   if (joint.size() > 1) {
-    const Matrix corr = posterior_correlation(c);
-    json members = json::array(), sub = json::array();
-    for (std::size_t a : joint) {
-      members.push_back(names[a]);
-      json row = json::array();
-      for (std::size_t b : joint) row.push_back(corr[a][b]);
-      sub.push_back(row);
-    }
+    std::vector<std::string> members(joint.size());
+    for (std::size_t a = 0; a < joint.size(); ++a) members[a] = names[joint[a]];
     groups.push_back({{"parameters", members},
-                      {"correlation", sub},
+                      {"correlation", model::principal_submatrix(posterior_correlation(c), joint)},
                       {"provenance", fmt::format("calibrated: the posterior of qcesim calibrate {} --fit {} on {} "
                                                  "(docs/calibration.md)",
                                                  p.scenario.name, fmt::join(names, ","), date)}});

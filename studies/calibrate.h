@@ -63,8 +63,9 @@ struct Calibration {
 };
 
 // The residuals' variance in log space per kind of quantity (wall_s, cpu_s, hardirq_s, softirq_s,
-// task_s), each kind's RSS over its share of the n - k degrees of freedom, floored at a 1 %
-// residual (1 each with no degree of freedom left): the posterior's weights.
+// task_s): each kind's RSS over its share of the n - k degrees of freedom, pulled towards the
+// pooled variance by one degree of freedom, floored at a 1 % residual (1 each with no degree of
+// freedom left): the posterior's weights.
 std::map<std::string, double> residual_variance(const CalibrationProblem& p, const std::vector<double>& r);
 
 // The posterior's correlations, rounded to 4 decimals as a profile stores them (and still

@@ -22,8 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kZ95 = 1.6448536269514722;  // the standard normal's 95th percentile
-
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
@@ -70,10 +68,8 @@ void correlate(std::vector<UncertainParam>& ps, const model::Profile& p) {
     for (std::size_t j = 0; j < g.names.size(); ++j)
       for (std::size_t i = 0; i < ps.size(); ++i)
         if (ps[i].name == g.names[j]) in_ps.push_back(i), in_g.push_back(j);
-    model::Matrix sub(in_g.size(), std::vector<double>(in_g.size()));
-    for (std::size_t a = 0; a < in_g.size(); ++a)
-      for (std::size_t b = 0; b < in_g.size(); ++b) sub[a][b] = g.matrix[in_g[a]][in_g[b]];
-    const model::Matrix l = model::cholesky(sub);  // a principal submatrix of a checked one: never empty
+    // A principal submatrix of a checked one: its factor is never empty.
+    const model::Matrix l = model::cholesky(model::principal_submatrix(g.matrix, in_g));
     for (std::size_t a = 0; a < in_ps.size() && in_ps.size() > 1; ++a) {
       UncertainParam& u = ps[in_ps[a]];
       u.mix.clear();
@@ -97,8 +93,10 @@ std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std:
     double z = 0;
     if (u.mix.empty()) z = own(u.name);
     for (const auto& [name, w] : u.mix) z += w * own(name);
-    double v = u.lo > 0 ? std::exp(0.5 * (std::log(u.lo) + std::log(u.hi)) + z * std::log(u.hi / u.lo) / (2 * kZ95))
-                        : 0.5 * (u.lo + u.hi) + z * (u.hi - u.lo) / (2 * kZ95);
+    double v =
+        u.lo > 0
+            ? std::exp(0.5 * (std::log(u.lo) + std::log(u.hi)) + z * std::log(u.hi / u.lo) / (2 * model::kNormalP95))
+            : 0.5 * (u.lo + u.hi) + z * (u.hi - u.lo) / (2 * model::kNormalP95);
     v = std::clamp(v, u.min, u.max);
     if (u.integer) v = std::round(v);
     sets.push_back(fmt::format("{}={:.10g}", u.name, v));

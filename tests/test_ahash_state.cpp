@@ -25,9 +25,7 @@ using qcesim::ShaState;
 namespace {
 
 std::uint64_t le(const std::vector<std::uint8_t>& s, std::size_t at, std::size_t bytes) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < bytes; ++i) v |= std::uint64_t{s[at + i]} << (8 * i);
-  return v;
+  return qcesim::load_le(s.data() + at, bytes);
 }
 
 std::vector<std::uint8_t> message(std::size_t n) {

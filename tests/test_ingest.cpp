@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "model/counter_rng.h"
 #include "cpu/core_type.h"
 #include "ingest/board_archive.h"
 #include "ingest/ingest.h"
@@ -848,7 +849,7 @@ TEST(Calibration, ThePosteriorWeighsEachKindOfResidualByItsOwnScatter) {
   EXPECT_EQ(written.correlations()[0].names, spec.fit);
   EXPECT_EQ(written.correlations()[0].matrix, corr);
   const model::Param& readl = written.param("cost.readl");
-  const double f90 = std::exp(1.6448536269514722 * c.spread[1] * p.sigma[1]);
+  const double f90 = std::exp(model::kNormalP95 * c.spread[1] * p.sigma[1]);
   EXPECT_NEAR(readl.lo, 886.7 / f90, 0.01);
   EXPECT_NEAR(readl.hi, 886.7 * f90, 0.01);
   // What the shipped profile says is this fit's result.

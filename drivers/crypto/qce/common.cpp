@@ -254,8 +254,7 @@ QceStatus QceDevice::qce_check_status(Runner& r) {
 
 // qce_check_status: one CPU read of STATUS (or, as a what-if, the result dump's copy).
 QceStatus QceDevice::qce_check_status(Runner& r, bool& mac_failed, bool dumped) {
-  std::uint32_t dump_status;
-  std::memcpy(&dump_status, m_result_buf.ptr + DUMP_STATUS, 4);
+  const auto dump_status = static_cast<std::uint32_t>(load_le(m_result_buf.ptr + DUMP_STATUS, 4));
   std::uint32_t status = dump_status;
   if (!m_cfg.status_from_dump || !dumped) {
     ++m_stats.status_reads;

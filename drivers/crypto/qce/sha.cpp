@@ -56,9 +56,7 @@ void AhashOps::qce_ahash_done(Runner& r, const bam::DmaResult& res) {
 
   const std::uint8_t* dump = m_qce.result_buf();
   for (unsigned i = 0; i < 8; ++i) req.carry.iv[i] = load_be32(dump + DUMP_AUTH_IV + 4 * i);
-  std::uint32_t cnt[2];
-  std::memcpy(cnt, dump + DUMP_AUTH_BYTECNT, 8);
-  req.carry.byte_count = std::uint64_t{cnt[0]} | (std::uint64_t{cnt[1]} << 32);
+  req.carry.byte_count = load_le(dump + DUMP_AUTH_BYTECNT, 8);  // AUTH_BYTECNT0 (low), then 1
   if (req.last) req.digest.assign(dump + DUMP_AUTH_IV, dump + DUMP_AUTH_IV + digest_bytes(req.alg));
   m_qce.async_req_done(r, qce_ok());
 }
@@ -180,15 +178,6 @@ std::uint32_t hash_flags(HashAlg alg, bool hmac) {
   return hmac ? kQceHashSha256Hmac : kQceHashSha256;
 }
 
-void put_le(std::uint8_t* p, std::uint64_t v, std::size_t bytes) {
-  for (std::size_t i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-std::uint64_t get_le(const std::uint8_t* p, std::size_t bytes) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
-  return v;
-}
-
 }  // namespace
 
 std::vector<std::uint8_t> QceAhash::export_state() const {
@@ -204,10 +193,10 @@ std::vector<std::uint8_t> QceAhash::export_state() const {
       if (m_first) {
         store_be32(s.data() + 4 * i, m_carry.iv[i]);
       } else {
-        put_le(s.data() + 4 * i, m_carry.iv[i], 4);
+        store_le(s.data() + 4 * i, m_carry.iv[i], 4);
       }
     }
-    put_le(s.data() + count_at, m_count, 8);
+    store_le(s.data() + count_at, m_count, 8);
     std::memcpy(s.data() + count_at + 8, m_buf.ptr, kShaBlockBytes);
     return s;
   }
@@ -217,16 +206,16 @@ std::vector<std::uint8_t> QceAhash::export_state() const {
   for (std::size_t i = 0; i < 8; ++i) {
     std::uint8_t* w = s.data() + L::partial_digest + 4 * i;
     if (m_first) {
-      put_le(w, m_carry.iv[i], 4);
+      store_le(w, m_carry.iv[i], 4);
     } else {
       store_be32(w, m_carry.iv[i]);
     }
   }
   store_be32(s.data() + L::byte_count, static_cast<std::uint32_t>(m_carry.byte_count));
   store_be32(s.data() + L::byte_count + 4, static_cast<std::uint32_t>(m_carry.byte_count >> 32));
-  put_le(s.data() + L::pending_buflen, m_buflen, 4);
-  put_le(s.data() + L::flags, hash_flags(m_alg, m_hmac), 4);
-  put_le(s.data() + L::count, m_count, 8);
+  store_le(s.data() + L::pending_buflen, m_buflen, 4);
+  store_le(s.data() + L::flags, hash_flags(m_alg, m_hmac), 4);
+  store_le(s.data() + L::count, m_count, 8);
   s[L::first_blk] = m_first ? 1 : 0;
   return s;
 }
@@ -236,14 +225,13 @@ void QceAhash::import_state(const std::vector<std::uint8_t>& s) {
   const int era = m_dev.config().rules.era;
   if (era == 2020)
     throw QceError(
-        "the 2020 driver's qce_ahash_import (v5.8 and before, 4.19 among them) reads rctx->flags from the request it "
-        "restores into, which "
-        "nothing initialised (the self-tests poison it; the driver hung): Sivaprakash Murugesan's \"re-initialize "
-        "context on import\" (v5.9) fixed it; v5.9-v5.12's import, which rebuilt the state from count, is not "
-        "modelled");
+        "the 2020 driver's qce_ahash_import (v5.8 and before, 4.19 among them) reads rctx->flags from the request "
+        "it restores into, which nothing initialised (the self-tests poison it; the driver hung): Sivaprakash "
+        "Murugesan's \"re-initialize context on import\" (v5.9) fixed it; v5.9-v5.12's import, which rebuilt the "
+        "state from count, is not modelled");
   if (s.size() != statesize())
     throw QceError(fmt::format("an exported state of {} bytes, not the driver's statesize {}", s.size(), statesize()));
-  const std::uint64_t buflen = get_le(s.data() + L::pending_buflen, 4), flags = get_le(s.data() + L::flags, 4);
+  const std::uint64_t buflen = load_le(s.data() + L::pending_buflen, 4), flags = load_le(s.data() + L::flags, 4);
   if (flags != hash_flags(m_alg, m_hmac))
     throw QceError(
         fmt::format("an exported state with flags {:#x}, another algorithm's than this one's {:#x} (the "
@@ -262,13 +250,13 @@ void QceAhash::import_state(const std::vector<std::uint8_t>& s) {
         "the empty message's digest (hash_zero), which no update of this driver leaves");
   // memset(rctx, 0) and every field restored. The HMAC key is the transform's (m_k0), as
   // qce_ahash_async_req_handle sets rctx->authkey from the transform on every request.
-  m_count = get_le(s.data() + L::count, 8);
+  m_count = load_le(s.data() + L::count, 8);
   m_buflen = static_cast<std::uint32_t>(buflen);
   m_first = s[L::first_blk] != 0;
   std::memcpy(m_buf.ptr, s.data() + L::pending_buf, m_buflen);
   for (std::size_t i = 0; i < 8; ++i) {
     const std::uint8_t* w = s.data() + L::partial_digest + 4 * i;
-    m_carry.iv[i] = m_first ? static_cast<std::uint32_t>(get_le(w, 4)) : load_be32(w);
+    m_carry.iv[i] = m_first ? static_cast<std::uint32_t>(load_le(w, 4)) : load_be32(w);
   }
   m_carry.byte_count = std::uint64_t{load_be32(s.data() + L::byte_count)} |
                        (std::uint64_t{load_be32(s.data() + L::byte_count + 4)} << 32);
