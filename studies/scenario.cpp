@@ -416,13 +416,23 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
   }
 }
 
-Profile Scenario::profile_for(const Variant& v) const {
+Profile Scenario::shared_profile() const {
   Profile p = Profile::load(profile_file);
   apply_overrides(p, overrides, file, "/overrides");
+  return p;
+}
+
+Profile Scenario::profile_for(const Variant& v) const {
+  Profile p = shared_profile();
   for (std::size_t i = 0; i < variants.size(); ++i)
     if (variants[i].name == v.name)
       apply_overrides(p, v.overrides, file, "/variants/" + std::to_string(i) + "/overrides");
   return p;
+}
+
+std::size_t Scenario::index_of(const Variant& v) const {
+  const Variant& mine = variant(v.name);  // throws for a name the scenario lacks, naming those it has
+  return static_cast<std::size_t>(&mine - variants.data());
 }
 
 const Variant& Scenario::variant(const std::string& wanted) const {

@@ -166,8 +166,12 @@ struct Scenario {
   // nominal scenario was checked; each run builds its own variant's and reports its error).
   static Scenario load(const std::string& file, const std::vector<std::string>& sets = {},
                        InputKind kind = InputKind::any, bool check_variants = true);
+  // The profile with the scenario's overrides applied (those every variant shares).
+  Profile shared_profile() const;
   // The profile with the scenario's overrides and then the variant's applied.
   Profile profile_for(const Variant& v) const;
+  // The variant's index in the scenario's `variants` array (its JSON pointer's).
+  std::size_t index_of(const Variant& v) const;
   const Variant& variant(const std::string& name) const;
 };
 

@@ -98,7 +98,7 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
   // Point 0: nominal, for the relative effects; point 1 + q: the design's point q.
   const MorrisDesign design(d.params, spec.trajectories, spec.base.seed);
   const std::size_t n_points = 1 + design.size();
-  const PointAt point_at = [&design](std::size_t p) {
+  const PointAt point_at = [&design](std::size_t p, std::size_t) {
     return p == 0 ? std::vector<std::string>{} : design.point(p - 1);
   };
   progress << fmt::format(

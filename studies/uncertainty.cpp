@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <ostream>
-#include <set>
 #include <spdlog/fmt/fmt.h>
 
 #include "model/cholesky.h"
@@ -115,27 +114,65 @@ Design design_for(const UncertaintySpec& spec) {
   for (const std::string& n : d.variants) check_variant(d.sc, d.sc.variant(n));
   if (!spec.compare.empty() && std::find(d.variants.begin(), d.variants.end(), spec.compare) == d.variants.end())
     throw model::ConfigError("--compare", "", "a variant the run simulates", model::quoted_input(spec.compare));
-  // What varies: the intervals of the first variant's profile, minus what the scenario, a
-  // variant or --set pins (a --set of a profile parameter is one of the scenario's or a variant's
-  // overrides by now); a restated parameter with an interval of its own still varies.
-  std::set<std::string> pinned;
-  auto pin = [&pinned](const nlohmann::json& overrides) {
-    for (const auto& [k, v] : overrides.items())
-      if (!(v.is_object() && v.contains("interval"))) pinned.insert(k);
-  };
-  pin(d.sc.overrides);
-  for (const Variant& v : d.sc.variants) pin(v.overrides);
   // A parameter no run can feel is left out (studies/caller_path.h: another core type's figures,
   // a user-space caller's items without one): it would only cost runs.
   std::vector<std::string> core_types;
-  for (const std::string& n : d.variants)
-    for (const cpu::CoreType& t : cpu::cpus_from_profile(d.sc.profile_for(d.sc.variant(n))))
+  std::vector<model::Profile> profiles;
+  for (const std::string& n : d.variants) {
+    profiles.push_back(d.sc.profile_for(d.sc.variant(n)));
+    for (const cpu::CoreType& t : cpu::cpus_from_profile(profiles.back()))
       if (std::find(core_types.begin(), core_types.end(), t.name) == core_types.end()) core_types.push_back(t.name);
-  const model::Profile first = d.sc.profile_for(d.sc.variant(d.variants.front()));
-  for (const UncertainParam& u : uncertain_params(first))
-    if (!pinned.count(u.name) && param_can_matter(u.name, d.sc.workload, core_types)) d.params.push_back(u);
-  correlate(d.params, first);
+  }
+  // What varies in each variant: its own profile's intervals, less what the scenario, --set (one
+  // of the scenario's overrides by now) or the variant pins. A value pins; a restatement
+  // ({value, interval, provenance}) leaves the interval it gives, if any.
+  auto pins = [](const nlohmann::json& overrides, const std::string& name) {
+    const auto it = overrides.find(name);
+    return it != overrides.end() && !it->is_object();
+  };
+  std::vector<std::map<std::string, UncertainParam>> own(profiles.size());
+  for (std::size_t i = 0; i < profiles.size(); ++i)
+    for (const UncertainParam& u : uncertain_params(profiles[i]))
+      if (!pins(d.sc.overrides, u.name) && !pins(d.sc.variant(d.variants[i]).overrides, u.name) &&
+          param_can_matter(u.name, d.sc.workload, core_types))
+        own[i].emplace(u.name, u);
+  // The union, by name, with the shared profile's interval where it has one.
+  const model::Profile shared = d.sc.shared_profile();
+  std::map<std::string, UncertainParam> all;
+  for (const UncertainParam& u : uncertain_params(shared))
+    if (std::any_of(own.begin(), own.end(), [&u](const auto& o) { return o.count(u.name) > 0; }))
+      all.emplace(u.name, u);
+  for (const auto& o : own) all.insert(o.begin(), o.end());  // keeps the shared entry where there is one
+  for (const auto& [name, u] : all) d.params.push_back(u);
+  correlate(d.params, shared);
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const Variant& v = d.sc.variant(d.variants[i]);
+    std::vector<UncertainParam> mine;
+    for (const UncertainParam& u : d.params) {
+      const auto it = own[i].find(u.name);
+      if (it == own[i].end()) continue;  // the variant pins it
+      if (!v.overrides.contains(u.name)) {
+        mine.push_back(u);
+        continue;
+      }
+      // Restated with an interval of its own: drawn from that, and out of the group it was in
+      // (as the profile's restatement takes it out), so by a draw of its own.
+      UncertainParam r = it->second;
+      if (!u.mix.empty()) r.mix = {{"variants/" + v.name + "/" + u.name, 1.0}};
+      mine.push_back(r);
+    }
+    d.drawn.push_back(std::move(mine));
+  }
   return d;
+}
+
+std::vector<std::string> variant_sets(const Scenario& sc, const Variant& v, std::vector<std::string> sets) {
+  for (std::string& s : sets) {
+    const std::string name = s.substr(0, s.find('='));
+    if (const auto it = v.overrides.find(name); it != v.overrides.end() && it->is_object())
+      s = fmt::format("variants.{}.overrides.{}", sc.index_of(v), s);
+  }
+  return sets;
 }
 
 namespace {
@@ -154,7 +191,8 @@ std::string fingerprint(const UncertaintySpec& spec, const Design& d, std::size_
   for (const auto& s : spec.sets) add(s);
   for (const auto& v : d.variants) add(v);
   for (std::size_t p = 0; p < n_points; ++p)
-    for (const auto& s : point_at(p)) add(s);
+    for (std::size_t v = 0; v < d.variants.size(); ++v)
+      for (const auto& s : point_at(p, v)) add(s);
   return fmt::format("{:016x}", h);
 }
 
@@ -221,7 +259,8 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
       n, spec.jobs,
       [&](std::size_t k) {
         std::vector<std::string> sets = spec.sets;
-        const auto point = point_at(mine[k / nv]);
+        const Variant& v = d.sc.variant(d.variants[k % nv]);
+        const auto point = variant_sets(d.sc, v, point_at(mine[k / nv], k % nv));
         sets.insert(sets.end(), point.begin(), point.end());
         // Only this run's variant is built (run_variant): design_for checked them all nominally.
         const Scenario sample = Scenario::load(spec.scenario, sets, InputKind::any, false);
@@ -328,8 +367,8 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
   res.params = d.params;
   // Point 0: the nominal profile; point i: sample i - 1.
   const std::size_t n_points = spec.samples + 1;
-  const PointAt point_at = [&d, &spec](std::size_t p) {
-    return p == 0 ? std::vector<std::string>{} : sample_sets(d.params, spec.seed, p - 1);
+  const PointAt point_at = [&d, &spec](std::size_t p, std::size_t v) {
+    return p == 0 ? std::vector<std::string>{} : sample_sets(d.drawn[v], spec.seed, p - 1);
   };
   progress << fmt::format(
       "qcesim: {} ({} x {} B), {} variant(s) x ({} samples + nominal) = {} runs, {} parameters "
@@ -346,6 +385,10 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
   for (std::size_t v = 0; v < names.size(); ++v) {
     VariantBands vb;
     vb.name = names[v];
+    for (const UncertainParam& u : d.params)
+      if (std::none_of(d.drawn[v].begin(), d.drawn[v].end(),
+                       [&u](const UncertainParam& w) { return w.name == u.name; }))
+        vb.fixed.push_back(u.name);
     std::map<std::string, std::vector<double>> samples;
     std::map<std::string, double> nominal, measured;
     for (std::size_t s = 0; s < runs_per_variant; ++s) {
@@ -397,6 +440,13 @@ std::string uncertainty_table(const UncertaintyResult& r) {
                        fmt::format("[{:.4g}, {:.4g}]", b.p05, b.p95), meas, in);
     }
   }
+  for (const VariantBands& v : r.variants)
+    if (!v.fixed.empty()) {
+      std::string names;
+      for (const std::string& n : v.fixed) names += (names.empty() ? "" : ", ") + n;
+      s += fmt::format("{} holds {} of the {} sampled parameters at its own values: {}\n", v.name, v.fixed.size(),
+                       r.params.size(), names);
+    }
   if (r.failed) s += fmt::format("{} sample run(s) failed and are left out of the intervals\n", r.failed);
   if (!r.diffs.empty()) {
     s += fmt::format(
@@ -435,7 +485,9 @@ json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
       q[k] = {{"nominal", b.nominal}, {"p05", b.p05}, {"median", b.median}, {"p95", b.p95}};
       if (b.measured >= 0) q[k]["measured"] = b.measured;
     }
-    j["variants"].push_back({{"name", v.name}, {"quantities", q}});
+    json vj = {{"name", v.name}, {"quantities", q}};
+    if (!v.fixed.empty()) vj["fixed"] = v.fixed;
+    j["variants"].push_back(vj);
   }
   if (!r.diffs.empty()) {
     json c = {{"variant", r.compare}, {"variants", json::array()}};
@@ -489,7 +541,9 @@ SeedsResult run_seeds(const UncertaintySpec& spec, std::size_t seeds, std::ostre
   res.seeds = seeds;
   const model::Profile prof = d.sc.profile_for(d.sc.variant(d.variants.front()));
   res.cv = prof.num("cpu.cost_cv");
-  const PointAt point_at = [](std::size_t p) { return std::vector<std::string>{fmt::format("sim.seed={}", p + 1)}; };
+  const PointAt point_at = [](std::size_t p, std::size_t) {
+    return std::vector<std::string>{fmt::format("sim.seed={}", p + 1)};
+  };
   progress << fmt::format(
       "qcesim: {} ({} x {} B), {} variant(s) x {} seeds = {} runs, every CPU charge varying with "
       "cv {:.2g}, timing only\n",

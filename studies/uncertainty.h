@@ -61,6 +61,7 @@ bool inside(const Band& b, const std::string& quantity);
 struct VariantBands {
   std::string name;
   std::map<std::string, Band> quantity;  // wall_s, cpu_s, hardirq_s, softirq_s, p50_us, p99_us, mb_per_s
+  std::vector<std::string> fixed;        // the design's parameters this variant pins at its own value
 };
 
 // Splitting the runs for a batch engine: shard I of N runs the points whose index is I modulo N
@@ -107,22 +108,34 @@ struct UncertaintyResult {
   std::size_t failed = 0;           // sample runs that failed (a sample outside what the model accepts)
 };
 
-// A checked sampling design: the scenario (with --set), the variants, the parameters that vary
-// (those with an interval that neither the scenario, a variant nor --set pins).
+// A checked sampling design: the scenario (with --set), the variants, and what varies. A
+// parameter varies in a variant's runs when that variant's profile gives it an interval: neither
+// the scenario, --set nor the variant pins it (restates it without one), and a variant that
+// restates it with an interval of its own draws it from that. Pinning is per variant: one
+// variant's hypothesis leaves the others their spread. `params` is the union (sensitivity's
+// factors, the JSON's list), its groups' mixes from the scenario's shared profile, so that two
+// variants draw the same values for what they share (--compare's pairs); `drawn[v]` is variant
+// v's own, in the same order.
 struct Design {
   Scenario sc;
   std::vector<std::string> variants;
   std::vector<UncertainParam> params;
+  std::vector<std::vector<UncertainParam>> drawn;
 };
 Design design_for(const UncertaintySpec& spec);
+// A point's "name=value" sets for one variant's run: a parameter the variant restates
+// ({value, interval, provenance}) is set in that variant's overrides, which would otherwise hold it
+// at the restated value; the others stay where --set puts them (a value the variant pins wins).
+std::vector<std::string> variant_sets(const Scenario& sc, const Variant& v, std::vector<std::string> sets);
 // Runs each point (--set strings on top of spec.sets) for every variant, timing only, one process
 // each: [point][variant] -> the run's JSON (or {"error": ...}). `kind` names the analysis (for the
 // shards' fingerprint). A shard run returns nothing (its document is in spec.shard.written).
-// The points are made on demand by `point_at(p)`, p < n_points (deterministic: the same p gives
-// the same sets), so that a design of 10000 samples or 500 trajectories is not held in memory as
-// text; the runs' results are kept without their per-function profile, which no analysis of many
-// runs reads.
-using PointAt = std::function<std::vector<std::string>(std::size_t)>;
+// The points are made on demand by `point_at(p, v)`, p < n_points, v an index into the design's
+// variants (deterministic: the same p and v give the same sets), so that a design of 10000
+// samples or 500 trajectories is not held in memory as text; the runs' results are kept without
+// their per-function profile, which no analysis of many runs reads. Each run's sets pass through
+// variant_sets.
+using PointAt = std::function<std::vector<std::string>(std::size_t point, std::size_t variant)>;
 std::vector<std::vector<nlohmann::json>> run_points(const UncertaintySpec& spec, const Design& d, std::size_t n_points,
                                                     const PointAt& point_at, std::ostream& progress,
                                                     const std::string& kind);

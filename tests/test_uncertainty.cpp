@@ -332,3 +332,62 @@ TEST(Uncertainty, P1sFittedParametersAreDrawnTogether) {
   check("sm8650-p2-4k.json", {"bam.ce_fetch", "cost.readl", "qce.finish"});
   check("ipq40xx-m1-cbc128-256.json", {});
 }
+
+// Pinning is per variant. In the hypotheses study H1's variants draw P1's four fitted parameters
+// from the profile's posterior (jointly), H2's from that hypothesis' own fit (its variants restate
+// them with intervals of their own: each on its own, out of the profile's group), and what H2 pins
+// (a command element at its source's 0.2 us) stays out of H2's draws only. A restated parameter's
+// sampled value reaches its variant's profile and no other's; what two variants share they draw
+// alike, sample by sample (--compare's pairs).
+TEST(Uncertainty, EachVariantDrawsWhatItDoesNotPin) {
+  qcesim::studies::UncertaintySpec spec;
+  spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-hypotheses.json";
+  const auto d = qcesim::studies::design_for(spec);
+  ASSERT_EQ(d.drawn.size(), d.variants.size());
+  auto drawn = [&d](const std::string& variant, const std::string& name) -> const UncertainParam* {
+    const auto v =
+        static_cast<std::size_t>(std::find(d.variants.begin(), d.variants.end(), variant) - d.variants.begin());
+    const auto& ps = v < d.drawn.size() ? d.drawn[v] : d.params;
+    const auto it = std::find_if(ps.begin(), ps.end(), [&name](const UncertainParam& u) { return u.name == name; });
+    return it == ps.end() ? nullptr : &*it;
+  };
+  const UncertainParam* all = drawn("(the union)", "cost.readl");
+  const UncertainParam* h1 = drawn("h1-nolock", "cost.readl");
+  const UncertainParam* h2 = drawn("h2-nolock", "cost.readl");
+  ASSERT_TRUE(all && h1 && h2);
+  EXPECT_EQ(h1->lo, all->lo);
+  EXPECT_EQ(h1->mix, all->mix);
+  EXPECT_EQ(h1->mix.size(), 2u);  // the group's second member: the caller's draw and its own
+  EXPECT_DOUBLE_EQ(h2->lo, 421.3);
+  EXPECT_DOUBLE_EQ(h2->hi, 1866.4);
+  ASSERT_EQ(h2->mix.size(), 1u);
+  EXPECT_NE(h2->mix[0].first, "cost.readl");  // a draw of its own, independent of the group's
+  EXPECT_EQ(drawn("h2-nolock", "bam.ce_fetch"), nullptr);
+  EXPECT_NE(drawn("h1-nolock", "bam.ce_fetch"), nullptr);
+  EXPECT_NE(drawn("h3-nolock", "bam.ce_fetch"), nullptr);
+  ASSERT_NE(drawn("h2-nolock", "iommu.tlb_miss"), nullptr);
+  EXPECT_DOUBLE_EQ(drawn("h2-nolock", "iommu.tlb_miss")->hi, 4102);
+  EXPECT_DOUBLE_EQ(drawn("h1-nolock", "iommu.tlb_miss")->hi, 1000);
+
+  const auto index = [&d](const std::string& variant) {
+    return static_cast<std::size_t>(std::find(d.variants.begin(), d.variants.end(), variant) - d.variants.begin());
+  };
+  const auto sets = sample_sets(d.drawn[index("h2-nolock")], 1, 3);
+  const auto readl =
+      std::find_if(sets.begin(), sets.end(), [](const std::string& s) { return s.rfind("cost.readl=", 0) == 0; });
+  ASSERT_NE(readl, sets.end());
+  const auto routed = qcesim::studies::variant_sets(d.sc, d.sc.variant("h2-nolock"), sets);
+  EXPECT_NE(std::find(routed.begin(), routed.end(), "variants.4.overrides." + *readl), routed.end());
+  const auto s = qcesim::studies::Scenario::load(spec.scenario, routed, qcesim::studies::InputKind::any, false);
+  EXPECT_NEAR(s.profile_for(s.variant("h2-nolock")).num("cost.readl"), value_of(*readl), 1e-6 * value_of(*readl));
+  EXPECT_DOUBLE_EQ(s.profile_for(s.variant("h2-nolock")).num("bam.ce_fetch"), 200);
+  EXPECT_DOUBLE_EQ(s.profile_for(s.variant("h1-nolock")).num("cost.readl"), 886.7);
+  // The shared parameters: the same values in H1's and H3's samples.
+  const auto a = sample_sets(d.drawn[index("h1-nolock")], 1, 3);
+  const auto b = sample_sets(d.drawn[index("h3-nolock")], 1, 3);
+  const auto sync = [](const std::vector<std::string>& v) {
+    return *std::find_if(v.begin(), v.end(),
+                         [](const std::string& x) { return x.rfind("cost.arm_smmu_tlb_sync=", 0) == 0; });
+  };
+  EXPECT_EQ(sync(a), sync(b));
+}
