@@ -68,12 +68,15 @@ MorrisDesign::MorrisDesign(const std::vector<UncertainParam>& ps, std::size_t tr
   }
 }
 
-std::vector<std::string> MorrisDesign::point(std::size_t p) const {
+std::vector<std::string> MorrisDesign::point(std::size_t p) const { return point(p, m_ps); }
+
+std::vector<std::string> MorrisDesign::point(std::size_t p, const std::vector<UncertainParam>& own) const {
   const std::size_t k = m_ps.size(), t = p / (k + 1), moves = p % (k + 1);
   std::vector<double> level = m_start[t];
   for (std::size_t m = 0; m < moves; ++m) level[m_order[t][m]] += m_step[t][m_order[t][m]];
   std::vector<std::string> sets;
-  for (std::size_t i = 0; i < k; ++i) sets.push_back(set_of(m_ps[i], level[i]));
+  for (std::size_t i = 0, j = 0; i < k && j < own.size(); ++i)
+    if (own[j].name == m_ps[i].name) sets.push_back(set_of(own[j++], level[i]));
   return sets;
 }
 
@@ -98,8 +101,9 @@ SensitivityResult run_sensitivity(const SensitivitySpec& spec, std::ostream& pro
   // Point 0: nominal, for the relative effects; point 1 + q: the design's point q.
   const MorrisDesign design(d.params, spec.trajectories, spec.base.seed);
   const std::size_t n_points = 1 + design.size();
-  const PointAt point_at = [&design](std::size_t p, std::size_t) {
-    return p == 0 ? std::vector<std::string>{} : design.point(p - 1);
+  // Each variant's runs move what that variant draws, over its own intervals (studies/uncertainty.h).
+  const PointAt point_at = [&design, &d](std::size_t p, std::size_t v) {
+    return p == 0 ? std::vector<std::string>{} : design.point(p - 1, d.drawn[v]);
   };
   progress << fmt::format(
       "qcesim sensitivity: {} ({} x {} B), {} parameters, {} trajectories, {} variant(s): {} runs\n", d.sc.name,

@@ -50,6 +50,9 @@ class MorrisDesign {
   MorrisDesign(const std::vector<UncertainParam>& ps, std::size_t trajectories, std::uint64_t seed);
   std::size_t size() const { return m_start.size() * (m_ps.size() + 1); }
   std::vector<std::string> point(std::size_t p) const;
+  // Point p for a variant: the parameters it draws (`own`: some of the design's, in the design's
+  // order, as Design::drawn has them), each at the design's level over its own interval.
+  std::vector<std::string> point(std::size_t p, const std::vector<UncertainParam>& own) const;
 
  private:
   std::vector<UncertainParam> m_ps;

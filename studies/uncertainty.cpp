@@ -30,6 +30,13 @@ double quantile(std::vector<double> v, double q) {
   return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
 }
 
+// A variant's restatement of a parameter with an interval ({value, interval, provenance}), which
+// its runs draw from; null when it has none.
+const nlohmann::json* restated_interval(const Variant& v, const std::string& name) {
+  const auto it = v.overrides.find(name);
+  return it != v.overrides.end() && it->is_object() && it->contains("interval") ? &*it : nullptr;
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& band_quantities() {
@@ -123,18 +130,19 @@ Design design_for(const UncertaintySpec& spec) {
     for (const cpu::CoreType& t : cpu::cpus_from_profile(profiles.back()))
       if (std::find(core_types.begin(), core_types.end(), t.name) == core_types.end()) core_types.push_back(t.name);
   }
-  // What varies in each variant: its own profile's intervals, less what the scenario, --set (one
-  // of the scenario's overrides by now) or the variant pins. A value pins; a restatement
-  // ({value, interval, provenance}) leaves the interval it gives, if any.
-  auto pins = [](const nlohmann::json& overrides, const std::string& name) {
-    const auto it = overrides.find(name);
-    return it != overrides.end() && !it->is_object();
+  // What varies in each variant: its own profile's intervals, less what it holds at a value: one
+  // the variant gives, or else one the scenario or --set (one of the scenario's overrides by now)
+  // gives. The variant's entry decides, as it does in its profile. A restatement
+  // ({value, interval, provenance}) varies over the interval it gives (none: the profile has none).
+  auto held = [&d](const Variant& v, const std::string& name) {
+    if (const auto it = v.overrides.find(name); it != v.overrides.end()) return !it->is_object();
+    const auto it = d.sc.overrides.find(name);
+    return it != d.sc.overrides.end() && !it->is_object();
   };
   std::vector<std::map<std::string, UncertainParam>> own(profiles.size());
   for (std::size_t i = 0; i < profiles.size(); ++i)
     for (const UncertainParam& u : uncertain_params(profiles[i]))
-      if (!pins(d.sc.overrides, u.name) && !pins(d.sc.variant(d.variants[i]).overrides, u.name) &&
-          param_can_matter(u.name, d.sc.workload, core_types))
+      if (!held(d.sc.variant(d.variants[i]), u.name) && param_can_matter(u.name, d.sc.workload, core_types))
         own[i].emplace(u.name, u);
   // The union, by name, with the shared profile's interval where it has one.
   const model::Profile shared = d.sc.shared_profile();
@@ -150,15 +158,17 @@ Design design_for(const UncertaintySpec& spec) {
     std::vector<UncertainParam> mine;
     for (const UncertainParam& u : d.params) {
       const auto it = own[i].find(u.name);
-      if (it == own[i].end()) continue;  // the variant pins it
-      if (!v.overrides.contains(u.name)) {
+      if (it == own[i].end()) continue;  // the variant holds it
+      const nlohmann::json* restated = restated_interval(v, u.name);
+      if (!restated) {
         mine.push_back(u);
         continue;
       }
       // Restated with an interval of its own: drawn from that, and out of the group it was in
-      // (as the profile's restatement takes it out), so by a draw of its own.
+      // (as the profile's restatement takes it out), so by a draw of its own, keyed by the
+      // restatement: variants that restate it alike draw it alike (--compare's pairs).
       UncertainParam r = it->second;
-      if (!u.mix.empty()) r.mix = {{"variants/" + v.name + "/" + u.name, 1.0}};
+      if (!u.mix.empty()) r.mix = {{"restated/" + u.name + "/" + restated->dump(), 1.0}};
       mine.push_back(r);
     }
     d.drawn.push_back(std::move(mine));
@@ -169,8 +179,7 @@ Design design_for(const UncertaintySpec& spec) {
 std::vector<std::string> variant_sets(const Scenario& sc, const Variant& v, std::vector<std::string> sets) {
   for (std::string& s : sets) {
     const std::string name = s.substr(0, s.find('='));
-    if (const auto it = v.overrides.find(name); it != v.overrides.end() && it->is_object())
-      s = fmt::format("variants.{}.overrides.{}", sc.index_of(v), s);
+    if (restated_interval(v, name)) s = fmt::format("variants.{}.overrides.{}", sc.index_of(v), s);
   }
   return sets;
 }

@@ -335,29 +335,30 @@ TEST(Uncertainty, P1sFittedParametersAreDrawnTogether) {
 
 // Pinning is per variant. In the hypotheses study H1's variants draw P1's four fitted parameters
 // from the profile's posterior (jointly), H2's from that hypothesis' own fit (its variants restate
-// them with intervals of their own: each on its own, out of the profile's group), and what H2 pins
-// (a command element at its source's 0.2 us) stays out of H2's draws only. A restated parameter's
-// sampled value reaches its variant's profile and no other's; what two variants share they draw
-// alike, sample by sample (--compare's pairs).
-TEST(Uncertainty, EachVariantDrawsWhatItDoesNotPin) {
+// them with intervals of their own: each on its own, out of the profile's group, and alike in
+// every H2 variant), and what H2 holds (a command element at its source's 0.2 us) stays out of
+// H2's draws only. A restated parameter's sampled value reaches its variant's profile and no
+// other's; what two variants share they draw alike, sample by sample (--compare's pairs).
+TEST(Uncertainty, EachVariantDrawsWhatItDoesNotHold) {
   qcesim::studies::UncertaintySpec spec;
   spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-hypotheses.json";
   const auto d = qcesim::studies::design_for(spec);
   ASSERT_EQ(d.drawn.size(), d.variants.size());
-  auto drawn = [&d](const std::string& variant, const std::string& name) -> const UncertainParam* {
-    const auto v =
-        static_cast<std::size_t>(std::find(d.variants.begin(), d.variants.end(), variant) - d.variants.begin());
-    const auto& ps = v < d.drawn.size() ? d.drawn[v] : d.params;
+  const auto index = [&d](const std::string& variant) {
+    const auto it = std::find(d.variants.begin(), d.variants.end(), variant);
+    EXPECT_NE(it, d.variants.end()) << variant;
+    return static_cast<std::size_t>(it - d.variants.begin());
+  };
+  auto find = [](const std::vector<UncertainParam>& ps, const std::string& name) -> const UncertainParam* {
     const auto it = std::find_if(ps.begin(), ps.end(), [&name](const UncertainParam& u) { return u.name == name; });
     return it == ps.end() ? nullptr : &*it;
   };
-  const UncertainParam* all = drawn("(the union)", "cost.readl");
+  auto drawn = [&](const std::string& variant, const std::string& name) { return find(d.drawn[index(variant)], name); };
   const UncertainParam* h1 = drawn("h1-nolock", "cost.readl");
   const UncertainParam* h2 = drawn("h2-nolock", "cost.readl");
-  ASSERT_TRUE(all && h1 && h2);
-  EXPECT_EQ(h1->lo, all->lo);
-  EXPECT_EQ(h1->mix, all->mix);
-  EXPECT_EQ(h1->mix.size(), 2u);  // the group's second member: the caller's draw and its own
+  ASSERT_TRUE(h1 && h2);
+  EXPECT_DOUBLE_EQ(h1->lo, 420.3);  // the profile's posterior interval
+  EXPECT_EQ(h1->mix.size(), 2u);    // the group's second member: the caller's draw and its own
   EXPECT_DOUBLE_EQ(h2->lo, 421.3);
   EXPECT_DOUBLE_EQ(h2->hi, 1866.4);
   ASSERT_EQ(h2->mix.size(), 1u);
@@ -367,27 +368,67 @@ TEST(Uncertainty, EachVariantDrawsWhatItDoesNotPin) {
   EXPECT_NE(drawn("h3-nolock", "bam.ce_fetch"), nullptr);
   ASSERT_NE(drawn("h2-nolock", "iommu.tlb_miss"), nullptr);
   EXPECT_DOUBLE_EQ(drawn("h2-nolock", "iommu.tlb_miss")->hi, 4102);
+  ASSERT_NE(drawn("h1-nolock", "iommu.tlb_miss"), nullptr);
   EXPECT_DOUBLE_EQ(drawn("h1-nolock", "iommu.tlb_miss")->hi, 1000);
-
-  const auto index = [&d](const std::string& variant) {
-    return static_cast<std::size_t>(std::find(d.variants.begin(), d.variants.end(), variant) - d.variants.begin());
+  // The same restatement, the same draws: H2's variants pair, H1's and H3's shared ones too.
+  EXPECT_EQ(sample_sets(d.drawn[index("h2-nolock")], 1, 3), sample_sets(d.drawn[index("h2-lock")], 1, 3));
+  const auto sync = [](const std::vector<std::string>& v) {
+    const auto it = std::find_if(v.begin(), v.end(),
+                                 [](const std::string& x) { return x.rfind("cost.arm_smmu_tlb_sync=", 0) == 0; });
+    return it == v.end() ? std::string("none") : *it;
   };
+  EXPECT_NE(sync(sample_sets(d.drawn[index("h1-nolock")], 1, 3)), "none");
+  EXPECT_EQ(sync(sample_sets(d.drawn[index("h1-nolock")], 1, 3)), sync(sample_sets(d.drawn[index("h3-nolock")], 1, 3)));
+
+  // A sampled value of what H2 restates lands in H2's overrides, in its profile, and nowhere else.
   const auto sets = sample_sets(d.drawn[index("h2-nolock")], 1, 3);
   const auto readl =
-      std::find_if(sets.begin(), sets.end(), [](const std::string& s) { return s.rfind("cost.readl=", 0) == 0; });
+      std::find_if(sets.begin(), sets.end(), [](const std::string& x) { return x.rfind("cost.readl=", 0) == 0; });
   ASSERT_NE(readl, sets.end());
   const auto routed = qcesim::studies::variant_sets(d.sc, d.sc.variant("h2-nolock"), sets);
   EXPECT_NE(std::find(routed.begin(), routed.end(), "variants.4.overrides." + *readl), routed.end());
   const auto s = qcesim::studies::Scenario::load(spec.scenario, routed, qcesim::studies::InputKind::any, false);
   EXPECT_NEAR(s.profile_for(s.variant("h2-nolock")).num("cost.readl"), value_of(*readl), 1e-6 * value_of(*readl));
-  EXPECT_DOUBLE_EQ(s.profile_for(s.variant("h2-nolock")).num("bam.ce_fetch"), 200);
   EXPECT_DOUBLE_EQ(s.profile_for(s.variant("h1-nolock")).num("cost.readl"), 886.7);
-  // The shared parameters: the same values in H1's and H3's samples.
-  const auto a = sample_sets(d.drawn[index("h1-nolock")], 1, 3);
-  const auto b = sample_sets(d.drawn[index("h3-nolock")], 1, 3);
-  const auto sync = [](const std::vector<std::string>& v) {
-    return *std::find_if(v.begin(), v.end(),
-                         [](const std::string& x) { return x.rfind("cost.arm_smmu_tlb_sync=", 0) == 0; });
+  // Routed or not, a value the variant holds wins over the sample (H2's command element).
+  const auto held = qcesim::studies::variant_sets(d.sc, d.sc.variant("h2-nolock"), {"bam.ce_fetch=777"});
+  EXPECT_EQ(held, std::vector<std::string>{"bam.ce_fetch=777"});
+  const auto s2 = qcesim::studies::Scenario::load(spec.scenario, held, qcesim::studies::InputKind::any, false);
+  EXPECT_DOUBLE_EQ(s2.profile_for(s2.variant("h2-nolock")).num("bam.ce_fetch"), 200);
+  EXPECT_DOUBLE_EQ(s2.profile_for(s2.variant("h1-nolock")).num("bam.ce_fetch"), 777);
+
+  // A restatement without an interval holds the parameter: not drawn, not routed.
+  qcesim::studies::UncertaintySpec quiet = spec;
+  quiet.sets = {R"(variants.0.overrides={"cost.readl": {"value": 900, "provenance": "estimate: a test's"}})"};
+  const auto q = qcesim::studies::design_for(quiet);
+  EXPECT_EQ(find(q.drawn[0], "cost.readl"), nullptr);
+  EXPECT_NE(find(q.drawn[1], "cost.readl"), nullptr);
+  EXPECT_EQ(qcesim::studies::variant_sets(q.sc, q.sc.variants[0], {"cost.readl=1"}),
+            std::vector<std::string>{"cost.readl=1"});
+  // A value for the whole scenario (--set) holds it where no variant restates it; a variant's own
+  // restatement with an interval still decides for that variant, as it does in its profile.
+  qcesim::studies::UncertaintySpec pinned = spec;
+  pinned.sets = {"cost.readl=500"};
+  const auto p = qcesim::studies::design_for(pinned);
+  EXPECT_EQ(find(p.drawn[0], "cost.readl"), nullptr);
+  ASSERT_NE(find(p.drawn[4], "cost.readl"), nullptr);
+  EXPECT_DOUBLE_EQ(find(p.drawn[4], "cost.readl")->hi, 1866.4);
+
+  // Sensitivity's points for a variant move only what it draws, each over its own interval.
+  const qcesim::studies::MorrisDesign morris(d.params, 2, 1);
+  const auto all = morris.point(5);
+  const auto h2_point = morris.point(5, d.drawn[index("h2-nolock")]);
+  EXPECT_EQ(all.size(), d.params.size());
+  EXPECT_EQ(h2_point.size(), d.drawn[index("h2-nolock")].size());
+  EXPECT_EQ(std::count_if(h2_point.begin(), h2_point.end(),
+                          [](const std::string& x) { return x.rfind("bam.ce_fetch=", 0) == 0; }),
+            0);
+  const auto level_of = [](const std::vector<std::string>& v, const std::string& name, const UncertainParam& u) {
+    const auto it =
+        std::find_if(v.begin(), v.end(), [&name](const std::string& x) { return x.rfind(name + "=", 0) == 0; });
+    return it == v.end() ? -1.0 : std::log(value_of(*it) / u.lo) / std::log(u.hi / u.lo);
   };
-  EXPECT_EQ(sync(a), sync(b));
+  const UncertainParam* shared_readl = find(d.params, "cost.readl");
+  ASSERT_NE(shared_readl, nullptr);
+  EXPECT_NEAR(level_of(all, "cost.readl", *shared_readl), level_of(h2_point, "cost.readl", *h2), 1e-6);
 }
