@@ -22,6 +22,7 @@ struct CalibrateOptions {
   std::string write_profile;
   std::string report;
   bool underdetermined = false;  // allow fewer measured numbers than parameters (the priors decide the rest)
+  bool weighted = false;         // fit with the posterior's weights (studies::CalibrationSpec::weighted)
   std::string evidence;          // a board's per-function table (qcesim ingest): priors for the items it times
   double evidence_factor = 1.5;
 };

@@ -291,6 +291,9 @@ Command calibrate_command(CLI::App& app) {
       ->capture_default_str();
   c->add_flag("--underdetermined", cal->underdetermined,
               "Fit more parameters than there are measured numbers (negative degrees of freedom: the priors decide)");
+  c->add_flag("--weighted", cal->weighted,
+              "Weigh each residual by its kind's variance in the fit too, as the posterior does, refitting until the "
+              "weights settle");
   return {c, [cal] { return cli::run_calibrate(*cal, std::cout, std::cerr); }};
 }
 

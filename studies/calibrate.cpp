@@ -127,10 +127,12 @@ class Fit {
     }
     return out;
   }
-  // Squared residuals plus the log-normal priors.
+  // The residuals' weights: none (each 1), or the posterior's (1 / its kind's variance).
+  void weigh(std::vector<double> w) { m_w = std::move(w); }
+  // Weighted squared residuals plus the log-normal priors.
   double cost(const std::vector<double>& r, const std::vector<double>& th) const {
     double c = 0;
-    for (double x : r) c += x * x;
+    for (std::size_t t = 0; t < r.size(); ++t) c += r[t] * r[t] * (m_w.empty() ? 1.0 : m_w[t]);
     for (std::size_t q = 0; q < k(); ++q) c += std::pow((th[q] - std::log(m_p.centre[q])) / m_p.sigma[q], 2);
     return c;
   }
@@ -168,6 +170,7 @@ class Fit {
   }
 
   const CalibrationProblem& m_p;
+  std::vector<double> m_w;
 };
 
 // Pattern search: every parameter up and down by a factor, all candidates simulated at once,
@@ -374,14 +377,29 @@ CalibrationProblem calibration_problem(const CalibrationSpec& spec) {
 }
 
 Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress) {
-  const Fit fit(problem);
+  Fit fit(problem);
   std::vector<double> theta = fit.start();
   std::vector<double> r = fit.residuals({theta})[0];
   progress << fmt::format(
       "calibrate: {} parameters, {} measured targets, {} messages per evaluation; start cost {:.5f}\n", fit.k(),
       problem.targets.size(), problem.spec.messages, fit.cost(r, theta));
   pattern_search(fit, problem.spec.iterations, theta, r, progress);
-  Calibration c{problem, {}, {}, r, posterior_covariance(fit, problem, theta, r)};
+  // --weighted: the posterior weighs each residual by its kind's variance; the fit weighed the
+  // same way ends at the posterior's mode. The variances move with the fit, so refit until a
+  // round leaves the parameters where they were (a few rounds at most).
+  unsigned rounds = 0;
+  for (constexpr unsigned kMaxRounds = 5; problem.spec.weighted && r.size() > fit.k() && rounds < kMaxRounds;) {
+    const std::map<std::string, double> var = residual_variance(problem, r);
+    std::vector<double> w(r.size());
+    for (std::size_t t = 0; t < r.size(); ++t) w[t] = 1.0 / var.at(problem.targets[t].key);
+    fit.weigh(std::move(w));
+    ++rounds;
+    progress << fmt::format("  weighted round {}\n", rounds);
+    const std::vector<double> before = theta;
+    pattern_search(fit, problem.spec.iterations, theta, r, progress);
+    if (theta == before) break;
+  }
+  Calibration c{problem, {}, {}, r, posterior_covariance(fit, problem, theta, r), rounds};
   for (double th : theta) c.fitted.push_back(std::exp(th));
   for (std::size_t q = 0; q < fit.k(); ++q) c.spread.push_back(std::sqrt(c.covariance[q][q]) / fit.sigma(q));
   return c;
@@ -393,11 +411,16 @@ std::string calibration_report(const Calibration& c) {
   std::ostringstream rep;
   rep << fmt::format("# Calibration of {} against {}\n\n", p.base.name(), p.scenario.name);
   rep << fmt::format(
-      "Fitted {} parameters to {} measured numbers (least squares on log(sim/measured), log-normal "
+      "Fitted {} parameters to {} measured numbers ({}least squares on log(sim/measured), log-normal "
       "priors of one factor {} around the profile's values or a board's direct evidence, inside the ranges); {} "
       "degrees of freedom "
       "left. Each evaluation replays {} messages per variant.\n\n",
-      k, n, p.spec.prior_factor, static_cast<long>(n + evidenced(p)) - static_cast<long>(k), p.spec.messages);
+      k, n,
+      c.weighted_rounds ? fmt::format("weighted by each kind's residual variance as the posterior weighs it, refitted "
+                                      "{} time(s) until the weights settled: ",
+                                      c.weighted_rounds)
+                        : "",
+      p.spec.prior_factor, static_cast<long>(n + evidenced(p)) - static_cast<long>(k), p.spec.messages);
   rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | one sigma, a factor | "
          "pinned down by the data? |\n";
   rep << "|---|---|---|---|---|---|---|---|\n";
@@ -491,8 +514,8 @@ json calibrated_profile(const Calibration& c, const std::string& date) {
       prior = pos == std::string::npos ? prior : prior.substr(pos + 6);
     }
     if (!p.evidence[q].empty()) prior = "measured on a board: " + p.evidence[q] + " (" + p.spec.evidence + ")";
-    pj["provenance"] = fmt::format("calibrated: qcesim calibrate {} on {} ({}); prior {}", p.scenario.name, date,
-                                   "docs/calibration.md", prior);
+    pj["provenance"] = fmt::format("calibrated: qcesim calibrate {}{} on {} ({}); prior {}", p.scenario.name,
+                                   c.weighted_rounds ? " --weighted" : "", date, "docs/calibration.md", prior);
   }
   // The fitted parameters leave the groups they were in (their old fit's), which keep the rest.
   json groups = json::array();
@@ -514,9 +537,10 @@ json calibrated_profile(const Calibration& c, const std::string& date) {
     for (std::size_t a = 0; a < joint.size(); ++a) members[a] = names[joint[a]];
     groups.push_back({{"parameters", members},
                       {"correlation", model::principal_submatrix(posterior_correlation(c), joint)},
-                      {"provenance", fmt::format("calibrated: the posterior of qcesim calibrate {} --fit {} on {} "
+                      {"provenance", fmt::format("calibrated: the posterior of qcesim calibrate {} --fit {}{} on {} "
                                                  "(docs/calibration.md)",
-                                                 p.scenario.name, fmt::join(names, ","), date)}});
+                                                 p.scenario.name, fmt::join(names, ","),
+                                                 c.weighted_rounds ? " --weighted" : "", date)}});
   }
   if (groups.empty())
     doc.erase("correlations");

@@ -26,6 +26,9 @@ struct CalibrationSpec {
   unsigned iterations = 60;       // pattern-search sweeps at most
   unsigned jobs = 0;              // simulations at once (0: the usable cores)
   bool underdetermined = false;   // allow fewer measured numbers than parameters
+  // Weigh each residual by its kind's variance in the fit too, as the posterior does, refitting
+  // until the weights settle: the posterior's mode instead of the unweighted optimum.
+  bool weighted = false;
   // Direct evidence: a board's per-function table (qcesim ingest's BOARD-functions.json). A
   // fitted cost item a traced kernel function maps onto gets its prior centred on the measured
   // per-call time, converted to the item's unit on the core it ran on, one prior standard
@@ -60,6 +63,7 @@ struct Calibration {
   // The posterior covariance of log(value) (the fitted parameters in order): its diagonal gives
   // `spread`, its correlations what the data pin down only in combination.
   std::vector<std::vector<double>> covariance;
+  unsigned weighted_rounds = 0;  // refits with the posterior's weights (spec.weighted), 0 without
 };
 
 // The residuals' variance in log space per kind of quantity (wall_s, cpu_s, hardirq_s, softirq_s,

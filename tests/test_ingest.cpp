@@ -918,3 +918,41 @@ TEST(Ingest, ValidateShowsTheBoardsRows) {
 
 }  // namespace
 }  // namespace qcesim
+
+// --weighted fits with the posterior's weights (each kind's residual variance), refitting until a
+// round leaves the parameters where they were: the result is the posterior's mode. At P1 the
+// unweighted optimum is nearly that already: the four move by a few per cent at most, and the
+// weighted cost at the result is below the weighted cost at the unweighted optimum.
+TEST(Calibration, AWeightedFitEndsAtThePosteriorsMode) {
+  studies::CalibrationSpec spec;
+  spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json";
+  spec.fit = {"cost.caller_overhead", "cost.readl", "qce.finish", "bam.ce_fetch"};
+  spec.prior_factor = 1000;
+  spec.iterations = 0;
+  std::ostringstream progress;
+  const studies::Calibration start = studies::calibrate(studies::calibration_problem(spec), progress);
+  EXPECT_EQ(start.weighted_rounds, 0u);
+  spec.iterations = 60;
+  spec.weighted = true;
+  const studies::CalibrationProblem p = studies::calibration_problem(spec);
+  const studies::Calibration c = studies::calibrate(p, progress);
+  EXPECT_GE(c.weighted_rounds, 1u);
+  EXPECT_LE(c.weighted_rounds, 5u);
+  EXPECT_NE(progress.str().find("weighted round 1"), std::string::npos);
+  for (std::size_t q = 0; q < 4; ++q) {
+    EXPECT_GT(c.fitted[q], 0.9 * start.fitted[q]) << spec.fit[q];
+    EXPECT_LT(c.fitted[q], 1.1 * start.fitted[q]) << spec.fit[q];
+  }
+  const auto var = studies::residual_variance(p, c.residuals);
+  double at_fit = 0, at_start = 0;
+  for (std::size_t t = 0; t < c.residuals.size(); ++t) {
+    const double w = 1.0 / var.at(p.targets[t].key);
+    at_fit += w * c.residuals[t] * c.residuals[t];
+    at_start += w * start.residuals[t] * start.residuals[t];
+  }
+  EXPECT_LE(at_fit, at_start);
+  const std::string rep = studies::calibration_report(c);
+  EXPECT_NE(rep.find("weighted by each kind's residual variance as the posterior weighs it"), std::string::npos) << rep;
+  const nlohmann::json doc = studies::calibrated_profile(c, "2026-12-07");
+  EXPECT_NE(doc["parameters"]["cost.readl"]["provenance"].get<std::string>().find("--weighted"), std::string::npos);
+}
