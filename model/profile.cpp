@@ -105,8 +105,10 @@ void parse_provenance(Param& prm, const json& pj, const std::string& file, const
 
 Param parse_param(const std::string& name, const json& pj, const std::string& file) {
   const std::string path = "/parameters/" + name;
-  if (!valid_name(name))
-    throw ConfigError(file, path, std::string("a parameter name of ") + kNameRule, quoted_input(name));
+  // No '=' in a parameter's name (the rule allows it in others'): --set NAME=VALUE, and the
+  // uncertainty and sensitivity runs' sets, end the name at the first one.
+  if (!valid_name(name) || name.find('=') != std::string::npos)
+    throw ConfigError(file, path, std::string("a parameter name of ") + kNameRule + ", without =", quoted_input(name));
   if (!pj.is_object()) throw ConfigError(file, path, "an object with value, unit, range, provenance", describe(pj));
   Param prm;
   prm.name = name;

@@ -388,6 +388,7 @@ Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress)
   // same way ends at the posterior's mode. The variances move with the fit, so refit until a
   // round leaves the parameters where they were (a few rounds at most).
   unsigned rounds = 0;
+  bool settled = false;
   for (constexpr unsigned kMaxRounds = 5; problem.spec.weighted && r.size() > fit.k() && rounds < kMaxRounds;) {
     const std::map<std::string, double> var = residual_variance(problem, r);
     std::vector<double> w(r.size());
@@ -397,9 +398,12 @@ Calibration calibrate(const CalibrationProblem& problem, std::ostream& progress)
     progress << fmt::format("  weighted round {}\n", rounds);
     const std::vector<double> before = theta;
     pattern_search(fit, problem.spec.iterations, theta, r, progress);
-    if (theta == before) break;
+    if (theta == before) {
+      settled = true;
+      break;
+    }
   }
-  Calibration c{problem, {}, {}, r, posterior_covariance(fit, problem, theta, r), rounds};
+  Calibration c{problem, {}, {}, r, posterior_covariance(fit, problem, theta, r), rounds, settled};
   for (double th : theta) c.fitted.push_back(std::exp(th));
   for (std::size_t q = 0; q < fit.k(); ++q) c.spread.push_back(std::sqrt(c.covariance[q][q]) / fit.sigma(q));
   return c;
@@ -417,8 +421,9 @@ std::string calibration_report(const Calibration& c) {
       "left. Each evaluation replays {} messages per variant.\n\n",
       k, n,
       c.weighted_rounds ? fmt::format("weighted by each kind's residual variance as the posterior weighs it, refitted "
-                                      "{} time(s) until the weights settled: ",
-                                      c.weighted_rounds)
+                                      "{} time(s) {}: ",
+                                      c.weighted_rounds,
+                                      c.weights_settled ? "until the weights settled" : "and the weights still moving")
                         : "",
       p.spec.prior_factor, static_cast<long>(n + evidenced(p)) - static_cast<long>(k), p.spec.messages);
   rep << "| parameter | unit | prior | fitted | range | posterior / prior spread | one sigma, a factor | "

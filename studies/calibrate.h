@@ -64,6 +64,7 @@ struct Calibration {
   // `spread`, its correlations what the data pin down only in combination.
   std::vector<std::vector<double>> covariance;
   unsigned weighted_rounds = 0;  // refits with the posterior's weights (spec.weighted), 0 without
+  bool weights_settled = false;  // the last of them left the parameters where they were
 };
 
 // The residuals' variance in log space per kind of quantity (wall_s, cpu_s, hardirq_s, softirq_s,

@@ -166,9 +166,13 @@ Design design_for(const UncertaintySpec& spec) {
       }
       // Restated with an interval of its own: drawn from that, and out of the group it was in
       // (as the profile's restatement takes it out), so by a draw of its own, keyed by the
-      // restatement: variants that restate it alike draw it alike (--compare's pairs).
+      // restated value and interval (not its wording): variants that restate it alike draw it
+      // alike (--compare's pairs).
       UncertainParam r = it->second;
-      if (!u.mix.empty()) r.mix = {{"restated/" + u.name + "/" + restated->dump(), 1.0}};
+      if (!u.mix.empty())
+        r.mix = {
+            {fmt::format("restated/{}/{}/{:.10g}/{:.10g}", u.name, restated->value("value", json()).dump(), r.lo, r.hi),
+             1.0}};
       mine.push_back(r);
     }
     d.drawn.push_back(std::move(mine));
@@ -453,7 +457,7 @@ std::string uncertainty_table(const UncertaintyResult& r) {
     if (!v.fixed.empty()) {
       std::string names;
       for (const std::string& n : v.fixed) names += (names.empty() ? "" : ", ") + n;
-      s += fmt::format("{} holds {} of the {} sampled parameters at its own values: {}\n", v.name, v.fixed.size(),
+      s += fmt::format("{} holds {} of the {} sampled parameters at fixed values: {}\n", v.name, v.fixed.size(),
                        r.params.size(), names);
     }
   if (r.failed) s += fmt::format("{} sample run(s) failed and are left out of the intervals\n", r.failed);

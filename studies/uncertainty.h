@@ -61,7 +61,7 @@ bool inside(const Band& b, const std::string& quantity);
 struct VariantBands {
   std::string name;
   std::map<std::string, Band> quantity;  // wall_s, cpu_s, hardirq_s, softirq_s, p50_us, p99_us, mb_per_s
-  std::vector<std::string> fixed;        // the design's parameters this variant pins at its own value
+  std::vector<std::string> fixed;        // the design's parameters this variant's runs hold at a fixed value
 };
 
 // Splitting the runs for a batch engine: shard I of N runs the points whose index is I modulo N

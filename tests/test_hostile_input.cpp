@@ -551,6 +551,19 @@ TEST_F(HostileInput, NamesThatBecomeFilesOrCellsAreChecked) {
   EXPECT_FALSE(fs::exists(fs::path(dir).parent_path().parent_path() / "x.csv"));
 }
 
+// A profile parameter named with '=' would be unreachable by --set NAME=VALUE, and every
+// uncertainty sample's set of it would name another parameter: refused when the profile loads.
+TEST_F(HostileInput, AParameterNameWithAnEqualsSignIsRefused) {
+  json prof = json::parse(test::slurp(dir + "/sm8650.json"));
+  prof["parameters"]["evil=1"] = {
+      {"value", 5}, {"unit", "ns"}, {"range", {1, 10}}, {"interval", {2, 8}}, {"provenance", "estimate: a test's"}};
+  test::write_text(dir + "/sm8650.json", prof.dump(1));
+  const auto r = qcesim({"run", "seed.json", "--uncertainty", "3", "--set", "workload.messages=200"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("sm8650.json: at /parameters/evil=1: expected a parameter name of"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("without =, found \"evil=1\""), std::string::npos) << r.err;
+}
+
 TEST_F(HostileInput, MeasuredValuesAreCheckedByKeyAndValue) {
   json s = seed;
   s["variants"][1]["measured"]["wal_s"] = 1.0;

@@ -938,6 +938,7 @@ TEST(Calibration, AWeightedFitEndsAtThePosteriorsMode) {
   const studies::Calibration c = studies::calibrate(p, progress);
   EXPECT_GE(c.weighted_rounds, 1u);
   EXPECT_LE(c.weighted_rounds, 5u);
+  EXPECT_TRUE(c.weights_settled);
   EXPECT_NE(progress.str().find("weighted round 1"), std::string::npos);
   for (std::size_t q = 0; q < 4; ++q) {
     EXPECT_GT(c.fitted[q], 0.9 * start.fitted[q]) << spec.fit[q];
