@@ -20,19 +20,7 @@ std::string today() {
 }  // namespace
 
 int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& err) {
-  studies::CalibrationSpec spec;
-  spec.scenario = opt.scenario;
-  spec.fit = opt.fit;
-  spec.sets = opt.sets;
-  spec.messages = opt.messages;
-  spec.prior_factor = opt.prior_factor;
-  spec.iterations = opt.iterations;
-  spec.jobs = opt.jobs;
-  spec.underdetermined = opt.underdetermined;
-  spec.weighted = opt.weighted;
-  spec.evidence = opt.evidence;
-  spec.evidence_factor = opt.evidence_factor;
-  const studies::CalibrationProblem problem = studies::calibration_problem(spec);
+  const studies::CalibrationProblem problem = studies::calibration_problem(opt.spec);
   if (!opt.report.empty()) check_output("--report", opt.report);
   if (!opt.write_profile.empty()) check_output("--write-profile", opt.write_profile);
   const studies::Calibration fit = studies::calibrate(problem, err);

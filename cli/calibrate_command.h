@@ -9,22 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "studies/calibrate.h"
+
 namespace qcesim::cli {
 
+// The fit as the options give it (studies::CalibrationSpec: its defaults are the options'), and
+// where its results go.
 struct CalibrateOptions {
-  std::string scenario;
-  std::vector<std::string> fit;
-  std::vector<std::string> sets;
-  std::uint64_t messages = 200;  // per evaluation; measured values are scaled to it
-  double prior_factor = 3.0;     // one prior standard deviation = a factor of 3
-  unsigned iterations = 60;      // pattern-search sweeps at most
-  unsigned jobs = 0;
+  studies::CalibrationSpec spec;
   std::string write_profile;
   std::string report;
-  bool underdetermined = false;  // allow fewer measured numbers than parameters (the priors decide the rest)
-  bool weighted = false;         // fit with the posterior's weights (studies::CalibrationSpec::weighted)
-  std::string evidence;          // a board's per-function table (qcesim ingest): priors for the items it times
-  double evidence_factor = 1.5;
 };
 
 int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& err);

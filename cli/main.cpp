@@ -264,34 +264,34 @@ Command run_command(CLI::App& app) {
 Command calibrate_command(CLI::App& app) {
   auto cal = std::make_shared<cli::CalibrateOptions>();
   auto* c = app.add_subcommand("calibrate", "Fit profile parameters to a scenario's measured values");
-  c->add_option("scenario", cal->scenario, "Scenario JSON file (or shipped name) with measured values per variant")
+  c->add_option("scenario", cal->spec.scenario, "Scenario JSON file (or shipped name) with measured values per variant")
       ->required()
       ->transform(kScenarioName);
-  c->add_option("--fit", cal->fit, "Profile parameters to fit (comma separated or repeated)")
+  c->add_option("--fit", cal->spec.fit, "Profile parameters to fit (comma separated or repeated)")
       ->delimiter(',')
       ->required();
-  c->add_option("--set", cal->sets, "PATH=VALUE changes as for run");
-  c->add_option("--messages", cal->messages, "Messages per variant per evaluation")
+  c->add_option("--set", cal->spec.sets, "PATH=VALUE changes as for run");
+  c->add_option("--messages", cal->spec.messages, "Messages per variant per evaluation")
       ->check(kMessages)
       ->capture_default_str();
-  c->add_option("--prior-factor", cal->prior_factor, "One prior standard deviation as a factor")
+  c->add_option("--prior-factor", cal->spec.prior_factor, "One prior standard deviation as a factor")
       ->check(cli::real_number(1.001, 1e9))
       ->capture_default_str();
-  c->add_option("--iterations", cal->iterations, "Pattern-search sweeps at most (0: evaluate the start only)")
+  c->add_option("--iterations", cal->spec.iterations, "Pattern-search sweeps at most (0: evaluate the start only)")
       ->check(cli::whole_number(0, 10000))
       ->capture_default_str();
-  c->add_option("--jobs,-j", cal->jobs, "Simulations at once (default: cores)")->check(kJobs);
+  c->add_option("--jobs,-j", cal->spec.jobs, "Simulations at once (default: cores)")->check(kJobs);
   c->add_option("--write-profile", cal->write_profile, "Write the profile with the fitted values here");
   c->add_option("--report", cal->report, "Write the Markdown fit report here");
-  c->add_option("--evidence", cal->evidence,
+  c->add_option("--evidence", cal->spec.evidence,
                 "A board's per-function table (qcesim ingest's BOARD-functions.json): the fitted cost items a "
                 "traced function maps onto get priors centred on its measured time");
-  c->add_option("--evidence-factor", cal->evidence_factor, "One evidence prior standard deviation as a factor")
+  c->add_option("--evidence-factor", cal->spec.evidence_factor, "One evidence prior standard deviation as a factor")
       ->check(cli::real_number(1.001, 100))
       ->capture_default_str();
-  c->add_flag("--underdetermined", cal->underdetermined,
+  c->add_flag("--underdetermined", cal->spec.underdetermined,
               "Fit more parameters than there are measured numbers (negative degrees of freedom: the priors decide)");
-  c->add_flag("--weighted", cal->weighted,
+  c->add_flag("--weighted", cal->spec.weighted,
               "Weigh each residual by its kind's variance in the fit too, as the posterior does, refitting until the "
               "weights settle");
   return {c, [cal] { return cli::run_calibrate(*cal, std::cout, std::cerr); }};
