@@ -70,16 +70,23 @@ std::string read_input_file(const std::string& file, const std::string& what, In
   // A pipe or a device given on the command line (`qcesim run /dev/stdin`) is read blocking.
   const int flags = fcntl(fd, F_GETFL);
   if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  // Pipes and devices have no size: read in blocks up to one byte more than allowed to know.
+  // Pipes and devices have no size: read in blocks up to one byte more than allowed to know. The
+  // text is read straight into the string, a regular file's in one block one byte longer than it
+  // (at least a page: /proc's files say 0): no buffer on the stack, whose pages a forked run
+  // (validate, sweep) would fault in anew.
   std::string text;
-  if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
-  char block[65536];
+  const std::size_t block =
+      S_ISREG(st.st_mode)
+          ? std::max<std::size_t>(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_bytes) + 1, 4096)
+          : 65536;
   while (text.size() <= max_bytes) {
-    const ssize_t n = read(fd, block, sizeof block);
+    const std::size_t at = text.size();
+    text.resize(at + block);
+    const ssize_t n = read(fd, &text[at], block);
+    text.resize(at + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw ConfigError(file, "", expected, "a read error");
     if (n == 0) break;
-    text.append(block, static_cast<std::size_t>(n));
   }
   if (text.size() > max_bytes) throw too_big("more");
   return text;

@@ -2,13 +2,18 @@
 
 #include <malloc.h>
 #include <sched.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -85,108 +90,299 @@ bool spare_core_per_run(std::size_t n, unsigned jobs) {
   return cores >= 2 * at_once;
 }
 
+namespace {
+
+// What the parent asks of the launcher (with the run's result pipe as SCM_RIGHTS), and what the
+// launcher answers once it has reaped that run: its wait status, or the errno of a failed fork.
+struct LaunchMsg {
+  std::uint64_t index;
+};
+struct ReapMsg {
+  std::uint64_t index;
+  std::int32_t status;
+  std::int32_t fork_errno;
+};
+
+// In a forked run: fn(index) on a fresh thread, its JSON written to fd. Never returns.
+[[noreturn]] void run_and_exit(const std::function<json(std::size_t)>& fn, std::size_t index, int fd) {
+  auto run = [&] {
+    prefault_arena();
+    json j;
+    try {
+      j = fn(index);
+    } catch (const std::exception& e) {
+      j = {{"error", e.what()}};
+    }
+    const std::string s = j.dump();
+    std::size_t off = 0;
+    while (off < s.size()) {
+      const ssize_t w = write(fd, s.data() + off, s.size() - off);
+      if (w <= 0) break;
+      off += static_cast<std::size_t>(w);
+    }
+    _exit(0);
+  };
+  // The run goes on a thread of its own: glibc gives a new thread a new malloc arena, so the run
+  // allocates from fresh pages instead of the free chunks of the parent's heap, each of which
+  // would be a copy-on-write fault (a page copy and a TLB flush) here (validate --samples 200:
+  // 81 s -> 58 s on a 2-core VM). The thread ends the process: nothing needs tearing down.
+  try {
+    std::thread(run).join();
+  } catch (...) {  // no thread (a limit, no memory): the run goes here
+  }
+  try {
+    run();
+  } catch (...) {
+  }
+  _exit(1);
+}
+
+// The launcher: a process forked from the parent once per fork_each that forks each run when the
+// parent asks, and says how each ended. A fork makes every page of the forking process
+// copy-on-write again, so a parent that forked each run itself took a fault (a page copy and a
+// TLB flush) for every page it then wrote while it read and parsed results: about 70 per run, a
+// sixth of validate's CPU time on a 2-core VM. The launcher writes next to nothing between its
+// forks, and the runs see the parent's memory as it was when fork_each began, as before.
+[[noreturn]] void launcher_main(int ctl, const std::function<json(std::size_t)>& fn, unsigned jobs) {
+  sigset_t chld, old;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, &old);
+  const int sfd = signalfd(-1, &chld, SFD_CLOEXEC);
+  if (sfd < 0) _exit(1);
+  const pid_t self = getpid();
+  std::vector<std::pair<pid_t, std::uint64_t>> runs;  // reserved now: no allocation between forks
+  runs.reserve(jobs + 1);
+  auto answer = [ctl](const ReapMsg& m) { (void)send(ctl, &m, sizeof m, MSG_NOSIGNAL); };
+  bool open = true;
+  while (open || !runs.empty()) {
+    pollfd fds[2] = {{sfd, POLLIN, 0}, {open ? ctl : -1, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(1);
+    }
+    if (fds[0].revents) {
+      signalfd_siginfo info;
+      (void)!read(sfd, &info, sizeof info);  // pending SIGCHLDs are one; waitpid finds every run that ended
+      int status = 0;
+      pid_t pid;
+      while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        forget_child(pid);
+        for (auto it = runs.begin(); it != runs.end(); ++it)
+          if (it->first == pid) {
+            answer({it->second, status, 0});
+            runs.erase(it);
+            break;
+          }
+      }
+    }
+    if (!open || !fds[1].revents) continue;
+    LaunchMsg m{};
+    int fd = -1;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+    iovec iov{&m, sizeof m};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    const ssize_t r = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {  // the parent is done (or gone): finish the runs under way, then go
+      open = false;
+      continue;
+    }
+    if (cmsghdr* c = CMSG_FIRSTHDR(&msg); c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    if (r != static_cast<ssize_t>(sizeof m) || fd < 0) _exit(1);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      close(ctl);
+      close(sfd);
+      sigprocmask(SIG_SETMASK, &old, nullptr);
+      become_child(self);
+      run_and_exit(fn, static_cast<std::size_t>(m.index), fd);
+    }
+    const int fork_errno = pid < 0 ? errno : 0;
+    close(fd);  // the run holds the only write end now: its exit is the parent's end of file
+    if (pid < 0) {
+      answer({m.index, 0, fork_errno});
+      continue;
+    }
+    register_child(pid);
+    runs.emplace_back(pid, m.index);
+  }
+  _exit(0);
+}
+
+}  // namespace
+
 std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<json(std::size_t)>& fn,
                             const std::function<void(std::size_t, const json&)>& on_done) {
   if (jobs == 0) jobs = usable_cores();
   keep_arenas();
   std::vector<json> results(n);
-  struct Child {
-    pid_t pid;
-    int fd;
+  struct Run {
     std::size_t index;
+    int fd;  // the read end of its result pipe; -1 once the run has closed it
     std::string data;
+    bool reaped;
+    int status;
   };
-  std::vector<Child> running;
+  std::vector<Run> running;
+  int ctl = -1;
+  pid_t launcher = -1;
+  const auto start_launcher = [&] {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+      throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
+    std::fflush(nullptr);  // no buffered output may be duplicated into the launcher
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(sv[0]);
+      close(sv[1]);
+      throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      become_child(parent);
+      close(sv[0]);
+      for (const Run& r : running)
+        if (r.fd >= 0) close(r.fd);  // only the parent reads the runs
+      launcher_main(sv[1], fn, jobs);
+    }
+    register_child(pid);
+    close(sv[1]);
+    ctl = sv[0];
+    launcher = pid;
+  };
+  // The launcher goes when the parent closes its socket, once the runs under way have ended.
+  const auto stop_launcher = [&] {
+    if (ctl >= 0) close(ctl);
+    ctl = -1;
+    if (launcher > 0) {
+      waitpid(launcher, nullptr, 0);
+      forget_child(launcher);
+    }
+    launcher = -1;
+  };
+  // A launcher killed from outside: its runs die with it (PR_SET_PDEATHSIG) and end as runs
+  // without a result; a new launcher starts the rest.
+  const auto lost_launcher = [&] {
+    for (Run& run : running) run.reaped = true;
+    stop_launcher();
+  };
+  const auto read_launcher = [&] {
+    ReapMsg m{};
+    const ssize_t r = recv(ctl, &m, sizeof m, 0);
+    if (r < 0 && errno == EINTR) return;
+    if (r != static_cast<ssize_t>(sizeof m)) return lost_launcher();
+    if (m.fork_errno != 0) throw std::runtime_error(std::string("fork: ") + std::strerror(m.fork_errno));
+    for (Run& run : running)
+      if (run.index == m.index) {
+        run.reaped = true;
+        run.status = m.status;
+      }
+  };
+  // Asks the launcher for run `index`, its result coming back through a new pipe.
+  const auto launch = [&](std::size_t index) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    LaunchMsg m{index};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{&m, sizeof m};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(c), &fds[1], sizeof(int));
+    const ssize_t sent = sendmsg(ctl, &msg, MSG_NOSIGNAL);
+    close(fds[1]);
+    if (sent != static_cast<ssize_t>(sizeof m)) {
+      close(fds[0]);
+      lost_launcher();
+      return false;
+    }
+    running.push_back({index, fds[0], {}, false, 0});
+    return true;
+  };
+  const auto finish = [&](std::vector<Run>::iterator it) {
+    json j;
+    try {
+      j = json::parse(it->data);
+    } catch (const json::parse_error&) {
+      j = {{"error", it->reaped && WIFSIGNALED(it->status)
+                         ? fmt::format("the simulation process died (signal {})", WTERMSIG(it->status))
+                         : "the simulation process ended without a result"}};
+    }
+    const std::size_t index = it->index;
+    running.erase(it);
+    results[index] = std::move(j);
+    on_done(index, results[index]);
+  };
   std::size_t next = 0;
-  auto reap_one = [&] {
-    // Read whichever child has output, until it closes its pipe.
-    fd_set set;
-    FD_ZERO(&set);
-    int maxfd = -1;
-    for (const Child& c : running) {
-      FD_SET(c.fd, &set);
-      maxfd = std::max(maxfd, c.fd);
-    }
-    if (select(maxfd + 1, &set, nullptr, nullptr, nullptr) < 0) {
-      if (errno == EINTR) return;
-      throw std::runtime_error(std::string("select: ") + std::strerror(errno));
-    }
-    for (auto it = running.begin(); it != running.end(); ++it) {
-      if (!FD_ISSET(it->fd, &set)) continue;
-      char buf[65536];
-      const ssize_t r = read(it->fd, buf, sizeof buf);
-      if (r > 0) {
-        it->data.append(buf, static_cast<std::size_t>(r));
-        return;
-      }
-      close(it->fd);
-      int status = 0;
-      waitpid(it->pid, &status, 0);
-      forget_child(it->pid);
-      json j;
-      try {
-        j = json::parse(it->data);
-      } catch (const json::parse_error&) {
-        j = {{"error", WIFSIGNALED(status) ? fmt::format("the simulation process died (signal {})", WTERMSIG(status))
-                                           : "the simulation process ended without a result"}};
-      }
-      results[it->index] = j;
-      on_done(it->index, j);
-      running.erase(it);
-      return;
-    }
-  };
-  while (next < n || !running.empty()) {
-    while (next < n && running.size() < jobs) {
-      int fds[2];
-      if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-      std::fflush(nullptr);  // no buffered output may be duplicated into the child
-      const pid_t parent = getpid();
-      const pid_t pid = fork();
-      if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-      if (pid == 0) {
-        become_child(parent);
-        for (const Child& c : running) close(c.fd);  // only the parent reads its siblings
-        close(fds[0]);
-        auto run_and_exit = [&] {
-          prefault_arena();
-          json j;
-          try {
-            j = fn(next);
-          } catch (const std::exception& e) {
-            j = {{"error", e.what()}};
-          }
-          const std::string s = j.dump();
-          std::size_t off = 0;
-          while (off < s.size()) {
-            const ssize_t w = write(fds[1], s.data() + off, s.size() - off);
-            if (w <= 0) break;
-            off += static_cast<std::size_t>(w);
-          }
-          _exit(0);
-        };
-        // The run goes on a thread of its own: glibc gives a new thread a new malloc arena, so
-        // the run allocates from fresh pages instead of the free chunks of the parent's heap,
-        // each of which would be a copy-on-write fault (a page copy and a TLB flush) here
-        // (validate --samples 200: 81 s -> 58 s on a 2-core VM). The thread ends the process:
-        // nothing needs tearing down.
-        try {
-          std::thread(run_and_exit).join();
-        } catch (...) {  // no thread (a limit, no memory): the run goes here
+  try {
+    while (next < n || !running.empty()) {
+      for (int lost = 0; next < n && running.size() < jobs;) {
+        if (ctl < 0) start_launcher();
+        if (launch(next)) {
+          ++next;
+        } else if (++lost == 3) {
+          throw std::runtime_error("the process that starts the simulations ended at once, three times");
         }
-        try {
-          run_and_exit();
-        } catch (...) {
-        }
-        _exit(1);  // never back into the parent's loop
       }
-      register_child(pid);
-      close(fds[1]);
-      running.push_back({pid, fds[0], next, {}});
-      ++next;
+      // Whatever is ready: a run's output or its end, the launcher's news.
+      fd_set set;
+      FD_ZERO(&set);
+      int maxfd = -1;
+      for (const Run& r : running)
+        if (r.fd >= 0) {
+          FD_SET(r.fd, &set);
+          maxfd = std::max(maxfd, r.fd);
+        }
+      if (ctl >= 0) {
+        FD_SET(ctl, &set);
+        maxfd = std::max(maxfd, ctl);
+      }
+      if (maxfd >= 0 && select(maxfd + 1, &set, nullptr, nullptr, nullptr) < 0) {
+        if (errno == EINTR) continue;
+        throw std::runtime_error(std::string("select: ") + std::strerror(errno));
+      }
+      for (Run& r : running) {
+        if (r.fd < 0 || !FD_ISSET(r.fd, &set)) continue;
+        char buf[65536];
+        const ssize_t got = read(r.fd, buf, sizeof buf);
+        if (got > 0) {
+          r.data.append(buf, static_cast<std::size_t>(got));
+        } else if (got == 0 || errno != EINTR) {
+          close(r.fd);
+          r.fd = -1;
+        }
+      }
+      if (ctl >= 0 && FD_ISSET(ctl, &set)) read_launcher();
+      for (auto it = running.begin(); it != running.end();) {
+        if (it->fd < 0 && it->reaped) {
+          finish(it);
+          it = running.begin();
+        } else {
+          ++it;
+        }
+      }
     }
-    reap_one();
+  } catch (...) {
+    // The runs under way are not waited for: the launcher stops them as it goes (SIGTERM).
+    for (const Run& r : running)
+      if (r.fd >= 0) close(r.fd);
+    if (launcher > 0) kill(launcher, SIGTERM);
+    stop_launcher();
+    throw;
   }
+  stop_launcher();
   return results;
 }
 

@@ -65,6 +65,8 @@ double function_cpu_s(const nlohmann::json& variant, const std::string& fn, cons
 
 // Processes whose command line contains `needle` (from /proc), other than this one.
 std::vector<pid_t> processes_with(const std::string& needle);
+// A process's parent (from /proc/PID/stat), or -1 when it is gone.
+pid_t parent_of(pid_t pid);
 
 // A fresh folder under /tmp (make_temp_dir) removed when the test's scope ends, an assertion's
 // early return included: a suite run leaves nothing behind.

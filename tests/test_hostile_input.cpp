@@ -290,6 +290,32 @@ TEST_F(HostileInput, ChildrenDieWhenTheirParentIsKilled) {
   EXPECT_TRUE(none_left(seed_file)) << "orphaned simulations";
 }
 
+// The process that forks the runs (the launcher, studies/processes.cpp) killed from outside: the
+// run under way ends without a result, and a new launcher starts the rest.
+TEST_F(HostileInput, AKilledLauncherFailsOnlyTheRunUnderWay) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-qce-nolock"}},
+             {"set", {{"sim.fast_forward", 0}}},  // every request simulated: long enough to kill
+             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 4000000, 7}}}}}};
+  const std::string file = dir + "/s.json";
+  test::write_text(file, sw.dump());
+  const auto r = qcesim({"sweep", file, "-j", "1"}, [&](pid_t parent) {
+    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "[2/4]"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (pid_t p : test::processes_with(file))
+      if (p != parent && test::parent_of(p) == parent) kill(p, SIGKILL);
+  });
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("[3/4] workload.messages=4000000 sha256-qce-nolock: failed: the simulation process ended "
+                       "without a result"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("[4/4] workload.messages=7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 run(s) failed"), std::string::npos) << r.err;
+  EXPECT_TRUE(none_left(file)) << "orphaned simulations";
+}
+
 TEST_F(HostileInput, AStoppedSweepResumes) {
   json sw = {{"sweep", "t"},
              {"scenario", "seed.json"},
@@ -329,8 +355,9 @@ TEST_F(HostileInput, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
   const auto r = qcesim({"sweep", file, "-j", "1"}, [&](pid_t parent) {
     ASSERT_TRUE(wait_for_text(dir + "/.stderr", "[2/4]"));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // The third run's process, which the launcher (the parent's child) forked.
     for (pid_t p : test::processes_with(file))
-      if (p != parent) kill(p, SIGKILL);  // the third run's process
+      if (p != parent && test::parent_of(p) != parent) kill(p, SIGKILL);
   });
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(
