@@ -46,11 +46,28 @@ std::vector<MeasuredFile> measured_scenarios(const std::string& dir) {
   return files;
 }
 
-// The profile parameters set from this scenario's measurements: their provenance names it.
-std::vector<std::string> fitted_from(const studies::Scenario& sc, const model::Profile& profile) {
+// Whether the scenario holds `name` at a plain value in variant v (the variant's own entry decides,
+// as it does in its profile): the provenance the parameter still carries is not that value's.
+bool held_plainly(const studies::Scenario& sc, const studies::Variant& v, const std::string& name) {
+  if (const auto it = v.overrides.find(name); it != v.overrides.end()) return !it->is_object();
+  const auto it = sc.overrides.find(name);
+  return it != sc.overrides.end() && !it->is_object();
+}
+
+// The parameters variant v runs with whose values were set from the measurements of one of
+// `sources` (their provenance names it): the profile's, or the variant's own restatements.
+std::vector<std::string> fitted_from(const studies::Scenario& sc, const studies::Variant& v,
+                                     const std::vector<const studies::Scenario*>& sources) {
   std::vector<std::string> names;
-  for (const auto& [name, p] : profile.params())
-    if (p.provenance.find(sc.name) != std::string::npos) names.push_back(name);
+  const model::Profile profile = sc.profile_for(v);
+  for (const auto& [name, p] : profile.params()) {
+    if (held_plainly(sc, v, name)) continue;
+    for (const studies::Scenario* k : sources)
+      if (p.provenance.find(k->name) != std::string::npos) {
+        names.push_back(name);
+        break;
+      }
+  }
   return names;
 }
 
@@ -64,16 +81,11 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   std::vector<studies::Scenario> scenarios;
   scenarios.reserve(files.size());
   for (const MeasuredFile& f : files) scenarios.push_back(studies::Scenario::load(f.path));
-  // Each scenario's profile (its first variant's), read once: its name is the SoC, its
-  // provenances say what was fitted to the scenario.
-  std::vector<model::Profile> profiles;
+  // Each scenario's SoC: its profile's name (its first variant's; a variant changes values, not
+  // the profile).
   std::vector<std::string> soc_of;
-  profiles.reserve(scenarios.size());
   soc_of.reserve(scenarios.size());
-  for (const studies::Scenario& sc : scenarios) {
-    profiles.push_back(sc.profile_for(sc.variants.front()));
-    soc_of.push_back(profiles.back().name());
-  }
+  for (const studies::Scenario& sc : scenarios) soc_of.push_back(sc.profile_for(sc.variants.front()).name());
   // --soc: every name must be one of the folder's SoCs, said before anything runs.
   for (const std::string& want : opt.socs) {
     if (std::find(soc_of.begin(), soc_of.end(), want) != soc_of.end()) continue;
@@ -86,17 +98,18 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   auto shown = [&](std::size_t i) {
     return opt.socs.empty() || std::find(opt.socs.begin(), opt.socs.end(), soc_of[i]) != opt.socs.end();
   };
-  // In sample: a parameter was set from this scenario's measurements (its provenance names a
-  // scenario that carries the same measured block: a study repeating P1 is in sample too).
-  auto fitted_for = [&](std::size_t i) {
-    std::set<std::string> names;
+  // In sample: a parameter the row's variant runs with was set from this scenario's measurements
+  // (its provenance names a scenario that carries the same measured block: a study repeating P1 is
+  // in sample too). Each variant's own profile decides: a variant that holds a fitted parameter at
+  // another value does not run with the fit, and one that restates a fit runs with that one.
+  auto fitted_for = [&](std::size_t i, const studies::Variant& v) {
+    std::vector<const studies::Scenario*> sources;
     for (std::size_t k = 0; k < files.size(); ++k) {
       bool shared = false;
       for (const std::string& m : files[i].measured) shared = shared || files[k].measured.count(m);
-      if (!shared) continue;
-      for (const std::string& n : fitted_from(scenarios[k], profiles[k])) names.insert(n);
+      if (shared) sources.push_back(&scenarios[k]);
     }
-    return std::vector<std::string>(names.begin(), names.end());
+    return fitted_from(scenarios[i], v, sources);
   };
   // Rows grouped by SoC (the scenario's profile), each group with how many measurements its
   // bands hold and how wide they are: the median p95/p05 ratio (a band ten times wide predicts
@@ -137,15 +150,15 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     for (const auto& v : sc.variants)
       if (!v.measured.empty()) spec.variants.push_back(v.name);
     if (spec.variants.empty()) continue;  // `"measured": {}` says nothing to compare
-    const auto fitted = fitted_for(i);
-    std::string sample = "out";
-    if (!fitted.empty()) {
-      sample = "in (";
-      for (std::size_t k = 0; k < fitted.size(); ++k) sample += (k ? ", " : "") + fitted[k];
-      sample += ")";
-    }
     const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
     for (const studies::VariantBands& v : r.variants) {
+      const auto fitted = fitted_for(i, sc.variant(v.name));
+      std::string sample = "out";
+      if (!fitted.empty()) {
+        sample = "in (";
+        for (std::size_t k = 0; k < fitted.size(); ++k) sample += (k ? ", " : "") + fitted[k];
+        sample += ")";
+      }
       for (const auto& [k, heading] : studies::quantities_in(v.quantity)) {
         const studies::Band& b = v.quantity.at(k);
         if (b.measured <= 0) continue;  // no measurement (or a CPU path's zero hardirq time)

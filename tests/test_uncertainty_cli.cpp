@@ -73,6 +73,26 @@ TEST_F(UncertaintyCli, ValidateMarksInSampleFromProvenance) {
   EXPECT_EQ(none.exit_code, 2);
 }
 
+// In sample by each variant's own values: a variant that holds a fitted parameter at a plain value
+// (here the fit's own value, so that nothing else changes) does not run with the fit, and its rows
+// do not name it; the other variants' rows still do.
+TEST_F(UncertaintyCli, ValidateMarksInSampleByEachVariantsOwnValues) {
+  json seed = json::parse(test::slurp(dir + "/seed.json"));
+  for (json& v : seed["variants"])
+    if (v["name"] == "sha256-qce-lock") v["overrides"]["qce.finish"] = 20110;
+  test::write_text(dir + "/seed.json", seed.dump(1));
+  const auto r = qcesim({"validate", ".", "--samples", "4", "--messages", "30", "--json", "v.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rows = json::parse(test::slurp(dir + "/v.json"))["rows"];
+  ASSERT_EQ(rows.size(), 10u);
+  for (const json& row : rows) {
+    const auto& names = row["fitted_from_it"];
+    const bool names_finish = std::find(names.begin(), names.end(), "qce.finish") != names.end();
+    EXPECT_EQ(names_finish, row["variant"] != "sha256-qce-lock") << row.dump();
+    EXPECT_TRUE(row["in_sample"].get<bool>()) << row.dump();  // the other three fitted values
+  }
+}
+
 // validate runs only the variants with a measurement: a what-if beside them (no `measured`) and
 // a scenario whose only block is empty add no run and no row.
 TEST_F(UncertaintyCli, ValidateRunsOnlyMeasuredVariants) {
