@@ -102,6 +102,21 @@ struct ReapMsg {
   std::int32_t status;
   std::int32_t fork_errno;
 };
+// A LaunchMsg with room for one descriptor, laid out as sendmsg and recvmsg take it.
+struct LaunchPacket {
+  LaunchMsg body{};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{&body, sizeof body};
+  msghdr msg{};
+  LaunchPacket() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  LaunchPacket(const LaunchPacket&) = delete;
+  LaunchPacket& operator=(const LaunchPacket&) = delete;
+};
 
 // In a forked run: fn(index) on a fresh thread, its JSON written to fd. Never returns.
 [[noreturn]] void run_and_exit(const std::function<json(std::size_t)>& fn, std::size_t index, int fd) {
@@ -177,24 +192,18 @@ struct ReapMsg {
       }
     }
     if (!open || !fds[1].revents) continue;
-    LaunchMsg m{};
+    LaunchPacket in;
     int fd = -1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-    iovec iov{&m, sizeof m};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t r = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
+    const ssize_t r = recvmsg(ctl, &in.msg, MSG_CMSG_CLOEXEC);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {  // the parent is done (or gone): finish the runs under way, then go
       open = false;
       continue;
     }
-    if (cmsghdr* c = CMSG_FIRSTHDR(&msg); c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+    if (cmsghdr* c = CMSG_FIRSTHDR(&in.msg); c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
       std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    if (r != static_cast<ssize_t>(sizeof m) || fd < 0) _exit(1);
+    if (r != static_cast<ssize_t>(sizeof in.body) || fd < 0) _exit(1);
+    const LaunchMsg& m = in.body;
     const pid_t pid = fork();
     if (pid == 0) {
       close(ctl);
@@ -288,22 +297,16 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
   const auto launch = [&](std::size_t index) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    LaunchMsg m{index};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    iovec iov{&m, sizeof m};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    LaunchPacket out;
+    out.body.index = index;
+    cmsghdr* c = CMSG_FIRSTHDR(&out.msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &fds[1], sizeof(int));
-    const ssize_t sent = sendmsg(ctl, &msg, MSG_NOSIGNAL);
+    const ssize_t sent = sendmsg(ctl, &out.msg, MSG_NOSIGNAL);
     close(fds[1]);
-    if (sent != static_cast<ssize_t>(sizeof m)) {
+    if (sent != static_cast<ssize_t>(sizeof out.body)) {
       close(fds[0]);
       lost_launcher();
       return false;

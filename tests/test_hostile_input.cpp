@@ -43,6 +43,11 @@ class HostileInput : public ::testing::Test {
   test::ProcessResult qcesim(std::vector<std::string> args, const std::function<void(pid_t)>& during = {}) {
     return test::run_qcesim(args, dir, during);
   }
+  // A sweep of four runs, one at a time, whose third (4,000,000 requests, every one simulated) is
+  // long enough to kill: the process that forks the runs (the launcher: the parent's child), or
+  // that run's own process (the launcher's child).
+  test::ProcessResult sweep_killing_the_third_run(bool the_launcher);
+  std::string sweep_file() const { return dir + "/s.json"; }
   // Names in the folder other than the inputs this fixture wrote.
   std::vector<std::string> outputs() {
     std::vector<std::string> names;
@@ -70,6 +75,22 @@ bool none_left(const std::string& needle) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;
+}
+
+test::ProcessResult HostileInput::sweep_killing_the_third_run(bool the_launcher) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-qce-nolock"}},
+             {"set", {{"sim.fast_forward", 0}}},
+             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 4000000, 7}}}}}};
+  const std::string file = sweep_file();
+  test::write_text(file, sw.dump());
+  return qcesim({"sweep", file, "-j", "1"}, [&](pid_t parent) {
+    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "[2/4]"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (pid_t p : test::processes_with(file))
+      if (p != parent && (test::parent_of(p) == parent) == the_launcher) kill(p, SIGKILL);
+  });
 }
 
 }  // namespace
@@ -293,19 +314,7 @@ TEST_F(HostileInput, ChildrenDieWhenTheirParentIsKilled) {
 // The process that forks the runs (the launcher, studies/processes.cpp) killed from outside: the
 // run under way ends without a result, and a new launcher starts the rest.
 TEST_F(HostileInput, AKilledLauncherFailsOnlyTheRunUnderWay) {
-  json sw = {{"sweep", "t"},
-             {"scenario", "seed.json"},
-             {"variants", {"sha256-qce-nolock"}},
-             {"set", {{"sim.fast_forward", 0}}},  // every request simulated: long enough to kill
-             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 4000000, 7}}}}}};
-  const std::string file = dir + "/s.json";
-  test::write_text(file, sw.dump());
-  const auto r = qcesim({"sweep", file, "-j", "1"}, [&](pid_t parent) {
-    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "[2/4]"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    for (pid_t p : test::processes_with(file))
-      if (p != parent && test::parent_of(p) == parent) kill(p, SIGKILL);
-  });
+  const auto r = sweep_killing_the_third_run(true);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("[3/4] workload.messages=4000000 sha256-qce-nolock: failed: the simulation process ended "
                        "without a result"),
@@ -313,7 +322,7 @@ TEST_F(HostileInput, AKilledLauncherFailsOnlyTheRunUnderWay) {
       << r.err;
   EXPECT_NE(r.err.find("[4/4] workload.messages=7"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 run(s) failed"), std::string::npos) << r.err;
-  EXPECT_TRUE(none_left(file)) << "orphaned simulations";
+  EXPECT_TRUE(none_left(sweep_file())) << "orphaned simulations";
 }
 
 TEST_F(HostileInput, AStoppedSweepResumes) {
@@ -345,20 +354,7 @@ TEST_F(HostileInput, AStoppedSweepResumes) {
 // A run whose process dies is reported as failed, counted once ("[3/4]", not "[5/4]"), and the
 // sweep goes on with the next; it exits 2 and keeps the journal for a retry.
 TEST_F(HostileInput, ADeadRunIsCountedOnceAndTheSweepGoesOn) {
-  json sw = {{"sweep", "t"},
-             {"scenario", "seed.json"},
-             {"variants", {"sha256-qce-nolock"}},
-             {"set", {{"sim.fast_forward", 0}}},  // every request simulated: long enough to kill
-             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6, 4000000, 7}}}}}};
-  const std::string file = dir + "/s.json";
-  test::write_text(file, sw.dump());
-  const auto r = qcesim({"sweep", file, "-j", "1"}, [&](pid_t parent) {
-    ASSERT_TRUE(wait_for_text(dir + "/.stderr", "[2/4]"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    // The third run's process, which the launcher (the parent's child) forked.
-    for (pid_t p : test::processes_with(file))
-      if (p != parent && test::parent_of(p) != parent) kill(p, SIGKILL);
-  });
+  const auto r = sweep_killing_the_third_run(false);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(
       r.err.find("[3/4] workload.messages=4000000 sha256-qce-nolock: failed: the simulation process died (signal 9)"),
