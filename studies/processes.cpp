@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
-#include <sys/select.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -157,8 +156,12 @@ struct LaunchPacket {
 // copy-on-write again, so a parent that forked each run itself took a fault (a page copy and a
 // TLB flush) for every page it then wrote while it read and parsed results: about 70 per run, a
 // sixth of validate's CPU time on a 2-core VM. The launcher writes next to nothing between its
-// forks, and the runs see the parent's memory as it was when fork_each began, as before.
+// forks. The runs see the parent's memory as it was when the launcher was forked (when fork_each
+// began), not as on_done has changed it since.
 [[noreturn]] void launcher_main(int ctl, const std::function<json(std::size_t)>& fn, unsigned jobs) {
+  // SIGCHLD inherited as ignored (an exec keeps that) would have the kernel reap the runs itself,
+  // with no signal and no status: the default, blocked and read through a signalfd.
+  signal(SIGCHLD, SIG_DFL);
   sigset_t chld, old;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -168,7 +171,12 @@ struct LaunchPacket {
   const pid_t self = getpid();
   std::vector<std::pair<pid_t, std::uint64_t>> runs;  // reserved now: no allocation between forks
   runs.reserve(jobs + 1);
-  auto answer = [ctl](const ReapMsg& m) { (void)send(ctl, &m, sizeof m, MSG_NOSIGNAL); };
+  // A report lost would leave the parent waiting for it: on any failure but EINTR the launcher
+  // goes, and the parent ends the runs under way as a lost launcher's.
+  auto answer = [ctl](const ReapMsg& m) {
+    while (send(ctl, &m, sizeof m, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof m))
+      if (errno != EINTR) _exit(1);
+  };
   bool open = true;
   while (open || !runs.empty()) {
     pollfd fds[2] = {{sfd, POLLIN, 0}, {open ? ctl : -1, POLLIN, 0}};
@@ -196,7 +204,8 @@ struct LaunchPacket {
     int fd = -1;
     const ssize_t r = recvmsg(ctl, &in.msg, MSG_CMSG_CLOEXEC);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {  // the parent is done (or gone): finish the runs under way, then go
+    if (r < 0) _exit(1);  // requests it can no longer read: the parent starts another launcher
+    if (r == 0) {         // the parent is done (or gone): finish the runs under way, then go
       open = false;
       continue;
     }
@@ -241,6 +250,8 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
   std::vector<Run> running;
   int ctl = -1;
   pid_t launcher = -1;
+  std::size_t reports = 0;  // from the launcher under way
+  int barren = 0;           // launchers lost before they reported a single run
   const auto start_launcher = [&] {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
@@ -258,40 +269,57 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
       close(sv[0]);
       for (const Run& r : running)
         if (r.fd >= 0) close(r.fd);  // only the parent reads the runs
-      launcher_main(sv[1], fn, jobs);
+      try {
+        launcher_main(sv[1], fn, jobs);
+      } catch (...) {  // never back into the parent's code
+      }
+      _exit(1);
     }
     register_child(pid);
     close(sv[1]);
     ctl = sv[0];
     launcher = pid;
+    reports = 0;
   };
-  // The launcher goes when the parent closes its socket, once the runs under way have ended.
-  const auto stop_launcher = [&] {
+  const auto reap_launcher = [&] {
     if (ctl >= 0) close(ctl);
     ctl = -1;
     if (launcher > 0) {
-      waitpid(launcher, nullptr, 0);
+      while (waitpid(launcher, nullptr, 0) < 0 && errno == EINTR) {
+      }
       forget_child(launcher);
     }
     launcher = -1;
   };
-  // A launcher killed from outside: its runs die with it (PR_SET_PDEATHSIG) and end as runs
-  // without a result; a new launcher starts the rest.
-  const auto lost_launcher = [&] {
-    for (Run& run : running) run.reaped = true;
-    stop_launcher();
-  };
-  const auto read_launcher = [&] {
-    ReapMsg m{};
-    const ssize_t r = recv(ctl, &m, sizeof m, 0);
-    if (r < 0 && errno == EINTR) return;
-    if (r != static_cast<ssize_t>(sizeof m)) return lost_launcher();
+  // One report from the launcher: a run reaped, or one it could not fork.
+  const auto take_report = [&](const ReapMsg& m) {
+    ++reports;
     if (m.fork_errno != 0) throw std::runtime_error(std::string("fork: ") + std::strerror(m.fork_errno));
     for (Run& run : running)
       if (run.index == m.index) {
         run.reaped = true;
         run.status = m.status;
       }
+  };
+  // A launcher lost (killed from outside, or its socket failed): the reports it sent are taken,
+  // its runs die with it (PR_SET_PDEATHSIG) and end as runs without a result, and a new launcher
+  // starts the rest. It is killed, not waited for: it would wait for its runs, whose pipes nobody
+  // would read meanwhile.
+  const auto lost_launcher = [&] {
+    ReapMsg m{};
+    while (ctl >= 0 && recv(ctl, &m, sizeof m, MSG_DONTWAIT) == static_cast<ssize_t>(sizeof m)) take_report(m);
+    for (Run& run : running) run.reaped = true;
+    if (launcher > 0) kill(launcher, SIGKILL);
+    const bool none = reports == 0;
+    reap_launcher();
+    if (none && ++barren == 3) throw std::runtime_error("the process that starts the simulations ended three times");
+  };
+  const auto read_launcher = [&] {
+    ReapMsg m{};
+    const ssize_t r = recv(ctl, &m, sizeof m, 0);
+    if (r < 0 && errno == EINTR) return;
+    if (r != static_cast<ssize_t>(sizeof m)) return lost_launcher();
+    take_report(m);
   };
   // Asks the launcher for run `index`, its result coming back through a new pipe.
   const auto launch = [&](std::size_t index) {
@@ -304,7 +332,10 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &fds[1], sizeof(int));
-    const ssize_t sent = sendmsg(ctl, &out.msg, MSG_NOSIGNAL);
+    ssize_t sent;
+    do {
+      sent = sendmsg(ctl, &out.msg, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
     close(fds[1]);
     if (sent != static_cast<ssize_t>(sizeof out.body)) {
       close(fds[0]);
@@ -329,45 +360,40 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
     on_done(index, results[index]);
   };
   std::size_t next = 0;
+  std::vector<pollfd> ready;
   try {
     while (next < n || !running.empty()) {
-      for (int lost = 0; next < n && running.size() < jobs;) {
+      while (next < n && running.size() < jobs) {
         if (ctl < 0) start_launcher();
-        if (launch(next)) {
-          ++next;
-        } else if (++lost == 3) {
-          throw std::runtime_error("the process that starts the simulations ended at once, three times");
-        }
+        if (launch(next)) ++next;
       }
       // Whatever is ready: a run's output or its end, the launcher's news.
-      fd_set set;
-      FD_ZERO(&set);
-      int maxfd = -1;
+      ready.clear();
       for (const Run& r : running)
-        if (r.fd >= 0) {
-          FD_SET(r.fd, &set);
-          maxfd = std::max(maxfd, r.fd);
-        }
-      if (ctl >= 0) {
-        FD_SET(ctl, &set);
-        maxfd = std::max(maxfd, ctl);
-      }
-      if (maxfd >= 0 && select(maxfd + 1, &set, nullptr, nullptr, nullptr) < 0) {
+        if (r.fd >= 0) ready.push_back({r.fd, POLLIN, 0});
+      if (ctl >= 0) ready.push_back({ctl, POLLIN, 0});
+      if (!ready.empty() && poll(ready.data(), ready.size(), -1) < 0) {
         if (errno == EINTR) continue;
-        throw std::runtime_error(std::string("select: ") + std::strerror(errno));
+        throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
       }
-      for (Run& r : running) {
-        if (r.fd < 0 || !FD_ISSET(r.fd, &set)) continue;
-        char buf[65536];
-        const ssize_t got = read(r.fd, buf, sizeof buf);
-        if (got > 0) {
-          r.data.append(buf, static_cast<std::size_t>(got));
-        } else if (got == 0 || errno != EINTR) {
-          close(r.fd);
-          r.fd = -1;
+      for (const pollfd& p : ready) {
+        if (p.revents == 0) continue;
+        if (p.fd == ctl) {
+          read_launcher();
+          continue;
+        }
+        for (Run& r : running) {
+          if (r.fd != p.fd) continue;
+          char buf[65536];
+          const ssize_t got = read(r.fd, buf, sizeof buf);
+          if (got > 0) {
+            r.data.append(buf, static_cast<std::size_t>(got));
+          } else if (got == 0 || errno != EINTR) {
+            close(r.fd);
+            r.fd = -1;
+          }
         }
       }
-      if (ctl >= 0 && FD_ISSET(ctl, &set)) read_launcher();
       for (auto it = running.begin(); it != running.end();) {
         if (it->fd < 0 && it->reaped) {
           finish(it);
@@ -382,10 +408,10 @@ std::vector<json> fork_each(std::size_t n, unsigned jobs, const std::function<js
     for (const Run& r : running)
       if (r.fd >= 0) close(r.fd);
     if (launcher > 0) kill(launcher, SIGTERM);
-    stop_launcher();
+    reap_launcher();
     throw;
   }
-  stop_launcher();
+  reap_launcher();
   return results;
 }
 

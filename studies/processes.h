@@ -14,7 +14,9 @@ namespace qcesim::studies {
 bool spare_core_per_run(std::size_t n, unsigned jobs);
 
 // Runs fn(i) for i in [0, n) each in a forked child, at most `jobs` at once; each child's
-// stdout-free result is the JSON it returns. Errors come back as {"error": "..."}.
+// stdout-free result is the JSON it returns. Errors come back as {"error": "..."}. The children
+// are forked by a launcher process forked when fork_each begins: fn sees memory as it was then,
+// not as on_done has changed it since.
 std::vector<nlohmann::json> fork_each(std::size_t n, unsigned jobs,
                                       const std::function<nlohmann::json(std::size_t)>& fn,
                                       const std::function<void(std::size_t, const nlohmann::json&)>& on_done);

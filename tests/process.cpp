@@ -155,9 +155,9 @@ std::vector<pid_t> processes_with(const std::string& needle) {
 pid_t parent_of(pid_t pid) {
   // The fourth field; the second, the command's name in parentheses, may hold spaces.
   const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream rest(stat.substr(close + 1));
+  const auto name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(name_end + 1));
   std::string state;
   pid_t ppid = -1;
   rest >> state >> ppid;

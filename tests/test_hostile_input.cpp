@@ -87,9 +87,22 @@ test::ProcessResult HostileInput::sweep_killing_the_third_run(bool the_launcher)
   test::write_text(file, sw.dump());
   return qcesim({"sweep", file, "-j", "1"}, [&](pid_t parent) {
     ASSERT_TRUE(wait_for_text(dir + "/.stderr", "[2/4]"));
+    // The third run's process: the one whose parent is neither the test nor qcesim (the second
+    // has been reaped once "[2/4]" is out). It may not be forked yet on a loaded machine.
+    pid_t run = -1, launcher = -1;
+    for (int i = 0; i < 400 && run < 0; ++i) {
+      for (pid_t p : test::processes_with(file)) {
+        const pid_t up = test::parent_of(p);
+        if (p != parent && up > 1 && up != parent) {
+          run = p;
+          launcher = up;
+        }
+      }
+      if (run < 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_GT(run, 1) << "no run process";
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    for (pid_t p : test::processes_with(file))
-      if (p != parent && (test::parent_of(p) == parent) == the_launcher) kill(p, SIGKILL);
+    kill(the_launcher ? launcher : run, SIGKILL);
   });
 }
 
