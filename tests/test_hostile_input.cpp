@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
 #include "cli/output_file.h"
 #include "cli/plot.h"
@@ -310,6 +312,47 @@ TEST_F(HostileInput, SigintExits130) {
     kill(pid, SIGINT);
   });
   EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_TRUE(none_left(seed_file));
+}
+
+// Started with SIGCHLD ignored (a parent that ignores it passes that on through exec), the runs
+// still report back: the launcher resets it, or the kernel would reap the runs with no signal and
+// no status and the parent would wait for them forever.
+TEST_F(HostileInput, RunsReportBackWithSigchldIgnored) {
+  const std::string out = dir + "/v.out";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGCHLD, SIG_IGN);
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int n = open("/dev/null", O_RDWR);
+    dup2(n, 0);
+    dup2(o, 1);
+    dup2(n, 2);
+    setpgid(0, 0);
+    std::string bin = QCESIM_BINARY;
+    std::vector<std::string> args = {"run", "seed.json", "--uncertainty", "3", "--set", "workload.messages=30"};
+    std::vector<char*> argv = {bin.data()};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ASSERT_GT(pid, 1);
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 1200 && done == 0; ++i) {  // 60 s at most
+    done = waitpid(pid, &status, WNOHANG);
+    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (done == 0) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "qcesim with SIGCHLD ignored did not finish in 60 s";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_NE(test::slurp(out).find("sha256-qce-lock"), std::string::npos) << test::slurp(out);
   EXPECT_TRUE(none_left(seed_file));
 }
 
