@@ -46,22 +46,16 @@ std::vector<MeasuredFile> measured_scenarios(const std::string& dir) {
   return files;
 }
 
-// Whether the scenario holds `name` at a plain value in variant v (the variant's own entry decides,
-// as it does in its profile): the provenance the parameter still carries is not that value's.
-bool held_plainly(const studies::Scenario& sc, const studies::Variant& v, const std::string& name) {
-  if (const auto it = v.overrides.find(name); it != v.overrides.end()) return !it->is_object();
-  const auto it = sc.overrides.find(name);
-  return it != sc.overrides.end() && !it->is_object();
-}
-
 // The parameters variant v runs with whose values were set from the measurements of one of
-// `sources` (their provenance names it): the profile's, or the variant's own restatements.
+// `sources` (their provenance names it): the profile's, or the variant's own restatements. A value
+// the scenario holds plainly does not count: the provenance the parameter still carries is not
+// that value's.
 std::vector<std::string> fitted_from(const studies::Scenario& sc, const studies::Variant& v,
                                      const std::vector<const studies::Scenario*>& sources) {
   std::vector<std::string> names;
   const model::Profile profile = sc.profile_for(v);
   for (const auto& [name, p] : profile.params()) {
-    if (held_plainly(sc, v, name)) continue;
+    if (sc.holds_plainly(v, name)) continue;
     for (const studies::Scenario* k : sources)
       if (p.provenance.find(k->name) != std::string::npos) {
         names.push_back(name);
@@ -102,14 +96,14 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   // (its provenance names a scenario that carries the same measured block: a study repeating P1 is
   // in sample too). Each variant's own profile decides: a variant that holds a fitted parameter at
   // another value does not run with the fit, and one that restates a fit runs with that one.
-  auto fitted_for = [&](std::size_t i, const studies::Variant& v) {
+  auto sources_for = [&](std::size_t i) {
     std::vector<const studies::Scenario*> sources;
     for (std::size_t k = 0; k < files.size(); ++k) {
       bool shared = false;
       for (const std::string& m : files[i].measured) shared = shared || files[k].measured.count(m);
       if (shared) sources.push_back(&scenarios[k]);
     }
-    return fitted_from(scenarios[i], v, sources);
+    return sources;
   };
   // Rows grouped by SoC (the scenario's profile), each group with how many measurements its
   // bands hold and how wide they are: the median p95/p05 ratio (a band ten times wide predicts
@@ -150,9 +144,10 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     for (const auto& v : sc.variants)
       if (!v.measured.empty()) spec.variants.push_back(v.name);
     if (spec.variants.empty()) continue;  // `"measured": {}` says nothing to compare
+    const auto sources = sources_for(i);
     const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
     for (const studies::VariantBands& v : r.variants) {
-      const auto fitted = fitted_for(i, sc.variant(v.name));
+      const auto fitted = fitted_from(sc, sc.variant(v.name), sources);
       std::string sample = "out";
       if (!fitted.empty()) {
         sample = "in (";

@@ -430,6 +430,12 @@ Profile Scenario::profile_for(const Variant& v) const {
   return p;
 }
 
+bool Scenario::holds_plainly(const Variant& v, const std::string& param) const {
+  if (const auto it = v.overrides.find(param); it != v.overrides.end()) return !it->is_object();
+  const auto it = overrides.find(param);
+  return it != overrides.end() && !it->is_object();
+}
+
 std::size_t Scenario::index_of(const Variant& v) const {
   const Variant& mine = variant(v.name);  // throws for a name the scenario lacks, naming those it has
   return static_cast<std::size_t>(&mine - variants.data());

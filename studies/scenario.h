@@ -170,6 +170,10 @@ struct Scenario {
   Profile shared_profile() const;
   // The profile with the scenario's overrides and then the variant's applied.
   Profile profile_for(const Variant& v) const;
+  // Whether variant v runs with parameter `param` at a plain value the scenario gives (the variant's
+  // overrides, or else the scenario's and --set's), not its profile's value or a restatement
+  // ({value, interval, provenance}). The variant's entry decides, as it does in its profile.
+  bool holds_plainly(const Variant& v, const std::string& param) const;
   // The variant's index in the scenario's `variants` array (its JSON pointer's).
   std::size_t index_of(const Variant& v) const;
   const Variant& variant(const std::string& name) const;

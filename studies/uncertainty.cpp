@@ -130,19 +130,14 @@ Design design_for(const UncertaintySpec& spec) {
     for (const cpu::CoreType& t : cpu::cpus_from_profile(profiles.back()))
       if (std::find(core_types.begin(), core_types.end(), t.name) == core_types.end()) core_types.push_back(t.name);
   }
-  // What varies in each variant: its own profile's intervals, less what it holds at a value: one
-  // the variant gives, or else one the scenario or --set (one of the scenario's overrides by now)
-  // gives. The variant's entry decides, as it does in its profile. A restatement
+  // What varies in each variant: its own profile's intervals, less what the scenario holds at a
+  // plain value for it (--set is one of the scenario's overrides by now). A restatement
   // ({value, interval, provenance}) varies over the interval it gives (none: the profile has none).
-  auto held = [&d](const Variant& v, const std::string& name) {
-    if (const auto it = v.overrides.find(name); it != v.overrides.end()) return !it->is_object();
-    const auto it = d.sc.overrides.find(name);
-    return it != d.sc.overrides.end() && !it->is_object();
-  };
   std::vector<std::map<std::string, UncertainParam>> own(profiles.size());
   for (std::size_t i = 0; i < profiles.size(); ++i)
     for (const UncertainParam& u : uncertain_params(profiles[i]))
-      if (!held(d.sc.variant(d.variants[i]), u.name) && param_can_matter(u.name, d.sc.workload, core_types))
+      if (!d.sc.holds_plainly(d.sc.variant(d.variants[i]), u.name) &&
+          param_can_matter(u.name, d.sc.workload, core_types))
         own[i].emplace(u.name, u);
   // The union, by name, with the shared profile's interval where it has one.
   const model::Profile shared = d.sc.shared_profile();
