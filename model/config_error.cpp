@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,6 +42,12 @@ std::string describe_json(const json& j) {
 }
 
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
+  FileStamp stamp;
+  return *read_input_file_unless(file, what, kind, nullptr, stamp, max_bytes);
+}
+
+std::optional<std::string> read_input_file_unless(const std::string& file, const std::string& what, InputKind kind,
+                                                  const FileStamp* known, FileStamp& stamp, std::size_t max_bytes) {
   const std::string expected = "a readable " + what;
   // Opened first, then examined: the file checked is the file read, even if its name is swapped
   // for a FIFO in between (O_NONBLOCK keeps that open from waiting for a writer).
@@ -67,28 +74,44 @@ std::string read_input_file(const std::string& file, const std::string& what, In
   };
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes)
     throw too_big(fmt::format("{} bytes", st.st_size));
+  stamp = FileStamp{};
+  if (S_ISREG(st.st_mode)) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    stamp = {static_cast<std::uint64_t>(st.st_dev),
+             static_cast<std::uint64_t>(st.st_ino),
+             static_cast<std::uint64_t>(st.st_size),
+             st.st_mtim.tv_sec,
+             st.st_mtim.tv_nsec,
+             st.st_ctim.tv_sec,
+             st.st_ctim.tv_nsec,
+             st.st_ctim.tv_sec + 1 < now.tv_sec};
+    if (known && stamp.same_text_as(*known)) return std::nullopt;
+  }
   // A pipe or a device given on the command line (`qcesim run /dev/stdin`) is read blocking.
   const int flags = fcntl(fd, F_GETFL);
   if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  // Pipes and devices have no size: read in blocks up to one byte more than allowed to know. The
-  // text is read straight into the string, a regular file's in one block one byte longer than it
-  // (at least a page: /proc's files say 0): no buffer on the stack, whose pages a forked run
-  // (validate, sweep) would fault in anew.
-  std::string text;
+  // Read straight into the string, which grows by a block only when full: a regular file's block
+  // is one byte longer than it (at least a page: /proc's files say 0), so its text is one read and
+  // its end one more; pipes and devices, which have no size, go in 64 KiB blocks up to one byte
+  // more than allowed. No buffer on the stack, whose pages a forked run (validate, sweep) would
+  // fault in anew, and no copy of a text the string outgrew.
   const std::size_t block =
       S_ISREG(st.st_mode)
           ? std::max<std::size_t>(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_bytes) + 1, 4096)
           : 65536;
-  while (text.size() <= max_bytes) {
-    const std::size_t at = text.size();
-    text.resize(at + block);
-    const ssize_t n = read(fd, &text[at], block);
-    text.resize(at + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+  std::string text(block, '\0');
+  std::size_t len = 0;
+  while (len <= max_bytes) {
+    if (len == text.size()) text.resize(len + block);
+    const ssize_t n = read(fd, &text[len], text.size() - len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw ConfigError(file, "", expected, "a read error");
     if (n == 0) break;
+    len += static_cast<std::size_t>(n);
   }
-  if (text.size() > max_bytes) throw too_big("more");
+  if (len > max_bytes) throw too_big("more");
+  text.resize(len);
   return text;
 }
 

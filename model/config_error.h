@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -50,6 +52,26 @@ nlohmann::json read_json_file(const std::string& file, const std::string& what, 
 // The two halves: the file's text (size checked), and that text parsed (nesting checked).
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any,
                             std::size_t max_bytes = kMaxInputBytes);
+
+// What tells a regular file's text apart without reading it: the file (device, inode), its size
+// and its modification and change times. A write moves the change time, which no one but the
+// clock's owner can set back; a stamp is only trusted once its change time lies a second before
+// it was taken, since file times advance in clock ticks (what git calls "racily clean").
+struct FileStamp {
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtime_s = 0, mtime_ns = 0, ctime_s = 0, ctime_ns = 0;
+  bool settled = false;  // changed at least a second before it was taken
+  bool same_text_as(const FileStamp& o) const {
+    return settled && o.settled && dev == o.dev && ino == o.ino && size == o.size && mtime_s == o.mtime_s &&
+           mtime_ns == o.mtime_ns && ctime_s == o.ctime_s && ctime_ns == o.ctime_ns;
+  }
+};
+// read_input_file for a file a cache holds the parse of: the checks are the same (opened, then
+// examined), `stamp` becomes the opened file's, and when `known` says the same text it is not
+// read (nullopt).
+std::optional<std::string> read_input_file_unless(const std::string& file, const std::string& what, InputKind kind,
+                                                  const FileStamp* known, FileStamp& stamp,
+                                                  std::size_t max_bytes = kMaxInputBytes);
 // Where a file named inside `file` (a scenario's profile, a sweep's scenario) is looked up:
 // `name` beside `file` when that is a regular file; from the current folder when `file` is a
 // pipe or a device (`qcesim run /dev/stdin`, `<(...)`), which has no folder of its own.

@@ -2,9 +2,11 @@
 // expected and what was found. No SystemC elaboration here.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <thread>
 
 #include "cpu/costs.h"
 #include "studies/replay.h"
@@ -213,6 +215,39 @@ TEST(Scenario, BadFilesAreReportedNotCrashed) {
   EXPECT_THROW(Scenario::load("/nonexistent.json"), ConfigError);
   std::remove(bad_json.c_str());
   std::remove(no_variants.c_str());
+}
+
+// Profile::load parses a file once per process and does not read it again while the file's stamp
+// (the file, its size and times) says the text is the one parsed. A stamp stands for a text only
+// once settled (file times move in clock ticks: a write just after a read may leave them as they
+// were), and every write is seen, just after the last read and long after it.
+TEST(Scenario, AProfileWrittenAgainIsReadAgain) {
+  const std::string src = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(src));
+  const std::string file = write_temp("");
+  const auto write_clock = [&](int mhz) {
+    j["parameters"]["qce.clock"]["value"] = mhz;
+    std::ofstream(file) << j.dump(1);  // in place: the same file, the same size for 150 and 151
+  };
+  const auto clock_now = [&] { return Profile::load(file).num("qce.clock"); };
+  FileStamp fresh, settled, again;
+  write_clock(150);
+  ASSERT_TRUE(read_input_file_unless(file, "profile", InputKind::regular, nullptr, fresh));
+  EXPECT_FALSE(fresh.settled);
+  EXPECT_TRUE(read_input_file_unless(file, "profile", InputKind::regular, &fresh, again));  // not yet a proof
+  EXPECT_EQ(clock_now(), 150);
+  write_clock(151);
+  EXPECT_EQ(clock_now(), 151);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  ASSERT_TRUE(read_input_file_unless(file, "profile", InputKind::regular, nullptr, settled));
+  EXPECT_TRUE(settled.settled);
+  EXPECT_FALSE(read_input_file_unless(file, "profile", InputKind::regular, &settled, again));  // not read
+  EXPECT_EQ(clock_now(), 151);
+  write_clock(150);
+  EXPECT_TRUE(read_input_file_unless(file, "profile", InputKind::regular, &settled, again));
+  EXPECT_EQ(clock_now(), 150);
+  EXPECT_EQ(clock_now(), 150);
+  std::remove(file.c_str());
 }
 
 TEST(Scenario, ProfileEveryParameterHasUnitRangeProvenanceAndDoc) {
