@@ -8,7 +8,12 @@ cd "$(dirname "$0")/.."
 seconds=${QCESIM_FUZZ_SECONDS:-12}
 
 echo "== ASan + UBSan: the test suite (build/sanitize)" >&2
-cmake --preset sanitize
+# Under CI without the preset's line tables (-g1; keep the flags in step): a fifth of each unit's
+# compile time (studies' second unity unit: 33.7 -> 27.6 s). UBSan's reports still name file and
+# line (the check carries them), ASan's backtraces name functions; the preset run by hand has both.
+flags=()
+if [ -n "${CI:-}" ]; then flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1"); fi
+cmake --preset sanitize "${flags[@]}"
 cmake --build --preset sanitize
 ctest --preset sanitize
 
