@@ -46,7 +46,8 @@ unsigned usable_cores() {
 }
 // A forked run's first allocations, in one system call instead of a page fault each. Its thread's
 // new malloc arena (fresh as long as the parent runs no threads of its own: validate, run, sweep
-// and sensitivity do not) would otherwise grow a page at a time, an mprotect and a fault per page,
+// and sensitivity do not; the launcher's two below leave theirs holding only a thread cache)
+// would otherwise grow a page at a time, an mprotect and a fault per page,
 // and a fault costs microseconds in a VM. Here the arena keeps what it grows (no trim; blocks up to
 // 32 MiB come from it, not from mmap) and its first MiB is faulted in at once
 // (MADV_POPULATE_WRITE, Linux 5.14; an older kernel refuses it and nothing changes):
@@ -172,7 +173,8 @@ struct LaunchPacket {
   // Each run starts a thread (run_and_exit). A process's first thread binds pthread_create (a
   // symbol lookup through every loaded object) and maps a stack, its second binds what sets up a
   // stack taken from glibc's cache of freed ones; both done here, every run inherits the bindings
-  // and the cached stack (validate, one IPQ40xx scenario: 17 % less CPU).
+  // and the cached stack (validate, one IPQ40xx scenario: about 12 % less CPU with the profile's
+  // stamp, docs/bench.md).
   try {
     for (int i = 0; i < 2; ++i) std::thread([] {}).join();
   } catch (...) {  // no thread now: each run binds its own, as it would anyway

@@ -248,7 +248,10 @@ std::vector<std::vector<json>> merge_shards(const UncertaintySpec& spec, const s
 std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Design& d, std::size_t n_points,
                                           const PointAt& point_at, std::ostream& progress, const std::string& kind) {
   const std::size_t nv = d.variants.size();
-  const std::string fp = fingerprint(spec, d, n_points, point_at, kind);
+  // Only shards carry the fingerprint: it draws every point's values once more, as many draws as
+  // the runs make themselves.
+  const bool sharded = spec.shard.count != 0 || !spec.shard.merge.empty();
+  const std::string fp = sharded ? fingerprint(spec, d, n_points, point_at, kind) : std::string();
   if (!spec.shard.merge.empty()) return merge_shards(spec, fp, n_points, d.variants);
   // The points this process runs: all, or this shard's.
   std::vector<std::size_t> mine;
