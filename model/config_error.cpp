@@ -4,7 +4,9 @@
 
 #include <spdlog/fmt/fmt.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,44 @@ std::string describe_json(const json& j) {
   }
 }
 
+namespace {
+
+// File systems whose times come from this machine's clock and move with every write: there a
+// stamp may stand for a text. Elsewhere the text always decides: NFS, SMB, 9p, virtiofs and FUSE
+// take their times from another clock (or none), /proc and /sys have none that follow the text.
+bool local_times(int fd) {
+  struct statfs fs;
+  if (fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case EXT4_SUPER_MAGIC:  // ext2, ext3 and ext4
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A regular file's stamp; settled when its times may be trusted and it last changed at least a
+// second before now (a change time in the future never settles).
+FileStamp stamp_of(const struct stat& st, bool may_settle) {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return {static_cast<std::uint64_t>(st.st_dev),
+          static_cast<std::uint64_t>(st.st_ino),
+          static_cast<std::uint64_t>(st.st_size),
+          st.st_mtim.tv_sec,
+          st.st_mtim.tv_nsec,
+          st.st_ctim.tv_sec,
+          st.st_ctim.tv_nsec,
+          may_settle && st.st_ctim.tv_sec < now.tv_sec - 1};
+}
+
+}  // namespace
+
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
   FileStamp stamp;
   return *read_input_file_unless(file, what, kind, nullptr, stamp, max_bytes);
@@ -74,20 +114,8 @@ std::optional<std::string> read_input_file_unless(const std::string& file, const
   };
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes)
     throw too_big(fmt::format("{} bytes", st.st_size));
-  stamp = FileStamp{};
-  if (S_ISREG(st.st_mode)) {
-    timespec now{};
-    clock_gettime(CLOCK_REALTIME, &now);
-    stamp = {static_cast<std::uint64_t>(st.st_dev),
-             static_cast<std::uint64_t>(st.st_ino),
-             static_cast<std::uint64_t>(st.st_size),
-             st.st_mtim.tv_sec,
-             st.st_mtim.tv_nsec,
-             st.st_ctim.tv_sec,
-             st.st_ctim.tv_nsec,
-             st.st_ctim.tv_sec + 1 < now.tv_sec};
-    if (known && stamp.same_text_as(*known)) return std::nullopt;
-  }
+  stamp = S_ISREG(st.st_mode) ? stamp_of(st, local_times(fd)) : FileStamp{};
+  if (known && stamp.same_text_as(*known)) return std::nullopt;
   // A pipe or a device given on the command line (`qcesim run /dev/stdin`) is read blocking.
   const int flags = fcntl(fd, F_GETFL);
   if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -112,6 +140,11 @@ std::optional<std::string> read_input_file_unless(const std::string& file, const
   }
   if (len > max_bytes) throw too_big("more");
   text.resize(len);
+  // A stamp stands for the text only if nothing moved while it was read.
+  if (stamp.settled) {
+    struct stat after;
+    stamp.settled = fstat(fd, &after) == 0 && len == stamp.size && stamp_of(after, true).same_text_as(stamp);
+  }
   return text;
 }
 

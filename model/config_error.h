@@ -55,8 +55,9 @@ std::string read_input_file(const std::string& file, const std::string& what, In
 
 // What tells a regular file's text apart without reading it: the file (device, inode), its size
 // and its modification and change times. A write moves the change time, which no one but the
-// clock's owner can set back; a stamp is only trusted once its change time lies a second before
-// it was taken, since file times advance in clock ticks (what git calls "racily clean").
+// clock's owner can set back. A stamp is only trusted (settled) on a local file system, once its
+// change time lies a second before it was taken, since file times advance in clock ticks (what git
+// calls "racily clean"), and when nothing moved while the text was read.
 struct FileStamp {
   std::uint64_t dev = 0, ino = 0, size = 0;
   std::int64_t mtime_s = 0, mtime_ns = 0, ctime_s = 0, ctime_ns = 0;

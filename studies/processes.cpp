@@ -174,7 +174,8 @@ struct LaunchPacket {
   // symbol lookup through every loaded object) and maps a stack, its second binds what sets up a
   // stack taken from glibc's cache of freed ones; both done here, every run inherits the bindings
   // and the cached stack (validate, one IPQ40xx scenario: about 12 % less CPU with the profile's
-  // stamp, docs/bench.md).
+  // stamp, docs/bench.md). glibc then takes the launcher for multi-threaded for good: each fork
+  // locks and unlocks malloc's arenas and stdio's list, a few of libc's pages written per run.
   try {
     for (int i = 0; i < 2; ++i) std::thread([] {}).join();
   } catch (...) {  // no thread now: each run binds its own, as it would anyway
