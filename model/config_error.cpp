@@ -79,15 +79,10 @@ FileStamp stamp_of(const struct stat& st, bool may_settle) {
           may_settle && st.st_ctim.tv_sec < now.tv_sec - 1};
 }
 
-}  // namespace
-
-std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
-  FileStamp stamp;
-  return *read_input_file_unless(file, what, kind, nullptr, stamp, max_bytes);
-}
-
-std::optional<std::string> read_input_file_unless(const std::string& file, const std::string& what, InputKind kind,
-                                                  const FileStamp* known, FileStamp& stamp, std::size_t max_bytes) {
+// The file's text, checked; with `stamp`, also the open file's stamp, and nothing read when
+// `known` says the same text.
+std::optional<std::string> read_input(const std::string& file, const std::string& what, InputKind kind,
+                                      const FileStamp* known, FileStamp* stamp, std::size_t max_bytes) {
   const std::string expected = "a readable " + what;
   // Opened first, then examined: the file checked is the file read, even if its name is swapped
   // for a FIFO in between (O_NONBLOCK keeps that open from waiting for a writer).
@@ -114,8 +109,10 @@ std::optional<std::string> read_input_file_unless(const std::string& file, const
   };
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes)
     throw too_big(fmt::format("{} bytes", st.st_size));
-  stamp = S_ISREG(st.st_mode) ? stamp_of(st, local_times(fd)) : FileStamp{};
-  if (known && stamp.same_text_as(*known)) return std::nullopt;
+  if (stamp) {  // only for a cache: the other reads need neither the file system nor the clock
+    *stamp = S_ISREG(st.st_mode) ? stamp_of(st, local_times(fd)) : FileStamp{};
+    if (known && stamp->same_text_as(*known)) return std::nullopt;
+  }
   // A pipe or a device given on the command line (`qcesim run /dev/stdin`) is read blocking.
   const int flags = fcntl(fd, F_GETFL);
   if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -141,11 +138,22 @@ std::optional<std::string> read_input_file_unless(const std::string& file, const
   if (len > max_bytes) throw too_big("more");
   text.resize(len);
   // A stamp stands for the text only if nothing moved while it was read.
-  if (stamp.settled) {
+  if (stamp && stamp->settled) {
     struct stat after;
-    stamp.settled = fstat(fd, &after) == 0 && len == stamp.size && stamp_of(after, true).same_text_as(stamp);
+    stamp->settled = fstat(fd, &after) == 0 && len == stamp->size && stamp_of(after, true).same_text_as(*stamp);
   }
   return text;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
+  return *read_input(file, what, kind, nullptr, nullptr, max_bytes);
+}
+
+std::optional<std::string> read_input_file_unless(const std::string& file, const std::string& what, InputKind kind,
+                                                  const FileStamp* known, FileStamp& stamp, std::size_t max_bytes) {
+  return read_input(file, what, kind, known, &stamp, max_bytes);
 }
 
 json parse_input_json(const std::string& text, const std::string& file) {

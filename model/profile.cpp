@@ -49,7 +49,10 @@ Profile Profile::load(const std::string& file) {
   std::optional<std::string> text = read_input_file_unless(file, "profile file", InputKind::regular,
                                                            it != parsed.end() ? &it->second.stamp : nullptr, stamp);
   if (!text || (it != parsed.end() && it->second.text == *text && !it->second.text.empty())) {
-    if (text) it->second.stamp = stamp;
+    if (text) {  // the same text: from now on its stamp may stand for it
+      it->second.stamp = stamp;
+      if (stamp.settled) it->second.text.clear();
+    }
     return it->second.profile;
   }
   Profile p = parse(parse_input_json(*text, file), file);

@@ -157,8 +157,8 @@ struct LaunchPacket {
 // copy-on-write again, so a parent that forked each run itself took a fault (a page copy and a
 // TLB flush) for every page it then wrote while it read and parsed results: about 70 per run, a
 // sixth of validate's CPU time on a 2-core VM. The launcher writes next to nothing between its
-// forks. The runs see the parent's memory as it was when the launcher was forked (when fork_each
-// began), not as on_done has changed it since.
+// forks (glibc's fork itself aside: below). The runs see the parent's memory as it was when the launcher was forked
+// (when fork_each began), not as on_done has changed it since.
 [[noreturn]] void launcher_main(int ctl, const std::function<json(std::size_t)>& fn, unsigned jobs) {
   // SIGCHLD inherited as ignored (an exec keeps that) would have the kernel reap the runs itself,
   // with no signal and no status: the default, blocked and read through a signalfd.
