@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <systemc>
@@ -156,9 +157,9 @@ Param parse_param(const std::string& name, const json& pj, const std::string& fi
 
 // One group of "correlations": two or more distinct parameters, each a number with a log-normal
 // interval (positive) and in no other group, with a correlation matrix a distribution can have.
-Correlation parse_correlation(const json& g, std::size_t index, const std::map<std::string, Param>& params,
-                              const std::set<std::string>& grouped, const std::string& file) {
-  const std::string path = fmt::format("/correlations/{}", index);
+Correlation parse_correlation(const json& g, const std::string& path, const std::map<std::string, Param>& params,
+                              const std::set<std::string>& grouped, const std::string& file,
+                              const std::function<bool(const std::string&)>& pinned = {}) {
   if (!g.is_object()) throw ConfigError(file, path, "an object with parameters, correlation, provenance", describe(g));
   for (const auto& [key, _] : g.items())
     if (key != "parameters" && key != "correlation" && key != "provenance")
@@ -175,10 +176,23 @@ Correlation parse_correlation(const json& g, std::size_t index, const std::map<s
     const auto it = params.find(name);
     if (it == params.end()) throw ConfigError(file, at, "a parameter of this profile", quoted_input(name));
     const Param& p = it->second;
+    // Where a scenario gave the value in force (its origin names it; a profile's own is its entry).
+    const std::string given =
+        p.origin_path.empty() || p.origin_path == "/parameters/" + name + "/value" ? "" : " given at " + p.origin_path;
+    if (pinned && pinned(name)) {  // held at a plain value by an edit: checked as named, then dropped
+      if (p.is_text()) throw ConfigError(file, at, "a numeric parameter", quoted_input(name) + given);
+      if (!p.shared.empty())
+        throw ConfigError(file, at, "a parameter without a shared factor", quoted_input(name) + " shares " + p.shared);
+      if (std::find(c.names.begin(), c.names.end(), name) != c.names.end())
+        throw ConfigError(file, at, "a parameter in one correlated group, named once", quoted_input(name) + " again");
+      c.names.push_back(name);
+      continue;
+    }
     if (p.is_text() || !p.has_interval || !(p.lo > 0) || !(p.hi > p.lo))
-      throw ConfigError(file, at, "a numeric parameter with a positive interval of nonzero width (a log-normal)",
-                        quoted_input(name) + (p.has_interval ? fmt::format(" with [{}, {}]", p.lo, p.hi)
-                                                             : std::string(" without an interval")));
+      throw ConfigError(
+          file, at, "a numeric parameter with a positive interval of nonzero width (a log-normal)",
+          quoted_input(name) + given +
+              (p.has_interval ? fmt::format(" with [{}, {}]", p.lo, p.hi) : std::string(" without an interval")));
     if (!p.shared.empty())  // its draw is multiplied by the shared factor's: its marginal is not its interval
       throw ConfigError(file, at, "a parameter without a shared factor", quoted_input(name) + " shares " + p.shared);
     if (grouped.count(name) || std::find(c.names.begin(), c.names.end(), name) != c.names.end())
@@ -254,7 +268,8 @@ Profile Profile::parse(const json& j, const std::string& file) {
       throw ConfigError(file, "/correlations", "an array of correlated groups", describe(j["correlations"]));
     std::set<std::string> grouped;
     for (std::size_t i = 0; i < j["correlations"].size(); ++i) {
-      p.m_correlations.push_back(parse_correlation(j["correlations"][i], i, p.m_params, grouped, file));
+      p.m_correlations.push_back(
+          parse_correlation(j["correlations"][i], fmt::format("/correlations/{}", i), p.m_params, grouped, file));
       grouped.insert(p.m_correlations.back().names.begin(), p.m_correlations.back().names.end());
     }
   }
@@ -299,6 +314,7 @@ void Profile::set(const std::string& name, double value, const std::string& orig
   p.value = value;
   p.origin_file = origin_file;
   p.origin_path = origin_path;
+  p.restated = false;
 }
 
 void Profile::set_text(const std::string& name, const std::string& value, const std::string& origin_file,
@@ -331,6 +347,7 @@ void Profile::restate(const std::string& name, const json& j, const std::string&
                       quoted_input(p.provenance));
   p.origin_file = origin_file;
   p.origin_path = origin_path;
+  p.restated = true;
   current = std::move(p);
   for (auto g = m_correlations.begin(); g != m_correlations.end(); ++g) {
     const auto it = std::find(g->names.begin(), g->names.end(), name);
@@ -339,6 +356,52 @@ void Profile::restate(const std::string& name, const json& j, const std::string&
     if (g->names.size() < 2) m_correlations.erase(g);
     break;
   }
+}
+
+void Profile::add_correlations(const json& groups, const std::string& file, const std::string& path,
+                               const std::string& restated_under,
+                               const std::function<bool(const std::string&)>& edited) {
+  if (!groups.is_array()) throw ConfigError(file, path, "an array of correlated groups", describe(groups));
+  std::vector<Correlation> added;  // kept only once every group has passed
+  std::set<std::string> grouped;
+  for (const Correlation& g : m_correlations) grouped.insert(g.names.begin(), g.names.end());
+  // Where a member's value in force was given: this level's overrides, or elsewhere.
+  auto given_here = [&](const Param& prm) {
+    return prm.origin_file == file && prm.origin_path == restated_under + "/" + prm.name;
+  };
+  // A member this level holds at a plain value by an edit (--set, or an uncertainty sample's value
+  // routed to it) is pinned: it leaves the group, as a restated one leaves the profile's, and the
+  // others keep their marginal joint distribution. A plain value written in the file is refused.
+  auto pinned = [&](const std::string& name) {
+    const Param& prm = m_params.at(name);
+    return given_here(prm) && !prm.restated && edited && edited(prm.origin_path);
+  };
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::string at = fmt::format("{}/{}", path, i);
+    // Only what this level restated: a fit's correlations belong with the values it fitted, and
+    // a group over the profile's own values would claim something of them the profile does not.
+    // (Said first: such a member may also be in the profile's group. The group's shape is
+    // parse_correlation's to check.)
+    const json& g = groups[i];
+    if (g.is_object() && g.contains("parameters") && g["parameters"].is_array())
+      for (std::size_t k = 0; k < g["parameters"].size(); ++k) {
+        const json& n = g["parameters"][k];
+        if (!n.is_string() || !m_params.count(n.get<std::string>())) continue;
+        const Param& prm = m_params.at(n.get<std::string>());
+        if (given_here(prm) && (prm.restated || pinned(prm.name))) continue;
+        throw ConfigError(file, fmt::format("{}/parameters/{}", at, k),
+                          "a parameter restated beside it ({value, interval, provenance} in " + restated_under + ")",
+                          quoted_input(prm.name) + (prm.origin_file != file ? " as its profile has it"
+                                                    : prm.restated          ? " restated at " + prm.origin_path
+                                                                   : " held at a plain value at " + prm.origin_path));
+      }
+    Correlation c = parse_correlation(g, at, m_params, grouped, file, pinned);
+    grouped.insert(c.names.begin(), c.names.end());
+    for (std::size_t k = c.names.size(); k-- > 0;)
+      if (pinned(c.names[k])) drop_from(c, k);
+    if (c.names.size() > 1) added.push_back(std::move(c));
+  }
+  m_correlations.insert(m_correlations.end(), added.begin(), added.end());
 }
 
 std::string Profile::markdown(const std::function<std::string(const Param&)>& meaning) const {

@@ -37,6 +37,7 @@ struct Param {
   // Where the value in force came from (the profile, a scenario's overrides, --set), for errors
   // that only a combination of parameters reveals.
   std::string origin_file, origin_path;
+  bool restated = false;  // the value in force is a scenario's {value, interval, provenance}
   // A word (a core type, a governor) or a list of numbers written as text (an OPP table in GHz).
   bool is_text() const { return unit == "name" || unit == "GHz list"; }
   bool is_integer() const { return unit == "count" || unit == "bytes" || unit == "year"; }
@@ -62,7 +63,8 @@ class Profile {
   bool has(const std::string& name) const { return m_params.count(name) != 0; }
   const Param& param(const std::string& name) const;
   const std::map<std::string, Param>& params() const { return m_params; }
-  // The profile's correlated groups ("correlations"), less the parameters a scenario restated.
+  // The profile's correlated groups ("correlations"), less the parameters a scenario restated,
+  // then the scenario's own groups (add_correlations).
   const std::vector<Correlation>& correlations() const { return m_correlations; }
 
   double num(const std::string& name) const;
@@ -82,6 +84,14 @@ class Profile {
   // A restated parameter leaves its correlated group: what the scenario says of it is its own.
   void restate(const std::string& name, const nlohmann::json& j, const std::string& origin_file,
                const std::string& origin_path);
+
+  // A scenario's own correlated groups (`correlations`, shaped as a profile's) at `path` of
+  // `file`: each member one that the same level restated with an interval, its overrides at
+  // `restated_under` (a hypothesis' fit, restated with the correlations of its posterior). A
+  // member an edit holds at a plain value there (`edited(origin path)`: a --set, an uncertainty
+  // sample's value) is pinned and leaves its group.
+  void add_correlations(const nlohmann::json& groups, const std::string& file, const std::string& path,
+                        const std::string& restated_under, const std::function<bool(const std::string&)>& edited = {});
 
   static Profile parse(const nlohmann::json& j, const std::string& file);
   static double unit_to_seconds(const std::string& unit);  // 0 when not a time unit

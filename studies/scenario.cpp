@@ -16,12 +16,12 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"scenario", "about",    "profile",  "workload",
-                                           "faults",   "variants", "overrides"};
+const std::vector<std::string> kTopKeys = {"scenario", "about",    "profile",   "workload",
+                                           "faults",   "variants", "overrides", "correlations"};
 const std::vector<std::string> kVariantKeys = {
     "name",       "engine",           "reg_io",       "bam_lock",         "ce_interleave", "status_from_dump",
     "ce_buffers", "completion",       "rx_interrupt", "unlock_interrupt", "poll_delay_us", "lock_batch",
-    "lock_when",  "lock_descriptors", "overrides",    "measured",         "about"};
+    "lock_when",  "lock_descriptors", "overrides",    "correlations",     "measured",      "about"};
 // What a variant's `measured` block may say: the workload it was taken with, the four numbers of
 // the measurement's table, and what a board adds: the measuring process's own CPU time (getrusage)
 // and the engine's interrupts per request (/proc/interrupts).
@@ -305,6 +305,7 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
   }
   v.ce_interleave = static_cast<unsigned>(vj.whole("ce_interleave", 1, 1, 2));
   if (vj.has("overrides")) v.overrides = vj.object("overrides");
+  if (vj.has("correlations")) v.correlations = vj.array("correlations", false);
   v.measured = load_measured(vj);
   return v;
 }
@@ -331,6 +332,7 @@ Scenario parse(const json& j, const std::string& file) {
     sc.variants.push_back(std::move(v));
   }
   if (top.has("overrides")) sc.overrides = top.object("overrides");
+  if (top.has("correlations")) sc.correlations = top.array("correlations", false);
   return sc;
 }
 
@@ -403,6 +405,7 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
   for (const auto& s : sets) set_at.emplace_back(apply_set(j, s, file), s);
   try {
     Scenario sc = parse(j, file);
+    for (const auto& [pointer, _] : set_at) sc.edited.push_back(pointer);
     // Every variant's profile, platform and core now, so that nothing fails once runs started.
     if (check_variants)
       for (const Variant& v : sc.variants) check_variant(sc, v);
@@ -419,15 +422,27 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
 Profile Scenario::shared_profile() const {
   Profile p = Profile::load(profile_file);
   apply_overrides(p, overrides, file, "/overrides");
+  if (!correlations.is_null()) p.add_correlations(correlations, file, "/correlations", "/overrides", edited_at());
   return p;
 }
 
 Profile Scenario::profile_for(const Variant& v) const {
   Profile p = shared_profile();
   for (std::size_t i = 0; i < variants.size(); ++i)
-    if (variants[i].name == v.name)
-      apply_overrides(p, v.overrides, file, "/variants/" + std::to_string(i) + "/overrides");
+    if (variants[i].name == v.name) {
+      const std::string at = "/variants/" + std::to_string(i);
+      apply_overrides(p, v.overrides, file, at + "/overrides");
+      if (!v.correlations.is_null())
+        p.add_correlations(v.correlations, file, at + "/correlations", at + "/overrides", edited_at());
+    }
   return p;
+}
+
+std::function<bool(const std::string&)> Scenario::edited_at() const {
+  return [this](const std::string& pointer) {
+    return std::any_of(edited.begin(), edited.end(),
+                       [&pointer](const std::string& e) { return pointer == e || pointer.rfind(e + "/", 0) == 0; });
+  };
 }
 
 bool Scenario::holds_plainly(const Variant& v, const std::string& param) const {

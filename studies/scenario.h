@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -50,6 +51,8 @@ struct Variant {
   bool unlock_interrupt = true;   // design: false, the UNLOCK asks for no interrupt (case 2 by design)
   double poll_delay_us = 1;
   nlohmann::json overrides = nlohmann::json::object();
+  // Correlated groups of what the variant restates (a fit's posterior; null: none).
+  nlohmann::json correlations;
   std::map<std::string, double> measured;  // wall_s, cpu_s, hardirq_s, softirq_s...
 };
 
@@ -160,7 +163,9 @@ struct Scenario {
   Faults faults;
   std::vector<Variant> variants;
   nlohmann::json overrides = nlohmann::json::object();
-  nlohmann::json document;  // after --set edits
+  nlohmann::json correlations;      // groups of what the scenario's overrides restate (null: none)
+  nlohmann::json document;          // after --set edits
+  std::vector<std::string> edited;  // the JSON pointers --set replaced, in order
 
   // check_variants false: the variants' profiles are not built here (a sample of a design whose
   // nominal scenario was checked; each run builds its own variant's and reports its error).
@@ -170,6 +175,8 @@ struct Scenario {
   Profile shared_profile() const;
   // The profile with the scenario's overrides and then the variant's applied.
   Profile profile_for(const Variant& v) const;
+  // Whether a JSON pointer is at or under one that --set replaced.
+  std::function<bool(const std::string&)> edited_at() const;
   // Whether variant v runs with parameter `param` at a plain value the scenario gives (the variant's
   // overrides, or else the scenario's and --set's), not its profile's value or a restatement
   // ({value, interval, provenance}). The variant's entry decides, as it does in its profile.

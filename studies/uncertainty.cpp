@@ -37,6 +37,50 @@ const nlohmann::json* restated_interval(const Variant& v, const std::string& nam
   return it != v.overrides.end() && it->is_object() && it->contains("interval") ? &*it : nullptr;
 }
 
+// The key of a restated parameter's own draw: its name, restated value and interval (not its
+// wording: 24310 and 24310.0 are one value), so that variants restating it alike draw it alike
+// (--compare's pairs).
+std::string restated_key(const UncertainParam& u, const nlohmann::json& restated) {
+  const nlohmann::json& v = restated.contains("value") ? restated["value"] : nlohmann::json();
+  const std::string value = v.is_number() ? fmt::format("{:.10g}", v.get<double>()) : v.dump();
+  return fmt::format("restated/{}/{}/{:.10g}/{:.10g}", u.name, value, u.lo, u.hi);
+}
+
+// Gives the members of variant v's own correlated groups (scenario.h: `correlations` of what it
+// restates, a hypothesis' fit) among `mine` their mix, over the members' restated draws. The
+// factor is taken in the order of those draws' keys, not the group's listing, so that variants
+// restating the same values with the same correlations draw alike however they list them.
+void correlate_restated(std::vector<UncertainParam>& mine, const Variant& v, const model::Profile& p) {
+  for (const model::Correlation& g : p.correlations()) {
+    // The profile's groups lost what the variant restated, the scenario's are over its own
+    // restatements: a group whose every member the variant restates is the variant's.
+    if (!std::all_of(g.names.begin(), g.names.end(), [&v](const std::string& n) { return restated_interval(v, n); }))
+      continue;
+    struct Member {
+      std::string key;
+      std::size_t in_mine, in_g;
+    };
+    std::vector<Member> present;
+    present.reserve(g.names.size());
+    for (std::size_t j = 0; j < g.names.size(); ++j)
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        if (mine[i].name == g.names[j])
+          present.push_back({restated_key(mine[i], *restated_interval(v, g.names[j])), i, j});
+    if (present.size() < 2) continue;
+    std::sort(present.begin(), present.end(), [](const Member& a, const Member& b) { return a.key < b.key; });
+    std::vector<std::size_t> in_g;
+    in_g.reserve(present.size());
+    for (const Member& m : present) in_g.push_back(m.in_g);
+    const model::Matrix l = model::cholesky(model::principal_submatrix(g.matrix, in_g));
+    for (std::size_t a = 0; a < present.size(); ++a) {
+      UncertainParam& u = mine[present[a].in_mine];
+      u.mix.clear();
+      u.variant_group = true;
+      for (std::size_t b = 0; b <= a; ++b) u.mix.emplace_back(present[b].key, l[a][b]);
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& band_quantities() {
@@ -164,12 +208,10 @@ Design design_for(const UncertaintySpec& spec) {
       // restated value and interval (not its wording): variants that restate it alike draw it
       // alike (--compare's pairs).
       UncertainParam r = it->second;
-      if (!u.mix.empty())
-        r.mix = {
-            {fmt::format("restated/{}/{}/{:.10g}/{:.10g}", u.name, restated->value("value", json()).dump(), r.lo, r.hi),
-             1.0}};
+      if (!u.mix.empty()) r.mix = {{restated_key(r, *restated), 1.0}};
       mine.push_back(r);
     }
+    correlate_restated(mine, v, profiles[i]);
     d.drawn.push_back(std::move(mine));
   }
   return d;
@@ -388,6 +430,13 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
       n_points * d.variants.size(), res.params.size(),
       std::count_if(res.params.begin(), res.params.end(), [](const UncertainParam& u) { return !u.mix.empty(); }),
       spec.seed);
+  for (std::size_t v = 0; v < d.variants.size(); ++v) {
+    const std::size_t own = static_cast<std::size_t>(
+        std::count_if(d.drawn[v].begin(), d.drawn[v].end(), [](const UncertainParam& u) { return u.variant_group; }));
+    if (own > 0)
+      progress << fmt::format("qcesim: {} draws {} of its restated parameters jointly (its own correlations)\n",
+                              d.variants[v], own);
+  }
   progress.flush();
   const auto raw = run_points(spec, d, n_points, point_at, progress, "uncertainty");
   if (raw.empty()) return res;  // a shard: its document is the result
@@ -400,6 +449,8 @@ UncertaintyResult run_uncertainty(const UncertaintySpec& spec, std::ostream& pro
       if (std::none_of(d.drawn[v].begin(), d.drawn[v].end(),
                        [&u](const UncertainParam& w) { return w.name == u.name; }))
         vb.fixed.push_back(u.name);
+    for (const UncertainParam& u : d.drawn[v])
+      if (u.variant_group) vb.joint.push_back(u);
     std::map<std::string, std::vector<double>> samples;
     std::map<std::string, double> nominal, measured;
     for (std::size_t s = 0; s < runs_per_variant; ++s) {
@@ -458,6 +509,13 @@ std::string uncertainty_table(const UncertaintyResult& r) {
       s += fmt::format("{} holds {} of the {} sampled parameters at fixed values: {}\n", v.name, v.fixed.size(),
                        r.params.size(), names);
     }
+  for (const VariantBands& v : r.variants)
+    if (!v.joint.empty()) {
+      std::string names;
+      for (const UncertainParam& u : v.joint) names += (names.empty() ? "" : ", ") + u.name;
+      s += fmt::format("{} draws {} of its restated parameters jointly, with its own correlations: {}\n", v.name,
+                       v.joint.size(), names);
+    }
   if (r.failed) s += fmt::format("{} sample run(s) failed and are left out of the intervals\n", r.failed);
   if (!r.diffs.empty()) {
     s += fmt::format(
@@ -498,6 +556,11 @@ json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
     }
     json vj = {{"name", v.name}, {"quantities", q}};
     if (!v.fixed.empty()) vj["fixed"] = v.fixed;
+    for (const UncertainParam& u : v.joint) {
+      json pj = {{"name", u.name}, {"interval", {u.lo, u.hi}}};
+      for (const auto& [name, w] : u.mix) pj["drawn_with"].push_back({{"name", name}, {"weight", w}});
+      vj["drawn_jointly"].push_back(pj);
+    }
     j["variants"].push_back(vj);
   }
   if (!r.diffs.empty()) {

@@ -32,6 +32,7 @@ struct UncertainParam {
   // A member of a correlated group: its standard normal is this weighted sum of the named
   // parameters' own draws (a row of the group's Cholesky factor); empty: its own draw alone.
   std::vector<std::pair<std::string, double>> mix = {};
+  bool variant_group = false;  // a member of its variant's own correlated group (a restated fit's)
 };
 
 // The parameters that vary: a number with an interval of nonzero width.
@@ -62,6 +63,8 @@ struct VariantBands {
   std::string name;
   std::map<std::string, Band> quantity;  // wall_s, cpu_s, hardirq_s, softirq_s, p50_us, p99_us, mb_per_s
   std::vector<std::string> fixed;        // the design's parameters this variant's runs hold at a fixed value
+  // Its restatements drawn jointly with its own `correlations` (a hypothesis' fit), as drawn.
+  std::vector<UncertainParam> joint;
 };
 
 // Splitting the runs for a batch engine: shard I of N runs the points whose index is I modulo N

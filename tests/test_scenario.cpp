@@ -508,3 +508,101 @@ TEST(Scenario, ProfileCorrelatedGroupsAreCheckedAndARestatedParameterLeavesItsGr
     r.restate(n, {{"value", 1000}, {"provenance", "estimate: a test's"}}, "s.json", std::string("/overrides/") + n);
   EXPECT_TRUE(r.correlations().empty());
 }
+
+// A scenario's own correlated groups (`correlations`, beside its overrides or a variant's) are over
+// what that level restates with an interval (a fit's posterior comes with its values): checked
+// as a profile's are, a member named at another level or left at the profile's value is refused
+// at its JSON path, and a member the same level holds at a plain value is pinned and leaves.
+TEST(Scenario, AScenariosOwnCorrelatedGroupsAreOverWhatItRestates) {
+  const std::string caller =
+      R"(cost.caller_overhead={"value": 20000, "interval": [15000, 30000], "provenance": "estimate: a fit"})";
+  const std::string readl = R"(cost.readl={"value": 900, "interval": [500, 1500], "provenance": "estimate: a fit"})";
+  const std::string group = R"({"parameters": ["cost.caller_overhead", "cost.readl"], "correlation": [[1, -0.4],
+      [-0.4, 1]], "provenance": "calibrated: a test's fit"})";
+  const Scenario sc = Scenario::load(seed_path(), {caller, readl, "correlations=[" + group + "]"});
+  const Profile shared = sc.shared_profile();
+  ASSERT_EQ(shared.correlations().size(), 2u);  // the profile's, less the two, and the scenario's
+  EXPECT_EQ(shared.correlations()[0].names, (std::vector<std::string>{"qce.finish", "bam.ce_fetch"}));
+  EXPECT_EQ(shared.correlations()[1].names, (std::vector<std::string>{"cost.caller_overhead", "cost.readl"}));
+  EXPECT_DOUBLE_EQ(shared.correlations()[1].matrix[0][1], -0.4);
+  EXPECT_EQ(shared.correlations()[1].provenance, "calibrated: a test's fit");
+  EXPECT_EQ(sc.profile_for(sc.variants[1]).correlations().size(), 2u);
+
+  // Not restated here: the profile's own value, or another level's restatement.
+  std::string e = error_of({caller, "correlations=[" + group + "]"});
+  EXPECT_NE(e.find("/correlations/0/parameters/1: expected a parameter restated beside it"), std::string::npos) << e;
+  EXPECT_NE(e.find("\"cost.readl\" as its profile has it"), std::string::npos) << e;
+  e = error_of({caller, readl, "variants.1.correlations=[" + group + "]"});
+  EXPECT_NE(e.find("/variants/1/correlations/0/parameters/0: expected a parameter restated beside it"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("restated at /overrides/cost.caller_overhead"), std::string::npos) << e;
+  // Checked as a profile's groups are.
+  e = error_of({caller, readl, R"(correlations=[{"parameters": ["cost.caller_overhead", "cost.readl"],
+      "correlation": [[1, 0.5], [0.4, 1]], "provenance": "calibrated: x"}])"});
+  EXPECT_NE(e.find("/correlations/0/correlation/1/0: expected the same as [0][1]"), std::string::npos) << e;
+  e = error_of({caller, readl, "correlations={}"});
+  EXPECT_NE(e.find("/correlations: expected"), std::string::npos) << e;
+  EXPECT_EQ(error_of({caller, readl, "correlations=[]"}), "");  // none, as in a profile
+  // A text parameter, even pinned by --set, is no member.
+  e = error_of({caller, "cpu.governor=performance", R"(correlations=[{"parameters": ["cost.caller_overhead",
+      "cpu.governor"], "correlation": [[1, 0], [0, 1]], "provenance": "calibrated: x"}])"});
+  EXPECT_NE(e.find("/correlations/0/parameters/1: expected a numeric parameter"), std::string::npos) << e;
+  e = error_of({caller, readl, "correlations=[" + group + ", " + group + "]"});
+  EXPECT_NE(e.find("/correlations/1/parameters/0: expected a parameter in one correlated group"), std::string::npos)
+      << e;
+
+  // In a variant: over the variant's restatements; a plain value there pins a member, which
+  // leaves the group (a sample's value routed to the variant does that to every member).
+  auto variant_sets = [&](const std::string& readl_there) {
+    return std::vector<std::string>{"variants.1.overrides.cost.caller_overhead=" + caller.substr(21),
+                                    "variants.1.overrides.cost.readl=" + readl_there,
+                                    "variants.1.correlations=[" + group + "]"};
+  };
+  const Scenario v = Scenario::load(seed_path(), variant_sets(readl.substr(11)));
+  EXPECT_EQ(v.profile_for(v.variants[1]).correlations().size(), 2u);
+  EXPECT_EQ(v.profile_for(v.variants[1]).correlations()[1].names,
+            (std::vector<std::string>{"cost.caller_overhead", "cost.readl"}));
+  EXPECT_EQ(v.profile_for(v.variants[2]).correlations().size(), 1u);  // the other variants: the profile's
+  EXPECT_EQ(v.shared_profile().correlations()[0].names.size(), 4u);
+  const Scenario pinned = Scenario::load(seed_path(), variant_sets("950"));
+  const Profile p = pinned.profile_for(pinned.variants[1]);
+  ASSERT_EQ(p.correlations().size(), 1u);  // the profile's, less the caller: the variant's ended
+  EXPECT_EQ(p.correlations()[0].names, (std::vector<std::string>{"cost.readl", "qce.finish", "bam.ce_fetch"}));
+  EXPECT_DOUBLE_EQ(p.num("cost.readl"), 950);
+}
+
+// A plain value written in the file where the group is (not an edit: --set, an uncertainty
+// sample) is refused as a member, even over another level's restatement of it: a group says
+// how values drawn together move, and a value written plainly is not drawn.
+TEST(Scenario, AScenarioGroupRefusesAValueItsFileHoldsPlainly) {
+  const std::string profile = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650.json";
+  auto scenario = [&profile](const std::string& readl_in_variant) {
+    return write_temp(R"({"scenario": "t", "profile": ")" + profile + R"(",
+      "overrides": {"cost.readl": {"value": 900, "interval": [500, 1500], "provenance": "estimate: a fit"}},
+      "variants": [{"name": "v", "engine": "qce", "overrides": {
+        "cost.caller_overhead": {"value": 20000, "interval": [15000, 30000], "provenance": "estimate: a fit"},
+        "cost.readl": )" +
+                      readl_in_variant + R"(},
+        "correlations": [{"parameters": ["cost.caller_overhead", "cost.readl"], "correlation": [[1, -0.4], [-0.4, 1]],
+                          "provenance": "calibrated: a test's fit"}]}]})");
+  };
+  const std::string plain = scenario("950");
+  try {
+    (void)Scenario::load(plain);
+    ADD_FAILURE() << "a plain member loaded";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.path, "/variants/0/correlations/0/parameters/1") << e.what();
+    EXPECT_NE(std::string(e.what()).find("held at a plain value at /variants/0/overrides/cost.readl"),
+              std::string::npos)
+        << e.what();
+  }
+  // The same value by --set pins it: the group ends, the scenario loads.
+  const std::string restated = scenario(R"({"value": 950, "interval": [600, 1400], "provenance": "estimate: a fit"})");
+  const Scenario ok = Scenario::load(restated, {"variants.0.overrides.cost.readl=950"});
+  EXPECT_DOUBLE_EQ(ok.profile_for(ok.variants[0]).num("cost.readl"), 950);
+  EXPECT_EQ(Scenario::load(restated).profile_for(Scenario::load(restated).variants[0]).correlations().back().names,
+            (std::vector<std::string>{"cost.caller_overhead", "cost.readl"}));
+  std::remove(plain.c_str());
+  std::remove(restated.c_str());
+}

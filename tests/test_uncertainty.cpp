@@ -335,10 +335,10 @@ TEST(Uncertainty, P1sFittedParametersAreDrawnTogether) {
 
 // Pinning is per variant. In the hypotheses study H1's variants draw P1's four fitted parameters
 // from the profile's posterior (jointly), H2's from that hypothesis' own fit (its variants restate
-// them with intervals of their own: each on its own, out of the profile's group, and alike in
-// every H2 variant), and what H2 holds (a command element at its source's 0.2 us) stays out of
-// H2's draws only. A restated parameter's sampled value reaches its variant's profile and no
-// other's; what two variants share they draw alike, sample by sample (--compare's pairs).
+// them with intervals of their own, out of the profile's group, jointly by the variant's own
+// correlations, and alike in every H2 variant), and what H2 holds (a command element at its source's 0.2 us) stays out
+// of H2's draws only. A restated parameter's sampled value reaches its variant's profile and no other's; what two
+// variants share they draw alike, sample by sample (--compare's pairs).
 TEST(Uncertainty, EachVariantDrawsWhatItDoesNotHold) {
   qcesim::studies::UncertaintySpec spec;
   spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-hypotheses.json";
@@ -361,8 +361,9 @@ TEST(Uncertainty, EachVariantDrawsWhatItDoesNotHold) {
   EXPECT_EQ(h1->mix.size(), 2u);    // the group's second member: the caller's draw and its own
   EXPECT_DOUBLE_EQ(h2->lo, 421.3);
   EXPECT_DOUBLE_EQ(h2->hi, 1866.4);
-  ASSERT_EQ(h2->mix.size(), 1u);
-  EXPECT_NE(h2->mix[0].first, "cost.readl");  // a draw of its own, independent of the group's
+  ASSERT_EQ(h2->mix.size(), 2u);              // the second member of H2's own group: the caller's and its own
+  EXPECT_NE(h2->mix[1].first, "cost.readl");  // a draw of its own, independent of the profile's group's
+  EXPECT_NE(h2->mix[0].first, h1->mix[0].first);
   EXPECT_EQ(drawn("h2-nolock", "bam.ce_fetch"), nullptr);
   EXPECT_NE(drawn("h1-nolock", "bam.ce_fetch"), nullptr);
   EXPECT_NE(drawn("h3-nolock", "bam.ce_fetch"), nullptr);
@@ -431,4 +432,139 @@ TEST(Uncertainty, EachVariantDrawsWhatItDoesNotHold) {
   const UncertainParam* shared_readl = find(d.params, "cost.readl");
   ASSERT_NE(shared_readl, nullptr);
   EXPECT_NEAR(level_of(all, "cost.readl", *shared_readl), level_of(h2_point, "cost.readl", *h2), 1e-6);
+}
+
+// A variant restating a fit of its own draws it with that fit's correlations (the variant's
+// `correlations`): in the hypotheses study each of H2, H3 and H4 draws its four fitted parameters
+// jointly, the mixes a Cholesky factor of its own matrix, the draws' correlations in log space
+// that matrix's, and its variants alike. A sample's values reach the variant's overrides as plain
+// values, which pin them: the group ends there and the run's profile loads.
+TEST(Uncertainty, AVariantsOwnFitIsDrawnWithItsOwnCorrelations) {
+  qcesim::studies::UncertaintySpec spec;
+  spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/study-hypotheses.json";
+  const auto d = qcesim::studies::design_for(spec);
+  for (const std::string h : {"h2", "h3", "h4"}) {
+    const std::size_t v =
+        static_cast<std::size_t>(std::find(d.variants.begin(), d.variants.end(), h + "-nolock") - d.variants.begin());
+    ASSERT_LT(v, d.variants.size()) << h;
+    const qcesim::studies::Variant& variant = d.sc.variant(h + "-nolock");
+    ASSERT_TRUE(variant.correlations.is_array()) << h;
+    const auto& group = variant.correlations[0];
+    const auto names = group["parameters"].get<std::vector<std::string>>();
+    const auto matrix = group["correlation"].get<std::vector<std::vector<double>>>();
+    std::map<std::string, std::map<std::string, double>> row;
+    std::vector<std::size_t> column;  // each member's place among the variant's draws
+    for (const std::string& n : names) {
+      const auto it =
+          std::find_if(d.drawn[v].begin(), d.drawn[v].end(), [&n](const UncertainParam& u) { return u.name == n; });
+      ASSERT_NE(it, d.drawn[v].end()) << h << " " << n;
+      EXPECT_TRUE(it->variant_group) << h << " " << n;
+      for (const auto& [key, w] : it->mix) {
+        EXPECT_EQ(key.rfind("restated/", 0), 0u) << key;
+        row[n][key] = w;
+      }
+      column.push_back(static_cast<std::size_t>(it - d.drawn[v].begin()));
+    }
+    for (std::size_t a = 0; a < names.size(); ++a)
+      for (std::size_t b = 0; b < names.size(); ++b) {
+        double llt = 0;
+        for (const auto& [key, w] : row[names[a]]) llt += w * (row[names[b]].count(key) ? row[names[b]].at(key) : 0.0);
+        EXPECT_NEAR(llt, matrix[a][b], 1e-9) << h << " " << names[a] << " " << names[b];
+      }
+    // Sampled: the strongest pair's correlation (caller and finish, about -0.45) shows, and the
+    // locking variant draws the same values sample by sample.
+    const std::size_t lock =
+        static_cast<std::size_t>(std::find(d.variants.begin(), d.variants.end(), h + "-lock") - d.variants.begin());
+    std::vector<double> caller, finish;
+    for (std::size_t i = 0; i < 3000; ++i) {
+      const auto s = sample_sets(d.drawn[v], 2, i);
+      caller.push_back(std::log(value_of(s[column[0]])));
+      finish.push_back(std::log(value_of(s[column[2]])));
+      if (i < 20) {
+        const auto l = sample_sets(d.drawn[lock], 2, i);
+        for (const std::size_t c : column) EXPECT_NE(std::find(l.begin(), l.end(), s[c]), l.end()) << h << " " << s[c];
+      }
+    }
+    EXPECT_EQ(names[0], "cost.caller_overhead");
+    EXPECT_EQ(names[2], "qce.finish");
+    EXPECT_NEAR(correlation(caller, finish), matrix[0][2], 0.05) << h;
+    // A whole sample routed to the variant: every member pinned, the group gone, the profile built.
+    const auto routed = qcesim::studies::variant_sets(d.sc, variant, sample_sets(d.drawn[v], 2, 7));
+    const auto s = qcesim::studies::Scenario::load(spec.scenario, routed, qcesim::studies::InputKind::any, false);
+    const auto p = s.profile_for(s.variant(h + "-nolock"));
+    EXPECT_EQ(d.sc.profile_for(variant).correlations().back().provenance, group["provenance"]) << h;
+    for (const auto& g : p.correlations()) EXPECT_NE(g.provenance, group["provenance"]) << h;
+    EXPECT_NEAR(p.num("qce.finish"), value_of(sample_sets(d.drawn[v], 2, 7)[column[2]]), 1e-3) << h;
+  }
+}
+
+// A variant's group among the members its runs can feel (the caller's copy bandwidth is never
+// timed for a kernel caller): the mixes are the sub-matrix's factor. Two variants restating the
+// same values with the same correlations, listed in another order, draw alike; a group at the
+// scenario's level is drawn jointly in every variant that does not restate its members.
+TEST(Uncertainty, AVariantGroupsPresentMembersDrawAlikeInAnyOrder) {
+  const std::string readl = R"({"value": 900, "interval": [500, 1500], "provenance": "estimate: a fit"})";
+  const std::string caller = R"({"value": 20000, "interval": [15000, 30000], "provenance": "estimate: a fit"})";
+  const std::string copy = R"({"value": 18000, "interval": [14000, 25000], "provenance": "estimate: a fit"})";
+  qcesim::studies::UncertaintySpec spec;
+  spec.scenario = std::string(QCESIM_SOURCE_DIR) + "/scenarios/sm8650-seed.json";
+  for (const char* v : {"1", "2"}) {
+    const std::string at = std::string("variants.") + v + ".overrides.";
+    spec.sets.push_back(at + "cost.readl=" + readl);
+    spec.sets.push_back(at + "cost.caller_overhead=" + caller);
+    spec.sets.push_back(at + "cpu.cortex-x4.copy_bandwidth=" + copy);
+  }
+  spec.sets.push_back(R"(variants.1.correlations=[{"parameters": ["cost.readl", "cpu.cortex-x4.copy_bandwidth",
+      "cost.caller_overhead"], "correlation": [[1, 0.2, -0.6], [0.2, 1, 0.1], [-0.6, 0.1, 1]],
+      "provenance": "calibrated: a test's fit"}])");
+  spec.sets.push_back(R"(variants.2.correlations=[{"parameters": ["cost.caller_overhead", "cost.readl",
+      "cpu.cortex-x4.copy_bandwidth"], "correlation": [[1, -0.6, 0.1], [-0.6, 1, 0.2], [0.1, 0.2, 1]],
+      "provenance": "calibrated: a test's fit"}])");
+  const auto d = qcesim::studies::design_for(spec);
+  auto mix_of = [&d](std::size_t v, const std::string& name) {
+    for (const UncertainParam& u : d.drawn[v])
+      if (u.name == name) return u;
+    ADD_FAILURE() << name << " not drawn in variant " << v;
+    return UncertainParam{};
+  };
+  for (std::size_t v : {1u, 2u}) {
+    EXPECT_TRUE(std::none_of(d.drawn[v].begin(), d.drawn[v].end(),
+                             [](const UncertainParam& u) { return u.name == "cpu.cortex-x4.copy_bandwidth"; }));
+    const UncertainParam r = mix_of(v, "cost.readl"), c = mix_of(v, "cost.caller_overhead");
+    EXPECT_TRUE(r.variant_group && c.variant_group);
+    auto dot = [](const UncertainParam& a, const UncertainParam& b) {
+      double x = 0;
+      for (const auto& [key, w] : a.mix)
+        for (const auto& [key2, w2] : b.mix)
+          if (key == key2) x += w * w2;
+      return x;
+    };
+    EXPECT_NEAR(dot(r, c), -0.6, 1e-9) << v;
+    EXPECT_NEAR(dot(r, r), 1, 1e-9) << v;
+    EXPECT_NEAR(dot(c, c), 1, 1e-9) << v;
+  }
+  for (std::size_t i = 0; i < 30; ++i) {
+    const auto a = sample_sets(d.drawn[1], 4, i), b = sample_sets(d.drawn[2], 4, i);
+    for (const std::string& x : a) {
+      if (x.rfind("cost.readl=", 0) == 0 || x.rfind("cost.caller_overhead=", 0) == 0) {
+        EXPECT_NE(std::find(b.begin(), b.end(), x), b.end()) << x;
+      }
+    }
+  }
+
+  // At the scenario's level: the shared profile's group, in the design's own parameters.
+  qcesim::studies::UncertaintySpec top;
+  top.scenario = spec.scenario;
+  top.sets = {"cost.readl=" + readl, "cost.caller_overhead=" + caller,
+              R"(correlations=[{"parameters": ["cost.readl", "cost.caller_overhead"], "correlation": [[1, 0.7],
+      [0.7, 1]], "provenance": "calibrated: a test's fit"}])"};
+  const auto t = qcesim::studies::design_for(top);
+  std::map<std::string, std::map<std::string, double>> row;
+  for (const UncertainParam& u : t.params)
+    if (u.name == "cost.readl" || u.name == "cost.caller_overhead")
+      for (const auto& [key, w] : u.mix) row[u.name][key] = w;
+  double rc = 0;
+  for (const auto& [key, w] : row["cost.readl"])
+    rc += w * (row["cost.caller_overhead"].count(key) ? row["cost.caller_overhead"][key] : 0.0);
+  EXPECT_NEAR(rc, 0.7, 1e-9);
 }
