@@ -17,7 +17,9 @@ std::string data_dir() {
                               exe.parent_path().parent_path().parent_path() / "scenarios"})
       if (fs::is_regular_file(d / "sm8650.json", ec)) return d.string();
   }
-  return "scenarios";
+  // Neither layout: no folder. Not ./scenarios, which would read whatever the current folder
+  // holds (root's, wherever root runs it) as qcesim's own data.
+  return "";
 }
 
 std::string scenario_path(const std::string& arg) {
@@ -26,6 +28,7 @@ std::string scenario_path(const std::string& arg) {
       fs::exists(fs::symlink_status(arg, ec)))
     return arg;
   const fs::path dir = data_dir();
+  if (dir.empty()) return arg;
   for (const std::string& name : {arg, arg + ".json"}) {
     const fs::path p = dir / name;
     if (p.extension() == ".json" && fs::is_regular_file(p, ec)) return p.string();

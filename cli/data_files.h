@@ -8,7 +8,8 @@ namespace qcesim::cli {
 
 // The folder of scenarios and profiles that came with this qcesim, found from the binary's own
 // path: PREFIX/share/qcesim/scenarios for an installed one (bin/qcesim), else the source tree's
-// scenarios/ for a build (build/<preset>/qcesim), else ./scenarios.
+// scenarios/ for a build (build/<preset>/qcesim), else "" (never the current folder's: root
+// running qcesim from a folder others write must not take their files for qcesim's own).
 std::string data_dir();
 
 // A scenario or sweep argument: an existing path as given; a bare name (no '/', not a file

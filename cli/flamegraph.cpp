@@ -116,8 +116,25 @@ std::string flamegraph_svg(const std::string& text, const std::string& source, c
   return svg;
 }
 
+namespace {
+
+// A stream's text up to the inputs' size limit, as read_input_file reads a file: `flamegraph -`
+// fed from /dev/zero stops with an error instead of filling memory.
+std::string read_capped(std::istream& in, const std::string& name, const std::string& what) {
+  std::string text;
+  char block[65536];
+  while (in.read(block, sizeof block) || in.gcount() > 0) {
+    text.append(block, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > model::kMaxInputBytes)
+      throw model::ConfigError(name, "", fmt::format("{} of at most {} bytes", what, model::kMaxInputBytes), "more");
+  }
+  return text;
+}
+
+}  // namespace
+
 int run_flamegraph(const FlamegraphOptions& opt, std::ostream& out, std::ostream&) {
-  const std::string text = opt.folded == "-" ? std::string(std::istreambuf_iterator<char>(std::cin), {})
+  const std::string text = opt.folded == "-" ? read_capped(std::cin, "standard input", "folded-stacks file")
                                              : model::read_input_file(opt.folded, "folded-stacks file");
   if (!opt.out.empty()) check_output("--output", opt.out);
   const std::string svg = flamegraph_svg(text, opt.folded, opt.title, opt.unit);

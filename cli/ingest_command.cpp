@@ -64,6 +64,9 @@ int run_ingest(const IngestOptions& opt, std::ostream& out, std::ostream& err) {
   const std::string name = opt.name.empty() ? "board" : opt.name;
   const std::string dir = opt.out_dir.empty() ? name : opt.out_dir;
   const std::string profiles = opt.profiles.empty() ? data_dir() : opt.profiles;
+  if (profiles.empty())
+    throw model::ConfigError("--profiles", "", "a folder of profiles (none ships beside this qcesim binary)",
+                             "no folder");
   // Everything is read, checked and made before the first byte is written.
   const ingest::BoardArchive archive = ingest::read_board_archive(opt.archive);
   const ingest::IngestResult res = ingest::ingest_board(archive, name, profiles);

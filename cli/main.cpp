@@ -329,7 +329,8 @@ Command validate_command(CLI::App& app) {
   return {c, [v, c] {
             // From a folder without scenarios/ (an installed qcesim): the ones it ships.
             std::error_code ec;
-            if (c->get_option("dir")->empty() && !std::filesystem::is_directory(v->dir, ec)) v->dir = cli::data_dir();
+            if (c->get_option("dir")->empty() && !std::filesystem::is_directory(v->dir, ec) && !cli::data_dir().empty())
+              v->dir = cli::data_dir();
             return cli::run_validate(*v, std::cout, std::cerr);
           }};
 }

@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 #include "studies/stop_signals.h"
 #include "model/config_error.h"
+#include "spdlog/fmt/fmt.h"
 
 namespace qcesim::cli {
 
@@ -53,19 +55,33 @@ int make_temp(const std::string& target, std::string& tmp) {
   return fd;
 }
 
-// The file a replace lands on: a link to a regular file keeps being a link.
-std::string replace_target(const std::string& file) {
-  std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(file, ec))) {
-    const fs::path real = fs::canonical(file, ec);
-    if (!ec) return real.string();
+// The file a name's links lead to, each link followed only when the user running qcesim or root
+// owns it: a link another user planted (results.json -> /etc/shadow, or -> /dev/watchdog) is
+// refused, not followed. Linux's fs.protected_symlinks applies that rule in sticky folders
+// when the kernel follows a link; this resolves the last component itself (so that a replace
+// renames onto the link's target and the link stays a link), which the kernel's rule would not
+// see, so it applies the rule everywhere. Folders along the way are the kernel's to follow.
+std::string followed_links(const std::string& option, const std::string& file) {
+  fs::path p(file);
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat lst;
+    if (lstat(p.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return p.string();
+    if (lst.st_uid != geteuid() && lst.st_uid != 0)
+      throw model::ConfigError(option, "", kExpected,
+                               fmt::format("{}: a link owned by another user (uid {}), not followed{}", file,
+                                           lst.st_uid, p.string() == file ? "" : " (at " + p.string() + ")"));
+    std::error_code ec;
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return p.string();
+    p = to.is_absolute() ? to : (p.has_parent_path() ? p.parent_path() : fs::path(".")) / to;
   }
-  return file;
+  throw model::ConfigError(option, "", kExpected, file + ": a chain of more than 40 links");
 }
 
 // What the path is, without touching the folder: the refusals that need no write.
 OutputKind classify(const std::string& option, const std::string& file) {
   if (file.empty()) throw model::ConfigError(option, "", "a file name", "an empty name");
+  (void)followed_links(option, file);  // a link another user owns is refused before anything else
   struct stat st;
   if (stat(file.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (in_system_tree(file) && S_ISREG(st.st_mode))) {
@@ -91,7 +107,7 @@ OutputKind classify(const std::string& option, const std::string& file) {
 OutputKind check_output(const std::string& option, const std::string& file) {
   if (classify(option, file) == OutputKind::write_through) return OutputKind::write_through;
   // A regular file or a new name: the folder must take the temporary file and the rename.
-  const std::string target = replace_target(file);
+  const std::string target = followed_links(option, file);
   const fs::path folder = fs::path(target).has_parent_path() ? fs::path(target).parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
@@ -106,14 +122,31 @@ OutputKind check_output(const std::string& option, const std::string& file) {
   return OutputKind::replace;
 }
 
+void refuse_input(const std::string& option, const std::string& file, const std::vector<std::string>& inputs) {
+  struct stat out;
+  if (stat(file.c_str(), &out) != 0) return;  // a new name is no input
+  for (const std::string& in : inputs) {
+    struct stat st;
+    if (stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+      throw model::ConfigError(option, "", "an output that is none of the files read",
+                               file + ": the input " + in + " itself (name another with " + option + ")");
+  }
+}
+
 OutputFile::OutputFile(const std::string& option, const std::string& file) : m_option(option), m_file(file) {
   // The temporary file itself is the probe check_output makes before a run.
   if (classify(option, file) == OutputKind::write_through) {
-    m_fd = open(file.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+    // Opened through the links classify allowed, non-blocking: a FIFO nobody reads is an error
+    // (ENXIO), not a wait for ever. Writes then block as usual.
+    m_fd = open(followed_links(option, file).c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (m_fd < 0 && errno == ENXIO)
+      throw std::runtime_error(m_option + ": cannot open " + m_file + ": a FIFO that nothing reads");
     if (m_fd < 0) fail("open");
+    const int flags = fcntl(m_fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(m_fd, F_SETFL, flags & ~O_NONBLOCK);
     return;
   }
-  m_target = replace_target(file);
+  m_target = followed_links(option, file);
   m_fd = make_temp(m_target, m_tmp);
   if (m_fd < 0) fail("create a temporary file for");
   m_slot = studies::register_temp_file(m_tmp.c_str());
@@ -121,7 +154,7 @@ OutputFile::OutputFile(const std::string& option, const std::string& file) : m_o
   struct stat st;
   mode_t mode = 0;
   if (stat(m_target.c_str(), &st) == 0) {
-    mode = st.st_mode & 07777;
+    mode = st.st_mode & 0777;  // not its set-user-ID, set-group-ID or sticky bits: the new file is root's
   } else {
     const mode_t mask = umask(0);
     umask(mask);

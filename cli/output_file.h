@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace qcesim::cli {
 
@@ -22,6 +23,10 @@ enum class OutputKind {
 // Classifies FILE for output, or throws model::ConfigError naming `option`, the file, what
 // was expected and what was found. Creates nothing that it leaves behind.
 OutputKind check_output(const std::string& option, const std::string& file);
+
+// Refuses FILE when it is one of `inputs` (the same file, links followed): a sweep's default
+// prefix is its own name, which is its definition's file name in the folder it lives in.
+void refuse_input(const std::string& option, const std::string& file, const std::vector<std::string>& inputs);
 
 // An output being written: bytes go to a temporary file (or straight through), and commit()
 // makes them the file. Destroyed without commit(), it removes the temporary file.

@@ -31,14 +31,13 @@ namespace fs = std::filesystem;
 namespace {
 
 // A sweep file is a JSON object with a "sweep" key; anything else is read as a scenario (whose
-// loader names what is wrong with it).
+// loader names what is wrong with it). A regular file: the report reads its input more than
+// once (a pipe's second read would find nothing, a FIFO's would wait), and its parse is checked
+// as every input's is (size, nesting, syntax).
 bool is_sweep_file(const std::string& file) {
-  try {
-    const json j = json::parse(model::read_input_file(file, "scenario or sweep file"));
-    return j.is_object() && j.contains("sweep");
-  } catch (const json::exception&) {
-    return false;
-  }
+  const json j =
+      model::parse_input_json(model::read_input_file(file, "scenario or sweep file", model::InputKind::regular), file);
+  return j.is_object() && j.contains("sweep");
 }
 
 // The sweep: run into a private folder (its CSV, JSON and journal are not wanted), the page
@@ -55,16 +54,22 @@ int sweep_report(const ReportOptions& opt, std::ostream& out, std::ostream& err)
   char dir_template[] = "/tmp/qcesim-report-XXXXXX";
   if (!mkdtemp(dir_template)) throw std::runtime_error("cannot create a temporary folder for the sweep's files");
   const fs::path dir = dir_template;
-  const int slot = studies::register_temp_dir(dir.c_str());
+  // On a signal the handler removes files and then the (empty) folder: the sweep's own files
+  // are named for it, since the folder goes only when they have.
   struct Cleanup {
     fs::path dir;
-    int slot;
+    std::vector<std::string> files;
+    std::vector<int> slots;
     ~Cleanup() {
       std::error_code ec;
       fs::remove_all(dir, ec);
-      studies::forget_temp_file(slot);
+      for (int s : slots) studies::forget_temp_file(s);
     }
-  } cleanup{dir, slot};
+  } cleanup{dir, {}, {}};
+  for (const char* name : {"sweep.journal.jsonl", "sweep.csv", "sweep.json"})
+    cleanup.files.push_back((dir / name).string());
+  for (const std::string& f : cleanup.files) cleanup.slots.push_back(studies::register_temp_file(f.c_str()));
+  cleanup.slots.push_back(studies::register_temp_dir(dir.c_str()));
   SweepOptions so;
   so.file = opt.input;
   so.out = (dir / "sweep").string();

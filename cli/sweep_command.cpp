@@ -1,8 +1,11 @@
 #include "cli/sweep_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -30,7 +33,8 @@ using nlohmann::json;
 // The axis titles in words with units: the metric's, and the x axis' (a profile parameter's doc
 // line and unit from the sweep's first point, a workload key's meaning; zipped axes all of theirs).
 void label_axes(PlotSpec& plot, const studies::Sweep& s) {
-  const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()));
+  const studies::Scenario sc =
+      studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()), model::InputKind::regular);
   const model::Profile profile = sc.profile_for(sc.variants.front());
   plot.y_label = studies::sweep_metric_label(plot.y);
   plot.x_label.clear();
@@ -43,6 +47,24 @@ void label_axes(PlotSpec& plot, const studies::Sweep& s) {
 }
 
 // The chart's options (flags over the sweep file's defaults), checked before anything runs.
+namespace {
+
+// Whether an executable of that name is on PATH (as execlp will look for it).
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    if (access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 PlotSpec plot_spec(const SweepOptions& opt, const studies::Sweep& s, const std::vector<std::string>& axis_paths) {
   PlotSpec plot;
   plot.file = opt.plot;
@@ -62,17 +84,35 @@ PlotSpec plot_spec(const SweepOptions& opt, const studies::Sweep& s, const std::
     throw model::ConfigError(opt.y.empty() ? opt.file : "--y", opt.y.empty() ? "/plot/y" : "",
                              "a metric name (docs/sweep.md#metrics)", model::quoted_input(plot.y));
   check_output("--plot", plot.file);
+  // A PNG is gnuplot's to draw: said now, not after every run.
+  if (std::filesystem::path(plot.file).extension() == ".png" && !on_path("gnuplot"))
+    throw model::ConfigError("--plot", "", "gnuplot on PATH for a .png chart (an .svg is drawn without it)",
+                             "no gnuplot: run scripts/setup.sh (package gnuplot-nox)");
   return plot;
 }
 
 namespace {
 
-// Every output is a regular file (or a new name) under the prefix.
-void check_sweep_outputs(const std::string& prefix) {
-  for (const std::string& f : {prefix + ".csv", prefix + ".json", prefix + ".journal.jsonl"})
+// Every output is a regular file (or a new name) under the prefix, and none of the files read
+// (the default prefix is the sweep's name: run in its own folder, it would be its own file).
+void check_sweep_outputs(const std::string& prefix, const std::vector<std::string>& inputs) {
+  for (const std::string& f : {prefix + ".csv", prefix + ".json", prefix + ".journal.jsonl"}) {
     if (check_output("--out", f) != OutputKind::replace)
       throw model::ConfigError("--out", "",
                                "a prefix for regular files (PREFIX.csv, PREFIX.json, PREFIX.journal.jsonl)", f);
+    refuse_input("--out", f, inputs);
+  }
+}
+
+// The files a sweep reads: its definition, its scenario, the scenario's profile, shards to merge.
+std::vector<std::string> sweep_inputs(const SweepOptions& opt, const studies::Sweep& s) {
+  std::vector<std::string> in = {opt.file, s.scenario_file};
+  try {
+    in.push_back(studies::Scenario::load(s.scenario_file, {}, model::InputKind::regular, false).profile_file);
+  } catch (const model::ConfigError&) {  // the points' own loads report it
+  }
+  in.insert(in.end(), opt.shards.merge.begin(), opt.shards.merge.end());
+  return in;
 }
 
 std::string describe_point(const studies::Sweep& s, const studies::SweepPoint& p) {
@@ -110,7 +150,8 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
   studies::fork_each(
       todo.size(), jobs,
       [&](std::size_t i) {
-        const studies::Scenario sc = studies::Scenario::load(s.scenario_file, s.sets_for(all[todo[i].point]));
+        const studies::Scenario sc =
+            studies::Scenario::load(s.scenario_file, s.sets_for(all[todo[i].point]), model::InputKind::regular);
         return studies::run_variant(sc, sc.variant(todo[i].variant), s.timing_only, ahead).to_json();
       },
       [&](std::size_t i, const json& r) {
@@ -240,7 +281,9 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   std::vector<std::string> axis_paths;
   for (const auto& a : s.axes) axis_paths.push_back(a.path);
   const PlotSpec plot = plot_spec(opt, s, axis_paths);
-  if (!opt.report.empty()) check_output("--report", opt.report);
+  const std::vector<std::string> inputs = sweep_inputs(opt, s);
+  if (!plot.file.empty()) refuse_input("--plot", plot.file, inputs);
+  if (!opt.report.empty()) check_output("--report", opt.report), refuse_input("--report", opt.report, inputs);
   studies::ShardOptions shard;
   json shard_doc;
   apply_shard_options(opt.shards, shard, shard_doc);
@@ -253,6 +296,8 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
     const std::string journal_file = opt.shards.shard_out + ".journal.jsonl";
     if (check_output("--shard-out", journal_file) != OutputKind::replace)
       throw model::ConfigError("--shard-out", "", "a regular file name (FILE and FILE.journal.jsonl)", journal_file);
+    refuse_input("--shard-out", journal_file, inputs);
+    refuse_input("--shard-out", opt.shards.shard_out, inputs);
     studies::SweepJournal journal(journal_file, s, opt.fresh);
     const std::size_t failed = run_jobs(s, journal, opt.jobs, err, shard);
     if (failed) return report_failed(failed, journal, err);
@@ -262,7 +307,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
     return 0;
   }
   const std::string prefix = opt.out.empty() ? s.name : opt.out;
-  check_sweep_outputs(prefix);
+  check_sweep_outputs(prefix, inputs);
   const bool merged = !shard.merge.empty();
   std::unique_ptr<studies::SweepJournal> journal;
   std::size_t failed = 0;

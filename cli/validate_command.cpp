@@ -74,7 +74,8 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
   // Check every scenario before the first simulation.
   std::vector<studies::Scenario> scenarios;
   scenarios.reserve(files.size());
-  for (const MeasuredFile& f : files) scenarios.push_back(studies::Scenario::load(f.path));
+  for (const MeasuredFile& f : files)
+    scenarios.push_back(studies::Scenario::load(f.path, {}, model::InputKind::regular));
   // Each scenario's SoC: its profile's name (its first variant's; a variant changes values, not
   // the profile).
   std::vector<std::string> soc_of;

@@ -84,10 +84,35 @@ FileStamp stamp_of(const struct stat& st, bool may_settle) {
 std::optional<std::string> read_input(const std::string& file, const std::string& what, InputKind kind,
                                       const FileStamp* known, FileStamp* stamp, std::size_t max_bytes) {
   const std::string expected = "a readable " + what;
-  // Opened first, then examined: the file checked is the file read, even if its name is swapped
-  // for a FIFO in between (O_NONBLOCK keeps that open from waiting for a writer).
+  // The file checked is the file read, even if its name is swapped for a FIFO in between.
   // (A FIFO named on the command line, InputKind::any, is opened as it is: waiting for its writer.)
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | (kind == InputKind::regular ? O_NONBLOCK : 0));
+  int fd = -1;
+  if (kind == InputKind::regular) {
+    // Examined before it is opened: opening a device can act (a watchdog arms, a tape rewinds),
+    // and an O_PATH descriptor opens nothing. The file is then opened through that descriptor,
+    // so the file examined is the file read.
+    const int path_fd = open(file.c_str(), O_PATH | O_CLOEXEC);
+    if (path_fd >= 0) {
+      struct stat st;
+      const bool ok = fstat(path_fd, &st) == 0;
+      if (ok && S_ISDIR(st.st_mode)) {
+        close(path_fd);
+        throw ConfigError(file, "", expected, "a folder");
+      }
+      if (ok && !S_ISREG(st.st_mode)) {
+        close(path_fd);
+        throw ConfigError(file, "", "a regular file as " + what, "a device, FIFO or socket");
+      }
+      fd = open(fmt::format("/proc/self/fd/{}", path_fd).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+      const int e = errno;
+      close(path_fd);
+      errno = e;
+      if (fd < 0 && e == ENOENT)  // no /proc: opened by name, non-blocking, and examined below
+        fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    }
+  } else {
+    fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  }
   if (fd < 0) {
     const int e = errno;
     struct stat dir;
@@ -146,6 +171,11 @@ std::optional<std::string> read_input(const std::string& file, const std::string
 }
 
 }  // namespace
+
+InputKind reread_kind(const std::string& file) {
+  struct stat st;
+  return stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? InputKind::regular : InputKind::any;
+}
 
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
   return *read_input(file, what, kind, nullptr, nullptr, max_bytes);

@@ -496,7 +496,7 @@ std::vector<std::vector<double>> posterior_correlation(const Calibration& c) {
 
 json calibrated_profile(const Calibration& c, const std::string& date) {
   const CalibrationProblem& p = c.problem;
-  json doc = model::read_json_file(p.scenario.profile_file, "profile file");
+  json doc = model::read_json_file(p.scenario.profile_file, "profile file", model::InputKind::regular);
   std::vector<std::string> names;  // every fitted parameter
   std::vector<std::size_t> joint;  // those with an interval of some width: the new group
   for (std::size_t q = 0; q < p.params.size(); ++q) {

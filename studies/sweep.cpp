@@ -166,7 +166,7 @@ json logca(const Sweep& s, const LineFit& host, const std::map<double, json>& pt
   try {
     std::vector<std::string> sets = s.sets;
     sets.insert(sets.end(), at.begin(), at.end());
-    const Scenario sc = Scenario::load(s.scenario_file, sets);
+    const Scenario sc = Scenario::load(s.scenario_file, sets, InputKind::regular);
     const Profile p = sc.profile_for(sc.variant(variant));
     bw_mb_s = p.num("bam.bandwidth");
     clock_mhz = p.num("qce.clock");
@@ -344,14 +344,12 @@ std::string Sweep::key() const {
   k.erase("analysis");
   // The scenario and profile files decide the results too.
   std::string text = k.dump();
-  {
-    std::ifstream in(scenario_file);
-    text += std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  // Read as every other file a sweep names: regular files of bounded size (an error here is the
+  // loads' to report: the key then stands for what could be read).
   try {
-    const Scenario sc = Scenario::load(scenario_file);
-    std::ifstream in(sc.profile_file);
-    text += std::string(std::istreambuf_iterator<char>(in), {});
+    text += model::read_input_file(scenario_file, "scenario file", InputKind::regular);
+    const Scenario sc = Scenario::load(scenario_file, {}, InputKind::regular, false);
+    text += model::read_input_file(sc.profile_file, "profile file", InputKind::regular);
   } catch (const std::exception&) {
   }
   return fmt::format("{:016x}", std::hash<std::string>{}(text));

@@ -1,7 +1,14 @@
 #include "studies/sweep_journal.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <spdlog/fmt/fmt.h>
 #include <stdexcept>
 
@@ -14,51 +21,122 @@ using nlohmann::json;
 
 std::string sweep_job_id(std::size_t point, const std::string& variant) { return fmt::format("{}/{}", point, variant); }
 
-SweepJournal::SweepJournal(const std::string& file, const studies::Sweep& s, bool fresh) : m_file(file) {
-  const std::string key = s.key();
-  if (fresh) std::filesystem::remove(file);
-  if (std::filesystem::exists(file)) read(key);
-  if (!std::filesystem::exists(file)) {
-    std::ofstream j(file);
-    if (!j) throw std::runtime_error("cannot write " + file);
-    j << json{{"key", key}, {"sweep", s.name}}.dump() << "\n";
-  }
-  m_out.open(file, std::ios::app);
+namespace {
+
+constexpr std::size_t kMaxJournalBytes = 256u << 20;
+
+[[noreturn]] void journal_error(const std::string& file, const std::string& found) {
+  throw model::ConfigError(file, "", "a sweep journal: a regular file of this user's (not a link)", found);
 }
 
-void SweepJournal::read(const std::string& key) {
-  std::ifstream in(m_file);
+}  // namespace
+
+SweepJournal::SweepJournal(const std::string& file, const studies::Sweep& s, bool fresh) : m_file(file) {
+  const std::string key = s.key();
+  // Opened once, and not through a link: the name was checked before, but a link planted since
+  // (the journal's name is the sweep's, in a folder others may write) must not lead the append
+  // into another file; O_NONBLOCK keeps a FIFO put there from stopping the open.
+  if (fresh && unlink(file.c_str()) != 0 && errno != ENOENT) journal_error(file, std::strerror(errno));
+  m_fd = open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
+  if (m_fd < 0) journal_error(file, errno == ELOOP ? std::string("a link") : std::strerror(errno));
+  struct stat st;
+  if (fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(m_fd);
+    m_fd = -1;
+    journal_error(file, "a device, FIFO or socket");
+  }
+  // Another user's file at the name is not this user's runs, whatever its first line says.
+  if (st.st_uid != geteuid() && st.st_uid != 0) {
+    close(m_fd);
+    m_fd = -1;
+    journal_error(file, fmt::format("a file another user owns (uid {})", st.st_uid));
+  }
+  if (st.st_size > 0) {
+    if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes) {
+      close(m_fd);
+      m_fd = -1;
+      journal_error(file, fmt::format("{} bytes (at most {})", st.st_size, kMaxJournalBytes));
+    }
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t len = 0;
+    while (len < text.size()) {
+      const ssize_t n = pread(m_fd, &text[len], text.size() - len, static_cast<off_t>(len));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      len += static_cast<std::size_t>(n);
+    }
+    text.resize(len);
+    try {
+      read(text, key, s);
+    } catch (...) {
+      close(m_fd);
+      m_fd = -1;
+      throw;
+    }
+  } else {
+    append(json{{"key", key}, {"sweep", s.name}}.dump() + "\n");
+  }
+}
+
+SweepJournal::~SweepJournal() {
+  if (m_fd >= 0) close(m_fd);
+}
+
+void SweepJournal::append(const std::string& line) {
+  const char* p = line.data();
+  std::size_t n = line.size();
+  while (n > 0) {
+    const ssize_t w = ::write(m_fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw std::runtime_error("cannot write " + m_file + ": " + std::strerror(errno));
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+void SweepJournal::read(const std::string& text, const std::string& key, const studies::Sweep& s) {
+  std::istringstream in(text);
   std::string line;
   bool first = true;
+  const std::size_t points = s.points().size();
   while (std::getline(in, line)) {
     json j;
     try {
-      j = json::parse(line);
-    } catch (const json::exception&) {
-      continue;
+      j = model::parse_input_json(line, m_file);  // nesting bounded, as every input's
+    } catch (const model::ConfigError&) {
+      j = json();  // cut short by an interruption: that run is redone; a first line, refused below
     }
     if (first) {
       first = false;
-      if (!j.is_object() || j.value("key", "") != key)
+      if (!j.is_object() || !j.contains("key") || !j["key"].is_string() || j["key"].get<std::string>() != key)
         throw model::ConfigError(m_file, "/key", "the journal of this sweep definition (" + key + ")",
-                                 "one from a different definition or profile: rerun with --fresh to discard it");
+                                 "one from a different definition or profile, or not a journal: rerun with --fresh "
+                                 "to discard it");
       continue;
     }
-    if (j.is_object() && j.contains("point") && j["point"].is_number_unsigned() && j.contains("variant") &&
-        j["variant"].is_string() && j.contains("result") && j["result"].is_object())
-      m_done[sweep_job_id(j["point"], j["variant"])] = j["result"];
+    // A run's line as qcesim writes it: a point of the sweep, one of its variants, a result that
+    // reads back (anything else is redone).
+    if (!j.is_object() || !j.contains("point") || !j["point"].is_number_unsigned() || !j.contains("variant") ||
+        !j["variant"].is_string() || !j.contains("result"))
+      continue;
+    const std::string variant = j["variant"];
+    if (j["point"].get<std::size_t>() >= points ||
+        std::find(s.variants.begin(), s.variants.end(), variant) == s.variants.end() ||
+        !run_result_problem(j["result"], false, variant).empty())
+      continue;
+    m_done[sweep_job_id(j["point"], variant)] = j["result"];
   }
 }
 
 void SweepJournal::record(std::size_t point, const std::string& variant, const json& result) {
   m_done[sweep_job_id(point, variant)] = result;
-  m_out << json{{"point", point}, {"variant", variant}, {"result", result}}.dump() << "\n";
-  m_out.flush();
+  append(json{{"point", point}, {"variant", variant}, {"result", result}}.dump() + "\n");
 }
 
 void SweepJournal::remove() {
-  m_out.close();
-  std::filesystem::remove(m_file);
+  if (m_fd >= 0) close(m_fd);
+  m_fd = -1;
+  unlink(m_file.c_str());
 }
 
 json sweep_shard_document(const Sweep& s, std::size_t index, std::size_t count,

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstddef>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -24,6 +23,9 @@ class SweepJournal {
   // Opens (and with `fresh` first discards) the journal at `file`; throws ConfigError when it
   // belongs to another definition or profile.
   SweepJournal(const std::string& file, const studies::Sweep& s, bool fresh);
+  ~SweepJournal();
+  SweepJournal(const SweepJournal&) = delete;
+  SweepJournal& operator=(const SweepJournal&) = delete;
 
   // The finished runs, by sweep_job_id.
   const std::map<std::string, nlohmann::json>& done() const { return m_done; }
@@ -36,11 +38,12 @@ class SweepJournal {
   const std::string& file() const { return m_file; }
 
  private:
-  void read(const std::string& key);
+  void read(const std::string& text, const std::string& key, const studies::Sweep& s);
+  void append(const std::string& line);
 
   std::string m_file;
   std::map<std::string, nlohmann::json> m_done;
-  std::ofstream m_out;
+  int m_fd = -1;
 };
 
 // Shard `index` of `count`'s document: the definition's key, which shard, and its finished runs.

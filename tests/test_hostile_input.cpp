@@ -21,6 +21,7 @@
 #include "cli/output_file.h"
 #include "cli/plot.h"
 #include "model/config_error.h"
+#include "studies/sweep.h"
 #include "tests/emu_helpers.h"
 #include "tests/process.h"
 
@@ -253,6 +254,71 @@ TEST_F(HostileInput, ALinkToARegularFileStaysALinkAndItsTargetIsReplaced) {
   EXPECT_EQ(outputs(), (std::vector<std::string>{"link.json", "target.json"}));
 }
 
+// A link another user owns is not followed (their results.json -> /etc/shadow would make root's
+// run replace /etc/shadow, and a link to a device would write into it): refused before the run,
+// the link and its target untouched. One this user (or root) owns is followed, as above.
+TEST_F(HostileInput, ALinkAnotherUserOwnsIsRefusedNotFollowed) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a link to another user needs root";
+  test::write_text(dir + "/target.json", "old");
+  fs::create_symlink(dir + "/target.json", dir + "/planted.json");
+  ASSERT_EQ(lchown((dir + "/planted.json").c_str(), 12345, 12345), 0);
+  const auto r =
+      qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", "planted.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("planted.json: a link owned by another user (uid 12345), not followed"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("[1/"), std::string::npos) << "nothing ran: " << r.err;
+  EXPECT_EQ(test::slurp(dir + "/target.json"), "old");
+  EXPECT_TRUE(fs::is_symlink(dir + "/planted.json"));
+  // Nor as a link further down a chain this user started.
+  fs::create_symlink(dir + "/planted.json", dir + "/mine.json");
+  EXPECT_THROW(cli::check_output("--json", dir + "/mine.json"), model::ConfigError);
+}
+
+// A FIFO nothing reads is an error when the output is written, not a wait for ever; a replaced
+// file keeps its permission bits but not set-user-ID (the new file is root's).
+TEST_F(HostileInput, AFifoNobodyReadsFailsAndASetuidFileLosesTheBit) {
+  const std::string fifo = dir + "/nobody.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(cli::check_output("--json", fifo), cli::OutputKind::write_through);
+  try {
+    cli::write_output("--json", fifo, "text");
+    ADD_FAILURE() << "wrote into a FIFO nobody reads";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a FIFO that nothing reads"), std::string::npos) << e.what();
+  }
+  const std::string file = dir + "/setuid.json";
+  test::write_text(file, "old");
+  ASSERT_EQ(chmod(file.c_str(), 04755), 0);
+  cli::write_output("--json", file, "new");
+  struct stat st;
+  ASSERT_EQ(stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  EXPECT_EQ(test::slurp(file), "new");
+}
+
+// A sweep run in its own folder, whose default prefix is its name: its results would replace the
+// sweep's own file. Refused before any run; the definition stays.
+TEST_F(HostileInput, ASweepsOutputIsNeverOneOfItsInputs) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-lib"}},
+             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6}}}}}};
+  test::write_text(dir + "/t.json", sw.dump());
+  const auto r = qcesim({"sweep", "t.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--out: expected an output that is none of the files read, found t.json: the input t.json "
+                       "itself"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(json::parse(test::slurp(dir + "/t.json")), sw);
+  const auto seed_out = qcesim({"sweep", "t.json", "--out", "seed"});
+  EXPECT_EQ(seed_out.exit_code, 2);
+  EXPECT_NE(seed_out.err.find("the input seed.json itself"), std::string::npos) << seed_out.err;
+  const auto ok = qcesim({"sweep", "t.json", "--out", "results"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST_F(HostileInput, AnUncommittedOutputLeavesNoTemporaryFile) {
   {
     cli::OutputFile f("--json", dir + "/a.json");
@@ -405,6 +471,42 @@ TEST_F(HostileInput, AStoppedSweepResumes) {
   EXPECT_EQ(again.exit_code, 143) << again.err;
   EXPECT_NE(again.err.find("(4 points x 1 variants = 4 runs, 2 already done)"), std::string::npos) << again.err;
   EXPECT_TRUE(none_left(file));
+}
+
+// The journal is opened once and never through a link (its name is the sweep's, in a folder
+// others may write): a link there is refused, and a first line that is not this sweep's key is
+// refused rather than appended to.
+TEST_F(HostileInput, ASweepJournalIsNeverALinkNorSomeoneElsesFile) {
+  json sw = {{"sweep", "t"},
+             {"scenario", "seed.json"},
+             {"variants", {"sha256-lib"}},
+             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6}}}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  test::write_text(dir + "/victim", "root:x:0:0\n");
+  fs::create_symlink(dir + "/victim", dir + "/out.journal.jsonl");
+  const auto linked = qcesim({"sweep", "s.json", "--out", "out"});
+  EXPECT_EQ(linked.exit_code, 2) << linked.err;
+  EXPECT_NE(linked.err.find("out.journal.jsonl: expected a sweep journal: a regular file of this user's (not a "
+                            "link), found a link"),
+            std::string::npos)
+      << linked.err;
+  EXPECT_EQ(test::slurp(dir + "/victim"), "root:x:0:0\n");
+  fs::remove(dir + "/out.journal.jsonl");
+  test::write_text(dir + "/out.journal.jsonl", "root:x:0:0\n");
+  const auto foreign = qcesim({"sweep", "s.json", "--out", "out"});
+  EXPECT_EQ(foreign.exit_code, 2) << foreign.err;
+  EXPECT_NE(foreign.err.find("the journal of this sweep definition"), std::string::npos) << foreign.err;
+  EXPECT_EQ(test::slurp(dir + "/out.journal.jsonl"), "root:x:0:0\n");
+  // Another user's file with this sweep's very key is not this user's runs either.
+  if (geteuid() != 0) return;
+  const std::string key = studies::Sweep::load(dir + "/s.json").key();
+  const std::string forged = json{{"key", key}, {"sweep", "t"}}.dump() + "\n";
+  test::write_text(dir + "/out.journal.jsonl", forged);
+  ASSERT_EQ(chown((dir + "/out.journal.jsonl").c_str(), 12345, 12345), 0);
+  const auto owned = qcesim({"sweep", "s.json", "--out", "out"});
+  EXPECT_EQ(owned.exit_code, 2) << owned.err;
+  EXPECT_NE(owned.err.find("found a file another user owns (uid 12345)"), std::string::npos) << owned.err;
+  EXPECT_EQ(test::slurp(dir + "/out.journal.jsonl"), forged);
 }
 
 // A run whose process dies is reported as failed, counted once ("[3/4]", not "[5/4]"), and the

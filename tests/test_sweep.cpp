@@ -15,6 +15,7 @@
 
 #include "cli/sweep_command.h"
 #include "model/config_error.h"
+#include "studies/replay.h"
 #include "studies/sweep.h"
 #include "tests/process.h"
 
@@ -131,7 +132,14 @@ TEST(Sweep, ResumesFromTheJournalWithoutRedoingFinishedRuns) {
   const std::string file = write(dir, "s.json", base_sweep());
   const std::string prefix = dir + "/out";
   const studies::Sweep s = studies::Sweep::load(file);
-  json marker = {{"name", "sha256-lib"}, {"wall_s", 123.0}, {"cpu_s", 1.0}, {"requests", 20}, {"bytes", 1280}};
+  // A finished run as the journal holds it (a result that reads back), its wall time the marker.
+  studies::VariantResult done;
+  done.name = "sha256-lib";
+  done.wall_s = 123.0;
+  done.cpu_s = done.task_s = 1.0;
+  done.requests = done.issued = done.completed = 20;
+  done.bytes = 1280;
+  const json marker = done.to_json();
   {
     std::ofstream j(prefix + ".journal.jsonl");
     j << json{{"key", s.key()}, {"sweep", "t"}}.dump() << "\n";
