@@ -1,7 +1,9 @@
 #include "cli/output_file.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -55,27 +57,62 @@ int make_temp(const std::string& target, std::string& tmp) {
   return fd;
 }
 
-// The file a name's links lead to, each link followed only when the user running qcesim or root
-// owns it: a link another user planted (results.json -> /etc/shadow, or -> /dev/watchdog) is
-// refused, not followed. Linux's fs.protected_symlinks applies that rule in sticky folders
-// when the kernel follows a link; this resolves the last component itself (so that a replace
-// renames onto the link's target and the link stays a link), which the kernel's rule would not
-// see, so it applies the rule everywhere. Folders along the way are the kernel's to follow.
+// Whether `dir` is on procfs, whose links (/proc/self/fd/1 -> "pipe:[1234]") are the kernel's
+// own: their text is no path, and only the kernel can follow them.
+bool on_procfs(const fs::path& dir) {
+  struct statfs sf;
+  return statfs(dir.empty() ? "." : dir.c_str(), &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+// The path a name leads to, walked one component at a time as the kernel walks it, every link
+// on the way (a folder's or the file's own) followed only when the user running qcesim or root
+// owns it: a link another user planted (results.json -> /etc/shadow, out/ -> /etc, or a link to
+// /dev/watchdog) is refused, not followed. Linux's fs.protected_symlinks applies that rule in
+// sticky folders when the kernel follows a link; a replace resolves the name itself (it renames
+// onto the link's target, so the link stays a link), which the kernel's rule would not see, so
+// the rule is applied here, everywhere. A link in /proc (/dev/stdout's /proc/self/fd/1) is left
+// to the kernel. Returns `file` itself when no link was on the way.
 std::string followed_links(const std::string& option, const std::string& file) {
-  fs::path p(file);
-  for (int hops = 0; hops < 40; ++hops) {
+  std::vector<std::string> todo;  // components still to walk, the next one last
+  auto push = [&todo](const fs::path& p) {
+    std::vector<std::string> parts;
+    for (const auto& c : p.relative_path()) parts.push_back(c.string());
+    todo.insert(todo.end(), parts.rbegin(), parts.rend());
+  };
+  const fs::path start(file);
+  fs::path done = start.is_absolute() ? fs::path("/") : fs::path();
+  push(start);
+  int links = 0;
+  while (!todo.empty()) {
+    const std::string c = todo.back();
+    todo.pop_back();
+    if (c.empty() || c == ".") continue;
+    if (c == "..") {  // `done` holds no link: its parent is the kernel's parent too
+      if (done.empty() || done.filename() == "..")
+        done /= "..";
+      else if (done != "/")
+        done = done.parent_path();
+      continue;
+    }
+    const fs::path next = done / c;
     struct stat lst;
-    if (lstat(p.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) return p.string();
+    if (lstat(next.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) {
+      done = next;
+      continue;
+    }
     if (lst.st_uid != geteuid() && lst.st_uid != 0)
       throw model::ConfigError(option, "", kExpected,
                                fmt::format("{}: a link owned by another user (uid {}), not followed{}", file,
-                                           lst.st_uid, p.string() == file ? "" : " (at " + p.string() + ")"));
+                                           lst.st_uid, next.string() == file ? "" : " (at " + next.string() + ")"));
+    if (on_procfs(done)) return file;  // the kernel's own link: the kernel follows it
+    if (++links > 40) throw model::ConfigError(option, "", kExpected, file + ": a chain of more than 40 links");
     std::error_code ec;
-    const fs::path to = fs::read_symlink(p, ec);
-    if (ec) return p.string();
-    p = to.is_absolute() ? to : (p.has_parent_path() ? p.parent_path() : fs::path(".")) / to;
+    const fs::path to = fs::read_symlink(next, ec);
+    if (ec) return file;
+    if (to.is_absolute()) done = "/";
+    push(to);
   }
-  throw model::ConfigError(option, "", kExpected, file + ": a chain of more than 40 links");
+  return links == 0 ? file : done.string();
 }
 
 // What the path is, without touching the folder: the refusals that need no write.
@@ -136,10 +173,23 @@ void refuse_input(const std::string& option, const std::string& file, const std:
 OutputFile::OutputFile(const std::string& option, const std::string& file) : m_option(option), m_file(file) {
   // The temporary file itself is the probe check_output makes before a run.
   if (classify(option, file) == OutputKind::write_through) {
-    // Opened through the links classify allowed, non-blocking: a FIFO nobody reads is an error
-    // (ENXIO), not a wait for ever. Writes then block as usual.
-    m_fd = open(followed_links(option, file).c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
-    if (m_fd < 0 && errno == ENXIO)
+    // Found first (O_PATH opens nothing) and opened only if it is still a device or FIFO, so a
+    // regular file swapped in since classify is not appended to; then opened non-blocking: a
+    // FIFO nobody reads is an error (ENXIO), not a wait for ever. Writes then block as usual.
+    const int path_fd = open(file.c_str(), O_PATH | O_CLOEXEC);
+    if (path_fd < 0) fail("open");
+    struct stat st;
+    if (fstat(path_fd, &st) != 0 ||
+        !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (in_system_tree(file) && S_ISREG(st.st_mode)))) {
+      close(path_fd);
+      throw std::runtime_error(m_option + ": " + m_file + " is no longer the device or FIFO it was when checked");
+    }
+    m_fd =
+        open(fmt::format("/proc/self/fd/{}", path_fd).c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    const int e = errno;
+    close(path_fd);
+    errno = e;
+    if (m_fd < 0 && e == ENXIO)
       throw std::runtime_error(m_option + ": cannot open " + m_file + ": a FIFO that nothing reads");
     if (m_fd < 0) fail("open");
     const int flags = fcntl(m_fd, F_GETFL);

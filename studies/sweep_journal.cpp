@@ -36,7 +36,17 @@ SweepJournal::SweepJournal(const std::string& file, const studies::Sweep& s, boo
   // Opened once, and not through a link: the name was checked before, but a link planted since
   // (the journal's name is the sweep's, in a folder others may write) must not lead the append
   // into another file; O_NONBLOCK keeps a FIFO put there from stopping the open.
-  if (fresh && unlink(file.c_str()) != 0 && errno != ENOENT) journal_error(file, std::strerror(errno));
+  // --fresh discards only what it would have used: the user's own journal, not a link, a device or
+  // another user's file (those are refused as they would be without it).
+  struct stat lst;
+  if (fresh && lstat(file.c_str(), &lst) == 0) {
+    if (S_ISLNK(lst.st_mode)) journal_error(file, "a link");
+    if (!S_ISREG(lst.st_mode)) journal_error(file, "a device, FIFO or socket");
+    if (lst.st_uid != geteuid() && lst.st_uid != 0)
+      journal_error(file,
+                    fmt::format("a file another user owns (uid {}): remove it, or name another output", lst.st_uid));
+    if (unlink(file.c_str()) != 0 && errno != ENOENT) journal_error(file, std::strerror(errno));
+  }
   m_fd = open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
   if (m_fd < 0) journal_error(file, errno == ELOOP ? std::string("a link") : std::strerror(errno));
   struct stat st;
@@ -45,11 +55,17 @@ SweepJournal::SweepJournal(const std::string& file, const studies::Sweep& s, boo
     m_fd = -1;
     journal_error(file, "a device, FIFO or socket");
   }
-  // Another user's file at the name is not this user's runs, whatever its first line says.
+  // Another user's file at the name is not this user's runs, whatever its first line says; nor is
+  // a second name of some other file (a hard link: O_NOFOLLOW does not see those).
   if (st.st_uid != geteuid() && st.st_uid != 0) {
     close(m_fd);
     m_fd = -1;
-    journal_error(file, fmt::format("a file another user owns (uid {})", st.st_uid));
+    journal_error(file, fmt::format("a file another user owns (uid {}): remove it, or name another output", st.st_uid));
+  }
+  if (st.st_nlink > 1) {
+    close(m_fd);
+    m_fd = -1;
+    journal_error(file, fmt::format("a file with {} names (a hard link)", st.st_nlink));
   }
   if (st.st_size > 0) {
     if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes) {
@@ -68,6 +84,7 @@ SweepJournal::SweepJournal(const std::string& file, const studies::Sweep& s, boo
     text.resize(len);
     try {
       read(text, key, s);
+      if (!text.empty() && text.back() != '\n') append("\n");  // a line cut short ends; the next is whole
     } catch (...) {
       close(m_fd);
       m_fd = -1;

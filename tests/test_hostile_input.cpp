@@ -270,9 +270,37 @@ TEST_F(HostileInput, ALinkAnotherUserOwnsIsRefusedNotFollowed) {
   EXPECT_EQ(r.err.find("[1/"), std::string::npos) << "nothing ran: " << r.err;
   EXPECT_EQ(test::slurp(dir + "/target.json"), "old");
   EXPECT_TRUE(fs::is_symlink(dir + "/planted.json"));
-  // Nor as a link further down a chain this user started.
+  // Nor as a link further down a chain this user started, nor as a folder on the way.
   fs::create_symlink(dir + "/planted.json", dir + "/mine.json");
   EXPECT_THROW(cli::check_output("--json", dir + "/mine.json"), model::ConfigError);
+  fs::create_directory(dir + "/real");
+  fs::create_symlink(dir + "/real", dir + "/out");
+  ASSERT_EQ(lchown((dir + "/out").c_str(), 12345, 12345), 0);
+  try {
+    (void)cli::check_output("--json", dir + "/out/r.json");
+    ADD_FAILURE() << "followed another user's folder link";
+  } catch (const model::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("a link owned by another user (uid 12345), not followed (at " + dir + "/out)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(test::list_dir(dir + "/real").empty());
+}
+
+// The kernel's own links are the kernel's to follow: /proc/self/fd/N and /dev/fd/N naming a pipe
+// (what /dev/stdout is under `| jq`, and bash's >(cmd)) are written through.
+TEST_F(HostileInput, APipeNamedThroughProcIsWrittenThrough) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  for (const std::string& name : {"/proc/self/fd/" + std::to_string(fds[1]), "/dev/fd/" + std::to_string(fds[1])}) {
+    EXPECT_EQ(cli::check_output("--json", name), cli::OutputKind::write_through) << name;
+    cli::write_output("--json", name, "{}\n");
+    char buf[8] = {};
+    ASSERT_EQ(::read(fds[0], buf, sizeof buf), 3) << name;
+    EXPECT_EQ(std::string(buf, 3), "{}\n");
+  }
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 // A FIFO nothing reads is an error when the output is written, not a wait for ever; a replaced
@@ -506,6 +534,9 @@ TEST_F(HostileInput, ASweepJournalIsNeverALinkNorSomeoneElsesFile) {
   const auto owned = qcesim({"sweep", "s.json", "--out", "out"});
   EXPECT_EQ(owned.exit_code, 2) << owned.err;
   EXPECT_NE(owned.err.find("found a file another user owns (uid 12345)"), std::string::npos) << owned.err;
+  const auto fresh = qcesim({"sweep", "s.json", "--out", "out", "--fresh"});  // not deleted either
+  EXPECT_EQ(fresh.exit_code, 2) << fresh.err;
+  EXPECT_EQ(test::slurp(dir + "/out.journal.jsonl"), forged);
   EXPECT_EQ(test::slurp(dir + "/out.journal.jsonl"), forged);
 }
 
