@@ -51,6 +51,13 @@ class HostileInput : public ::testing::Test {
   // that run's own process (the launcher's child).
   test::ProcessResult sweep_killing_the_third_run(bool the_launcher);
   std::string sweep_file() const { return dir + "/s.json"; }
+  // A sweep "t" of the seed scenario: the CPU path at two message counts.
+  static json two_runs_sweep() {
+    return {{"sweep", "t"},
+            {"scenario", "seed.json"},
+            {"variants", {"sha256-lib"}},
+            {"axes", {{{"path", "workload.messages"}, {"values", {5, 6}}}}}};
+  }
   // Names in the folder other than the inputs this fixture wrote.
   std::vector<std::string> outputs() {
     std::vector<std::string> names;
@@ -328,10 +335,7 @@ TEST_F(HostileInput, AFifoNobodyReadsFailsAndASetuidFileLosesTheBit) {
 // A sweep run in its own folder, whose default prefix is its name: its results would replace the
 // sweep's own file. Refused before any run; the definition stays.
 TEST_F(HostileInput, ASweepsOutputIsNeverOneOfItsInputs) {
-  json sw = {{"sweep", "t"},
-             {"scenario", "seed.json"},
-             {"variants", {"sha256-lib"}},
-             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6}}}}}};
+  const json sw = two_runs_sweep();
   test::write_text(dir + "/t.json", sw.dump());
   const auto r = qcesim({"sweep", "t.json"});
   EXPECT_EQ(r.exit_code, 2);
@@ -505,10 +509,7 @@ TEST_F(HostileInput, AStoppedSweepResumes) {
 // others may write): a link there is refused, and a first line that is not this sweep's key is
 // refused rather than appended to.
 TEST_F(HostileInput, ASweepJournalIsNeverALinkNorSomeoneElsesFile) {
-  json sw = {{"sweep", "t"},
-             {"scenario", "seed.json"},
-             {"variants", {"sha256-lib"}},
-             {"axes", {{{"path", "workload.messages"}, {"values", {5, 6}}}}}};
+  const json sw = two_runs_sweep();
   test::write_text(dir + "/s.json", sw.dump());
   test::write_text(dir + "/victim", "root:x:0:0\n");
   fs::create_symlink(dir + "/victim", dir + "/out.journal.jsonl");
