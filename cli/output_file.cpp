@@ -161,7 +161,9 @@ OutputKind check_output(const std::string& option, const std::string& file) {
 
 void refuse_input(const std::string& option, const std::string& file, const std::vector<std::string>& inputs) {
   struct stat out;
-  if (stat(file.c_str(), &out) != 0) return;  // a new name is no input
+  // A new name is no input, and a device or FIFO is written through, not replaced (a terminal
+  // is both stdin and stdout).
+  if (stat(file.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) return;
   for (const std::string& in : inputs) {
     struct stat st;
     if (stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)

@@ -156,9 +156,12 @@ std::vector<const studies::Variant*> chosen_variants(const studies::Scenario& sc
 
 namespace {
 
-// Every output file, per variant where there are several, can be written: checked before any run.
-void check_outputs(const RunOptions& opt, const std::vector<const studies::Variant*>& chosen) {
-  if (!opt.json_file.empty()) check_output("--json", opt.json_file);
+// Every output file, per variant where there are several, can be written and is none of the
+// files the run reads (`--json x.json` for the scenario x.json): checked before any run.
+void check_outputs(const RunOptions& opt, const studies::Scenario& sc,
+                   const std::vector<const studies::Variant*>& chosen) {
+  const std::vector<std::string> inputs = {opt.scenario, sc.profile_file};
+  if (!opt.json_file.empty()) check_output("--json", opt.json_file), refuse_input("--json", opt.json_file, inputs);
   const bool several = chosen.size() > 1;
   for (const auto& [option, file] : {std::pair<const char*, const std::string&>{"--trace", opt.trace_file},
                                      std::pair<const char*, const std::string&>{"--profile", opt.profile_file}}) {
@@ -166,7 +169,10 @@ void check_outputs(const RunOptions& opt, const std::vector<const studies::Varia
     if (several && check_output(option, file) == OutputKind::write_through)
       throw model::ConfigError(option, "", "one variant (--variant NAME) to write to a device or FIFO",
                                fmt::format("{} variants", chosen.size()));
-    for (const studies::Variant* v : chosen) check_output(option, per_variant_file(file, v->name, several));
+    for (const studies::Variant* v : chosen) {
+      check_output(option, per_variant_file(file, v->name, several));
+      refuse_input(option, per_variant_file(file, v->name, several), inputs);
+    }
   }
 }
 
@@ -270,7 +276,10 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
   if (!opt.compare.empty() && opt.seeds)
     throw model::ConfigError("--compare", "", "a plain run or --uncertainty (paired samples)", "--seeds");
   if (opt.uncertainty && opt.seeds) throw model::ConfigError("--seeds", "", "either --uncertainty or --seeds", "both");
-  if (!opt.json_file.empty()) check_output("--json", opt.json_file);
+  if (!opt.json_file.empty()) {
+    check_output("--json", opt.json_file);
+    refuse_input("--json", opt.json_file, {opt.scenario});  // not its profile: that would mean loading it here
+  }
   studies::UncertaintySpec spec;
   spec.scenario = opt.scenario;
   spec.sets = opt.sets;
@@ -304,7 +313,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
                              "--uncertainty N or --seeds N to split", "a plain run");
   const studies::Scenario sc = studies::Scenario::load(opt.scenario, opt.sets);
   const std::vector<const studies::Variant*> chosen = chosen_variants(sc, opt.variants);
-  check_outputs(opt, chosen);
+  check_outputs(opt, sc, chosen);
   if (!opt.compare.empty() &&
       std::none_of(chosen.begin(), chosen.end(), [&](const auto* v) { return v->name == opt.compare; }))
     throw model::ConfigError("--compare", "", "a variant the run simulates", model::quoted_input(opt.compare));

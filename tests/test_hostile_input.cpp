@@ -349,6 +349,15 @@ TEST_F(HostileInput, ASweepsOutputIsNeverOneOfItsInputs) {
   EXPECT_NE(seed_out.err.find("the input seed.json itself"), std::string::npos) << seed_out.err;
   const auto ok = qcesim({"sweep", "t.json", "--out", "results"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  // run's outputs alike: its scenario, and the profile the scenario names.
+  const std::string seed_text = test::slurp(seed_file);
+  for (const char* victim : {"seed.json", "sm8650.json"}) {
+    const auto run =
+        qcesim({"run", "seed.json", "--set", "workload.messages=5", "--variant", "sha256-lib", "--json", victim});
+    EXPECT_EQ(run.exit_code, 2) << victim;
+    EXPECT_NE(run.err.find(std::string(victim) + " itself"), std::string::npos) << run.err;
+  }
+  EXPECT_EQ(test::slurp(seed_file), seed_text);
 }
 
 TEST_F(HostileInput, AnUncommittedOutputLeavesNoTemporaryFile) {
