@@ -186,12 +186,8 @@ OutputFile::OutputFile(const std::string& option, const std::string& file) : m_o
       close(path_fd);
       throw std::runtime_error(m_option + ": " + m_file + " is no longer the device or FIFO it was when checked");
     }
-    m_fd =
-        open(fmt::format("/proc/self/fd/{}", path_fd).c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
-    const int e = errno;
-    close(path_fd);
-    errno = e;
-    if (m_fd < 0 && e == ENXIO)
+    m_fd = model::open_through(path_fd, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (m_fd < 0 && errno == ENXIO)
       throw std::runtime_error(m_option + ": cannot open " + m_file + ": a FIFO that nothing reads");
     if (m_fd < 0) fail("open");
     const int flags = fcntl(m_fd, F_GETFL);

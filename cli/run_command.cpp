@@ -161,7 +161,10 @@ namespace {
 void check_outputs(const RunOptions& opt, const studies::Scenario& sc,
                    const std::vector<const studies::Variant*>& chosen) {
   const std::vector<std::string> inputs = {opt.scenario, sc.profile_file};
-  if (!opt.json_file.empty()) check_output("--json", opt.json_file), refuse_input("--json", opt.json_file, inputs);
+  if (!opt.json_file.empty()) {
+    check_output("--json", opt.json_file);
+    refuse_input("--json", opt.json_file, inputs);
+  }
   const bool several = chosen.size() > 1;
   for (const auto& [option, file] : {std::pair<const char*, const std::string&>{"--trace", opt.trace_file},
                                      std::pair<const char*, const std::string&>{"--profile", opt.profile_file}}) {
@@ -170,8 +173,9 @@ void check_outputs(const RunOptions& opt, const studies::Scenario& sc,
       throw model::ConfigError(option, "", "one variant (--variant NAME) to write to a device or FIFO",
                                fmt::format("{} variants", chosen.size()));
     for (const studies::Variant* v : chosen) {
-      check_output(option, per_variant_file(file, v->name, several));
-      refuse_input(option, per_variant_file(file, v->name, several), inputs);
+      const std::string each = per_variant_file(file, v->name, several);
+      check_output(option, each);
+      refuse_input(option, each, inputs);
     }
   }
 }

@@ -283,7 +283,10 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   const PlotSpec plot = plot_spec(opt, s, axis_paths);
   const std::vector<std::string> inputs = sweep_inputs(opt, s);
   if (!plot.file.empty()) refuse_input("--plot", plot.file, inputs);
-  if (!opt.report.empty()) check_output("--report", opt.report), refuse_input("--report", opt.report, inputs);
+  if (!opt.report.empty()) {
+    check_output("--report", opt.report);
+    refuse_input("--report", opt.report, inputs);
+  }
   studies::ShardOptions shard;
   json shard_doc;
   apply_shard_options(opt.shards, shard, shard_doc);

@@ -103,11 +103,8 @@ std::optional<std::string> read_input(const std::string& file, const std::string
         close(path_fd);
         throw ConfigError(file, "", "a regular file as " + what, "a device, FIFO or socket");
       }
-      fd = open(fmt::format("/proc/self/fd/{}", path_fd).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-      const int e = errno;
-      close(path_fd);
-      errno = e;
-      if (fd < 0 && e == ENOENT)  // no /proc: opened by name, non-blocking, and examined below
+      fd = open_through(path_fd, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+      if (fd < 0 && errno == ENOENT)  // no /proc: opened by name, non-blocking, and examined below
         fd = open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     }
   } else {
@@ -171,6 +168,14 @@ std::optional<std::string> read_input(const std::string& file, const std::string
 }
 
 }  // namespace
+
+int open_through(int path_fd, int flags) {
+  const int fd = open(fmt::format("/proc/self/fd/{}", path_fd).c_str(), flags);
+  const int e = errno;
+  close(path_fd);
+  errno = e;
+  return fd;
+}
 
 InputKind reread_kind(const std::string& file) {
   struct stat st;

@@ -50,6 +50,10 @@ enum class InputKind { any, regular };
 // How to read again a file read once already (a forked run's scenario): as a regular file when it
 // is one now, so that whatever replaces it meanwhile (a FIFO, a device) is refused, not waited on.
 InputKind reread_kind(const std::string& file);
+// Opens, with `flags`, the file an O_PATH descriptor stands for (through /proc/self/fd: the file
+// examined is the file opened, whatever its name leads to by now) and closes that descriptor;
+// -1 with errno as the open left it.
+int open_through(int path_fd, int flags);
 
 nlohmann::json read_json_file(const std::string& file, const std::string& what, InputKind kind = InputKind::any);
 // The two halves: the file's text (size checked), and that text parsed (nesting checked).

@@ -46,6 +46,19 @@ std::string restated_key(const UncertainParam& u, const nlohmann::json& restated
   return fmt::format("restated/{}/{}/{:.10g}/{:.10g}", u.name, value, u.lo, u.hi);
 }
 
+// Gives ps[in_ps[a]] the a-th row of the Cholesky factor of g's correlations among its members
+// g.names[in_g[...]] (in that order), over the draws keyed keys[0..a]: their joint draw.
+void mix_members(std::vector<UncertainParam>& ps, const model::Correlation& g, const std::vector<std::size_t>& in_ps,
+                 const std::vector<std::size_t>& in_g, const std::vector<std::string>& keys) {
+  // A principal submatrix of a checked one: its factor is never empty.
+  const model::Matrix l = model::cholesky(model::principal_submatrix(g.matrix, in_g));
+  for (std::size_t a = 0; a < in_ps.size(); ++a) {
+    UncertainParam& u = ps[in_ps[a]];
+    u.mix.clear();
+    for (std::size_t b = 0; b <= a; ++b) u.mix.emplace_back(keys[b], l[a][b]);
+  }
+}
+
 // Gives the members of variant v's own correlated groups (scenario.h: `correlations` of what it
 // restates, a hypothesis' fit) among `mine` their mix, over the members' restated draws. The
 // factor is taken in the order of those draws' keys, not the group's listing, so that variants
@@ -68,16 +81,14 @@ void correlate_restated(std::vector<UncertainParam>& mine, const Variant& v, con
           present.push_back({restated_key(mine[i], *restated_interval(v, g.names[j])), i, j});
     if (present.size() < 2) continue;
     std::sort(present.begin(), present.end(), [](const Member& a, const Member& b) { return a.key < b.key; });
-    std::vector<std::size_t> in_g;
-    in_g.reserve(present.size());
-    for (const Member& m : present) in_g.push_back(m.in_g);
-    const model::Matrix l = model::cholesky(model::principal_submatrix(g.matrix, in_g));
-    for (std::size_t a = 0; a < present.size(); ++a) {
-      UncertainParam& u = mine[present[a].in_mine];
-      u.mix.clear();
-      u.variant_group = true;
-      for (std::size_t b = 0; b <= a; ++b) u.mix.emplace_back(present[b].key, l[a][b]);
+    std::vector<std::size_t> in_mine, in_g;
+    std::vector<std::string> keys;
+    in_mine.reserve(present.size()), in_g.reserve(present.size()), keys.reserve(present.size());
+    for (const Member& m : present) {
+      in_mine.push_back(m.in_mine), in_g.push_back(m.in_g), keys.push_back(m.key);
+      mine[m.in_mine].variant_group = true;
     }
+    mix_members(mine, g, in_mine, in_g, keys);
   }
 }
 
@@ -118,13 +129,11 @@ void correlate(std::vector<UncertainParam>& ps, const model::Profile& p) {
     for (std::size_t j = 0; j < g.names.size(); ++j)
       for (std::size_t i = 0; i < ps.size(); ++i)
         if (ps[i].name == g.names[j]) in_ps.push_back(i), in_g.push_back(j);
-    // A principal submatrix of a checked one: its factor is never empty.
-    const model::Matrix l = model::cholesky(model::principal_submatrix(g.matrix, in_g));
-    for (std::size_t a = 0; a < in_ps.size() && in_ps.size() > 1; ++a) {
-      UncertainParam& u = ps[in_ps[a]];
-      u.mix.clear();
-      for (std::size_t b = 0; b <= a; ++b) u.mix.emplace_back(ps[in_ps[b]].name, l[a][b]);
-    }
+    if (in_ps.size() < 2) continue;
+    std::vector<std::string> names;
+    names.reserve(in_ps.size());
+    for (const std::size_t i : in_ps) names.push_back(ps[i].name);
+    mix_members(ps, g, in_ps, in_g, names);
   }
 }
 
@@ -541,14 +550,21 @@ std::string uncertainty_table(const UncertaintyResult& r) {
   return s;
 }
 
+namespace {
+
+// A sampled parameter as the JSON lists it: its interval and, drawn jointly, the draws it mixes.
+json drawn_json(const UncertainParam& u) {
+  json pj = {{"name", u.name}, {"interval", {u.lo, u.hi}}};
+  for (const auto& [name, w] : u.mix) pj["drawn_with"].push_back({{"name", name}, {"weight", w}});
+  return pj;
+}
+
+}  // namespace
+
 json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
   json j = {{"scenario", r.scenario},     {"samples", spec.samples},     {"seed", spec.seed},
             {"failed_samples", r.failed}, {"parameters", json::array()}, {"variants", json::array()}};
-  for (const UncertainParam& u : r.params) {
-    json pj = {{"name", u.name}, {"interval", {u.lo, u.hi}}};
-    for (const auto& [name, w] : u.mix) pj["drawn_with"].push_back({{"name", name}, {"weight", w}});
-    j["parameters"].push_back(pj);
-  }
+  for (const UncertainParam& u : r.params) j["parameters"].push_back(drawn_json(u));
   for (const VariantBands& v : r.variants) {
     json q = json::object();
     for (const auto& [k, b] : v.quantity) {
@@ -557,11 +573,7 @@ json uncertainty_json(const UncertaintyResult& r, const UncertaintySpec& spec) {
     }
     json vj = {{"name", v.name}, {"quantities", q}};
     if (!v.fixed.empty()) vj["fixed"] = v.fixed;
-    for (const UncertainParam& u : v.joint) {
-      json pj = {{"name", u.name}, {"interval", {u.lo, u.hi}}};
-      for (const auto& [name, w] : u.mix) pj["drawn_with"].push_back({{"name", name}, {"weight", w}});
-      vj["drawn_jointly"].push_back(pj);
-    }
+    for (const UncertainParam& u : v.joint) vj["drawn_jointly"].push_back(drawn_json(u));
     j["variants"].push_back(vj);
   }
   if (!r.diffs.empty()) {
