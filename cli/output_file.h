@@ -1,7 +1,9 @@
 // Output files people name on the command line (--json, --trace, --profile, --plot, --out...).
 //
-// A regular file, or a new name in an existing folder, is written under a temporary name in
-// the same folder and renamed over it when complete, so a failure or a stop never leaves half
+// The name is walked as the kernel walks it, each folder held open, links followed only when the
+// user running qcesim or root owns them (model/path_walk.h). A regular file, or a new name in an
+// existing folder, is written under a temporary name in the folder held and renamed over it
+// there when complete, so a failure or a stop never leaves half
 // a file (the temporary file is removed on every exit path, signals included). A character
 // device or a FIFO (/dev/stdout, /dev/null, a named pipe) is written straight through: it is
 // never replaced by a file, which is what a rename would do to it, as root too. Anything
@@ -12,6 +14,8 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include "model/path_walk.h"
 
 namespace qcesim::cli {
 
@@ -48,7 +52,9 @@ class OutputFile {
   void flush();
   void write_all(const char* data, std::size_t n);
 
-  std::string m_option, m_file, m_target, m_tmp;
+  std::string m_option, m_file;
+  std::string m_name, m_tmp;  // the output's and the temporary file's names in m_folder
+  model::Fd m_folder;         // the folder walked to (O_PATH), held until the output is renamed
   int m_fd = -1;
   int m_slot = -1;  // stop_signals' temporary-file slot
   bool m_committed = false;

@@ -1,5 +1,6 @@
 #include "studies/stop_signals.h"
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,22 +27,24 @@ std::atomic<pid_t> g_children[kMaxChildren];
 // fault each, in every run.
 std::atomic<bool> g_temp_used[kMaxTemps];
 bool g_temp_dir[kMaxTemps];
+int g_temp_at[kMaxTemps];  // the folder the name is in (AT_FDCWD: a path)
 char g_temp_path[kMaxTemps][kPathMax];
 std::atomic<bool> g_installed{false};
 
 void remove_temps() {
   for (int i = 0; i < kMaxTemps; ++i)
-    if (g_temp_used[i].load() && !g_temp_dir[i]) unlink(g_temp_path[i]);
+    if (g_temp_used[i].load() && !g_temp_dir[i]) unlinkat(g_temp_at[i], g_temp_path[i], 0);
   for (int i = 0; i < kMaxTemps; ++i)
-    if (g_temp_used[i].load() && g_temp_dir[i]) rmdir(g_temp_path[i]);
+    if (g_temp_used[i].load() && g_temp_dir[i]) unlinkat(g_temp_at[i], g_temp_path[i], AT_REMOVEDIR);
 }
 
-int register_temp(const char* path, bool dir) {
+int register_temp(int at, const char* path, bool dir) {
   if (std::strlen(path) >= kPathMax) return -1;
   for (int i = 0; i < kMaxTemps; ++i) {
     if (g_temp_used[i].load()) continue;
     std::strcpy(g_temp_path[i], path);
     g_temp_dir[i] = dir;
+    g_temp_at[i] = at;
     g_temp_used[i].store(true);
     return i;
   }
@@ -110,8 +113,9 @@ void forget_child(pid_t pid) {
   }
 }
 
-int register_temp_file(const char* path) { return register_temp(path, false); }
-int register_temp_dir(const char* path) { return register_temp(path, true); }
+int register_temp_file(const char* path) { return register_temp(AT_FDCWD, path, false); }
+int register_temp_file_at(int folder, const char* name) { return register_temp(folder, name, false); }
+int register_temp_dir(const char* path) { return register_temp(AT_FDCWD, path, true); }
 
 void forget_temp_file(int slot) {
   if (slot >= 0 && slot < kMaxTemps) g_temp_used[slot].store(false);

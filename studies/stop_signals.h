@@ -22,6 +22,9 @@ void forget_child(pid_t pid);
 // Returns a slot for forget_temp_file, or -1 when every slot is taken (the file is then
 // removed only on the normal exit paths).
 int register_temp_file(const char* path);
+// The same for a name in a folder held open (removed with unlinkat, so a folder on the way
+// swapped meanwhile does not send the removal elsewhere); the folder stays open until forgotten.
+int register_temp_file_at(int folder, const char* name);
 // A temporary folder: removed (rmdir) after the files, so register the files in it too.
 int register_temp_dir(const char* path);
 void forget_temp_file(int slot);

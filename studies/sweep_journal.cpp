@@ -33,77 +33,60 @@ constexpr std::size_t kMaxJournalBytes = 256u << 20;
 
 SweepJournal::SweepJournal(const std::string& file, const studies::Sweep& s, bool fresh) : m_file(file) {
   const std::string key = s.key();
-  // Opened once, and not through a link: the name was checked before, but a link planted since
-  // (the journal's name is the sweep's, in a folder others may write) must not lead the append
-  // into another file; O_NONBLOCK keeps a FIFO put there from stopping the open.
-  // --fresh discards only what it would have used: the user's own journal, not a link, a device or
+  // Walked once and held (model::walk_path): the journal's name is the sweep's, in a folder others
+  // may write, so neither a link planted at the name nor a folder on the way swapped meanwhile may
+  // lead the append (or --fresh's removal) elsewhere. Opened with O_NONBLOCK, so that a FIFO put
+  // there cannot stop the open.
+  model::WalkedPath w =
+      model::walk_path(file, file, "a sweep journal: a regular file of this user's (not a link)", false);
+  // --fresh discards only what it would have used: the user's own journal, not a device or
   // another user's file (those are refused as they would be without it).
-  struct stat lst;
-  if (fresh && lstat(file.c_str(), &lst) == 0) {
-    if (S_ISLNK(lst.st_mode)) journal_error(file, "a link");
-    if (!S_ISREG(lst.st_mode)) journal_error(file, "a device, FIFO or socket");
-    if (lst.st_uid != geteuid() && lst.st_uid != 0)
+  auto refuse_node = [&file](const struct stat& st) {
+    if (!S_ISREG(st.st_mode)) journal_error(file, "a device, FIFO or socket");
+    // Another user's file at the name is not this user's runs, whatever its first line says; nor is
+    // a second name of some other file (a hard link: O_NOFOLLOW does not see those).
+    if (st.st_uid != geteuid() && st.st_uid != 0)
       journal_error(file,
-                    fmt::format("a file another user owns (uid {}): remove it, or name another output", lst.st_uid));
-    if (unlink(file.c_str()) != 0 && errno != ENOENT) journal_error(file, std::strerror(errno));
+                    fmt::format("a file another user owns (uid {}): remove it, or name another output", st.st_uid));
+    if (st.st_nlink > 1) journal_error(file, fmt::format("a file with {} names (a hard link)", st.st_nlink));
+  };
+  if (w.name.empty()) journal_error(file, "a folder");
+  if (fresh && w.node.valid()) {
+    refuse_node(w.st);
+    if (unlinkat(w.folder.get(), w.name.c_str(), 0) != 0 && errno != ENOENT) journal_error(file, std::strerror(errno));
   }
-  m_fd = open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
-  if (m_fd < 0) journal_error(file, errno == ELOOP ? std::string("a link") : std::strerror(errno));
+  m_folder = std::move(w.folder);
+  m_name = w.name;
+  m_fd.reset(openat(m_folder.get(), m_name.c_str(),
+                    O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666));
+  if (!m_fd.valid()) journal_error(file, errno == ELOOP ? std::string("a link") : std::strerror(errno));
   struct stat st;
-  if (fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(m_fd);
-    m_fd = -1;
-    journal_error(file, "a device, FIFO or socket");
-  }
-  // Another user's file at the name is not this user's runs, whatever its first line says; nor is
-  // a second name of some other file (a hard link: O_NOFOLLOW does not see those).
-  if (st.st_uid != geteuid() && st.st_uid != 0) {
-    close(m_fd);
-    m_fd = -1;
-    journal_error(file, fmt::format("a file another user owns (uid {}): remove it, or name another output", st.st_uid));
-  }
-  if (st.st_nlink > 1) {
-    close(m_fd);
-    m_fd = -1;
-    journal_error(file, fmt::format("a file with {} names (a hard link)", st.st_nlink));
-  }
+  if (fstat(m_fd.get(), &st) != 0) journal_error(file, std::strerror(errno));
+  refuse_node(st);
   if (st.st_size > 0) {
-    if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes) {
-      close(m_fd);
-      m_fd = -1;
+    if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes)
       journal_error(file, fmt::format("{} bytes (at most {})", st.st_size, kMaxJournalBytes));
-    }
     std::string text(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t len = 0;
     while (len < text.size()) {
-      const ssize_t n = pread(m_fd, &text[len], text.size() - len, static_cast<off_t>(len));
+      const ssize_t n = pread(m_fd.get(), &text[len], text.size() - len, static_cast<off_t>(len));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       len += static_cast<std::size_t>(n);
     }
     text.resize(len);
-    try {
-      read(text, key, s);
-      if (!text.empty() && text.back() != '\n') append("\n");  // a line cut short ends; the next is whole
-    } catch (...) {
-      close(m_fd);
-      m_fd = -1;
-      throw;
-    }
+    read(text, key, s);
+    if (!text.empty() && text.back() != '\n') append("\n");  // a line cut short ends; the next is whole
   } else {
     append(json{{"key", key}, {"sweep", s.name}}.dump() + "\n");
   }
-}
-
-SweepJournal::~SweepJournal() {
-  if (m_fd >= 0) close(m_fd);
 }
 
 void SweepJournal::append(const std::string& line) {
   const char* p = line.data();
   std::size_t n = line.size();
   while (n > 0) {
-    const ssize_t w = ::write(m_fd, p, n);
+    const ssize_t w = ::write(m_fd.get(), p, n);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) throw std::runtime_error("cannot write " + m_file + ": " + std::strerror(errno));
     p += w;
@@ -151,9 +134,13 @@ void SweepJournal::record(std::size_t point, const std::string& variant, const j
 }
 
 void SweepJournal::remove() {
-  if (m_fd >= 0) close(m_fd);
-  m_fd = -1;
-  unlink(m_file.c_str());
+  // Only the file this journal wrote: whatever was put at its name meanwhile stays.
+  struct stat mine, there;
+  if (m_fd.valid() && fstat(m_fd.get(), &mine) == 0 &&
+      fstatat(m_folder.get(), m_name.c_str(), &there, AT_SYMLINK_NOFOLLOW) == 0 && mine.st_dev == there.st_dev &&
+      mine.st_ino == there.st_ino)
+    unlinkat(m_folder.get(), m_name.c_str(), 0);
+  m_fd.reset();
 }
 
 json sweep_shard_document(const Sweep& s, std::size_t index, std::size_t count,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/path_walk.h"
 #include "studies/sweep.h"
 
 namespace qcesim::studies {
@@ -23,7 +24,6 @@ class SweepJournal {
   // Opens (and with `fresh` first discards) the journal at `file`; throws ConfigError when it
   // belongs to another definition or profile.
   SweepJournal(const std::string& file, const studies::Sweep& s, bool fresh);
-  ~SweepJournal();
   SweepJournal(const SweepJournal&) = delete;
   SweepJournal& operator=(const SweepJournal&) = delete;
 
@@ -43,7 +43,9 @@ class SweepJournal {
 
   std::string m_file;
   std::map<std::string, nlohmann::json> m_done;
-  int m_fd = -1;
+  model::Fd m_folder;  // the folder the journal is in, held (O_PATH): remove() unlinks there
+  std::string m_name;  // the journal's name in it
+  model::Fd m_fd;
 };
 
 // Shard `index` of `count`'s document: the definition's key, which shard, and its finished runs.
