@@ -28,7 +28,8 @@ int run_calibrate(const CalibrateOptions& opt, std::ostream& out, std::ostream& 
   out << report;
   if (!opt.report.empty()) write_output("--report", opt.report, report);
   if (!opt.write_profile.empty())
-    write_output("--write-profile", opt.write_profile, studies::calibrated_profile(fit, today()).dump(1) + "\n");
+    write_output("--write-profile", opt.write_profile,
+                 model::json_output(studies::calibrated_profile(fit, today()), 1) + "\n");
   return 0;
 }
 

@@ -46,7 +46,8 @@ void draw(const Frame& f, double x, int depth, int max_depth, double per_count, 
   // As much of the name as fits, at about 7 px a character.
   const std::size_t fits = static_cast<std::size_t>(std::max(0.0, (w - 6) / 7));
   if (fits >= 3) {
-    const std::string shown = f.name.size() <= fits ? f.name : f.name.substr(0, fits - 2) + "..";
+    // Cut at a character's boundary (in bytes: an estimate either way), never inside one.
+    const std::string shown = f.name.size() <= fits ? f.name : model::utf8_prefix(f.name, fits - 2) + "..";
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", x + 3, y + 12, xml_text(shown));
   }
   svg += "</g>\n";

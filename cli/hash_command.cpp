@@ -95,6 +95,10 @@ std::string checksum_line(const std::vector<std::uint8_t>& digest, const std::st
 }
 
 int run_hash(const HashOptions& opt, std::ostream& out, std::ostream& err) {
+  // The counters are the engine's and the BAM's: the CPU path has none to print.
+  if (opt.stats && opt.engine == Engine::ce)
+    throw model::ConfigError("--stats", "", "--engine qce (the counters are the engine's and the BAM's)",
+                             "--engine ce");
   // The driver's kernel era: the platform's (a bad file or value is a ConfigError, exit 2 naming
   // it), --era over it.
   qce::QceRules rules;

@@ -45,7 +45,7 @@ int guarded(const std::string& command, const std::function<int()>& fn) {
   try {
     return fn();
   } catch (const std::exception& e) {
-    std::cerr << "qcesim " << command << ": " << e.what() << "\n";
+    std::cerr << "qcesim " << command << ": " << model::terminal_safe(e.what()) << "\n";
     return 2;
   }
 }

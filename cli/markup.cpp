@@ -8,7 +8,9 @@
 
 namespace qcesim::cli {
 
-std::string xml_text(const std::string& s) {
+std::string xml_text(const std::string& text) {
+  // UTF-8 throughout, and only characters XML allows (no U+FFFE, no control character).
+  const std::string s = model::markup_safe(text);
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
@@ -29,7 +31,7 @@ std::string xml_text(const std::string& s) {
         out += "&#39;";
         break;
       default:
-        out += model::is_control(c) ? ' ' : c;
+        out += c;
     }
   }
   return out;

@@ -7,7 +7,8 @@
 
 namespace qcesim::cli {
 
-// &, <, >, " and ' as entities; control characters as spaces (XML 1.0 cannot hold them).
+// &, <, >, " and ' as entities; control characters as spaces (XML 1.0 cannot hold them), bytes
+// that are not UTF-8 and the characters XML refuses (U+FFFE, U+FFFF) U+FFFD (model::markup_safe).
 std::string xml_text(const std::string& s);
 
 // A number as an SVG coordinate or length: fixed, at most two decimals, never "nan" or "inf".

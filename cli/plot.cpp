@@ -22,7 +22,8 @@ namespace qcesim::cli {
 
 using nlohmann::json;
 
-std::string gnuplot_quoted(const std::string& s) {
+std::string gnuplot_quoted(const std::string& text) {
+  const std::string s = model::markup_safe(text);  // UTF-8 throughout, no control characters
   std::string out = "'";
   for (char c : s) {
     if (c == '\'') {
@@ -35,13 +36,6 @@ std::string gnuplot_quoted(const std::string& s) {
 }
 
 namespace {
-
-// A label inside a data file: double-quoted there, so no double quote and no control character.
-std::string data_label(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '"' ? '\'' : model::is_control(c) ? ' ' : c;
-  return "\"" + out + "\"";
-}
 
 // Orders values as numbers when both are numbers, else as text.
 bool value_less(const json& a, const json& b) {
@@ -221,14 +215,12 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
     for (std::size_t k = 0; k < series.size(); ++k) {
       const auto& pts = series[k].pts;
       for (const auto& [x, y] : pts) {
-        f << fmt::format("{} {}", x, y);
-        if (!numeric_x) f << " " << data_label(ticks[static_cast<std::size_t>(x)]);
-        f << "\n";
+        f << fmt::format("{} {}\n", x, y);
       }
       f << "\n\n";
       plots += fmt::format("{}{} index {} using {} with linespoints {} title {}", plots.empty() ? "" : ", \\\n  ",
-                           gnuplot_quoted(data.string()), k, numeric_x ? "1:2" : "1:2:xtic(3)",
-                           line_style(k, series.size()), gnuplot_quoted(series[k].label));
+                           gnuplot_quoted(data.string()), k, "1:2", line_style(k, series.size()),
+                           gnuplot_quoted(series[k].label));
     }
   }
   const std::string x_label = spec.x_label.empty() ? spec.x : spec.x_label;
@@ -247,7 +239,13 @@ void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
       << " noenhanced\n";
     g << "set xlabel " << gnuplot_quoted(x_label) << " noenhanced\nset ylabel " << gnuplot_quoted(y_label)
       << " noenhanced\n";
-    if (!numeric_x) g << "set xtics rotate by -30 noenhanced\nset offsets 0.3, 0.3, 0, 0\n";
+    // Text x: the labels are the script's single-quoted strings, placed at their positions (in the
+    // data file they would be double-quoted, where gnuplot expands backslash escapes).
+    if (!numeric_x) {
+      g << "set xtics rotate by -30 noenhanced (";
+      for (std::size_t k = 0; k < ticks.size(); ++k) g << (k ? ", " : "") << gnuplot_quoted(ticks[k]) << " " << k;
+      g << ")\nset offsets 0.3, 0.3, 0, 0\n";
+    }
     if (spec.log_x && numeric_x) g << "set logscale x 2\nset format x '%.0f'\n";
     if (spec.log_y) g << "set logscale y 10\n";
     g << "plot " << plots << "\n";

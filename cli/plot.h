@@ -4,8 +4,10 @@
 // report's); PNG by gnuplot (Debian's gnuplot-nox, installed by scripts/setup.sh).
 //
 // Every string from an input (titles, labels, variant names, values) reaches gnuplot only as a
-// single-quoted string with control characters removed, in which gnuplot expands nothing (no
-// backquotes, no macros), or as a data-file label; gnuplot itself is started without a shell.
+// single-quoted string in the script, control characters removed, in which gnuplot expands
+// nothing (no backquotes, no macros, no backslash escapes); the data file holds numbers only (a
+// double-quoted label there would have its backslashes expanded). gnuplot itself is started
+// without a shell.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,7 +36,8 @@ LineChart sweep_chart(const PlotSpec& spec, const std::vector<std::string>& axis
 void plot_svg(const PlotSpec& spec, const std::vector<std::string>& axis_paths,
               const std::vector<std::string>& variants, const std::vector<nlohmann::json>& rows);
 
-// s as a gnuplot single-quoted string: quotes doubled, control characters made spaces.
+// s as a gnuplot single-quoted string: quotes doubled, control characters made spaces, bytes that
+// are not UTF-8 U+FFFD.
 std::string gnuplot_quoted(const std::string& s);
 
 }  // namespace qcesim::cli

@@ -48,7 +48,8 @@ int sweep_report(const ReportOptions& opt, std::ostream& out, std::ostream& err)
                                     {"--compare", !opt.compare.empty()},
                                     {"--uncertainty", opt.uncertainty > 0},
                                     {"--sensitivity", opt.sensitivity > 0},
-                                    {"--json", !opt.json_file.empty()}})
+                                    {"--json", !opt.json_file.empty()},
+                                    {"--timing-only", opt.timing_only}})  // the sweep's file says
     if (set) throw ConfigError(option, "", "a scenario file (not a sweep) with this option", opt.input);
   check_output("--output", opt.out);
   char dir_template[] = "/tmp/qcesim-report-XXXXXX";
@@ -135,7 +136,8 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
   auto progress = [&](const std::string& what, const json& j) {
     ++finished;
     if (j.contains("error")) {
-      err << fmt::format("[{}/{}] {}: failed: {}\n", finished, 2 * n, what, j["error"].get<std::string>());
+      err << fmt::format("[{}/{}] {}: failed: {}\n", finished, 2 * n, what,
+                         model::terminal_safe(j["error"].get<std::string>()));
     } else {
       err << fmt::format("[{}/{}] {}\n", finished, 2 * n, what);
     }
@@ -173,7 +175,8 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
         n, opt.jobs, [&](std::size_t i) { return whole(i, ahead); },
         [&](std::size_t i, const json& j) { progress(chosen[i]->name, j); });
     for (const json& j : raw)
-      if (j.contains("error")) throw std::runtime_error("a run failed: " + j["error"].get<std::string>());
+      if (j.contains("error"))
+        throw std::runtime_error("a run failed: " + model::terminal_safe(j["error"].get<std::string>()));
     // The CPU path's interleaved calls trace the first request of each.
     unsigned batch = 1;
     for (const auto* v : chosen) batch = std::max(batch, studies::traced_batch(*v));
@@ -194,7 +197,8 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
     raw.insert(raw.end(), timelines.begin(), timelines.end());
   }
   for (const json& j : raw)
-    if (j.contains("error")) throw std::runtime_error("a run failed: " + j["error"].get<std::string>());
+    if (j.contains("error"))
+      throw std::runtime_error("a run failed: " + model::terminal_safe(j["error"].get<std::string>()));
 
   json doc = {{"scenario", sc.name},
               {"file", fs::path(opt.input).filename().string()},
@@ -235,7 +239,7 @@ int run_report(const ReportOptions& opt, std::ostream& out, std::ostream& err) {
     for (const auto* v : chosen) doc["parameters"][v->name] = parameters_of(sc, *v);
   }
   write_output("--output", opt.out, scenario_report_html(doc));
-  if (!opt.json_file.empty()) write_output("--json", opt.json_file, doc.dump(1) + "\n");
+  if (!opt.json_file.empty()) write_output("--json", opt.json_file, model::json_output(doc, 1) + "\n");
   err << "wrote " << opt.out << "\n";
   (void)out;
   return 0;

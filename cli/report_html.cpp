@@ -450,7 +450,7 @@ std::string provenance_cell(const std::string& text) {
   const std::string kind = colon < 24 ? text.substr(0, colon) : "";  // npos is larger
   const std::string rest = kind.empty() ? text : text.substr(colon + 1);
   auto cut = rest.find(". ");
-  if (cut > 200) cut = std::min<std::size_t>(rest.size(), 160);  // npos too
+  if (cut > 200) cut = model::utf8_prefix(rest, 160).size();  // npos too; never inside a character
   std::string s = kind.empty() ? "" : "<b>" + h(kind) + "</b>:";
   if (cut >= rest.size()) return s + h(rest);
   return s + "<details><summary>" + h(rest.substr(0, cut)) + " ...</summary>" + h(rest.substr(cut)) + "</details>";
@@ -511,9 +511,10 @@ std::string html_page(const std::string& title, const std::string& nav, const st
 std::string summary(const json& doc) {
   std::string s = "<section id=\"summary\">\n";
   if (!doc.value("about", "").empty()) s += "<p>" + h(doc["about"]) + "</p>\n";
-  s += fmt::format("<p class=\"meta\">Scenario <code>{}</code> ({}), written by {}{}.</p>\n", h(doc["scenario"]),
-                   h(doc.value("file", "")), h(doc.value("version", "qcesim")),
-                   doc.value("sets", json::array()).empty() ? std::string() : ", with " + h(doc["sets"].dump()));
+  s += fmt::format(
+      "<p class=\"meta\">Scenario <code>{}</code> ({}), written by {}{}.</p>\n", h(doc["scenario"]),
+      h(doc.value("file", "")), h(doc.value("version", "qcesim")),
+      doc.value("sets", json::array()).empty() ? std::string() : ", with " + h(model::json_output(doc["sets"])));
   return s + "</section>\n";
 }
 
@@ -537,7 +538,7 @@ std::string sweep_report_html(const SweepPage& page) {
   std::string body = "<section id=\"summary\">\n";
   if (!sw.value("about", "").empty()) body += "<p>" + h(sw["about"]) + "</p>\n";
   body += fmt::format("<p class=\"meta\">Sweep <code>{}</code> over {}, written by {}.</p>\n</section>\n",
-                      h(sw["sweep"]), h(json(sw["axes"]).dump()), h(page.version));
+                      h(sw["sweep"]), h(model::json_output(sw["axes"])), h(page.version));
   // The charts: each metric against the x axis, a line per variant (and other axes' values).
   body += section("charts", "Charts");
   for (const auto& [chart, caption] : page.charts) body += figure(line_chart_svg(chart), h(caption));

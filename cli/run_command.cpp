@@ -298,14 +298,16 @@ int run_uncertainty(const RunOptions& opt, std::ostream& out, std::ostream& err)
     const studies::SeedsResult s = studies::run_seeds(spec, opt.seeds, err);
     if (spec.shard.count) return write_shard(opt.shards, spec.shard, shard_doc, err), 0;
     out << studies::seeds_table(s);
-    if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::seeds_json(s).dump(2) + "\n");
+    if (!opt.json_file.empty())
+      write_output("--json", opt.json_file, model::json_output(studies::seeds_json(s), 2) + "\n");
     return 0;
   }
   const studies::UncertaintyResult r = studies::run_uncertainty(spec, err);
   if (spec.shard.count) return write_shard(opt.shards, spec.shard, shard_doc, err), 0;
   out << studies::uncertainty_table(r);
-  if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::uncertainty_json(r, spec).dump(2) + "\n");
-  return r.failed ? 1 : 0;
+  if (!opt.json_file.empty())
+    write_output("--json", opt.json_file, model::json_output(studies::uncertainty_json(r, spec), 2) + "\n");
+  return r.failed ? 2 : 0;  // a failed sample run: the table is over the others, and says so
 }
 
 }  // namespace
@@ -340,7 +342,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
         ++finished;
         if (j.contains("error")) {
           err << fmt::format("[{}/{}] {}: failed: {}\n", finished, chosen.size(), chosen[i]->name,
-                             j["error"].get<std::string>());
+                             model::terminal_safe(j["error"].get<std::string>()));
         } else {
           err << fmt::format("[{}/{}] {}: {:.3f} s simulated in {:.2f} s\n", finished, chosen.size(), chosen[i]->name,
                              j["wall_s"].get<double>(), j["host_seconds"].get<double>());
@@ -361,7 +363,7 @@ int run_scenario(const RunOptions& opt, std::ostream& out, std::ostream& err) {
   if (!opt.json_file.empty()) {
     json j = {{"scenario", sc.name}, {"variants", json::array()}};
     for (const auto& r : results) j["variants"].push_back(r.to_json());
-    write_output("--json", opt.json_file, j.dump(2) + "\n");
+    write_output("--json", opt.json_file, model::json_output(j, 2) + "\n");
   }
   for (const auto& r : results) {
     if (!opt.trace_file.empty())

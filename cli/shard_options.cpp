@@ -38,7 +38,7 @@ void apply_shard_options(const ShardCli& cli, studies::ShardOptions& out, nlohma
 
 void write_shard(const ShardCli& cli, const studies::ShardOptions& s, const nlohmann::json& doc, std::ostream& err,
                  const char* what) {
-  write_output("--shard-out", cli.shard_out, doc.dump() + "\n");
+  write_output("--shard-out", cli.shard_out, model::json_output(doc) + "\n");
   err << fmt::format(
       "wrote shard {}/{} ({} {}) to {}; the same command with --merge and all {} shard files gives "
       "the result\n",

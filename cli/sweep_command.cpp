@@ -163,7 +163,7 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
             fmt::format("[{}/{}] {} {}", done_before + finished, total, describe_point(s, all[job.point]), job.variant);
         if (r.contains("error")) {
           ++failed;
-          err << fmt::format("{}: failed: {}\n", what, r["error"].get<std::string>());
+          err << fmt::format("{}: failed: {}\n", what, model::terminal_safe(r["error"].get<std::string>()));
         } else {
           journal.record(job.point, job.variant, r);
           const json m = studies::sweep_metrics(r);
@@ -352,7 +352,7 @@ int run_sweep(const SweepOptions& opt, std::ostream& out, std::ostream& err) {
   }
   if (!opt.report_only) {
     write_output("--out", prefix + ".csv", csv);
-    write_output("--out", prefix + ".json", doc.dump(1) + "\n");
+    write_output("--out", prefix + ".json", model::json_output(doc, 1) + "\n");
   }
   std::ostringstream table, breaks;
   print_rows(s, rows, table);

@@ -207,8 +207,10 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
       << fmt::format("{} of {} measured numbers inside the 90 % interval ({} samples per run, seed {})\n", inside,
                      total, opt.samples, opt.seed);
   if (!opt.json_file.empty())
-    write_output("--json", opt.json_file,
-                 json({{"samples", opt.samples}, {"seed", opt.seed}, {"socs", socs}, {"rows", rows}}).dump(2) + "\n");
+    write_output(
+        "--json", opt.json_file,
+        model::json_output(json({{"samples", opt.samples}, {"seed", opt.seed}, {"socs", socs}, {"rows", rows}}), 2) +
+            "\n");
   return 0;
 }
 
@@ -231,7 +233,8 @@ int run_sensitivity(const SensitivityOptions& opt, std::ostream& out, std::ostre
     return 0;
   }
   out << studies::sensitivity_table(r, opt.top);
-  if (!opt.json_file.empty()) write_output("--json", opt.json_file, studies::sensitivity_json(r).dump(2) + "\n");
+  if (!opt.json_file.empty())
+    write_output("--json", opt.json_file, model::json_output(studies::sensitivity_json(r), 2) + "\n");
   return 0;
 }
 

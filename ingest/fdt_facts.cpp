@@ -39,9 +39,21 @@ struct Reader {
     return static_cast<const unsigned char*>(p);
   }
 
+  // A node's path; its names must be of the characters the Devicetree Specification allows
+  // (section 2.2.1: letters, digits and , . _ + - before the @, the same after it), so that a
+  // name is shown in the report and its tables as what it is, never as markup or an escape.
   std::string path(int node) const {
     char buf[512];
-    return fdt_get_path(fdt, node, buf, sizeof buf) == 0 ? std::string(buf) : fmt::format("node at {}", node);
+    if (fdt_get_path(fdt, node, buf, sizeof buf) != 0) return fmt::format("node at {}", node);
+    const std::string p(buf);
+    for (char c : p) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      std::string(",._+-@/").find(c) != std::string::npos;
+      if (!ok)
+        fail(fmt::format("node at {}", node), "a node path of letters, digits and , . _ + - @ /",
+             model::quoted_input(p));
+    }
+    return p;
   }
 
   // A string-list property's strings; control and non-ASCII bytes are refused.

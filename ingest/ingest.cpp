@@ -814,8 +814,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                   {"max_us", f.max_us},
                   {"item", item.empty() ? json() : json(item)},
                   {"cpu", f.cpu >= 0 ? json(f.cpu) : json()}});
-    fn_rows += fmt::format("| `{}` | {} | {:.3f} | {:.3f} | {} |\n", f.function, f.calls, mean, self,
-                           item.empty() ? "—" : "`" + item + "`");
+    fn_rows += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} |\n", model::markdown_code(f.function), f.calls, mean,
+                           self, item.empty() ? "—" : model::markdown_code(item));
   }
   if (!a.ftrace.kind.empty()) {
     json t = {{"board", board},
@@ -832,9 +832,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   // ---- the report ------------------------------------------------------------------------------
   std::string r;
   r += fmt::format("# Board {}: what `qcesim ingest` read from {}\n\n", board, src);
-  r += fmt::format("Kit {}, {} to {}. Kernel: {}. Command line: `{}`.\n\n", a.kit.empty() ? "?" : a.kit,
+  r += fmt::format("Kit {}, {} to {}. Kernel: {}. Command line: {}.\n\n", a.kit.empty() ? "?" : a.kit,
                    a.started.empty() ? "?" : a.started, a.finished.empty() ? "?" : a.finished,
-                   a.uname.empty() ? "not recorded" : a.uname, a.cmdline);
+                   a.uname.empty() ? "not recorded" : a.uname, model::markdown_code(a.cmdline));
   r += "## How it was read\n\n" + notes;
   if (a.has_config) {
     const auto it = a.config.find("CONFIG_IRQ_TIME_ACCOUNTING");
@@ -878,7 +878,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                      entry ? entry->name : "no profile entry", entry ? "soc.dt " + entry->name : "model");
     bool differs = false;
     for (const Row& row : rows) {
-      r += fmt::format("| {} | {} | {} |\n", row.what, row.board, row.model);
+      r += fmt::format("| {} | {} | {} |\n", model::markdown_cell(row.what), model::markdown_cell(row.board),
+                       model::markdown_cell(row.model));
       if (entry && row.model != "—" && row.what != "crypto node" && row.what != "BAM" && row.board != row.model)
         differs = true;
     }
@@ -901,11 +902,11 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   for (const BenchRun& b : a.runs) {
     const double n = static_cast<double>(b.messages);
     const std::uint64_t irqs = engine_irqs(b, crypto).count;
-    r += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n", b.member,
-                     b.driver, is_qce_driver(b, a) ? "qce" : "cpu", b.messages, b.bytes, 1e6 * b.wall_s / n,
-                     1e6 * b.cpu_s / n, 1e6 * b.task_cpu_s / n, b.hardirq_s, b.softirq_s,
-                     irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
-                     b.check.empty() ? "not checked" : b.check);
+    r += fmt::format(
+        "| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n",
+        model::markdown_cell(b.member), model::markdown_cell(b.driver), is_qce_driver(b, a) ? "qce" : "cpu", b.messages,
+        b.bytes, 1e6 * b.wall_s / n, 1e6 * b.cpu_s / n, 1e6 * b.task_cpu_s / n, b.hardirq_s, b.softirq_s,
+        irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—", b.check.empty() ? "not checked" : b.check);
   }
   for (const ManifestItem& f : a.failed_runs)
     r += fmt::format("\n- {} is not a measurement ({}{}).", f.path, f.status, f.note.empty() ? "" : ": " + f.note);
@@ -921,9 +922,10 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   for (const BenchRun& b : a.runs)
     for (const IdleDelta& d : b.idle)
       if (b.cpu >= 0 && b.cpu_end == b.cpu && d.cpu == static_cast<unsigned>(b.cpu))
-        idle_rows += fmt::format("| {} | {} | {} {} | {:.3f} | {:.1f} |\n", b.member, d.cpu, d.state, d.name,
-                                 static_cast<double>(d.entries) / static_cast<double>(b.messages),
-                                 d.time_us / static_cast<double>(d.entries));
+        idle_rows +=
+            fmt::format("| {} | {} | {} {} | {:.3f} | {:.1f} |\n", model::markdown_cell(b.member), d.cpu, d.state,
+                        model::markdown_cell(d.name), static_cast<double>(d.entries) / static_cast<double>(b.messages),
+                        d.time_us / static_cast<double>(d.entries));
   if (!idle_rows.empty())
     r += "\n## Where the measuring CPU slept (cpuidle)\n\n| run | CPU | state | entries/request | µs per entry "
          "|\n|---|---|---|---|---|\n" +
@@ -933,7 +935,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
          "operations/s | µs/operation |\n|---|---|---|---|---|\n";
     for (const TcryptRow& t : a.tcrypt)
       if (t.updates == 1)
-        r += fmt::format("| {} | {} | {} | {:.0f} | {:.2f} |\n", t.driver,
+        r += fmt::format("| {} | {} | {} | {:.0f} | {:.2f} |\n", model::markdown_cell(t.driver),
                          t.direction.empty() ? "digest" : fmt::format("{}-bit {}", t.key_bits, t.direction),
                          t.block_bytes, t.ops_per_s, 1e6 / t.ops_per_s);
   }
@@ -961,7 +963,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     if (i.path == "system/qce-parameters") continue;  // no aes_sw_max_len is itself the answer (above)
     lacks = true;
     const std::string s = settles(i.path);
-    r += fmt::format("- `{}` ({}{}){}\n", i.path, i.status, i.note.empty() ? "" : ": " + i.note,
+    r += fmt::format("- {} ({}{}){}\n", model::markdown_code(i.path), i.status, i.note.empty() ? "" : ": " + i.note,
                      s.empty() ? "" : " — would settle " + s);
   }
   if (!lacks) r += "Nothing: every item the kit collects is here.\n";

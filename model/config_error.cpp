@@ -232,7 +232,7 @@ void JsonObject::fail(const std::string& key, const std::string& expected) const
 
 std::string JsonObject::text(const char* key) const {
   if (!has(key) || !m_j[key].is_string() || m_j[key].get<std::string>().empty() || !printable(m_j[key]))
-    fail(key, "a non-empty string without control characters");
+    fail(key, "a non-empty string without control characters (printable UTF-8)");
   return m_j[key];
 }
 
@@ -244,7 +244,7 @@ std::string JsonObject::name(const char* key, const std::string& what) const {
 
 std::string JsonObject::text(const char* key, const std::string& dflt) const {
   if (!has(key)) return dflt;
-  if (!m_j[key].is_string() || !printable(m_j[key])) fail(key, "a string without control characters");
+  if (!m_j[key].is_string() || !printable(m_j[key])) fail(key, "a string without control characters (printable UTF-8)");
   return m_j[key];
 }
 
@@ -293,8 +293,6 @@ const json& JsonObject::array(const char* key, bool non_empty) const {
     fail(key, non_empty ? "a non-empty array" : "an array");
   return m_j[key];
 }
-
-bool printable(const std::string& s) { return std::none_of(s.begin(), s.end(), is_control); }
 
 std::string join_names(const std::vector<std::string>& names) {
   std::string s;

@@ -11,14 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "model/text_safety.h"
+
 namespace qcesim::model {
 
 class ConfigError : public std::runtime_error {
  public:
   ConfigError(const std::string& in_file, const std::string& at_path, const std::string& expected_what,
               const std::string& found_what)
-      : std::runtime_error(in_file + (at_path.empty() ? "" : ": at " + at_path) + ": expected " + expected_what +
-                           ", found " + found_what),
+      // The message is printed: a key or name from the input in it is shown, never obeyed, by a
+      // terminal (terminal_safe). The parts keep the input's bytes.
+      : std::runtime_error(terminal_safe(in_file + (at_path.empty() ? "" : ": at " + at_path) + ": expected " +
+                                         expected_what + ", found " + found_what)),
         file(in_file),
         path(at_path),
         expected(expected_what),
@@ -36,6 +40,12 @@ std::string quoted_input(const std::string& s);
 
 // What a JSON value is, for the "found" half of a message.
 std::string describe_json(const nlohmann::json& j);
+
+// A document as qcesim writes it: text that is not UTF-8 (a file's name from the command line)
+// gets U+FFFD where it is not, instead of failing once the runs are done.
+inline std::string json_output(const nlohmann::json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // A JSON scalar as a --set value or a label: strings bare, the rest as JSON.
 inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
@@ -123,8 +133,6 @@ inline bool is_control(char c) {
   const auto u = static_cast<unsigned char>(c);
   return u < 0x20 || u == 0x7f;
 }
-// Text with no control characters (no terminal escape, no line break): what may be printed.
-bool printable(const std::string& s);
 // "a, b, c" for a message.
 std::string join_names(const std::vector<std::string>& names);
 

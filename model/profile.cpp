@@ -296,7 +296,7 @@ sc_core::sc_time Profile::time(const std::string& name) const {
 Param& Profile::overridden(const std::string& name, const std::string& origin_file, const std::string& origin_path) {
   auto it = m_params.find(name);
   if (it == m_params.end())
-    throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, "\"" + name + "\"");
+    throw ConfigError(origin_file, origin_path, "a parameter of profile " + m_name, quoted_input(name));
   return it->second;
 }
 
@@ -322,7 +322,10 @@ void Profile::set_text(const std::string& name, const std::string& value, const 
   Param& p = overridden(name, origin_file, origin_path);
   if (!p.is_text())
     throw ConfigError(origin_file, origin_path, fmt::format("a number for {} ({})", name, p.unit),
-                      "the string \"" + value + "\"");
+                      "the string " + quoted_input(value));
+  if (!printable(value))
+    throw ConfigError(origin_file, origin_path, "a word without control characters (printable UTF-8) for " + name,
+                      quoted_input(value));
   p.text = value;
   p.origin_file = origin_file;
   p.origin_path = origin_path;
@@ -414,8 +417,8 @@ std::string Profile::markdown(const std::function<std::string(const Param&)>& me
     if (!p.shared.empty()) interval += fmt::format(" × `{}`", p.shared);
     std::string doc = meaning ? meaning(p) : "";
     if (doc.empty()) doc = p.doc;
-    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", name, value, p.unit, interval, range, p.provenance,
-                     doc);
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", name, markdown_cell(value), p.unit, interval, range,
+                     markdown_cell(p.provenance), markdown_cell(doc));
   }
   // Each correlated group: the correlation of log(value) between its parameters, which
   // uncertainty runs draw together.

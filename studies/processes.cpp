@@ -128,7 +128,7 @@ struct LaunchPacket {
     } catch (const std::exception& e) {
       j = {{"error", e.what()}};
     }
-    const std::string s = j.dump();
+    const std::string s = model::json_output(j);
     std::size_t off = 0;
     while (off < s.size()) {
       const ssize_t w = write(fd, s.data() + off, s.size() - off);

@@ -79,8 +79,9 @@ SweepAxis load_axis(const std::string& file, const std::string& at, const json& 
     throw ConfigError(file, at + "/values", fmt::format("at most {} values", kMaxSweepValues), describe_json(values));
   for (std::size_t k = 0; k < values.size(); ++k) {
     const json& v = values[k];
-    if (!v.is_number() && !v.is_string() && !v.is_boolean())
-      throw ConfigError(file, fmt::format("{}/values/{}", at, k), "a number, string or boolean", describe_json(v));
+    if ((!v.is_number() && !v.is_string() && !v.is_boolean()) || (v.is_string() && !printable(v.get<std::string>())))
+      throw ConfigError(file, fmt::format("{}/values/{}", at, k),
+                        "a number, boolean or string without control characters (printable UTF-8)", describe_json(v));
     axis.values.push_back(v);
   }
   return axis;
@@ -333,7 +334,10 @@ std::vector<SweepPoint> Sweep::points() const {
 
 std::vector<std::string> Sweep::sets_for(const SweepPoint& p) const {
   std::vector<std::string> out = sets;
-  for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(axes[a].path + "=" + json_text(p.values[a]));
+  // A string value is set as the JSON string it is ("64" stays the text 64, as the table and the
+  // CSV show it), not re-read as a --set's text would be.
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    out.push_back(axes[a].path + "=" + (p.values[a].is_string() ? p.values[a].dump() : json_text(p.values[a])));
   return out;
 }
 

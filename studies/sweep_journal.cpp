@@ -130,7 +130,7 @@ void SweepJournal::read(const std::string& text, const std::string& key, const s
 
 void SweepJournal::record(std::size_t point, const std::string& variant, const json& result) {
   m_done[sweep_job_id(point, variant)] = result;
-  append(json{{"point", point}, {"variant", variant}, {"result", result}}.dump() + "\n");
+  append(model::json_output(json{{"point", point}, {"variant", variant}, {"result", result}}) + "\n");
 }
 
 void SweepJournal::remove() {

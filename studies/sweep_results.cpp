@@ -10,11 +10,20 @@ using nlohmann::json;
 
 namespace {
 
+// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
+}
+
+// Text (a name, a string value): one that a spreadsheet would take for a formula (= + - @, or a
+// tab or carriage return first: "=HYPERLINK(...)" in a sweep's values) gets a leading ' , which
+// spreadsheets show as text and do not evaluate (OWASP's advice for CSV injection).
+std::string csv_text(const std::string& s) {
+  if (!s.empty() && std::string("=+-@\t\r").find(s[0]) != std::string::npos) return csv_field("'" + s);
+  return csv_field(s);
 }
 
 }  // namespace
@@ -39,14 +48,17 @@ std::vector<json> sweep_rows(const studies::Sweep& s, const std::map<std::string
 
 std::string sweep_csv(const studies::Sweep& s, const std::vector<json>& rows) {
   std::string csv = "point";
-  for (const auto& a : s.axes) csv += "," + csv_field(a.path);
+  for (const auto& a : s.axes) csv += "," + csv_text(a.path);
   csv += ",variant";
   for (const auto& m : studies::sweep_metric_names()) csv += "," + m;
   csv += "\n";
   for (const json& r : rows) {
     csv += std::to_string(r["point"].get<std::size_t>());
-    for (const auto& a : s.axes) csv += "," + csv_field(model::json_text(r["values"][a.path]));
-    csv += "," + csv_field(r["variant"]);
+    for (const auto& a : s.axes) {
+      const json& v = r["values"][a.path];
+      csv += "," + (v.is_string() ? csv_text(v.get<std::string>()) : csv_field(model::json_text(v)));
+    }
+    csv += "," + csv_text(r["variant"]);
     for (const auto& m : studies::sweep_metric_names()) {
       const json& mv = r["metrics"];
       csv += ",";

@@ -120,6 +120,10 @@ TEST_F(HashCommand, ExportAndImportBetweenUpdatesChangeNoDigest) {
   EXPECT_EQ(hmac.out, test::hex(test::openssl_hmac(HashAlg::sha256, key, msg)) + "  random.bin\n") << hmac.err;
   const Result stats = run("--reimport --stats --request-bytes 4096 random.bin");
   EXPECT_NE(stats.err.find("export/import rounds:  74 (statesize 128 bytes)"), std::string::npos) << stats.err;
+  // The counters are the engine's: on the CPU path --stats is refused, not silently dropped.
+  const Result cpu_stats = run("--engine ce --stats random.bin");
+  EXPECT_EQ(cpu_stats.status, 2);
+  EXPECT_NE(cpu_stats.err.find("--stats: expected --engine qce"), std::string::npos) << cpu_stats.err;
   const Result old = run("--reimport --era 2020 --request-bytes 100 random.bin");
   EXPECT_EQ(old.status, 2);
   EXPECT_EQ(old.out, "");

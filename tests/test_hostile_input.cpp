@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "cli/flamegraph.h"
+#include "cli/markup.h"
 #include "cli/output_file.h"
 #include "cli/plot.h"
 #include "model/config_error.h"
@@ -156,6 +159,123 @@ TEST_F(HostileInput, SweepTitlesReachGnuplotAsTextNeverAsCode) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("at /plot/title: expected a string without control characters"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(marker));
+}
+
+// Text that would act on a terminal, reorder what it displays or break a document is refused
+// where it is read, and shown (never obeyed) where it cannot be: an unknown key's escape in the
+// error line, a byte that is not UTF-8 in a file's name.
+TEST(TextSafety, WhatAnOutputMayCarryAndHowTheRestIsShown) {
+  EXPECT_TRUE(model::printable("plain, µs and 日本"));
+  for (const std::string& bad : {std::string("\x1b[2J"), std::string("a\nb"), std::string("\x7f"),
+                                 std::string("\xc2\x9b"
+                                             "2J"),  // U+009B, a C1 CSI
+                                 std::string("\xe2\x80\xae"
+                                             "evil"),                           // U+202E, a right-to-left override
+                                 std::string("\xe2\x81\xa6"),                   // U+2066, an isolate
+                                 std::string("\xef\xbf\xbf"),                   // U+FFFF, not allowed in XML
+                                 std::string("\xff\xfe"), std::string("\xc3"),  // not UTF-8
+                                 std::string("\xc0\xaf"),                       // an overlong '/'
+                                 std::string("\xed\xa0\x80")})                  // a surrogate
+    EXPECT_FALSE(model::printable(bad)) << model::terminal_safe(bad);
+  EXPECT_EQ(model::terminal_safe("k\x1b]0;T\x07 \xc2\x9b \xe2\x80\xae \xff\nnext\tµ"),
+            "k\\x1b]0;T\\x07 \\u009b \\u202e \\xff\nnext\tµ");
+  EXPECT_EQ(model::markup_safe("a\x01"
+                               "b\xff"
+                               "c\xef\xbf\xbf"
+                               "d"),
+            "a b\xef\xbf\xbd"
+            "c\xef\xbf\xbd"
+            "d");
+  EXPECT_EQ(cli::xml_text("<\xff\xef\xbf\xbe>"), "&lt;\xef\xbf\xbd\xef\xbf\xbd&gt;");
+  EXPECT_EQ(model::utf8_prefix("\xc3\xa9\xc3\xa9", 3), "\xc3\xa9");  // never half an é
+  EXPECT_EQ(model::utf8_prefix("abc", 5), "abc");
+  EXPECT_EQ(model::markdown_cell("a | b\nc"), "a \\| b c");
+  EXPECT_EQ(model::markdown_code("x`y"), "``x`y``");
+  EXPECT_EQ(model::markdown_code("`a|"), "`` `a\\| ``");
+  // ConfigError's message is safe, its parts keep the input's bytes (code compares them).
+  const model::ConfigError e("f.json", "/\x1b[31m", "a key", "\xe2\x80\xae");
+  EXPECT_EQ(std::string(e.what()), "f.json: at /\\x1b[31m: expected a key, found \\u202e");
+  EXPECT_EQ(e.path, "/\x1b[31m");
+}
+
+TEST_F(HostileInput, AnEscapeInAnInputIsShownNeverObeyed) {
+  json sc = seed;
+  sc["\x1b]0;PWNED\x07\x1b[31mRED"] = 1;
+  save(sc);
+  auto r = qcesim({"run", "seed.json", "--set", "workload.messages=5"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at /\\x1b]0;PWNED\\x07\\x1b[31mRED: expected one of"), std::string::npos) << r.err;
+  // A C1 control or a bidirectional override in free text is refused where it is read.
+  sc = seed;
+  sc["about"] =
+      "looks fine \xe2\x80\xae"
+      "txt.exe";
+  save(sc);
+  r = qcesim({"run", "seed.json", "--set", "workload.messages=5"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /about: expected a string without control characters"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
+  // A text value set over a word parameter is checked as a profile's own text is.
+  sc = seed;
+  sc["overrides"] = {{"iommu.mode", "\x1b[2Jlazy"}};
+  save(sc);
+  r = qcesim({"run", "seed.json", "--set", "workload.messages=5"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /overrides/iommu.mode: expected a word without control characters"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+}
+
+// A sweep's text values are checked as every input text is, and each is set as the text it is:
+// "64" for `about` (a text key) was re-read as the number 64 and refused.
+TEST_F(HostileInput, SweepTextValuesAreCheckedAndSetAsTheTextTheyAre) {
+  json sw = two_runs_sweep();
+  sw["axes"] = {{{"path", "about"}, {"values", {"\x1b]0;PWNED\x07", "x"}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  auto r = qcesim({"sweep", "s.json", "--out", "o"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("at /axes/0/values/0: expected a number, boolean or string without control characters"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  // Formulas a spreadsheet would evaluate are written as text in the CSV.
+  sw["axes"] = {{{"path", "about"}, {"values", {"64", "=HYPERLINK(\"http://x\",\"y\")", "-2+3", "@SUM(1)"}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  r = qcesim({"sweep", "s.json", "--out", "o"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = test::slurp(dir + "/o.csv");
+  EXPECT_NE(csv.find("\n0,64,sha256-lib,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",sha256-lib,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,'-2+3,sha256-lib,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n3,'@SUM(1),sha256-lib,"), std::string::npos) << csv;
+  EXPECT_EQ(json::parse(test::slurp(dir + "/o.json"))["rows"][0]["values"]["about"], "64");
+}
+
+// A file's name is the user's and may be any bytes: the results that carry it are still written
+// (U+FFFD where it is not UTF-8), not lost once every run is done.
+TEST_F(HostileInput, AFileNameThatIsNotUtf8DoesNotLoseTheResults) {
+  const std::string odd = dir + "/dir\xff";
+  fs::create_directory(odd);
+  fs::copy_file(dir + "/seed.json", odd + "/seed.json");
+  fs::copy_file(dir + "/sm8650.json", odd + "/sm8650.json");
+  test::write_text(odd + "/s.json", two_runs_sweep().dump());
+  const auto r = qcesim({"sweep", odd + "/s.json", "--out", "o"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(test::slurp(dir + "/o.json"));
+  EXPECT_NE(doc["scenario"].get<std::string>().find("dir\xef\xbf\xbd/seed.json"), std::string::npos) << doc["scenario"];
+}
+
+// A flame graph's names are cut at a character's boundary, and bytes that are not UTF-8 in a
+// folded file do not make the SVG unreadable.
+TEST_F(HostileInput, AFlameGraphStaysUtf8WhateverItsNames) {
+  std::string accents;
+  for (int i = 0; i < 40; ++i) accents += "\xc3\xa9";
+  std::string svg = cli::flamegraph_svg("task;" + accents + " 1160\ntask;big 30000\ntask;bad\xff\xfename 100\n",
+                                        "x.folded", "t", "ns");
+  std::replace(svg.begin(), svg.end(), '\n', ' ');
+  EXPECT_EQ(model::markup_safe(svg), svg) << "every byte UTF-8 that XML allows";
+  EXPECT_NE(svg.find(".."), std::string::npos) << "a cut name";
 }
 
 // ---- 11. Charts people can read --------------------------------------------------------------
@@ -696,6 +816,22 @@ TEST_F(HostileInput, OversizedAndDeeplyNestedFilesAreRefusedUnparsed) {
 }
 
 // ---- 5. Everything checked before the first simulation -----------------------------------------
+
+// A sweep's report takes what its file says: an option that would change its runs is refused, not
+// dropped (--timing-only was silently ignored).
+TEST_F(HostileInput, ASweepsReportRefusesOptionsItsFileDecides) {
+  test::write_text(dir + "/s.json", two_runs_sweep().dump());
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{{"--timing-only"}, {"--variant", "sha256-lib"}, {"--uncertainty", "4"}}) {
+    std::vector<std::string> args = {"report", "s.json", "-o", "r.html"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = qcesim(args);
+    EXPECT_EQ(r.exit_code, 2) << extra[0];
+    EXPECT_NE(r.err.find(extra[0] + ": expected a scenario file (not a sweep) with this option"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir + "/r.html"));
+  }
+}
 
 TEST_F(HostileInput, ABadValueAtALaterSweepPointIsFoundBeforeAnyRun) {
   json sw = {{"sweep", "t"},

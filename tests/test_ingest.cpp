@@ -159,6 +159,19 @@ TEST(Ingest, DeviceTreeRefusesMalformedBlobs) {
   }
 }
 
+// A node's name reaches the report and its tables: only the characters the Devicetree
+// Specification allows pass (a | would split a table row, an escape would reach a terminal).
+TEST(Ingest, DeviceTreeNodeNamesAreOfTheSpecsCharacters) {
+  std::string dtb = slurp(data("sm8650-like.dtb"));
+  const std::size_t at = dtb.find("crypto@1dfa000");
+  ASSERT_NE(at, std::string::npos);
+  dtb[at] = '|';
+  const std::string e = error_of([&] { ingest::read_fdt(dtb, "t.tar", "system/fdt"); });
+  EXPECT_NE(e.find("expected a node path of letters, digits and , . _ + - @ /, found \"/soc@0/|rypto@1dfa000\""),
+            std::string::npos)
+      << e;
+}
+
 TEST(Ingest, ANegativePropertyLengthIsRefusedBeforeLibfdtLoopsOnIt) {
   // Debian's libfdt 1.6.1 spins forever in fdt_check_full on this input (the fdt fuzzer's find).
   const std::string blob =
