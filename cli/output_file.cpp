@@ -41,10 +41,13 @@ const char* kExpected = "a regular file or a new file in an existing, writable f
 // written through; a regular file or a new name is replaced; the rest is refused.
 OutputKind classify(const std::string& option, const std::string& file, WalkedPath& w) {
   w = model::walk_path(option, file, kExpected);
-  const bool system = w.by_kernel || model::in_system_tree(file) || model::in_system_tree(w.path);
   if (w.node.valid()) {
     const struct stat& st = w.st;
-    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (system && S_ISREG(st.st_mode))) {
+    // A regular file is written through only when it is the kernel's (in /proc or /sys) or was
+    // reached through the kernel's link (/dev/stdout redirected to a file): any other, in /dev/shm
+    // too, is replaced.
+    const bool kernels = S_ISREG(st.st_mode) && (w.by_kernel || model::kernel_file(w.node.get()));
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || kernels) {
       if (access(file.c_str(), W_OK) != 0)
         throw model::ConfigError(
             option, "", kExpected,
@@ -54,7 +57,8 @@ OutputKind classify(const std::string& option, const std::string& file, WalkedPa
     if (!S_ISREG(st.st_mode)) throw model::ConfigError(option, "", kExpected, file + ": " + what_it_is(st));
   } else {
     if (w.final_link) throw model::ConfigError(option, "", kExpected, file + ": a link to nothing");
-    if (system) throw model::ConfigError(option, "", kExpected, file + ": a new name under /dev, /proc or /sys");
+    if (model::in_system_tree(file) || model::in_system_tree(w.path))
+      throw model::ConfigError(option, "", kExpected, file + ": a new name under /dev, /proc or /sys");
   }
   return OutputKind::replace;
 }

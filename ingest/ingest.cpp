@@ -814,8 +814,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
                   {"max_us", f.max_us},
                   {"item", item.empty() ? json() : json(item)},
                   {"cpu", f.cpu >= 0 ? json(f.cpu) : json()}});
-    fn_rows += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} |\n", model::markdown_code(f.function), f.calls, mean,
-                           self, item.empty() ? "—" : model::markdown_code(item));
+    fn_rows += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} |\n", model::markdown_code(f.function, true), f.calls,
+                           mean, self, item.empty() ? "—" : model::markdown_code(item, true));
   }
   if (!a.ftrace.kind.empty()) {
     json t = {{"board", board},
@@ -834,7 +834,7 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   r += fmt::format("# Board {}: what `qcesim ingest` read from {}\n\n", board, src);
   r += fmt::format("Kit {}, {} to {}. Kernel: {}. Command line: {}.\n\n", a.kit.empty() ? "?" : a.kit,
                    a.started.empty() ? "?" : a.started, a.finished.empty() ? "?" : a.finished,
-                   a.uname.empty() ? "not recorded" : a.uname, model::markdown_code(a.cmdline));
+                   a.uname.empty() ? "not recorded" : a.uname, model::markdown_code(a.cmdline, false));
   r += "## How it was read\n\n" + notes;
   if (a.has_config) {
     const auto it = a.config.find("CONFIG_IRQ_TIME_ACCOUNTING");
@@ -893,7 +893,9 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     r += "The board changed no value.\n";
   } else {
     r += "| parameter | was | board | from |\n|---|---|---|---|\n";
-    for (const Change& c : changes) r += fmt::format("| `{}` | {} | {} | {} |\n", c.name, c.was, c.now, c.from);
+    for (const Change& c : changes)
+      r += fmt::format("| {} | {} | {} | {} |\n", model::markdown_code(c.name, true), model::markdown_cell(c.was),
+                       model::markdown_cell(c.now), model::markdown_cell(c.from));
   }
   r += "\n## The runs\n\nCPU is every core's busy time (/proc/stat: user, nice, system, irq and softirq), as the "
        "seed measurement's and the model's; task is the measuring process's own (utime + stime).\n\n| run | driver "
@@ -902,11 +904,12 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
   for (const BenchRun& b : a.runs) {
     const double n = static_cast<double>(b.messages);
     const std::uint64_t irqs = engine_irqs(b, crypto).count;
-    r += fmt::format(
-        "| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n",
-        model::markdown_cell(b.member), model::markdown_cell(b.driver), is_qce_driver(b, a) ? "qce" : "cpu", b.messages,
-        b.bytes, 1e6 * b.wall_s / n, 1e6 * b.cpu_s / n, 1e6 * b.task_cpu_s / n, b.hardirq_s, b.softirq_s,
-        irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—", b.check.empty() ? "not checked" : b.check);
+    r +=
+        fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {:.2f} | {} | {} |\n",
+                    model::markdown_cell(b.member), model::markdown_cell(b.driver), is_qce_driver(b, a) ? "qce" : "cpu",
+                    b.messages, b.bytes, 1e6 * b.wall_s / n, 1e6 * b.cpu_s / n, 1e6 * b.task_cpu_s / n, b.hardirq_s,
+                    b.softirq_s, irqs ? fmt::format("{:.2f}", static_cast<double>(irqs) / n) : "—",
+                    b.check.empty() ? "not checked" : model::markdown_cell(b.check));
   }
   for (const ManifestItem& f : a.failed_runs)
     r += fmt::format("\n- {} is not a measurement ({}{}).", f.path, f.status, f.note.empty() ? "" : ": " + f.note);
@@ -963,8 +966,8 @@ IngestResult ingest_board(const BoardArchive& a, const std::string& board, const
     if (i.path == "system/qce-parameters") continue;  // no aes_sw_max_len is itself the answer (above)
     lacks = true;
     const std::string s = settles(i.path);
-    r += fmt::format("- {} ({}{}){}\n", model::markdown_code(i.path), i.status, i.note.empty() ? "" : ": " + i.note,
-                     s.empty() ? "" : " — would settle " + s);
+    r += fmt::format("- {} ({}{}){}\n", model::markdown_code(i.path, false), i.status,
+                     i.note.empty() ? "" : ": " + i.note, s.empty() ? "" : " — would settle " + s);
   }
   if (!lacks) r += "Nothing: every item the kit collects is here.\n";
   res.report = r;

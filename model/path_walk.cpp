@@ -47,6 +47,11 @@ std::string link_text(int link_fd, const struct stat& st) {
 
 }  // namespace
 
+bool kernel_file(int fd) {
+  struct statfs sf;
+  return fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC);
+}
+
 bool in_system_tree(const std::string& path) {
   std::error_code ec;
   const std::string abs = fs::absolute(path, ec).lexically_normal().string();
@@ -94,7 +99,12 @@ WalkedPath walk_path(const std::string& who, const std::string& file, const std:
       continue;
     }
     const fs::path next = done / c;
-    Fd node(openat(cur.get(), c.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    // A folder on the way is opened as one (O_DIRECTORY), which mounts an automount point there as
+    // the kernel's own walk would (an O_PATH open alone does not); a link or a file there fails so
+    // and is opened again to be looked at.
+    Fd node(openat(cur.get(), c.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY)));
+    if (!node.valid() && !last && (errno == ENOTDIR || errno == ELOOP))
+      node.reset(openat(cur.get(), c.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!node.valid()) {
       if (errno != ENOENT) refuse(fmt::format("{} ({})", next.string(), std::strerror(errno)));
       if (!last) refuse("no folder " + next.string());
@@ -106,32 +116,31 @@ WalkedPath walk_path(const std::string& who, const std::string& file, const std:
     }
     struct stat st;
     if (fstat(node.get(), &st) != 0) refuse(fmt::format("{} ({})", next.string(), std::strerror(errno)));
+    if (S_ISLNK(st.st_mode) && on_procfs(cur.get())) {  // the kernel's own link: the kernel follows it
+      Fd to(openat(cur.get(), c.c_str(), O_PATH | O_CLOEXEC));
+      if (!to.valid() || fstat(to.get(), &st) != 0) refuse(fmt::format("{} ({})", next.string(), std::strerror(errno)));
+      if (last) {
+        w.name = c;
+        w.node = std::move(to);
+        w.st = st;
+        w.path = next.string();
+        w.by_kernel = true;
+        return w;
+      }
+      if (!S_ISDIR(st.st_mode)) refuse(next.string() + ": not a folder");
+      cur = std::move(to);
+      done = next;
+      continue;
+    }
     if (S_ISLNK(st.st_mode)) {
       if (st.st_uid != geteuid() && st.st_uid != 0)
         refuse(fmt::format("a link owned by another user (uid {}), not followed{}", st.st_uid,
                            next.string() == file ? "" : " (at " + next.string() + ")"));
       if (last && !follow_last) refuse("a link");
-      if (on_procfs(cur.get())) {  // the kernel's own link: the kernel follows it
-        Fd to(openat(cur.get(), c.c_str(), O_PATH | O_CLOEXEC));
-        if (!to.valid() || fstat(to.get(), &st) != 0)
-          refuse(fmt::format("{} ({})", next.string(), std::strerror(errno)));
-        if (last) {
-          w.name = c;
-          w.node = std::move(to);
-          w.st = st;
-          w.path = next.string();
-          w.by_kernel = true;
-          return w;
-        }
-        if (!S_ISDIR(st.st_mode)) refuse(next.string() + ": not a folder");
-        cur = std::move(to);
-        done = next;
-        continue;
-      }
       if (++links > kMaxLinks) refuse(fmt::format("a chain of more than {} links", kMaxLinks));
       const std::string to = link_text(node.get(), st);
       if (to.empty()) refuse(next.string() + ": a link that cannot be read");
-      last_was_link = last;
+      if (last) last_was_link = true;  // whatever links its text then goes through
       if (fs::path(to).is_absolute()) {
         cur = open_dir("/", AT_FDCWD);
         done = "/";

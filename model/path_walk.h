@@ -64,9 +64,10 @@ struct WalkedPath {
 WalkedPath walk_path(const std::string& who, const std::string& file, const std::string& expected,
                      bool follow_last = true);
 
-// Whether a path lies in a tree the kernel provides (/dev, /proc, /sys): a node there is written
-// through, never replaced, and no new name is made there.
+// Whether a path lies in a tree the kernel provides (/dev, /proc, /sys): no new name is made there.
 bool in_system_tree(const std::string& path);
+// Whether an open node is the kernel's own file (procfs, sysfs): written through, never replaced.
+bool kernel_file(int fd);
 
 // A new file in `folder` (openat, O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600) named
 // "." + `base` + ".qcesim-" and six random letters; its name in `name`. -1 and errno when it

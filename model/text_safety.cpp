@@ -94,16 +94,26 @@ std::string markdown_cell(const std::string& s) {
   return out;
 }
 
-std::string markdown_code(const std::string& s) {
+std::string markdown_code(const std::string& s, bool in_table) {
+  if (s.empty()) return s;
   std::size_t longest = 0, run = 0;
   for (char c : s) {
     run = c == '`' ? run + 1 : 0;
     longest = std::max(longest, run);
   }
   const std::string fence(longest + 1, '`');
-  // A span that begins or ends with a backtick needs a space between it and the fence.
-  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
-  return fence + (pad ? " " : "") + markdown_cell(s) + (pad ? " " : "") + fence;
+  // A span that begins or ends with a backtick needs a space between it and the fence; one that
+  // begins and ends with a space (not only spaces) loses one of each, so it gets one more.
+  const bool spaces = s.front() == ' ' && s.back() == ' ' && s.find_first_not_of(' ') != std::string::npos;
+  const bool pad = s.front() == '`' || s.back() == '`' || spaces;
+  std::string text = s;
+  if (in_table) {
+    text = markdown_cell(s);
+  } else {
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::replace(text.begin(), text.end(), '\r', ' ');
+  }
+  return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
 }
 
 std::string utf8_prefix(const std::string& s, std::size_t max_bytes) {

@@ -26,9 +26,11 @@ std::string markup_safe(const std::string& s);
 
 // For a Markdown table cell: | escaped (it would end the cell), line breaks as spaces.
 std::string markdown_cell(const std::string& s);
-// As an inline code span in a table cell: fenced with one backtick more than the longest run of
-// backticks inside (CommonMark), | escaped as GitHub's tables need it even in code.
-std::string markdown_code(const std::string& s);
+// As an inline code span: fenced with one backtick more than the longest run of backticks inside,
+// padded with a space where CommonMark would otherwise eat the text's own (CommonMark 6.1); in a
+// table cell (`in_table`) | escaped, as GitHub's tables need it even in code (outside a table a
+// backslash in code is shown). Empty text gives an empty string.
+std::string markdown_code(const std::string& s, bool in_table);
 
 // The longest prefix of at most `max_bytes` bytes that does not cut a UTF-8 sequence.
 std::string utf8_prefix(const std::string& s, std::size_t max_bytes);

@@ -165,7 +165,7 @@ TEST_F(HostileInput, SweepTitlesReachGnuplotAsTextNeverAsCode) {
 // where it is read, and shown (never obeyed) where it cannot be: an unknown key's escape in the
 // error line, a byte that is not UTF-8 in a file's name.
 TEST(TextSafety, WhatAnOutputMayCarryAndHowTheRestIsShown) {
-  EXPECT_TRUE(model::printable("plain, µs and 日本"));
+  EXPECT_TRUE(model::printable("plain, µs, × → 日本 \xf0\x9f\x99\x82 and U+00A0 \xc2\xa0"));
   for (const std::string& bad : {std::string("\x1b[2J"), std::string("a\nb"), std::string("\x7f"),
                                  std::string("\xc2\x9b"
                                              "2J"),  // U+009B, a C1 CSI
@@ -175,7 +175,10 @@ TEST(TextSafety, WhatAnOutputMayCarryAndHowTheRestIsShown) {
                                  std::string("\xef\xbf\xbf"),                   // U+FFFF, not allowed in XML
                                  std::string("\xff\xfe"), std::string("\xc3"),  // not UTF-8
                                  std::string("\xc0\xaf"),                       // an overlong '/'
-                                 std::string("\xed\xa0\x80")})                  // a surrogate
+                                 std::string("\xed\xa0\x80"),                   // a surrogate
+                                 std::string("\xf4\x90\x80\x80"),               // above U+10FFFF
+                                 std::string("\xef\xb7\x90"),                   // U+FDD0, a noncharacter
+                                 std::string("ok\xe2\x82"), std::string("ok\xf0\x9f\x99")})  // cut short at the end
     EXPECT_FALSE(model::printable(bad)) << model::terminal_safe(bad);
   EXPECT_EQ(model::terminal_safe("k\x1b]0;T\x07 \xc2\x9b \xe2\x80\xae \xff\nnext\tµ"),
             "k\\x1b]0;T\\x07 \\u009b \\u202e \\xff\nnext\tµ");
@@ -190,8 +193,11 @@ TEST(TextSafety, WhatAnOutputMayCarryAndHowTheRestIsShown) {
   EXPECT_EQ(model::utf8_prefix("\xc3\xa9\xc3\xa9", 3), "\xc3\xa9");  // never half an é
   EXPECT_EQ(model::utf8_prefix("abc", 5), "abc");
   EXPECT_EQ(model::markdown_cell("a | b\nc"), "a \\| b c");
-  EXPECT_EQ(model::markdown_code("x`y"), "``x`y``");
-  EXPECT_EQ(model::markdown_code("`a|"), "`` `a\\| ``");
+  EXPECT_EQ(model::markdown_code("x`y", true), "``x`y``");
+  EXPECT_EQ(model::markdown_code("`a|", true), "`` `a\\| ``");
+  EXPECT_EQ(model::markdown_code("x=a|b", false), "`x=a|b`");  // outside a table a backslash would show
+  EXPECT_EQ(model::markdown_code(" a ", false), "`  a  `");    // CommonMark eats one space of each side
+  EXPECT_EQ(model::markdown_code("", true), "");
   // ConfigError's message is safe, its parts keep the input's bytes (code compares them).
   const model::ConfigError e("f.json", "/\x1b[31m", "a key", "\xe2\x80\xae");
   EXPECT_EQ(std::string(e.what()), "f.json: at /\\x1b[31m: expected a key, found \\u202e");
@@ -252,6 +258,18 @@ TEST_F(HostileInput, SweepTextValuesAreCheckedAndSetAsTheTextTheyAre) {
   EXPECT_EQ(json::parse(test::slurp(dir + "/o.json"))["rows"][0]["values"]["about"], "64");
 }
 
+// A text axis drawn by gnuplot: its labels are single-quoted strings in the script (backslashes,
+// quotes and a trailing backslash as they are), not double-quoted data, and the chart is drawn.
+TEST_F(HostileInput, ATextAxisReachesGnuplotAsQuotedLabels) {
+  json sw = two_runs_sweep();
+  sw["axes"] = {{{"path", "about"}, {"values", {"C:\\new\\table", "it's", "tail \\", "`touch x`"}}}};
+  test::write_text(dir + "/s.json", sw.dump());
+  const auto r = qcesim({"sweep", "s.json", "--out", "o", "--plot", "t.png"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::slurp(dir + "/t.png").substr(1, 3), "PNG");
+  EXPECT_FALSE(fs::exists(dir + "/x"));
+}
+
 // A file's name is the user's and may be any bytes: the results that carry it are still written
 // (U+FFFD where it is not UTF-8), not lost once every run is done.
 TEST_F(HostileInput, AFileNameThatIsNotUtf8DoesNotLoseTheResults) {
@@ -275,7 +293,8 @@ TEST_F(HostileInput, AFlameGraphStaysUtf8WhateverItsNames) {
                                         "x.folded", "t", "ns");
   std::replace(svg.begin(), svg.end(), '\n', ' ');
   EXPECT_EQ(model::markup_safe(svg), svg) << "every byte UTF-8 that XML allows";
-  EXPECT_NE(svg.find(".."), std::string::npos) << "a cut name";
+  EXPECT_NE(svg.find(">\xc3\xa9..<"), std::string::npos) << "the name cut after a whole character";
+  EXPECT_EQ(svg.find("\xef\xbf\xbd..<"), std::string::npos) << "not inside one (its half made U+FFFD)";
 }
 
 // ---- 11. Charts people can read --------------------------------------------------------------
@@ -447,6 +466,20 @@ TEST_F(HostileInput, PathsAreWalkedAsTheKernelWalksThem) {
   EXPECT_EQ(test::slurp(dir + "/a/up.json"), "1");
   EXPECT_THROW(cli::check_output("--json", dir + "/a/"), model::ConfigError);
   EXPECT_THROW(cli::check_output("--json", dir + "/a/up.json/x"), model::ConfigError);
+  // Also when the link's text goes through another link on its way to nothing.
+  fs::create_symlink(dir + "/a", dir + "/via");
+  fs::create_symlink("via/none.json", dir + "/dangling2.json");
+  EXPECT_THROW(cli::check_output("--json", dir + "/dangling2.json"), model::ConfigError);
+  // A regular file reached through the kernel's own link (stdout redirected to a file) is written
+  // through: appended to, not replaced.
+  const std::string redirected = dir + "/redirected.txt";
+  test::write_text(redirected, "old\n");
+  const int fd = ::open(redirected.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(cli::check_output("--json", "/proc/self/fd/" + std::to_string(fd)), cli::OutputKind::write_through);
+  cli::write_output("--json", "/proc/self/fd/" + std::to_string(fd), "new\n");
+  ::close(fd);
+  EXPECT_EQ(test::slurp(redirected), "old\nnew\n");
   fs::create_symlink(dir + "/a/none.json", dir + "/dangling.json");
   try {
     (void)cli::check_output("--json", dir + "/dangling.json");
