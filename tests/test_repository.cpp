@@ -87,6 +87,36 @@ TEST(Repository, Ipq40xxM2ScenariosAreTheirPublishedRates) {
   EXPECT_EQ(files, 18);
 }
 
+// M3's and M15's openssl speed runs through cryptodev: each size's scenario holds the published
+// rate (1000 B/s) as the wall time of its messages, with the key the run used.
+TEST(Repository, Ipq40xxDevcryptoScenariosAreTheirPublishedRates) {
+  const std::string src = QCESIM_SOURCE_DIR;
+  const json m = json::parse(test::slurp(src + "/docs/reference/measurements.json"))["M"];
+  struct Run {
+    const char* id;
+    const char* prefix;
+    int key_bytes;
+    json rates;
+  };
+  for (const Run& run : {Run{"M3", "ipq40xx-m3-cbc256-", 32, m["M3"]["result_kBps"]["multi1"]},
+                         Run{"M15", "ipq40xx-m15-cbc128-", 16, m["M15"]["result_kBps"]}}) {
+    const json& sizes = m[run.id]["sizes"];
+    ASSERT_EQ(sizes.size(), run.rates.size()) << run.id;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::string size = std::to_string(sizes[i].get<int>());
+      const json sc = json::parse(test::slurp(src + "/scenarios/" + run.prefix + size + ".json"));
+      EXPECT_EQ(sc["workload"]["key_bytes"], run.key_bytes) << run.id << " " << size;
+      EXPECT_EQ(sc["workload"]["caller"], "cryptodev") << run.id << " " << size;
+      EXPECT_EQ(sc["overrides"]["driver.aes_sw_max_len"], 0) << run.id << " " << size;
+      const json& measured = sc["variants"][0]["measured"];
+      EXPECT_EQ(measured["message_bytes"].get<int>(), sizes[i].get<int>());
+      const double n = measured["messages"].get<double>() * measured["message_bytes"].get<double>();
+      EXPECT_NEAR(measured["wall_s"].get<double>(), n / (run.rates[i].get<double>() * 1000), 1e-6)
+          << run.id << " " << size;
+    }
+  }
+}
+
 // docs/profile.md's table is what `qcesim profile` prints for the shipped profile (cost items'
 // meanings from cpu/costs.h's table, then each correlated group), so the doc cannot drift from
 // the profile or the table.
