@@ -6,6 +6,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -169,12 +170,15 @@ WalkedPath walk_path(const std::string& who, const std::string& file, const std:
 
 int make_temp_at(int folder, const std::string& base, std::string& name) {
   static const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  // The temporary name adds 15 bytes to the output's: a name near NAME_MAX (255) keeps only what
+  // fits, so that every name the folder takes can be written.
+  const std::string stem = base.substr(0, std::min<std::size_t>(base.size(), 255 - 15));
   for (int attempt = 0; attempt < 100; ++attempt) {
     unsigned char r[6];
     if (getrandom(r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) return -1;
     std::string suffix;
     for (unsigned char b : r) suffix += kLetters[b % (sizeof kLetters - 1)];
-    std::string candidate = "." + base + ".qcesim-" + suffix;
+    std::string candidate = "." + stem + ".qcesim-" + suffix;
     const int fd = openat(folder, candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
       name = std::move(candidate);

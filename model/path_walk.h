@@ -70,7 +70,7 @@ bool in_system_tree(const std::string& path);
 bool kernel_file(int fd);
 
 // A new file in `folder` (openat, O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600) named
-// "." + `base` + ".qcesim-" and six random letters; its name in `name`. -1 and errno when it
+// "." + `base` (its first 240 bytes) + ".qcesim-" and six random letters; its name in `name`. -1 and errno when it
 // cannot be made.
 int make_temp_at(int folder, const std::string& base, std::string& name);
 

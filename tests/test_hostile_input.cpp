@@ -488,6 +488,10 @@ TEST_F(HostileInput, PathsAreWalkedAsTheKernelWalksThem) {
     EXPECT_NE(std::string(e.what()).find("dangling.json: a link to nothing"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(dir + "/a/none.json"));
+  // A name of 255 bytes, the most a folder takes, can be written (its temporary name is cut).
+  const std::string longest = dir + "/" + std::string(250, 'n') + ".json";
+  cli::write_output("--json", longest, "{}");
+  EXPECT_EQ(test::slurp(longest), "{}");
 }
 
 // The kernel's own links are the kernel's to follow: /proc/self/fd/N and /dev/fd/N naming a pipe
