@@ -177,11 +177,6 @@ int open_through(int path_fd, int flags) {
   return fd;
 }
 
-InputKind reread_kind(const std::string& file) {
-  struct stat st;
-  return stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? InputKind::regular : InputKind::any;
-}
-
 std::string read_input_file(const std::string& file, const std::string& what, InputKind kind, std::size_t max_bytes) {
   return *read_input(file, what, kind, nullptr, nullptr, max_bytes);
 }

@@ -57,9 +57,6 @@ inline std::string json_text(const nlohmann::json& v) { return v.is_string() ? v
 // (`qcesim run /dev/stdin`); a file that an input file names (a profile, a sweep's scenario)
 // must be a regular file, so that a shared file cannot make qcesim wait on a terminal or a FIFO.
 enum class InputKind { any, regular };
-// How to read again a file read once already (a forked run's scenario): as a regular file when it
-// is one now, so that whatever replaces it meanwhile (a FIFO, a device) is refused, not waited on.
-InputKind reread_kind(const std::string& file);
 // Opens, with `flags`, the file an O_PATH descriptor stands for (through /proc/self/fd: the file
 // examined is the file opened, whatever its name leads to by now) and closes that descriptor;
 // -1 with errno as the open left it.

@@ -395,16 +395,19 @@ std::string apply_set(json& doc, const std::string& assignment, const std::strin
   return pointer;
 }
 
-Scenario Scenario::load(const std::string& file, const std::vector<std::string>& sets, InputKind kind,
-                        bool check_variants) {
-  json j = read_json_file(file, "scenario file", kind);
-  if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
+namespace {
+
+// The scenario a document describes after `sets` are applied to it; `edited` the pointers earlier
+// sets replaced (the document already holds them).
+Scenario from_document(json j, const std::string& file, const std::vector<std::string>& sets,
+                       const std::vector<std::string>& edited, bool check_variants) {
   // Where each --set landed: an error at or below it names the option, not the file.
   std::vector<std::pair<std::string, std::string>> set_at;
   set_at.reserve(sets.size());
   for (const auto& s : sets) set_at.emplace_back(apply_set(j, s, file), s);
   try {
     Scenario sc = parse(j, file);
+    sc.edited = edited;
     for (const auto& [pointer, _] : set_at) sc.edited.push_back(pointer);
     // Every variant's profile, platform and core now, so that nothing fails once runs started.
     if (check_variants)
@@ -417,6 +420,19 @@ Scenario Scenario::load(const std::string& file, const std::vector<std::string>&
         throw ConfigError("--set " + it->second, e.path, e.expected, e.found);
     throw;
   }
+}
+
+}  // namespace
+
+Scenario Scenario::load(const std::string& file, const std::vector<std::string>& sets, InputKind kind,
+                        bool check_variants) {
+  json j = read_json_file(file, "scenario file", kind);
+  if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
+  return from_document(std::move(j), file, sets, {}, check_variants);
+}
+
+Scenario Scenario::with_sets(const std::vector<std::string>& more, bool check_variants) const {
+  return from_document(document, file, more, edited, check_variants);
 }
 
 Profile Scenario::shared_profile() const {

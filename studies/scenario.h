@@ -171,6 +171,10 @@ struct Scenario {
   // nominal scenario was checked; each run builds its own variant's and reports its error).
   static Scenario load(const std::string& file, const std::vector<std::string>& sets = {},
                        InputKind kind = InputKind::any, bool check_variants = true);
+  // This scenario with `more` --set edits on top of its own, its file not read again: the forked
+  // runs of a study take the text their design read, whatever the file holds by then (and a
+  // FIFO or device put in its place is never opened).
+  Scenario with_sets(const std::vector<std::string>& more, bool check_variants = true) const;
   // The profile with the scenario's overrides applied (those every variant shares).
   Profile shared_profile() const;
   // The profile with the scenario's overrides and then the variant's applied.

@@ -317,16 +317,13 @@ std::vector<std::vector<json>> run_points(const UncertaintySpec& spec, const Des
   bool reported = false;
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
-  const InputKind scenario_kind = model::reread_kind(spec.scenario);
   auto raw = fork_each(
       n, spec.jobs,
       [&](std::size_t k) {
-        std::vector<std::string> sets = spec.sets;
         const Variant& v = d.sc.variant(d.variants[k % nv]);
-        const auto point = variant_sets(d.sc, v, point_at(mine[k / nv], k % nv));
-        sets.insert(sets.end(), point.begin(), point.end());
-        // Only this run's variant is built (run_variant): design_for checked them all nominally.
-        const Scenario sample = Scenario::load(spec.scenario, sets, scenario_kind, false);
+        // The design's scenario (spec.sets applied) with this point's values; only this run's
+        // variant is built (run_variant): design_for checked them all nominally.
+        const Scenario sample = d.sc.with_sets(variant_sets(d.sc, v, point_at(mine[k / nv], k % nv)), false);
         json r = run_variant(sample, sample.variant(d.variants[k % nv]), true).to_json();
         r["profile"] = json::array();  // per function: no analysis of many runs reads it (memory)
         return r;

@@ -93,6 +93,26 @@ TEST(Scenario, SetChangesWorkloadAndProfileParameters) {
   EXPECT_DOUBLE_EQ(p.num("cost.readl"), 500);
 }
 
+// A study's forked runs take the scenario its design read, more sets on top of the first ones,
+// without reading the file again: what the file holds by then does not matter.
+TEST(Scenario, WithSetsAddsToTheTextReadNotTheFile) {
+  const std::string dir = qcesim::test::make_scenario_dir("with-sets");
+  ASSERT_FALSE(dir.empty());
+  const Scenario sc = Scenario::load(dir + "/seed.json", {"workload.messages=7"});
+  qcesim::test::write_text(dir + "/seed.json", "not a scenario any more");
+  const Scenario more = sc.with_sets({"qce.clock=200"});
+  EXPECT_EQ(more.workload.messages, 7u);
+  EXPECT_DOUBLE_EQ(more.profile_for(more.variants[2]).num("qce.clock"), 200);
+  EXPECT_EQ(more.edited, (std::vector<std::string>{"/workload/messages", "/overrides/qce.clock"}));
+  try {
+    (void)sc.with_sets({"workload.messages=0"});
+    ADD_FAILURE() << "a bad set was taken";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file, "--set workload.messages=0") << e.what();
+  }
+  qcesim::test::remove_tree(dir);
+}
+
 TEST(Scenario, ErrorsNameFilePathExpectedAndFound) {
   std::string e = error_of({"workload.messages=-1"});
   // A bad value from --set names the option, not the file that never said it.
