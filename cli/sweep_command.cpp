@@ -33,8 +33,7 @@ using nlohmann::json;
 // The axis titles in words with units: the metric's, and the x axis' (a profile parameter's doc
 // line and unit from the sweep's first point, a workload key's meaning; zipped axes all of theirs).
 void label_axes(PlotSpec& plot, const studies::Sweep& s) {
-  const studies::Scenario sc =
-      studies::Scenario::load(s.scenario_file, s.sets_for(s.points().front()), model::InputKind::regular);
+  const studies::Scenario sc = s.scenario_at(s.points().front());
   const model::Profile profile = sc.profile_for(sc.variants.front());
   plot.y_label = studies::sweep_metric_label(plot.y);
   plot.x_label.clear();
@@ -108,7 +107,7 @@ void check_sweep_outputs(const std::string& prefix, const std::vector<std::strin
 std::vector<std::string> sweep_inputs(const SweepOptions& opt, const studies::Sweep& s) {
   std::vector<std::string> in = {opt.file, s.scenario_file};
   try {
-    in.push_back(studies::Scenario::load(s.scenario_file, {}, model::InputKind::regular, false).profile_file);
+    in.push_back(studies::Scenario::from_document(s.scenario_doc, s.scenario_file, {}, false).profile_file);
   } catch (const model::ConfigError&) {  // the points' own loads report it
   }
   in.insert(in.end(), opt.shards.merge.begin(), opt.shards.merge.end());
@@ -150,8 +149,7 @@ std::size_t run_jobs(const studies::Sweep& s, studies::SweepJournal& journal, un
   studies::fork_each(
       todo.size(), jobs,
       [&](std::size_t i) {
-        const studies::Scenario sc =
-            studies::Scenario::load(s.scenario_file, s.sets_for(all[todo[i].point]), model::InputKind::regular);
+        const studies::Scenario sc = s.scenario_at(all[todo[i].point]);
         return studies::run_variant(sc, sc.variant(todo[i].variant), s.timing_only, ahead).to_json();
       },
       [&](std::size_t i, const json& r) {

@@ -399,8 +399,9 @@ namespace {
 
 // The scenario a document describes after `sets` are applied to it; `edited` the pointers earlier
 // sets replaced (the document already holds them).
-Scenario from_document(json j, const std::string& file, const std::vector<std::string>& sets,
-                       const std::vector<std::string>& edited, bool check_variants) {
+Scenario with_edits(json j, const std::string& file, const std::vector<std::string>& sets,
+                    const std::vector<std::string>& edited, bool check_variants) {
+  if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
   // Where each --set landed: an error at or below it names the option, not the file.
   std::vector<std::pair<std::string, std::string>> set_at;
   set_at.reserve(sets.size());
@@ -426,13 +427,16 @@ Scenario from_document(json j, const std::string& file, const std::vector<std::s
 
 Scenario Scenario::load(const std::string& file, const std::vector<std::string>& sets, InputKind kind,
                         bool check_variants) {
-  json j = read_json_file(file, "scenario file", kind);
-  if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
-  return from_document(std::move(j), file, sets, {}, check_variants);
+  return with_edits(read_json_file(file, "scenario file", kind), file, sets, {}, check_variants);
+}
+
+Scenario Scenario::from_document(json doc, const std::string& file, const std::vector<std::string>& sets,
+                                 bool check_variants) {
+  return with_edits(std::move(doc), file, sets, {}, check_variants);
 }
 
 Scenario Scenario::with_sets(const std::vector<std::string>& more, bool check_variants) const {
-  return from_document(document, file, more, edited, check_variants);
+  return with_edits(document, file, more, edited, check_variants);
 }
 
 Profile Scenario::shared_profile() const {

@@ -171,6 +171,10 @@ struct Scenario {
   // nominal scenario was checked; each run builds its own variant's and reports its error).
   static Scenario load(const std::string& file, const std::vector<std::string>& sets = {},
                        InputKind kind = InputKind::any, bool check_variants = true);
+  // The scenario a file's document describes, read once (a sweep's every point is made from the
+  // text the sweep read); `file` names it in messages and places its profile.
+  static Scenario from_document(nlohmann::json doc, const std::string& file, const std::vector<std::string>& sets = {},
+                                bool check_variants = true);
   // This scenario with `more` --set edits on top of its own, its file not read again: the forked
   // runs of a study take the text their design read, whatever the file holds by then (and a
   // FIFO or device put in its place is never opened).

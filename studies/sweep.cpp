@@ -165,9 +165,7 @@ json logca(const Sweep& s, const LineFit& host, const std::map<double, json>& pt
   if (host.n < 2 || acc.n < 2) return {{"note", "needs two sizes or more"}};
   double bw_mb_s = 0, clock_mhz = 0, engine = 0;
   try {
-    std::vector<std::string> sets = s.sets;
-    sets.insert(sets.end(), at.begin(), at.end());
-    const Scenario sc = Scenario::load(s.scenario_file, sets, InputKind::regular);
+    const Scenario sc = s.scenario_with(at);
     const Profile p = sc.profile_for(sc.variant(variant));
     bw_mb_s = p.num("bam.bandwidth");
     clock_mhz = p.num("qce.clock");
@@ -208,6 +206,9 @@ json logca(const Sweep& s, const LineFit& host, const std::map<double, json>& pt
 
 Sweep Sweep::load(const std::string& file, const std::vector<std::string>& extra_sets) {
   Sweep s = parse(file);
+  // Read once, as every file a sweep names: a regular file of bounded size.
+  s.scenario_text = model::read_input_file(s.scenario_file, "scenario file", InputKind::regular);
+  s.scenario_doc = model::parse_input_json(s.scenario_text, s.scenario_file);
   for (const std::string& set : extra_sets) {
     const auto eq = set.find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("--set", "", "PATH=VALUE", quoted_input(set));
@@ -270,7 +271,7 @@ void Sweep::check_points() {
   const std::vector<SweepPoint> pts = points();
   auto load_point = [&](const SweepPoint& p) {
     try {
-      return Scenario::load(scenario_file, sets_for(p), InputKind::regular);
+      return scenario_at(p);
     } catch (const ConfigError& e) {
       std::string where;
       for (std::size_t a = 0; a < axes.size(); ++a)
@@ -341,6 +342,16 @@ std::vector<std::string> Sweep::sets_for(const SweepPoint& p) const {
   return out;
 }
 
+Scenario Sweep::scenario_at(const SweepPoint& p, bool check_variants) const {
+  return Scenario::from_document(scenario_doc, scenario_file, sets_for(p), check_variants);
+}
+
+Scenario Sweep::scenario_with(const std::vector<std::string>& more, bool check_variants) const {
+  std::vector<std::string> all = sets;
+  all.insert(all.end(), more.begin(), more.end());
+  return Scenario::from_document(scenario_doc, scenario_file, all, check_variants);
+}
+
 std::string Sweep::key() const {
   json k = document;
   k.erase("about");
@@ -348,11 +359,12 @@ std::string Sweep::key() const {
   k.erase("analysis");
   // The scenario and profile files decide the results too.
   std::string text = k.dump();
-  // Read as every other file a sweep names: regular files of bounded size (an error here is the
-  // loads' to report: the key then stands for what could be read).
+  // The scenario's text as it was read; its profile read as every file a sweep names, a regular
+  // file of bounded size (an error here is the runs' to report: the key then stands for what
+  // could be read).
+  text += scenario_text;
   try {
-    text += model::read_input_file(scenario_file, "scenario file", InputKind::regular);
-    const Scenario sc = Scenario::load(scenario_file, {}, InputKind::regular, false);
+    const Scenario sc = Scenario::from_document(scenario_doc, scenario_file, {}, false);
     text += model::read_input_file(sc.profile_file, "profile file", InputKind::regular);
   } catch (const std::exception&) {
   }

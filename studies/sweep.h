@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/profile.h"
+#include "studies/scenario.h"
 
 namespace qcesim::studies {
 
@@ -37,6 +38,8 @@ struct Sweep {
   std::string file;
   std::string name, about;
   std::string scenario_file;          // resolved against the sweep file's folder
+  std::string scenario_text;          // its text, read once when the sweep is loaded
+  nlohmann::json scenario_doc;        // that text parsed: every point's scenario is made from it
   std::vector<std::string> variants;  // empty: all of the scenario's
   std::vector<std::string> sets;      // fixed assignments applied to every point
   bool timing_only = true;
@@ -53,6 +56,11 @@ struct Sweep {
   static Sweep load(const std::string& file, const std::vector<std::string>& extra_sets = {});
   std::vector<SweepPoint> points() const;
   std::vector<std::string> sets_for(const SweepPoint& p) const;
+  // The scenario at a point (the sweep's sets, then the point's values), from the text read once:
+  // the file is not read again, so every point and every run sees the same scenario.
+  Scenario scenario_at(const SweepPoint& p, bool check_variants = true) const;
+  // The scenario with the sweep's sets and `more` (logca's other axes).
+  Scenario scenario_with(const std::vector<std::string>& more, bool check_variants = true) const;
   // A digest of everything that decides the results: a journal from another definition is not
   // resumed.
   std::string key() const;

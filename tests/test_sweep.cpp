@@ -69,6 +69,26 @@ TEST(Sweep, ProductOfAStepRangeAndAFactorRangeLastAxisFastest) {
   EXPECT_EQ(s.sets_for(pts[8])[1], "qce.clock=200");
 }
 
+// A sweep reads its scenario once: every point (and every run, forked from the launcher) is made
+// from that text, so a file changed or replaced during a sweep changes neither its runs nor its
+// journal's key.
+TEST(Sweep, ItsScenarioIsReadOnceForEveryPoint) {
+  const test::TempDir tmp("sweep");
+  const std::string dir = test::make_scenario_dir("sweep-once");
+  ASSERT_FALSE(dir.empty());
+  json j = base_sweep();
+  j["scenario"] = dir + "/seed.json";
+  const studies::Sweep s = studies::Sweep::load(write(tmp.path(), "s.json", j));
+  const std::string key = s.key();
+  test::write_text(dir + "/seed.json", "{\"scenario\": \"other\"}");
+  const studies::Scenario at = s.scenario_at(s.points().back());
+  EXPECT_EQ(at.name, "sm8650-seed");
+  EXPECT_EQ(at.workload.message_bytes, 4096u);
+  EXPECT_EQ(at.workload.messages, 20u);
+  EXPECT_EQ(s.key(), key);
+  test::remove_tree(dir);
+}
+
 TEST(Sweep, ZipPairsValuesAndNeedsEqualLengths) {
   json j = base_sweep();
   j["combine"] = "zip";
