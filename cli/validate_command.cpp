@@ -137,6 +137,7 @@ int run_validate(const ValidateOptions& opt, std::ostream& out, std::ostream& er
     const std::string& soc = soc_of[i];
     studies::UncertaintySpec spec;
     spec.scenario = files[i].path;
+    spec.scenario_kind = model::InputKind::regular;  // read as validate read it: a FIFO put there is refused
     spec.samples = opt.samples;
     spec.seed = opt.seed;
     spec.jobs = opt.jobs;

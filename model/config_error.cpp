@@ -311,17 +311,23 @@ bool valid_name(const std::string& s) {
 
 namespace qcesim::model {
 
-std::string beside(const std::string& file, const std::string& name) {
+std::string folder_of(const std::string& file) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return name;
+  if (!fs::is_regular_file(file, ec)) return "";
   // /dev/stdin, /dev/fd/N, /proc/self/fd/N redirected from a file: that file's folder.
   const std::string abs = fs::absolute(file, ec).lexically_normal().string();
   if (abs.rfind("/dev/", 0) == 0 || abs.rfind("/proc/", 0) == 0) {
     const fs::path real = fs::canonical(file, ec);
-    return ec ? name : (real.parent_path() / name).string();
+    return ec ? "" : real.parent_path().string();
   }
-  return (fs::path(file).parent_path() / name).string();
+  return fs::path(file).parent_path().string();
 }
+
+std::string in_folder(const std::string& folder, const std::string& name) {
+  return folder.empty() ? name : (std::filesystem::path(folder) / name).string();
+}
+
+std::string beside(const std::string& file, const std::string& name) { return in_folder(folder_of(file), name); }
 
 }  // namespace qcesim::model

@@ -91,6 +91,10 @@ std::optional<std::string> read_input_file_unless(const std::string& file, const
 // `name` beside `file` when that is a regular file; from the current folder when `file` is a
 // pipe or a device (`qcesim run /dev/stdin`, `<(...)`), which has no folder of its own.
 std::string beside(const std::string& file, const std::string& name);
+// The two halves of beside: the folder a file's references are looked up in ("" for the current
+// folder), decided once when the file is read, and a name in it.
+std::string folder_of(const std::string& file);
+std::string in_folder(const std::string& folder, const std::string& name);
 nlohmann::json parse_input_json(const std::string& text, const std::string& file);
 
 // One JSON object of an input: unknown keys are refused when it is made; each getter checks

@@ -311,13 +311,14 @@ Variant load_variant(const json& j, const std::string& file, const std::string& 
 }
 
 // The scenario as read, before any check of its profile.
-Scenario parse(const json& j, const std::string& file) {
+Scenario parse(const json& j, const std::string& file, const std::string& folder) {
   const JsonObject top(j, file, "", kTopKeys);
   Scenario sc;
   sc.file = file;
   sc.document = j;
   sc.name = top.name("scenario", "a scenario name");
-  sc.profile_file = model::beside(file, top.text("profile"));
+  sc.folder = folder;
+  sc.profile_file = model::in_folder(folder, top.text("profile"));
   sc.workload = load_workload(j, file);
   sc.faults = load_faults(j, file);
   if (sc.faults.tz_lock_hold_us > 0 && sc.workload.tz.rate_per_s == 0)
@@ -399,7 +400,7 @@ namespace {
 
 // The scenario a document describes after `sets` are applied to it; `edited` the pointers earlier
 // sets replaced (the document already holds them).
-Scenario with_edits(json j, const std::string& file, const std::vector<std::string>& sets,
+Scenario with_edits(json j, const std::string& file, const std::string& folder, const std::vector<std::string>& sets,
                     const std::vector<std::string>& edited, bool check_variants) {
   if (!j.is_object()) throw ConfigError(file, "", "an object", describe_json(j));
   // Where each --set landed: an error at or below it names the option, not the file.
@@ -407,7 +408,7 @@ Scenario with_edits(json j, const std::string& file, const std::vector<std::stri
   set_at.reserve(sets.size());
   for (const auto& s : sets) set_at.emplace_back(apply_set(j, s, file), s);
   try {
-    Scenario sc = parse(j, file);
+    Scenario sc = parse(j, file, folder);
     sc.edited = edited;
     for (const auto& [pointer, _] : set_at) sc.edited.push_back(pointer);
     // Every variant's profile, platform and core now, so that nothing fails once runs started.
@@ -427,16 +428,17 @@ Scenario with_edits(json j, const std::string& file, const std::vector<std::stri
 
 Scenario Scenario::load(const std::string& file, const std::vector<std::string>& sets, InputKind kind,
                         bool check_variants) {
-  return with_edits(read_json_file(file, "scenario file", kind), file, sets, {}, check_variants);
+  json doc = read_json_file(file, "scenario file", kind);
+  return with_edits(std::move(doc), file, model::folder_of(file), sets, {}, check_variants);
 }
 
-Scenario Scenario::from_document(json doc, const std::string& file, const std::vector<std::string>& sets,
-                                 bool check_variants) {
-  return with_edits(std::move(doc), file, sets, {}, check_variants);
+Scenario Scenario::from_document(json doc, const std::string& file, const std::string& folder,
+                                 const std::vector<std::string>& sets, bool check_variants) {
+  return with_edits(std::move(doc), file, folder, sets, {}, check_variants);
 }
 
 Scenario Scenario::with_sets(const std::vector<std::string>& more, bool check_variants) const {
-  return with_edits(document, file, more, edited, check_variants);
+  return with_edits(document, file, folder, more, edited, check_variants);
 }
 
 Profile Scenario::shared_profile() const {

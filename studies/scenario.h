@@ -159,6 +159,7 @@ struct Scenario {
   std::string file;
   std::string name;
   std::string profile_file;  // resolved against the scenario's folder
+  std::string folder;        // that folder, decided when the file was read ("": the current one)
   Workload workload;
   Faults faults;
   std::vector<Variant> variants;
@@ -172,9 +173,10 @@ struct Scenario {
   static Scenario load(const std::string& file, const std::vector<std::string>& sets = {},
                        InputKind kind = InputKind::any, bool check_variants = true);
   // The scenario a file's document describes, read once (a sweep's every point is made from the
-  // text the sweep read); `file` names it in messages and places its profile.
-  static Scenario from_document(nlohmann::json doc, const std::string& file, const std::vector<std::string>& sets = {},
-                                bool check_variants = true);
+  // text the sweep read); `file` names it in messages, its references are looked up in `folder`
+  // (model::folder_of the file when it was read).
+  static Scenario from_document(nlohmann::json doc, const std::string& file, const std::string& folder,
+                                const std::vector<std::string>& sets = {}, bool check_variants = true);
   // This scenario with `more` --set edits on top of its own, its file not read again: the forked
   // runs of a study take the text their design read, whatever the file holds by then (and a
   // FIFO or device put in its place is never opened).

@@ -209,6 +209,7 @@ Sweep Sweep::load(const std::string& file, const std::vector<std::string>& extra
   // Read once, as every file a sweep names: a regular file of bounded size.
   s.scenario_text = model::read_input_file(s.scenario_file, "scenario file", InputKind::regular);
   s.scenario_doc = model::parse_input_json(s.scenario_text, s.scenario_file);
+  s.scenario_folder = model::folder_of(s.scenario_file);
   for (const std::string& set : extra_sets) {
     const auto eq = set.find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("--set", "", "PATH=VALUE", quoted_input(set));
@@ -343,13 +344,13 @@ std::vector<std::string> Sweep::sets_for(const SweepPoint& p) const {
 }
 
 Scenario Sweep::scenario_at(const SweepPoint& p, bool check_variants) const {
-  return Scenario::from_document(scenario_doc, scenario_file, sets_for(p), check_variants);
+  return Scenario::from_document(scenario_doc, scenario_file, scenario_folder, sets_for(p), check_variants);
 }
 
 Scenario Sweep::scenario_with(const std::vector<std::string>& more, bool check_variants) const {
   std::vector<std::string> all = sets;
   all.insert(all.end(), more.begin(), more.end());
-  return Scenario::from_document(scenario_doc, scenario_file, all, check_variants);
+  return Scenario::from_document(scenario_doc, scenario_file, scenario_folder, all, check_variants);
 }
 
 std::string Sweep::key() const {
@@ -364,7 +365,7 @@ std::string Sweep::key() const {
   // could be read).
   text += scenario_text;
   try {
-    const Scenario sc = Scenario::from_document(scenario_doc, scenario_file, {}, false);
+    const Scenario sc = Scenario::from_document(scenario_doc, scenario_file, scenario_folder, {}, false);
     text += model::read_input_file(sc.profile_file, "profile file", InputKind::regular);
   } catch (const std::exception&) {
   }

@@ -40,6 +40,7 @@ struct Sweep {
   std::string scenario_file;          // resolved against the sweep file's folder
   std::string scenario_text;          // its text, read once when the sweep is loaded
   nlohmann::json scenario_doc;        // that text parsed: every point's scenario is made from it
+  std::string scenario_folder;        // where its profile is looked up, decided when it was read
   std::vector<std::string> variants;  // empty: all of the scenario's
   std::vector<std::string> sets;      // fixed assignments applied to every point
   bool timing_only = true;

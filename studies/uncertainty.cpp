@@ -165,7 +165,7 @@ std::vector<std::string> sample_sets(const std::vector<UncertainParam>& ps, std:
 
 Design design_for(const UncertaintySpec& spec) {
   Design d;
-  d.sc = Scenario::load(spec.scenario, spec.sets);
+  d.sc = Scenario::load(spec.scenario, spec.sets, spec.scenario_kind);
   if (spec.variants.empty()) {
     for (const Variant& v : d.sc.variants) d.variants.push_back(v.name);
   } else {

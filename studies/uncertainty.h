@@ -80,8 +80,9 @@ struct ShardOptions {
 
 struct UncertaintySpec {
   std::string scenario;
-  std::vector<std::string> sets, variants;  // variants: all when empty
-  std::string compare;                      // a variant: every other's paired difference to it
+  InputKind scenario_kind = InputKind::any;  // regular: validate's files, examined as such already
+  std::vector<std::string> sets, variants;   // variants: all when empty
+  std::string compare;                       // a variant: every other's paired difference to it
   std::size_t samples = 100;
   std::uint64_t seed = 1;
   unsigned jobs = 0;

@@ -101,6 +101,10 @@ TEST(Scenario, WithSetsAddsToTheTextReadNotTheFile) {
   const Scenario sc = Scenario::load(dir + "/seed.json", {"workload.messages=7"});
   qcesim::test::write_text(dir + "/seed.json", "not a scenario any more");
   const Scenario more = sc.with_sets({"qce.clock=200"});
+  // Nor where it was: its profile is still the one beside it when it was read, not a name looked
+  // up in the current folder once the file is gone.
+  std::remove((dir + "/seed.json").c_str());
+  EXPECT_EQ(sc.with_sets({}).profile_file, dir + "/sm8650.json");
   EXPECT_EQ(more.workload.messages, 7u);
   EXPECT_DOUBLE_EQ(more.profile_for(more.variants[2]).num("qce.clock"), 200);
   EXPECT_EQ(more.edited, (std::vector<std::string>{"/workload/messages", "/overrides/qce.clock"}));

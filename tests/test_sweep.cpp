@@ -86,6 +86,9 @@ TEST(Sweep, ItsScenarioIsReadOnceForEveryPoint) {
   EXPECT_EQ(at.workload.message_bytes, 4096u);
   EXPECT_EQ(at.workload.messages, 20u);
   EXPECT_EQ(s.key(), key);
+  std::remove((dir + "/seed.json").c_str());  // and its profile is still the one beside it
+  EXPECT_EQ(s.scenario_at(s.points().front()).profile_file, dir + "/sm8650.json");
+  EXPECT_EQ(s.key(), key);
   test::remove_tree(dir);
 }
 
