@@ -63,7 +63,8 @@ OutputKind classify(const std::string& option, const std::string& file, WalkedPa
   return OutputKind::replace;
 }
 
-std::string folder_of(const WalkedPath& w) {
+// The walked folder as a message names it.
+std::string shown_folder(const WalkedPath& w) {
   const fs::path p(w.path);
   return p.has_parent_path() ? p.parent_path().string() : std::string(".");
 }
@@ -78,7 +79,7 @@ OutputKind check_output(const std::string& option, const std::string& file) {
   const int fd = model::make_temp_at(w.folder.get(), w.name, probe);
   if (fd < 0)
     throw model::ConfigError(option, "", kExpected,
-                             file + ": cannot create a file in " + folder_of(w) + " (" + std::strerror(errno) + ")");
+                             file + ": cannot create a file in " + shown_folder(w) + " (" + std::strerror(errno) + ")");
   close(fd);
   unlinkat(w.folder.get(), probe.c_str(), 0);
   return OutputKind::replace;

@@ -107,8 +107,7 @@ void check_sweep_outputs(const std::string& prefix, const std::vector<std::strin
 std::vector<std::string> sweep_inputs(const SweepOptions& opt, const studies::Sweep& s) {
   std::vector<std::string> in = {opt.file, s.scenario_file};
   try {
-    in.push_back(
-        studies::Scenario::from_document(s.scenario_doc, s.scenario_file, s.scenario_folder, {}, false).profile_file);
+    in.push_back(s.scenario_profile());
   } catch (const model::ConfigError&) {  // the points' own loads report it
   }
   in.insert(in.end(), opt.shards.merge.begin(), opt.shards.merge.end());

@@ -28,11 +28,10 @@ namespace {
 
 constexpr int kMaxLinks = 40;  // the kernel's own limit (MAXSYMLINKS)
 
-// Whether the folder is on procfs, whose links (/proc/self/fd/1 -> "pipe:[1234]") are the
-// kernel's own: their text is no path, and only the kernel can follow them.
-bool on_procfs(int folder) {
+// The type of the file system an open file is on (0 when it cannot be told).
+long fs_type(int fd) {
   struct statfs sf;
-  return fstatfs(folder, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+  return fstatfs(fd, &sf) == 0 ? static_cast<long>(sf.f_type) : 0;
 }
 
 std::string link_text(int link_fd, const struct stat& st) {
@@ -49,8 +48,8 @@ std::string link_text(int link_fd, const struct stat& st) {
 }  // namespace
 
 bool kernel_file(int fd) {
-  struct statfs sf;
-  return fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC);
+  const long type = fs_type(fd);
+  return type == PROC_SUPER_MAGIC || type == SYSFS_MAGIC;
 }
 
 bool in_system_tree(const std::string& path) {
@@ -117,27 +116,19 @@ WalkedPath walk_path(const std::string& who, const std::string& file, const std:
     }
     struct stat st;
     if (fstat(node.get(), &st) != 0) refuse(fmt::format("{} ({})", next.string(), std::strerror(errno)));
-    if (S_ISLNK(st.st_mode) && on_procfs(cur.get())) {  // the kernel's own link: the kernel follows it
-      Fd to(openat(cur.get(), c.c_str(), O_PATH | O_CLOEXEC));
-      if (!to.valid() || fstat(to.get(), &st) != 0) refuse(fmt::format("{} ({})", next.string(), std::strerror(errno)));
-      if (last) {
-        w.name = c;
-        w.node = std::move(to);
-        w.st = st;
-        w.path = next.string();
-        w.by_kernel = true;
-        return w;
-      }
-      if (!S_ISDIR(st.st_mode)) refuse(next.string() + ": not a folder");
-      cur = std::move(to);
-      done = next;
-      continue;
-    }
-    if (S_ISLNK(st.st_mode)) {
+    bool by_kernel = false;
+    if (S_ISLNK(st.st_mode) && last && !follow_last) refuse("a link");
+    if (S_ISLNK(st.st_mode) && fs_type(cur.get()) == PROC_SUPER_MAGIC) {
+      // The kernel's own link (/proc/self/fd/1 -> "pipe:[1234]": its text is no path): the kernel
+      // follows it, and what it leads to is the node.
+      node.reset(openat(cur.get(), c.c_str(), O_PATH | O_CLOEXEC));
+      if (!node.valid() || fstat(node.get(), &st) != 0)
+        refuse(fmt::format("{} ({})", next.string(), std::strerror(errno)));
+      by_kernel = true;
+    } else if (S_ISLNK(st.st_mode)) {
       if (st.st_uid != geteuid() && st.st_uid != 0)
         refuse(fmt::format("a link owned by another user (uid {}), not followed{}", st.st_uid,
                            next.string() == file ? "" : " (at " + next.string() + ")"));
-      if (last && !follow_last) refuse("a link");
       if (++links > kMaxLinks) refuse(fmt::format("a chain of more than {} links", kMaxLinks));
       const std::string to = link_text(node.get(), st);
       if (to.empty()) refuse(next.string() + ": a link that cannot be read");
@@ -155,6 +146,7 @@ WalkedPath walk_path(const std::string& who, const std::string& file, const std:
       w.node = std::move(node);
       w.st = st;
       w.path = next.string();
+      w.by_kernel = by_kernel;
       return w;
     }
     if (!S_ISDIR(st.st_mode)) refuse(next.string() + ": not a folder");

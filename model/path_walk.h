@@ -48,7 +48,7 @@ class Fd {
 };
 
 struct WalkedPath {
-  Fd folder;                // the folder the last name is in (O_PATH); unset when `by_kernel`
+  Fd folder;                // the folder the last name is in (O_PATH)
   std::string name;         // the last name, in `folder`
   Fd node;                  // what is there (O_PATH, the node itself); unset for a new name
   struct stat st {};        // the node's, when there is one

@@ -347,6 +347,10 @@ Scenario Sweep::scenario_at(const SweepPoint& p, bool check_variants) const {
   return Scenario::from_document(scenario_doc, scenario_file, scenario_folder, sets_for(p), check_variants);
 }
 
+std::string Sweep::scenario_profile() const {
+  return Scenario::from_document(scenario_doc, scenario_file, scenario_folder, {}, false).profile_file;
+}
+
 Scenario Sweep::scenario_with(const std::vector<std::string>& more, bool check_variants) const {
   std::vector<std::string> all = sets;
   all.insert(all.end(), more.begin(), more.end());
@@ -365,8 +369,7 @@ std::string Sweep::key() const {
   // could be read).
   text += scenario_text;
   try {
-    const Scenario sc = Scenario::from_document(scenario_doc, scenario_file, scenario_folder, {}, false);
-    text += model::read_input_file(sc.profile_file, "profile file", InputKind::regular);
+    text += model::read_input_file(scenario_profile(), "profile file", InputKind::regular);
   } catch (const std::exception&) {
   }
   return fmt::format("{:016x}", std::hash<std::string>{}(text));

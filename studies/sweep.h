@@ -60,6 +60,9 @@ struct Sweep {
   // The scenario at a point (the sweep's sets, then the point's values), from the text read once:
   // the file is not read again, so every point and every run sees the same scenario.
   Scenario scenario_at(const SweepPoint& p, bool check_variants = true) const;
+  // The profile the scenario's own text names (none of the sweep's sets applied): an input of the
+  // sweep, and part of its key. Throws ConfigError when the scenario does not parse.
+  std::string scenario_profile() const;
   // The scenario with the sweep's sets and `more` (logca's other axes).
   Scenario scenario_with(const std::vector<std::string>& more, bool check_variants = true) const;
   // A digest of everything that decides the results: a journal from another definition is not
